@@ -1,0 +1,1 @@
+"""keltis-cam: calibration."""

@@ -1,0 +1,1 @@
+"""Keltis: Das Kartenspiel rules: RULES.md §3."""

@@ -1,0 +1,1 @@
+"""keltis-cam: the command line that joins all parts."""

@@ -1,0 +1,5 @@
+import sys
+
+from keltis_cam.cli import main
+
+sys.exit(main())

@@ -1,0 +1,45 @@
+"""`keltis-cam`: one command, subcommands registered by each part of the project.
+
+Each module listed in COMMAND_MODULES has `register(subparsers)`, which adds its subcommands and
+sets `func` on each; modules import heavy libraries (OpenCV, Flask) only inside their handlers,
+so `keltis-cam score` starts fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from engine.errors import MalformedInput
+
+#: Modules that add subcommands, in the order `--help` lists them.
+COMMAND_MODULES = (
+    "engine.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every part's subcommands."""
+    parser = argparse.ArgumentParser(prog="keltis-cam", description="Camera assistant for Keltis tables.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: exit 0 on success, 2 on malformed input (one line naming the file or field)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except MalformedInput as exc:
+        print(f"keltis-cam {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The newcomer's entry point.  usage: bash scripts/dev.sh demo|test|setup [args...]
+#   demo  — set up, then run the main job on a bundled default
+#   test  — set up, then run the whole test suite
+# The virtual environment lives in .venv (override with KELTIS_VENV).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${KELTIS_VENV:-.venv}
+
+setup() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        python3 -m venv "$VENV"
+    fi
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
+}
+
+cmd=${1:-demo}
+shift || true
+case "$cmd" in
+    setup) setup ;;
+    demo)  setup; exec "$VENV/bin/keltis-cam" demo "$@" ;;
+    test)  setup; exec "$VENV/bin/python" -m pytest -q "$@" ;;
+    *) echo "usage: bash scripts/dev.sh demo|test|setup" >&2; exit 64 ;;
+esac
