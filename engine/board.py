@@ -22,6 +22,8 @@ BOARDS_DIR = Path(__file__).parent / "boards"
 STONE_COLOURS = (*COLOURS, "joker")
 RULESETS = ("base", "nwnz")
 GOAL_ROWS = 3  # the goal area is the last three rows (FORMATS §1, RULES §1/§2)
+#: Path-tile codes a tile_set may name (FORMATS §2; "wish-any" is the base board's colourless wish tile).
+TILE_CODES = ("clover", "points-1", "points-2", "points-3", "discard", *(f"wish-{c}" for c in COLOURS), "wish-any")
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,8 @@ def parse_board(data: Any, source: str = "<board>") -> Board:
         if not isinstance(nxt, list) or not all(isinstance(n, str) for n in nxt):
             raise _err(f"next must be a list of stone ids, got {nxt!r}", source, sid)
         x, y, r = (_num(raw, k, sid, source) for k in ("x", "y", "r"))
+        if r <= 0:
+            raise _err(f"r (the stone's radius in mm) must be positive, got {raw['r']!r}", source, sid)
         if kind == "start":
             stones[sid] = Stone(sid, kind, x, y, r, tuple(nxt))
             continue
@@ -215,6 +219,14 @@ def parse_board(data: Any, source: str = "<board>") -> Board:
         if s.kind == "stone" and not s.end and s.row == max_row:
             raise _err("a stone in the last row must be an end stone", source, s.id)
 
+    row_values: dict[int, Stone] = {}
+    for s in stones.values():  # the value is the number printed beside the row: one per row
+        if s.kind == "stone":
+            first = row_values.setdefault(s.row, s)
+            if s.value != first.value:
+                raise _err(f"row {s.row} is worth {first.value} (stone {first.id!r}), but this stone says "
+                           f"{s.value}: every stone of a row has the row's value", source, s.id)
+
     piles = [s for s in stones.values() if s.wish_pile]
     pile_colours = [s.wish_pile for s in piles]
     if len(set(pile_colours)) != len(pile_colours):
@@ -229,6 +241,10 @@ def parse_board(data: Any, source: str = "<board>") -> Board:
     if not isinstance(tile_set, dict) or not all(isinstance(v, int) and v >= 0 for v in tile_set.values()):
         raise BoardFileError(f"tile_set must map tile codes to counts, got {tile_set!r}", source=source,
                              field="tile_set")
+    unknown_tiles = sorted(set(tile_set) - set(TILE_CODES))
+    if unknown_tiles:
+        raise BoardFileError(f"unknown tile codes {unknown_tiles} (known: {', '.join(TILE_CODES)})",
+                             source=source, field="tile_set")
     if tile_set and sum(tile_set.values()) != n_spots:
         raise BoardFileError(f"tile_set has {sum(tile_set.values())} tiles for {n_spots} tile spots",
                              source=source, field="tile_set")
@@ -236,6 +252,9 @@ def parse_board(data: Any, source: str = "<board>") -> Board:
     if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) for v in size)):
         raise BoardFileError(f"size_mm must be [width, height], got {size!r}", source=source, field="size_mm")
     per_pile = data.get("wish_stones_per_pile", 5 if piles else 0)
+    if not isinstance(per_pile, int) or isinstance(per_pile, bool) or per_pile < 0:
+        raise BoardFileError(f"wish_stones_per_pile must be a whole number ≥ 0, got {per_pile!r}",
+                             source=source, field="wish_stones_per_pile")
     return Board(name, str(data.get("title", name)), ruleset, bool(data.get("reconstructed", False)),
                  str(data.get("notes", "")), (float(size[0]), float(size[1])), stones, dict(tile_set),
                  int(per_pile), data)

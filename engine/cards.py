@@ -78,6 +78,28 @@ def parse_row_code(code: str, colour: str) -> Card:
     return Card(kind, int(body), colour if kind == "number" else None)
 
 
+def parse_card(text: str) -> Card:
+    """Read a card written as str(Card) ("red 7", "points 7", "red end card", "wish 7"), e.g. in move logs.
+
+    Raises ValueError quoting the text when it names no card.
+    """
+    words = text.split() if isinstance(text, str) else []
+    try:
+        if len(words) == 3 and words[1:] == ["end", "card"] and words[0] in COLOURS:
+            return end(words[0])
+        if len(words) == 2 and words[1].isdigit() and str(int(words[1])) == words[1]:
+            value = int(words[1])
+            if words[0] in COLOURS and 0 <= value <= 10:
+                return number(words[0], value)
+            if words[0] == "points" and 0 <= value <= 10:
+                return points(value)
+            if words[0] == "wish" and 1 <= value <= 9:
+                return wish(value)
+    except ValueError:
+        pass
+    raise ValueError(f"{text!r} is not a card (expected e.g. 'red 7', 'points 7', 'red end card', 'wish 7')")
+
+
 def board_game_deck() -> tuple[Card, ...]:
     """The 110 cards of the board game: 5 colours × 0–10 × 2 (RULES §1 Components)."""
     return tuple(number(c, v) for c in COLOURS for v in range(11) for _ in range(2))

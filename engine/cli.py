@@ -21,6 +21,13 @@ def _observed_module(obs: Observation):
     return importlib.import_module(_GAME_MODULES[obs.game])
 
 
+def _validate(obs: Observation, source: str) -> None:
+    """Let the game's module check a state against its board (if it can), so errors name the file."""
+    check = getattr(_observed_module(obs), "validate_observation", None)
+    if check is not None:
+        check(obs, source)
+
+
 def _parse_points(items: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for item in items:
@@ -36,6 +43,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     obs = load_observation(args.state)
     if not obs.usable:
         raise MalformedInput(f"the frame is marked unusable ({obs.reason}); nothing to score", source=args.state)
+    _validate(obs, args.state)
     points = _parse_points(args.points or [])
     unknown = sorted(set(points) - set(obs.seats))
     if unknown:
@@ -61,6 +69,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not before.usable or not after.usable:
         bad = args.before if not before.usable else args.after
         raise MalformedInput("the frame is marked unusable; nothing to compare", source=bad)
+    _validate(before, args.before)
+    _validate(after, args.after)
     report = _observed_module(before).check_change(before, after)
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=1)

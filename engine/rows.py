@@ -44,7 +44,6 @@ def follow(state: RowState, card: Card, colour: str, *, turn_at_limits: bool = F
     The new state is returned even when the card breaks a rule, so that a whole row with a
     mistake in it can still be followed to its end.
     """
-    recent_text = ", ".join(str(v) for v in state.recent)
     if state.ends >= 2:
         return (RowState(state.last, state.direction, state.ends, state.length + 1, state.recent),
                 Violation("row-closed", f"the {colour} row was closed by its second end card", seat,
@@ -81,7 +80,7 @@ def follow(state: RowState, card: Card, colour: str, *, turn_at_limits: bool = F
     elif (value - state.last) * direction < 0:
         violation = Violation(
             "row-order",
-            f"{colour} row is {_DIRECTION_WORD[direction]} ({recent_text}): "
+            f"{colour} row is {_DIRECTION_WORD[direction]} ({', '.join(str(v) for v in state.recent)}): "
             f"{_article(value)} {value} cannot follow",
             seat, {"colour": colour, "card": card.row_code, "direction": _DIRECTION_WORD[direction]})
     if turn_at_limits and violation is None:

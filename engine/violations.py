@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
     "big-pawn-changed": "a pawn changed from small to big or back",
     "end-stone-overflow": "a card of an end stone's colour moved another pawn where the board does not allow it",
     "no-pawn-to-move": "a card was laid for a move that no pawn can make",
+    "pawn-not-moved": "a card was laid in a row but no pawn moved for it",
     # tiles and wish stones
     "tile-not-taken": "a tile that must be taken or applied was not",
     "tile-removed": "a tile left the board without being taken by the player landing on it",

@@ -15,6 +15,8 @@ from engine.errors import MalformedInput
 #: Modules that add subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
     "engine.cli",
+    "vision.cli",
+    "calibration.cli",
 )
 
 

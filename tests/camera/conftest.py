@@ -1,0 +1,38 @@
+"""Fixtures for the frame-source tests: the fake picamera2 on sys.path, small sessions and videos."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+FAKES = Path(__file__).resolve().parents[1] / "fakes"
+
+
+def _forget_fake_modules() -> None:
+    for name in list(sys.modules):
+        if name.split(".")[0] in ("picamera2", "libcamera"):
+            del sys.modules[name]
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch):
+    """The fake `picamera2` (and `libcamera`) importable for one test; yields the module (use .WORLD)."""
+    _forget_fake_modules()
+    monkeypatch.syspath_prepend(str(FAKES))
+    import picamera2
+
+    picamera2.WORLD.reset()
+    yield picamera2
+    for cam in list(picamera2.WORLD.instances):
+        cam.close()
+    _forget_fake_modules()
+
+
+@pytest.fixture
+def no_picamera2(monkeypatch):
+    """Make `import picamera2` fail as on a machine without python3-picamera2."""
+    _forget_fake_modules()
+    monkeypatch.setitem(sys.modules, "picamera2", None)
+    yield
+    _forget_fake_modules()

@@ -1,0 +1,320 @@
+"""The small interface every frame source has, and the capture-thread machinery they share.
+
+A source runs one capture thread that reads the camera (or file, or recording) and publishes
+only the latest frame behind a threading.Condition, as picamera2's own examples do: a slow
+consumer skips frames, it never holds the camera up. When the camera disappears (unplugged,
+driver error, no frame for `stall_timeout` seconds) the thread logs it, shows it in
+`status()`, closes the device and reopens it with exponential backoff; consumers just see no
+new frames for a while.
+
+    with open_source("opencv:0") as source:
+        for frame in source.frames():
+            ...  # frame.image (BGR), frame.timestamp (s), frame.index
+
+`lossless=True` (replay "as fast as possible") turns the latest-frame slot into a hand-over:
+the thread waits until a consumer has taken each frame, so a replay delivers every frame.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from engine.errors import MalformedInput
+
+log = logging.getLogger("keltis.vision.sources")
+
+#: Source states shown by status()["state"].
+STARTING, RUNNING, LOST, RETRYING, STOPPED, ENDED, FAILED = (
+    "starting", "running", "lost", "retrying", "stopped", "ended", "failed")
+
+
+class SourceError(MalformedInput):
+    """A source spec that names no known source, or a source that cannot exist (missing file)."""
+
+
+class SourceUnavailable(RuntimeError):
+    """The device is not there or cannot be opened right now (retried with backoff)."""
+
+
+class SourceLost(RuntimeError):
+    """A running device stopped delivering frames (retried with backoff)."""
+
+
+class SourceFatal(RuntimeError):
+    """A problem no retry can fix (bad configuration): the source stops in state "failed"."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One delivered frame: BGR image (read-only: shared by all consumers, copy it to draw on it),
+    timestamp in seconds (sensor clock or recorded time), the source's frame index, and seq, the
+    delivery counter `latest(newer_than=...)` compares."""
+
+    image: Any
+    timestamp: float
+    index: int
+    seq: int = 0
+    received: float = field(default=0.0, compare=False)  # time.monotonic() when published
+
+
+_END = object()
+
+
+class FrameSource:
+    """The interface: start/stop, latest(), frames(), status(), context manager."""
+
+    name = "source"
+
+    def start(self) -> "FrameSource":
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def latest(self, timeout: float | None = 0.0, newer_than: int | None = None) -> Frame | None:
+        raise NotImplementedError
+
+    def frames(self, idle_timeout: float | None = None) -> Iterator[Frame]:
+        raise NotImplementedError
+
+    def status(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __enter__(self) -> "FrameSource":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class CaptureThreadSource(FrameSource):
+    """A FrameSource with one capture thread; subclasses implement _open, _read and _close.
+
+    _open() raises SourceUnavailable (or anything) when the device cannot be opened, SourceFatal
+    when retrying is pointless. _read() returns (image, timestamp, index or None), or None at the
+    end of a finite stream, and raises on loss. _close() releases the device and must not raise.
+    """
+
+    def __init__(self, name: str, *, retry_initial: float = 0.5, retry_max: float = 10.0,
+                 stall_timeout: float = 5.0, lossless: bool = False, max_failures: int | None = None):
+        self.name = name
+        self.retry_initial = retry_initial
+        self.retry_max = retry_max
+        self.stall_timeout = stall_timeout
+        self.lossless = lossless
+        self.max_failures = max_failures  # None: retry for ever (a camera may come back)
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frame: Frame | None = None
+        self._taken_seq = 0
+        self._seq = 0
+        self._state = STOPPED
+        self._error: str | None = None
+        self._error_at: float | None = None
+        self._failures = 0
+        self._reconnects = 0
+        self._opened_once = False
+        self._recent = deque(maxlen=30)
+        self._started_at: float | None = None
+        self.detail: dict[str, Any] = {}
+
+    # -- to implement
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _read(self) -> tuple[Any, float, int | None] | None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    # -- lifecycle
+    def start(self) -> "CaptureThreadSource":
+        """Start the capture thread (idempotent); returns self."""
+        with self._cond:
+            if self._thread is not None and self._thread.is_alive():
+                return self
+            self._stop.clear()
+            self._state = STARTING
+            self._started_at = time.monotonic()
+            self._thread = threading.Thread(target=self._run, name=f"capture:{self.name}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the capture thread and release the device (idempotent)."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            if thread.is_alive():
+                log.warning("%s: capture thread did not stop within %.1f s (device blocked)", self.name, timeout)
+        with self._cond:
+            if self._state not in (ENDED, FAILED):
+                self._state = STOPPED
+            self._cond.notify_all()
+
+    def _set_state(self, state: str, error: str | None = None, *, failed: bool = False) -> None:
+        with self._cond:
+            self._state = state
+            if failed:
+                self._failures += 1
+            if error is not None:
+                self._error = error
+                self._error_at = time.time()
+            self._cond.notify_all()
+
+    def _sleep(self, seconds: float) -> bool:
+        """Wait up to `seconds` unless stopped; True when stop was requested."""
+        return self._stop.wait(max(0.0, seconds))
+
+    def _backoff(self) -> float:
+        return min(self.retry_max, self.retry_initial * (2 ** max(0, self._failures - 1)))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._open()
+            except SourceFatal as exc:
+                log.error("%s: %s", self.name, exc)
+                self._set_state(FAILED, str(exc))
+                return
+            except Exception as exc:  # noqa: BLE001 - any driver error means "not available now"
+                msg = f"cannot open: {exc}"
+                self._set_state(RETRYING, msg, failed=True)
+                log.warning("%s: %s (retry %d in %.1f s)", self.name, msg, self._failures, self._backoff())
+                if self._give_up() or self._sleep(self._backoff()):
+                    break
+                continue
+            if self._opened_once:
+                self._reconnects += 1
+                log.info("%s: reconnected", self.name)
+            self._opened_once = True
+            lost = self._pump()
+            self._safe_close()
+            if lost is _END:
+                self._set_state(ENDED)
+                return
+            if lost is None:  # stopped
+                break
+            self._set_state(LOST, f"lost: {lost}", failed=True)
+            log.warning("%s: camera lost: %s (retry %d in %.1f s)", self.name, lost, self._failures, self._backoff())
+            if self._give_up() or self._sleep(self._backoff()):
+                break
+        with self._cond:
+            if self._state not in (ENDED, FAILED):
+                self._state = STOPPED
+            self._cond.notify_all()
+
+    def _give_up(self) -> bool:
+        if self.max_failures is not None and self._failures >= self.max_failures:
+            self._set_state(FAILED, f"{self._error} (gave up after {self._failures} attempts)")
+            return True
+        return False
+
+    def _safe_close(self) -> None:
+        try:
+            self._close()
+        except Exception as exc:  # noqa: BLE001 - closing a dead device may fail; nothing to do
+            log.debug("%s: error while closing: %s", self.name, exc)
+
+    def _pump(self) -> object:
+        """Read frames until stop (returns None), end of stream (_END) or loss (the error text)."""
+        while not self._stop.is_set():
+            try:
+                item = self._read()
+            except Exception as exc:  # noqa: BLE001 - every read failure is a loss to recover from
+                return f"{type(exc).__name__}: {exc}" if not isinstance(exc, SourceLost) else str(exc)
+            if item is None:
+                return _END
+            if item is _SKIP:
+                continue
+            image, timestamp, index = item
+            self._publish(image, timestamp, index)
+            if self.lossless:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._taken_seq >= self._seq or self._stop.is_set())
+        return None
+
+    def _publish(self, image: Any, timestamp: float, index: int | None) -> None:
+        now = time.monotonic()
+        # Every consumer gets the same array: make it read-only so none can change it for the others.
+        try:
+            image.flags.writeable = False
+        except (AttributeError, ValueError):
+            pass
+        with self._cond:
+            self._seq += 1
+            self._frame = Frame(image, float(timestamp), self._seq - 1 if index is None else int(index),
+                                self._seq, now)
+            self._recent.append(now)
+            if self._state != RUNNING:
+                self._state = RUNNING
+            self._failures = 0
+            self._cond.notify_all()
+
+    # -- consumers
+    def _finished(self) -> bool:
+        return self._state in (ENDED, FAILED, STOPPED)
+
+    def latest(self, timeout: float | None = 0.0, newer_than: int | None = None) -> Frame | None:
+        """The newest frame (newer than seq `newer_than` if given), waiting up to `timeout` seconds for
+        one (None: until one comes or the source ends); None if there is none."""
+        def ready() -> bool:
+            f = self._frame
+            return (f is not None and (newer_than is None or f.seq > newer_than)) or self._finished()
+
+        with self._cond:
+            if timeout is None or timeout > 0:
+                self._cond.wait_for(ready, timeout)
+            f = self._frame
+            if f is None or (newer_than is not None and f.seq <= newer_than):
+                return None
+            if f.seq > self._taken_seq:
+                self._taken_seq = f.seq
+                self._cond.notify_all()
+            return f
+
+    def frames(self, idle_timeout: float | None = None) -> Iterator[Frame]:
+        """Every new frame as it comes (skipping those a slow consumer missed, unless lossless) until the
+        source ends or is stopped, or no frame came for `idle_timeout` seconds."""
+        last = 0
+        while True:
+            f = self.latest(timeout=idle_timeout if idle_timeout is not None else 0.5, newer_than=last)
+            if f is not None:
+                last = f.seq
+                yield f
+                continue
+            with self._cond:
+                if self._finished():
+                    return
+            if idle_timeout is not None:
+                return
+
+    def status(self) -> dict[str, Any]:
+        """state, last error, frames delivered, fps and more, for logs and the web page."""
+        now = time.monotonic()
+        with self._cond:
+            recent = list(self._recent)
+            state = self._state
+            last_frame_age = None if self._frame is None else now - self._frame.received
+            # A driver that blocks without raising: report the stall even before the thread notices.
+            if state == RUNNING and last_frame_age is not None and last_frame_age > self.stall_timeout:
+                state = LOST
+            fps = (len(recent) - 1) / (recent[-1] - recent[0]) if len(recent) >= 2 and recent[-1] > recent[0] else None
+            return {"source": self.name, "state": state, "error": self._error,
+                    "error_at": self._error_at, "frames": self._seq, "fps": None if fps is None else round(fps, 2),
+                    "last_frame_age": None if last_frame_age is None else round(last_frame_age, 3),
+                    "reconnects": self._reconnects, "failures": self._failures, **self.detail}
+
+
+#: Returned by _read to skip an unreadable item (a corrupt recorded frame) without counting a loss.
+_SKIP = object()
+SKIP = _SKIP

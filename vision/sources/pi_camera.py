@@ -1,0 +1,217 @@
+"""`picamera2`: a Raspberry Pi Camera Module through the real picamera2 API (imported only here).
+
+- A video configuration with one "main" stream in RGB888 (picamera2's RGB888 is B, G, R in
+  memory: OpenCV's BGR as is) at the size the pipeline wants: by default the sensor's fast
+  full-field binned mode (2304x1296 on a Camera Module 3, 1640x1232 on a v2).
+- Focus is set once and locked: on a camera with a motorised lens (Module 3) one autofocus
+  cycle runs, then AfMode goes to Manual at the LensPosition found (or `autofocus="manual"`
+  with a given lens_position; "continuous" leaves AF running, not recommended over a table).
+- Exposure and white balance run automatically for `settle_seconds`, then AeEnable/AwbEnable
+  are switched off with the ExposureTime, AnalogueGain and ColourGains they settled on, so
+  colours stay the same for the whole game. After a reconnect the same locked values are
+  applied again instead of settling anew (call relock() to settle again on purpose).
+- Frames come from capture_request() (with its metadata: the SensorTimestamp, in ns, becomes
+  Frame.timestamp in seconds) on the capture thread; a request that does not complete within
+  `capture_timeout` counts as a lost camera.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from typing import Any
+
+from .base import CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, log
+
+#: Sensor model (libcamera "Model") -> (product name, default main-stream size).
+SENSOR_MODELS: dict[str, tuple[str, tuple[int, int]]] = {
+    "imx708": ("Camera Module 3", (2304, 1296)),
+    "imx219": ("Camera Module 2", (1640, 1232)),
+    "ov5647": ("Camera Module 1", (1296, 972)),
+    "imx477": ("HQ Camera", (2028, 1520)),
+    "imx296": ("Global Shutter Camera", (1456, 1088)),
+    "imx500": ("AI Camera", (2028, 1520)),
+}
+AUTOFOCUS_MODES = ("once", "manual", "continuous")
+#: A game changes slowly: 10 frames/s is plenty, leaves the Pi's CPU to vision (each 2304x1296 frame
+#: is a 9 MB copy) and allows longer, less noisy exposures indoors. `fps=None` keeps picamera2's 30.
+DEFAULT_FPS = 10.0
+INSTALL_HINT = ("picamera2 is not importable: on Raspberry Pi OS run `sudo apt install python3-picamera2` and use a "
+                "venv made with --system-site-packages (scripts/install-pi.sh does both)")
+
+
+def describe_model(model: str | None) -> str:
+    """A product name for a libcamera sensor model: "imx708_wide" -> "Camera Module 3 (wide)"."""
+    if not model:
+        return "unknown camera"
+    base, _, variant = model.partition("_")
+    name = SENSOR_MODELS.get(base, (model, None))[0]
+    return f"{name} ({variant.replace('_', ' ')})" if variant and base in SENSOR_MODELS else name
+
+
+def default_size(model: str | None, sensor_resolution: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The main-stream size for a sensor: its binned full-field mode, else half the sensor, else 1920x1080."""
+    base = (model or "").partition("_")[0]
+    if base in SENSOR_MODELS:
+        return SENSOR_MODELS[base][1]
+    if sensor_resolution:
+        w, h = sensor_resolution
+        return (w // 2) & ~1, (h // 2) & ~1
+    return 1920, 1080
+
+
+class Picamera2Source(CaptureThreadSource):
+    """A Raspberry Pi camera via picamera2; see the module docstring for focus and exposure locking."""
+
+    def __init__(self, camera_num: int = 0, *, size: tuple[int, int] | None = None, fps: float | None = DEFAULT_FPS,
+                 settle_seconds: float = 2.0, autofocus: str = "once", lens_position: float | None = None,
+                 lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
+                 buffer_count: int = 4, **kwargs: Any):
+        if autofocus not in AUTOFOCUS_MODES:
+            raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
+        if autofocus == "manual" and lens_position is None:
+            raise ValueError("autofocus='manual' needs a lens_position (dioptres, e.g. 1.0 for 1 m)")
+        kwargs.setdefault("stall_timeout", capture_timeout + 1.0)
+        super().__init__(f"picamera2:{camera_num}", **kwargs)
+        self.camera_num = camera_num
+        self.size = tuple(size) if size else None
+        self.fps = fps
+        self.settle_seconds = settle_seconds
+        self.autofocus = autofocus
+        self.lens_position = lens_position
+        self.lock_exposure = lock_exposure
+        self.lock_white_balance = lock_white_balance
+        self.capture_timeout = capture_timeout
+        self.buffer_count = buffer_count
+        self._cam: Any = None
+        self._locked: dict[str, Any] = {}   # the controls to restore after a reconnect
+        self._settle_until: float | None = None
+        self._counter = 0
+        self._relock = False
+        self.detail = {"kind": "picamera2", "camera_num": camera_num, "settled": False}
+
+    def relock(self) -> None:
+        """Focus and settle exposure and white balance again (e.g. after the room light changed)."""
+        self._relock = True
+
+    # -- the capture thread
+    def _call(self, method: Any, what: str) -> Any:
+        """Run a picamera2 job-returning method without blocking for ever."""
+        job = method(wait=False)
+        try:
+            return job.get_result(timeout=self.capture_timeout)
+        except concurrent.futures.TimeoutError:
+            raise SourceLost(f"{what}: no answer from the camera within {self.capture_timeout} s") from None
+
+    def _open(self) -> None:
+        try:
+            from picamera2 import Picamera2
+        except ImportError as exc:
+            raise SourceFatal(f"{INSTALL_HINT} ({exc})") from None
+        infos = Picamera2.global_camera_info()
+        if not infos:
+            raise SourceUnavailable("libcamera finds no camera (check the ribbon cable and that it is the right way "
+                                    "round, then `rpicam-hello --list-cameras`)")
+        if self.camera_num >= len(infos):
+            raise SourceUnavailable(f"camera {self.camera_num} not found: libcamera lists {len(infos)} camera(s)")
+        model = infos[self.camera_num].get("Model")
+        cam = Picamera2(self.camera_num)
+        try:
+            size = self.size or default_size(model, getattr(cam, "sensor_resolution", None))
+            controls: dict[str, Any] = {}
+            if self.fps:
+                frame_us = int(round(1_000_000 / self.fps))
+                controls["FrameDurationLimits"] = (frame_us, frame_us)
+            if self._locked and not self._relock:
+                # reconnect: the values the game started with (those this camera has: it may be another model)
+                controls.update({k: v for k, v in self._locked.items() if k in cam.camera_controls})
+            config = cam.create_video_configuration(main={"size": (int(size[0]), int(size[1])), "format": "RGB888"},
+                                                    controls=controls, buffer_count=self.buffer_count)
+            cam.configure(config)
+            cam.start()
+            self.detail.update(model=model, camera=describe_model(model), size=[int(size[0]), int(size[1])])
+            if not self._locked or self._relock:
+                self._start_settling(cam)
+        except Exception:
+            try:
+                cam.close()
+            except Exception:  # noqa: BLE001
+                pass
+            raise
+        self._cam = cam
+
+    def _start_settling(self, cam: Any) -> None:
+        """Focus once (locking the lens), then let AE/AWB run for settle_seconds before locking them."""
+        self._relock = False
+        self._locked = {}
+        self.detail["settled"] = False
+        if "AfMode" in cam.camera_controls:
+            from libcamera import controls as lc
+
+            if self.autofocus == "continuous":
+                cam.set_controls({"AfMode": lc.AfModeEnum.Continuous})
+                self.detail["focus"] = {"mode": "continuous"}
+            else:
+                if self.autofocus == "manual":
+                    position, success = float(self.lens_position), None
+                else:
+                    success = bool(self._call(cam.autofocus_cycle, "autofocus"))
+                    position = self._call(cam.capture_metadata, "metadata after autofocus").get("LensPosition")
+                    if not success:
+                        log.warning("%s: autofocus did not converge; locking the lens at %s", self.name, position)
+                focus = {"AfMode": lc.AfModeEnum.Manual}
+                if position is not None:
+                    focus["LensPosition"] = float(position)
+                cam.set_controls(focus)
+                self._locked.update(focus)
+                self.detail["focus"] = {"mode": "locked", "lens_position": position, "autofocus_ok": success}
+        else:
+            self.detail["focus"] = {"mode": "fixed"}
+        self._settle_until = time.monotonic() + self.settle_seconds
+
+    def _lock_exposure(self, cam: Any, metadata: dict[str, Any]) -> None:
+        lock: dict[str, Any] = {}
+        if self.lock_exposure and "ExposureTime" in metadata and "AnalogueGain" in metadata:
+            lock.update(AeEnable=False, ExposureTime=int(metadata["ExposureTime"]),
+                        AnalogueGain=float(metadata["AnalogueGain"]))
+        if self.lock_white_balance and metadata.get("ColourGains"):
+            red, blue = metadata["ColourGains"]
+            lock.update(AwbEnable=False, ColourGains=(float(red), float(blue)))
+        if lock:
+            cam.set_controls(lock)
+            self._locked.update(lock)
+        self._settle_until = None
+        self.detail["settled"] = True
+        self.detail["locked"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self._locked.items()
+                                 if not k.endswith("Enable") and k != "AfMode"}
+        log.info("%s: exposure and white balance locked: %s", self.name, self.detail["locked"])
+
+    def _read(self) -> tuple[Any, float, int]:
+        cam = self._cam
+        if self._relock:
+            self._start_settling(cam)
+        request = self._call(cam.capture_request, "capture")
+        try:
+            image = request.make_array("main")
+            metadata = request.get_metadata()
+        finally:
+            request.release()
+        if image.ndim == 3 and image.shape[2] == 4:  # an XBGR8888 stream: drop the padding byte
+            image = image[:, :, :3]
+        sensor_ns = metadata.get("SensorTimestamp")
+        timestamp = sensor_ns / 1e9 if sensor_ns is not None else time.monotonic()
+        if self._settle_until is not None and time.monotonic() >= self._settle_until:
+            self._lock_exposure(cam, metadata)
+        elif self._settle_until is None and not self.detail.get("settled"):
+            self.detail["settled"] = True  # reconnected with the locked values
+        index = self._counter
+        self._counter += 1
+        return image, timestamp, index
+
+    def _close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is None:
+            return
+        try:
+            cam.stop()
+        finally:
+            cam.close()

@@ -1,0 +1,71 @@
+"""`replay:SESSION`: a recorded session (FORMATS §3) played back like a camera.
+
+speed=1 (default) keeps the recorded pace (frames arrive at their recorded times, a slow
+consumer skips frames, as with a live camera); speed=N plays N times faster; speed=fast
+delivers every frame as soon as the consumer takes the previous one (lossless). A corrupt
+frame is logged, counted in status()["skipped"] and skipped; it never stops the replay.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from vision.session import FrameError, Session, open_session
+
+from .base import SKIP, CaptureThreadSource, log
+
+
+class ReplaySource(CaptureThreadSource):
+    """Frames of a recorded session, at its pace (speed) or as fast as the consumer takes them."""
+
+    def __init__(self, folder: str | Path, *, speed: float | None = 1.0, loop: bool = False, **kwargs: Any):
+        if speed is not None and not speed > 0:
+            raise ValueError(f"replay speed must be > 0 or None (as fast as possible), got {speed!r}")
+        kwargs.setdefault("lossless", speed is None)
+        kwargs.setdefault("max_failures", 1)  # a recording does not come back by waiting
+        super().__init__(f"replay:{folder}", **kwargs)
+        # Opened here, not in the thread: a malformed session is an immediate, clear error.
+        self.session: Session = open_session(folder)
+        self.speed = speed
+        self.loop = loop
+        self._pos = 0
+        self._t0: float | None = None
+        self._skipped = 0
+        for warning in self.session.warnings:
+            log.warning("%s", warning)
+        self.detail = {"kind": "replay", "session": str(self.session.folder), "speed": speed or "fast",
+                       "total": len(self.session.frames), "skipped": 0, "warnings": list(self.session.warnings)}
+
+    def _open(self) -> None:
+        self._t0 = None
+
+    def _close(self) -> None:
+        pass
+
+    def _read(self) -> tuple[Any, float, int] | None | object:
+        frames = self.session.frames
+        if self._pos >= len(frames):
+            if not self.loop or not frames:
+                return None
+            self._pos = 0
+            self._t0 = None
+        ref = frames[self._pos]
+        self._pos += 1
+        if self.speed is not None:
+            first_t = frames[0].t
+            now = time.monotonic()
+            if self._t0 is None or ref is frames[0]:
+                self._t0 = now - (ref.t - first_t) / self.speed
+            due = self._t0 + (ref.t - first_t) / self.speed
+            if self._sleep(due - now):
+                return SKIP
+        try:
+            image = self.session.read_frame(ref)
+        except FrameError as exc:
+            self._skipped += 1
+            self.detail["skipped"] = self._skipped
+            log.warning("%s: frame %d skipped: %s", self.name, ref.index, exc)
+            return SKIP
+        self.detail["position"] = self._pos
+        return image, ref.t, ref.index
