@@ -9,12 +9,12 @@ The same names exist in engine.cardgame.game, so tools (demo, bench, simulator) 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from ..board import Board
 from ..cards import COLOURS
 from ..events import Event
+from ..play import GameRecord
 from ..observation import Observation, PawnObservation, SeatObservation
 from ..violations import Violation
 from .moves import (BIG, CARD, DRAW_PILE, MOVE_KINDS, CloverStep, Discard, Draw, LayCard, Move, SkipClover,
@@ -122,35 +122,6 @@ def steady_policy(state: GameState, moves: Sequence[Move], rng: random.Random) -
 
 #: The policy the demo plays with (engine/demo.py uses a game module's DEMO_POLICY when it has one).
 DEMO_POLICY: Policy = steady_policy
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A played game: the dealt state, every move, and what each move did."""
-
-    initial: GameState
-    moves: tuple[Move, ...]
-    transitions: tuple[Transition, ...]
-
-    @property
-    def final(self) -> GameState:
-        """The state after the last move."""
-        return self.transitions[-1].state if self.transitions else self.initial
-
-    @property
-    def states(self) -> tuple[GameState, ...]:
-        """The initial state and the state after each move."""
-        return (self.initial, *(t.state for t in self.transitions))
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        """Every event of the game in order."""
-        return tuple(e for t in self.transitions for e in t.events)
-
-    @property
-    def violations(self) -> tuple[Violation, ...]:
-        """Every rule broken in the game (none in legal random play)."""
-        return tuple(v for t in self.transitions for v in t.violations)
 
 
 def play_random_game(seats: Mapping[str, str], settings: Settings | None = None, seed: int = 0, *,

@@ -24,11 +24,11 @@ Decisions where RULES.md leaves room (each cited where it is applied):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..cards import COLOURS, HAND_SIZE, SEATS, Card
 from ..errors import MoveError
 from ..events import Event
+from ..play import Transition
 from ..rows import follow, replay_row
 from ..violations import Violation
 from .moves import (BIG, CARD, DRAW_PILE, PAWNS_PER_PLAYER, CloverStep, Discard, Draw, LayCard, Move, SkipClover,
@@ -39,20 +39,6 @@ from .state import COLOUR_INDEX, GOAL_PAWNS_TO_END, WISH_INDEX, BoardInfo, GameS
 # hot path of every simulated game. Only for classes whose instances keep their fields in __dict__.
 _new = object.__new__
 _set = object.__setattr__
-
-
-@dataclass(frozen=True)
-class Transition:
-    """The result of applying one move: the new state, what happened, and the rules it broke."""
-
-    state: GameState
-    events: tuple[Event, ...]
-    violations: tuple[Violation, ...]
-
-    @property
-    def legal(self) -> bool:
-        """True when the move broke no rule."""
-        return not self.violations
 
 
 def _a(card: Card) -> str:

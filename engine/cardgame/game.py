@@ -38,6 +38,7 @@ from ..cards import (COLOURS, HAND_SIZE, PLAYER_COLOURS, SEATS, TWO_PLAYER_REMOV
                      card_game_wish_cards)
 from ..errors import MalformedInput, MoveError
 from ..events import Event
+from ..play import GameRecord, Transition
 from ..observation import Observation, SeatObservation
 from ..rows import RowState, follow, replay_row
 from ..scoring import ScoreSheet, sheet
@@ -147,49 +148,6 @@ class GameState:
     def __repr__(self) -> str:
         return (f"GameState(id={self.id}, turn={self.turn!r}, phase={self.phase!r}, "
                 f"draw_pile={len(self.draw_pile)}, seats={self.order})")
-
-
-@dataclass(frozen=True)
-class Transition:
-    """The result of one move: the new state, what happened, and the rules it broke."""
-
-    state: GameState
-    events: tuple[Event, ...]
-    violations: tuple[Violation, ...]
-
-    @property
-    def legal(self) -> bool:
-        """True when the move broke no rule."""
-        return not self.violations
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A played game: the dealt state, every move, and what each move did (as in engine.boardgame.game)."""
-
-    initial: GameState
-    moves: tuple[Move, ...]
-    transitions: tuple[Transition, ...]
-
-    @property
-    def final(self) -> GameState:
-        """The state after the last move."""
-        return self.transitions[-1].state if self.transitions else self.initial
-
-    @property
-    def states(self) -> tuple[GameState, ...]:
-        """The initial state and the state after each move."""
-        return (self.initial, *(t.state for t in self.transitions))
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        """Every event of the game in order."""
-        return tuple(e for t in self.transitions for e in t.events)
-
-    @property
-    def violations(self) -> tuple[Violation, ...]:
-        """Every rule broken in the game (none in legal random play)."""
-        return tuple(v for t in self.transitions for v in t.violations)
 
 
 # ---------------------------------------------------------------------------------------------------
