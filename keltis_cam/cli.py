@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "engine.cli",
     "vision.cli",
     "calibration.cli",
+    "simulator.cli",
 )
 
 

@@ -1,0 +1,149 @@
+"""Simulator subcommands: `keltis-cam sim components|render|session|frames`.
+
+    keltis-cam sim components DIR                      component images + components.json
+    keltis-cam sim render --board nwnz --seed 3 --out frame.jpg
+    keltis-cam sim session --board nwnz --players 3 --seed 7 --out DIR [--illegal N] [--hard]
+    keltis-cam sim session --game keltis-card --players 3 --seed 7 --out DIR
+    keltis-cam sim frames --n 500 --seed S --out DIR
+
+OpenCV and numpy are imported inside the handlers, so other commands start fast.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine.errors import MalformedInput
+
+FULL_SIZE = (2304, 1296)
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, sep, h = text.lower().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 64 or int(h) < 36:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 2304x1296, got {text!r}")
+    return int(w), int(h)
+
+
+def _game_args(p: argparse.ArgumentParser, players: int = 3) -> None:
+    p.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis",
+                   help="the board game (default) or the card game (no board)")
+    p.add_argument("--board", default="nwnz", help="board name (base, nwnz) or a board file (board game only)")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=players)
+    p.add_argument("--seed", type=int, default=7, help="seed of the game, the camera, the table and the light")
+    p.add_argument("--size", type=_size, default=FULL_SIZE, metavar="WxH",
+                   help="frame size (default 2304x1296, the Pi camera's binned mode)")
+    p.add_argument("--hard", action="store_true", help="dim warm light, strong tilt and glare")
+    p.add_argument("--no-distractors", dest="distractors", action="store_false",
+                   help="no mug, phone or pad beside the board")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `sim` and its subcommands."""
+    sim = sub.add_parser("sim", help="simulated camera frames and recorded sessions with exact truth",
+                         description="Render realistic camera frames of a Keltis table with exact ground truth.")
+    ss = sim.add_subparsers(dest="sim_command", metavar="SIMCOMMAND")
+    ss.required = True
+
+    p = ss.add_parser("components", help="export every component as an image, with components.json")
+    p.add_argument("dir", help="folder to write into")
+    p.add_argument("--boards", nargs="+", default=["base", "nwnz"], help="board sides to export")
+    p.set_defaults(func=cmd_components)
+
+    p = ss.add_parser("render", help="render one state of a seeded game to a JPEG (+ truth JSON)")
+    _game_args(p)
+    p.add_argument("--progress", type=float, default=0.6, help="how far into the game (0-1, default 0.6)")
+    p.add_argument("--hand", choices=("still", "moving"), help="a player's hand over the table")
+    p.add_argument("--out", default="frame.jpg", help="JPEG to write (default frame.jpg)")
+    p.add_argument("--truth", help="truth JSON to write (default: the JPEG's name with .json)")
+    p.set_defaults(func=cmd_render)
+
+    p = ss.add_parser("session", help="play a whole game and record it as a session folder (FORMATS §3)")
+    _game_args(p)
+    p.add_argument("--out", required=True, help="session folder to write")
+    p.add_argument("--fps", type=float, default=1.0, help="frames per second (default 1)")
+    p.add_argument("--max-moves", type=int, help="stop after this many moves (default: the whole game)")
+    p.add_argument("--illegal", type=int, default=0, metavar="N",
+                   help="inject N rule-breaking moves (listed in truth/events.jsonl with injected: true)")
+    p.add_argument("--quality", type=int, help="JPEG quality (default: drawn per session, 72-95)")
+    p.add_argument("--rules", help="rule settings as JSON, e.g. '{\"wish_face_down\": true}'")
+    p.add_argument("--overwrite", action="store_true", help="replace a session already in the folder")
+    p.set_defaults(func=cmd_session)
+
+    p = ss.add_parser("frames", help="a data set of single frames with truth across all conditions")
+    p.add_argument("--n", type=int, default=500, help="number of frames (default 500)")
+    p.add_argument("--seed", type=int, default=1, help="data set seed")
+    p.add_argument("--size", type=_size, default=FULL_SIZE, metavar="WxH")
+    p.add_argument("--out", required=True, help="folder to write")
+    p.add_argument("--overwrite", action="store_true")
+    p.set_defaults(func=cmd_frames)
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_components(args: argparse.Namespace) -> int:
+    from .components import export_components
+
+    cat = export_components(args.dir, tuple(args.boards))
+    print(f"{len(cat['files'])} component images and components.json written to {args.dir}")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .dataset import FrameSpec, render_single
+
+    if not 0.0 <= args.progress <= 1.0:
+        raise MalformedInput(f"must be between 0 and 1, got {args.progress}", field="--progress")
+    spec = FrameSpec(game=args.game, board=args.board if args.game == "keltis" else None, players=args.players,
+                     seed=args.seed, progress=args.progress, size=args.size, hard=args.hard, hand=args.hand,
+                     distractors=args.distractors)
+    jpeg, truth = render_single(spec)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(jpeg)
+    truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
+    truth_path.write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
+    what = f"{args.game}" + (f" on the {args.board} board" if args.game == "keltis" else "")
+    print(f"frame of {what} ({args.players} players, seed {args.seed}, state {truth['state_id']}) "
+          f"written to {out} ({len(jpeg) // 1024} KB, {spec.size[0]}x{spec.size[1]}); truth in {truth_path}")
+    return 0
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from .record import SessionOptions, record_session
+
+    rules = {}
+    if args.rules:
+        try:
+            rules = json.loads(args.rules)
+        except json.JSONDecodeError as exc:
+            raise MalformedInput(f"not valid JSON: {exc.msg}", field="--rules") from None
+        if not isinstance(rules, dict):
+            raise MalformedInput(f"expected a JSON object, got {args.rules!r}", field="--rules")
+    if args.fps <= 0 or args.fps > 30:
+        raise MalformedInput(f"must be in (0, 30], got {args.fps}", field="--fps")
+    opts = SessionOptions(game=args.game, board=args.board if args.game == "keltis" else None, players=args.players,
+                          seed=args.seed, size=args.size, fps=args.fps, max_moves=args.max_moves,
+                          illegal=max(0, args.illegal), hard=args.hard, quality=args.quality,
+                          distractors=args.distractors, rules=rules)
+    summary = record_session(args.out, opts, overwrite=args.overwrite, progress=_say)
+    print(f"session written to {summary['folder']}: {summary['frames']} frames ({summary['usable_frames']} usable), "
+          f"{summary['moves']} moves, {summary['violations']} rule violations "
+          f"({summary['injected']} injected), {summary['duration_s']} s of play"
+          + ("" if summary["game_over"] else " (stopped before the end)"))
+    return 0
+
+
+def cmd_frames(args: argparse.Namespace) -> int:
+    from .dataset import write_dataset
+
+    if args.n < 1:
+        raise MalformedInput(f"must be at least 1, got {args.n}", field="--n")
+    summary = write_dataset(args.out, args.n, args.seed, args.size, overwrite=args.overwrite, progress=_say)
+    print(f"{summary['n']} frames with truth written to {args.out}: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items())))
+    return 0

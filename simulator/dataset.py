@@ -1,0 +1,161 @@
+"""Single frames with truth: `keltis-cam sim render` (one state of a seeded game) and `keltis-cam sim
+frames` (a data set across the whole range of games, cameras, light and clutter, for measuring
+vision accuracy on seeds no test tunes to).
+
+Each frame's truth is a FORMATS §2 observed state plus the "render" extension with the complete
+geometry and the frame's own calibration (FORMATS §4 with the true camera), since every frame of a
+data set has its own camera.
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from engine.errors import MalformedInput
+
+from .conditions import sample_conditions
+from .games import Game
+from .hands import HandPose
+from .record import hand_pose, HandPlan, setup_table
+
+DARK_EXPOSURE = 0.15   # below this a frame is marked unusable, reason "too-dark"
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """One single frame to render: which game, how far into it, and the conditions to draw."""
+
+    game: str = "keltis"
+    board: str | None = "nwnz"
+    players: int = 3
+    seed: int = 3
+    progress: float = 0.6          # fraction of the seeded game played before the frame
+    size: tuple[int, int] = (2304, 1296)
+    hard: bool = False
+    dark: bool = False
+    hand: str | None = None        # None, "still" or "moving"
+    distractors: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
+                "progress": round(self.progress, 4), "size": list(self.size), "hard": self.hard, "dark": self.dark,
+                "hand": self.hand, "distractors": self.distractors}
+
+
+def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
+    """Render one frame of `spec`: (JPEG bytes, truth)."""
+    game = Game.new(spec.game, spec.board if spec.game == "keltis" else None, spec.players, spec.seed)
+    # Play the whole seeded game, then stop at the wanted point of it.
+    states = [game.state]
+    r = random.Random(f"sim-frame-{spec.seed}")
+    while not game.over and len(states) < 5000:
+        m = game.choose(r)
+        if m is None:
+            break
+        game.apply(m)
+        states.append(game.state)
+    game.state = states[int(round(spec.progress * (len(states) - 1)))]
+    table = setup_table(game, spec.seed, spec.size, hard=spec.hard, distractors=spec.distractors)
+    cond = table.conditions
+    if spec.dark:
+        cond = sample_conditions(np.random.default_rng([spec.seed, 21]), dark=True)
+    obs = game.observe()
+    scene = table.layout.scene(obs, game.hints(), table.distractors)
+    rng = np.random.default_rng([spec.seed, 22])
+    hands: list[HandPose] = []
+    if spec.hand:
+        hands.append(_random_hand(table, scene, spec, rng))
+    frame = table.renderer.frame(scene, cond, rng, hands=hands)
+    in_view = [h for h in frame.render["hands"] if h["in_view"]]
+    if in_view:
+        reason = "motion" if any(h["moving"] for h in in_view) else "occluded"
+    elif cond.exposure < DARK_EXPOSURE:
+        reason = "too-dark"
+    else:
+        reason = None
+    if reason:
+        truth: dict[str, Any] = {"format": "keltis-observation/1", "game": game.game, "board": game.board_name,
+                                 "usable": False, "reason": reason, "pawns": None, "tiles": None, "seats": None,
+                                 "discard_tops": None, "confidence": {}}
+        # What lies on the table all the same, for measuring partial readings of unusable frames.
+        truth["table"] = obs.to_json()
+    else:
+        truth = obs.to_json()
+    cal = dict(table.calibration)
+    cal["camera"] = table.camera.calibration_camera()
+    render = dict(frame.render)
+    render["calibration"] = cal
+    render["spec"] = spec.to_json()
+    render["table"] = table.style.to_json()
+    truth["render"] = render
+    truth["state_id"] = int(game.state.id)
+    return frame.jpeg, truth
+
+
+def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> HandPose:
+    """A hand of a random player over the play area, still or moving."""
+    seat = list(table.game.seats)[int(rng.integers(len(table.game.seats)))]
+    pts = [f.centre for f in scene.flats if (f.truth or {}).get("kind") in ("card", "tile", "board", "discard")]
+    x, y = pts[int(rng.integers(len(pts)))] if pts else table.layout.play_area().mean(0)
+    p = float(rng.uniform(0.55, 1.0))
+    t0 = 0.0
+    plan = HandPlan(seat, [(t0, x, y, 60.0, 0.0), (t0 + 1.0, x, y, 30.0, 1.0)] if spec.hand == "moving"
+                    else [(t0, x, y, 30.0, p), (t0 + 1.0, x, y, 30.0, p)])
+    t = 0.55 if spec.hand == "moving" else 0.5
+    return hand_pose(table, plan, t, 1 / 20)
+
+
+def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:
+    """The `index`-th frame of data set `seed`: games, boards, players, progress and conditions vary."""
+    r = random.Random(f"sim-frames-{seed}-{index}")
+    u = r.random()
+    game, board = ("keltis", "nwnz") if u < 0.4 else ("keltis", "base") if u < 0.7 else ("keltis-card", None)
+    hand = None
+    v = r.random()
+    if v < 0.1:
+        hand = "still"
+    elif v < 0.2:
+        hand = "moving"
+    return FrameSpec(game=game, board=board, players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
+                     progress=r.uniform(0.0, 1.0), size=size, hard=r.random() < 0.15, dark=r.random() < 0.03,
+                     hand=hand, distractors=r.random() < 0.6)
+
+
+def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, overwrite: bool = False,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json)."""
+    folder = Path(out)
+    if folder.exists() and any(folder.iterdir()):
+        if not overwrite:
+            raise MalformedInput("folder is not empty (pass --overwrite to replace the data set in it)",
+                                 source=str(folder))
+        # Remove only what a data set writes.
+        for sub, pattern in (("frames", "*.jpg"), ("truth", "*.json")):
+            for p in (folder / sub).glob(pattern) if (folder / sub).is_dir() else ():
+                p.unlink()
+        for name in ("index.jsonl", "dataset.json"):
+            (folder / name).unlink(missing_ok=True)
+    (folder / "frames").mkdir(parents=True, exist_ok=True)
+    (folder / "truth").mkdir(exist_ok=True)
+    counts: dict[str, int] = {}
+    with open(folder / "index.jsonl", "w", encoding="utf-8") as index:
+        for i in range(n):
+            spec = sample_spec(seed, i, size)
+            jpeg, truth = render_single(spec)
+            name = f"{i:06d}"
+            (folder / "frames" / f"{name}.jpg").write_bytes(jpeg)
+            (folder / "truth" / f"{name}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
+            key = f"{spec.game}/{spec.board}" + ("" if truth["usable"] else f" unusable:{truth['reason']}")
+            counts[key] = counts.get(key, 0) + 1
+            index.write(json.dumps({"index": i, "file": f"frames/{name}.jpg", "truth": f"truth/{name}.json",
+                                    "usable": truth["usable"], "reason": truth["reason"], **spec.to_json()}) + "\n")
+            if progress and (i % 25 == 0 or i == n - 1):
+                progress(f"frame {i + 1}/{n}")
+    summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts}
+    (folder / "dataset.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return summary
