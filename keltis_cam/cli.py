@@ -15,9 +15,11 @@ from engine.errors import MalformedInput
 #: Modules that add subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
     "engine.cli",
+    "engine.tracking.cli",
     "vision.cli",
     "calibration.cli",
     "simulator.cli",
+    "webui.cli",
 )
 
 

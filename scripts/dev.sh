@@ -18,7 +18,7 @@ cmd=${1:-demo}
 shift || true
 case "$cmd" in
     setup) setup ;;
-    demo)  setup; exec "$VENV/bin/keltis-cam" demo "$@" ;;
+    demo)  setup; exec "$VENV/bin/keltis-cam" serve "$@" ;;  # the phone dashboard on a bundled replayed game
     test)  setup; exec "$VENV/bin/python" -m pytest -q "$@" ;;
     *) echo "usage: bash scripts/dev.sh demo|test|setup" >&2; exit 64 ;;
 esac

@@ -1,0 +1,364 @@
+"""Stable states: from a stream of per-frame observations, accept a table state only when it is still.
+
+The table is read field by field (each card row, each tile spot, each player's pawns, each discard
+top, ...). A new state is accepted when, for `still_seconds` of usable frames since the last hand
+over the table, every field has one reading that holds at least `agree_fraction` of the frames:
+a single misread frame, or one field misread in a few frames, is outvoted field by field.
+
+A hand, an arm or the board lost (`usable: false`) for two frames or more clears the window and
+counts as "a hand was over the table": moves only happen with hands. A change that appears with
+no hand in between (a misread that persists, a pawn nudged by a sleeve) must hold for the longer
+`still_seconds_without_hand` before it is accepted. A camera gap (no frame for `gap_seconds`)
+clears the window too: tracking pauses and waits for fresh stillness; it never invents a state.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable
+
+from ..observation import Observation, PawnObservation, SeatObservation
+from .config import TrackingConfig
+
+FieldKey = tuple
+Fields = dict[FieldKey, Hashable]
+
+# What a field reads when the observation does not mention it.
+_DEFAULTS: dict[str, Hashable] = {"row": (), "points_row": 0, "wish": (), "wish_cards": (), "pawns": (),
+                                  "tile": None, "top": None, "player": None}
+_EPS = 1e-6
+
+
+def observation_fields(obs: Observation) -> Fields:
+    """An observation as independent, hashable fields (the units of voting and of change)."""
+    out: Fields = {("meta",): (obs.game, obs.board)}
+    for seat, s in obs.seats.items():
+        out[("player", seat)] = s.player
+        for colour, row in s.rows.items():
+            if row:
+                out[("row", seat, colour)] = tuple(row)
+        if s.points_row:
+            out[("points_row", seat)] = s.points_row
+        wish = tuple(sorted((c, n) for c, n in s.wish.items() if n))
+        if wish:
+            out[("wish", seat)] = wish
+        if s.wish_cards:
+            out[("wish_cards", seat)] = tuple(sorted(s.wish_cards))
+    if obs.pawns is not None:
+        by_player: dict[str, list[tuple[str, bool]]] = {}
+        for p in obs.pawns:
+            by_player.setdefault(p.player, []).append((p.stone, p.big))
+        for player, pawns in by_player.items():
+            out[("pawns", player)] = tuple(sorted(pawns))
+    for spot, code in (obs.tiles or {}).items():
+        out[("tile", spot)] = code
+    for pile, code in obs.discard_tops.items():
+        out[("top", pile)] = code
+    return out
+
+
+def field_default(key: FieldKey) -> Hashable:
+    """The reading of a field an observation leaves out (an empty row, an empty tile spot...)."""
+    return _DEFAULTS.get(key[0])
+
+
+def fields_equal(a: Fields, b: Fields) -> bool:
+    """Do two field sets describe the same table (missing fields read as their default)?"""
+    for key in a.keys() | b.keys():
+        d = field_default(key)
+        if a.get(key, d) != b.get(key, d):
+            return False
+    return True
+
+
+def changed_fields(a: Fields, b: Fields) -> list[FieldKey]:
+    """The fields whose reading differs between two field sets."""
+    out = []
+    for key in a.keys() | b.keys():
+        d = field_default(key)
+        if a.get(key, d) != b.get(key, d):
+            out.append(key)
+    return sorted(out, key=repr)
+
+
+def fields_to_observation(fields: Fields, template: Observation | None = None) -> Observation:
+    """Build the observation a field set describes (the inverse of observation_fields)."""
+    game, board = fields.get(("meta",), (template.game, template.board) if template else ("keltis", None))
+    seats: dict[str, dict[str, Any]] = {}
+    pawns: list[PawnObservation] = []
+    tiles: dict[str, str | None] = {}
+    tops: dict[str, str | None] = {}
+    for key, value in fields.items():
+        kind = key[0]
+        if kind == "player" and value is not None:
+            seats.setdefault(key[1], {})["player"] = value
+        elif kind in ("row", "points_row", "wish", "wish_cards"):
+            seats.setdefault(key[1], {}).setdefault(kind, {} if kind == "row" else None)
+            if kind == "row":
+                if value:
+                    seats[key[1]]["row"][key[2]] = tuple(value)
+            else:
+                seats[key[1]][kind] = value
+        elif kind == "pawns":
+            pawns.extend(PawnObservation(stone, key[1], big) for stone, big in value)
+        elif kind == "tile":
+            tiles[key[1]] = value
+        elif kind == "top":
+            tops[key[1]] = value
+    seat_obs = {}
+    for seat, d in seats.items():
+        if d.get("player") is None:
+            continue
+        seat_obs[seat] = SeatObservation(d["player"], dict(d.get("row") or {}), int(d.get("points_row") or 0),
+                                         dict(d.get("wish") or ()), tuple(d.get("wish_cards") or ()))
+    # Keep the seats in the template's order (the order players are listed in).
+    if template is not None:
+        order = list(template.seats) + [s for s in seat_obs if s not in template.seats]
+        seat_obs = {s: seat_obs[s] for s in order if s in seat_obs}
+    is_board = game == "keltis"
+    return Observation(game, board, True, None,
+                       tuple(sorted(pawns, key=lambda p: (p.player, p.stone, not p.big))) if is_board else None,
+                       tiles if is_board else None, seat_obs, tops)
+
+
+def suspicious_fields(ref: Fields, new: Fields, board: Any = None) -> set[FieldKey]:
+    """Changed fields that no move makes: a card changing inside a row, a tile vanishing where no pawn
+    stands, a pawn jumping back or changing colour, wish stones or cards going down. A real rule
+    break looks like this too, so such a change is not refused, only confirmed for longer (a
+    misread that happens to follow a hand must not become a move)."""
+    out: set[FieldKey] = set()
+    landed: set[str] = set()  # stones a pawn arrived on in this change
+    for key in new:
+        if key[0] == "pawns":
+            arrived = Counter(new[key]) - Counter(ref.get(key, ()))
+            landed.update(stone for stone, _ in arrived.elements())
+    for key in changed_fields(ref, new):
+        kind = key[0]
+        d = field_default(key)
+        old, cur = ref.get(key, d), new.get(key, d)
+        if kind == "row":
+            if tuple(cur[:len(old)]) != tuple(old) and tuple(cur) != tuple(old[:-1]):
+                out.add(key)
+        elif kind == "tile":
+            if not (cur is None and key[1] in landed and old is not None):
+                out.add(key)
+        elif kind in ("points_row",):
+            if cur < old:
+                out.add(key)
+        elif kind in ("wish", "wish_cards"):
+            old_c, cur_c = Counter(dict(old) if kind == "wish" else Counter(old)), \
+                Counter(dict(cur) if kind == "wish" else Counter(cur))
+            if old_c - cur_c:
+                out.add(key)
+        elif kind == "pawns":
+            lost = Counter(old) - Counter(cur)
+            gained = Counter(cur) - Counter(old)
+            if sum(lost.values()) != sum(gained.values()):
+                out.add(key)
+            elif board is not None:
+                for stone, big in gained.elements():
+                    if not any(b == big and stone in board.stones and src in board.stones
+                               and (board.steps(src, stone) or 0) > 0 for src, b in lost.elements()):
+                        out.add(key)
+                        break
+        elif kind in ("player", "meta"):
+            out.add(key)
+    return out
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """A newly accepted table state and how it was accepted."""
+
+    observation: Observation
+    fields: Fields = field(repr=False)
+    t: float                 # frame timestamp of acceptance
+    still_since: float       # timestamp of the first frame of the still period
+    hand: bool               # a hand (or a camera gap) came between the previous state and this one
+    frames: int              # frames that voted
+    quiet: int = 0           # hands that came and went, leaving the table as it was, since the last state
+    interval: float = 0.0    # seconds between frames lately (a slow camera merges turns more often)
+    pause: float | None = None  # how long the table rested before the reach that changed it
+
+
+class StableStateFilter:
+    """feed(obs, t) -> the new table state when one is accepted, else None (module docstring)."""
+
+    def __init__(self, config: TrackingConfig | None = None):
+        self.config = config or TrackingConfig()
+        self.reference: Fields | None = None
+        self.last_acceptance: Acceptance | None = None
+        self._window: deque[tuple[float, Fields, Observation]] = deque()
+        self._usable_since: float | None = None
+        self._unusable_run = 0
+        self._unusable_since: float | None = None
+        self._unusable_reason: str | None = None
+        self._hand = True   # nothing seen yet: the first still state counts as after a disturbance
+        self._last_t: float | None = None
+        self._last_usable_t: float | None = None
+        self._candidate: Fields | None = None
+        self._candidate_since = 0.0
+        self.frames_seen = 0
+        self.frames_unusable = 0
+        self.gaps = 0
+        # Hands over the table that left it unchanged: a turn may leave no trace (a card discarded
+        # onto its twin), and inference counts such turns instead of calling the next one out of turn.
+        self._disturbed = False
+        self.quiet = 0
+        self._pause: float | None = None
+        #: Set by the tracker (it knows the board): which changed fields need the longer confirmation.
+        self.suspicious: Callable[[Fields, Fields], set[FieldKey]] | None = None
+
+    # -- control from the tracker ------------------------------------------------------------------
+
+    def set_reference(self, obs: Observation | None, *, hand: bool = True) -> None:
+        """The table state the tracker holds now (after a resume, an undo or a correction)."""
+        self.reference = None if obs is None else observation_fields(obs)
+        self._candidate = None
+        self._hand = hand or self._hand
+        self.quiet = 0
+
+    def reset(self) -> None:
+        """Forget the frames seen (a hand, a camera gap, a new game): wait for fresh stillness."""
+        self._window.clear()
+        self._usable_since = None
+        self._candidate = None
+        self._hand = True
+        self._disturbed = True
+
+    # -- the stream --------------------------------------------------------------------------------
+
+    def feed(self, obs: Observation, t: float) -> Observation | None:
+        """Take one frame's observation at frame time `t`; return a newly accepted state or None."""
+        cfg = self.config
+        self.frames_seen += 1
+        if self._last_t is not None and (t - self._last_t > cfg.gap_seconds or t < self._last_t):
+            self.gaps += 1
+            self.reset()
+        self._last_t = t
+        if not obs.usable:
+            self.frames_unusable += 1
+            if self._unusable_run == 0:
+                self._unusable_since = t
+            self._unusable_run += 1
+            self._unusable_reason = obs.reason or "unusable"
+            if (self._unusable_run >= cfg.hand_min_frames
+                    or t - (self._unusable_since or t) >= cfg.hand_min_seconds - _EPS):
+                if self._usable_since is not None and self._unusable_since is not None:
+                    # How long the table rested before this reach (the last one before a new state
+                    # is the one that changed it: earlier reaches left the table as it was).
+                    self._pause = max(0.0, self._unusable_since - self._usable_since)
+                self.reset()
+            return None
+        self._unusable_run = 0
+        self._last_usable_t = t
+        fields = observation_fields(obs)
+        if self._usable_since is None:
+            self._usable_since = t
+        self._window.append((t, fields, obs))
+        horizon = t - max(cfg.window_seconds, cfg.still_seconds)
+        while self._window and self._window[0][0] < horizon - _EPS:
+            self._window.popleft()
+        return self._decide(t)
+
+    def _vote(self, t: float) -> tuple[Fields | None, int]:
+        cfg = self.config
+        # Every usable frame since the last hand (within window_seconds) votes: the longer the table
+        # has been still, the more frames outvote a misread that holds for a few of them.
+        recent = [(ft, f) for ft, f, _ in self._window]
+        need = cfg.min_frames
+        if len(recent) >= 2 and recent[-1][0] - recent[-2][0] >= cfg.slow_frame_seconds - _EPS:
+            need = 2  # a slow camera (≤ 2.5 fps): two frames a still_seconds apart are all there is
+        if len(recent) < need:
+            return None, len(recent)
+        keys: set[FieldKey] = set()
+        for _, f in recent:
+            keys.update(f)
+        consensus: Fields = {}
+        need = cfg.agree_fraction * len(recent) - _EPS
+        for key in keys:
+            d = field_default(key)
+            value, count = Counter(f.get(key, d) for _, f in recent).most_common(1)[0]
+            if count < need:
+                return None, len(recent)
+            if value != d or key[0] in ("tile", "top", "meta", "player"):
+                consensus[key] = value
+        return consensus, len(recent)
+
+    def _decide(self, t: float) -> Observation | None:
+        cfg = self.config
+        if self._usable_since is None or t - self._usable_since < cfg.still_seconds - _EPS:
+            return None
+        consensus, n = self._vote(t)
+        if consensus is None:
+            self._candidate = None
+            return None
+        if self.reference is not None and fields_equal(consensus, self.reference):
+            # The table is still and unchanged: whatever passed over it left no trace.
+            self._candidate = None
+            self._hand = False
+            if self._disturbed:
+                self._disturbed = False
+                self.quiet += 1
+            return None
+        if self._candidate is None or not fields_equal(consensus, self._candidate):
+            self._candidate = consensus
+            # Since when the table has read like this (the first frame of the window that shows
+            # every changed field as the consensus has it).
+            keys = changed_fields(self.reference, consensus) if self.reference is not None else []
+            since = t
+            for ft, f, _ in reversed(self._window):
+                if all(f.get(k, field_default(k)) == consensus.get(k, field_default(k)) for k in keys):
+                    since = ft
+                else:
+                    break
+            self._candidate_since = since
+        odd: set[FieldKey] = set()
+        if self.reference is not None and self.suspicious is not None:
+            odd = self.suspicious(self.reference, consensus)
+        if odd and self._hand and self.reference is not None:
+            # Take the move now without the odd fields; those wait for the longer confirmation.
+            partial = {k: v for k, v in consensus.items() if k not in odd}
+            for k in odd:
+                if k in self.reference:
+                    partial[k] = self.reference[k]
+            if not fields_equal(partial, self.reference):
+                return self._accept(partial, t, n)
+        if (not self._hand or odd) and self.reference is not None:
+            if t - self._candidate_since < cfg.still_seconds_without_hand - _EPS:
+                return None
+        return self._accept(consensus, t, n)
+
+    def _accept(self, consensus: Fields, t: float, n: int) -> Observation:
+        cfg = self.config
+        template = self._window[-1][2]
+        obs = fields_to_observation(consensus, template)
+        times = [ft for ft, _, _ in self._window]
+        steps = sorted(b - a for a, b in zip(times, times[1:]))
+        interval = steps[len(steps) // 2] if steps else 0.0
+        self.last_acceptance = Acceptance(obs, consensus, t, max(self._usable_since, t - cfg.still_seconds),
+                                          self._hand, n, self.quiet, round(interval, 3),
+                                          None if self._pause is None else round(self._pause, 3))
+        self.reference = consensus
+        self._candidate = None
+        self._hand = False
+        self._disturbed = False
+        self.quiet = 0
+        self._pause = None
+        return obs
+
+    # -- status ------------------------------------------------------------------------------------
+
+    def status(self, now: float | None = None) -> dict[str, Any]:
+        """{"state": "tracking"|"waiting"|"paused", "reason", "since"} at frame time `now`."""
+        now = self._last_t if now is None else now
+        if self._last_t is None:
+            return {"state": "waiting", "reason": "no frames yet", "since": None}
+        if self._unusable_run:
+            since = self._unusable_since
+            if now is not None and since is not None and now - since >= self.config.paused_after_seconds:
+                return {"state": "paused", "reason": self._unusable_reason, "since": since}
+            return {"state": "waiting", "reason": self._unusable_reason, "since": since}
+        if self._usable_since is None or (now is not None and now - self._usable_since < self.config.still_seconds):
+            return {"state": "waiting", "reason": "table moving", "since": self._usable_since}
+        return {"state": "tracking", "reason": None, "since": self._usable_since}

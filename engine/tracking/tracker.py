@@ -1,0 +1,494 @@
+"""GameTracker: the live game (TRACKING_API.md) — frames in, moves, warnings and scores out, on disk.
+
+feed() runs in the pipeline thread; snapshot(), wait(), correct(), undo() and new_game() come from
+HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land.
+
+Every input (an accepted table state, a correction, an undo, a new game) is written to the
+EventStore together with what it caused (moves, warnings, scores, the end of the game) in one
+SQLite transaction, and only then shown: after a crash the database holds each input with all of
+its consequences or neither. On start the tracker folds the latest game's inputs again (model.py)
+and so resumes exactly where it was; the ids of live events are the SQLite event ids.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from ..errors import MalformedInput
+from ..observation import Observation
+from .config import TrackingConfig
+from .games import Setup
+from .model import CORRECTION_KINDS, GameModel, Input, Journal, TurnRecord, summarize, turn_text
+from .stability import StableStateFilter, suspicious_fields
+from .store import EventStore
+
+#: Stored kinds that are inputs of the fold; the others are what the inputs caused.
+INPUT_KINDS = ("game", "state", "correction", "undo")
+RECENT_EVENTS = 4096
+
+
+@dataclass(frozen=True)
+class LiveEvent:
+    """TRACKING_API.md LiveEvent: id (the SQLite event id), type and JSON data."""
+
+    id: int
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """{"id", "type", "data"}."""
+        return {"id": self.id, "type": self.type, "data": self.data}
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def move_json(model: GameModel, turn: TurnRecord) -> dict[str, Any]:
+    """One move as the page shows it (TRACKING_API.md moves[] item, extended)."""
+    violations = turn.violations()
+    return {"id": turn.move_id, "seat": turn.seat, "player": model.setup.seats.get(turn.seat),
+            "name": model.setup.name(turn.seat), "text": turn_text(model.rules, model.setup, turn),
+            "legal": not violations, "violations": [v.to_json() for v in violations],
+            "t": round(turn.t, 3), "t_start": round(turn.t_start, 3), "frame": turn.frame,
+            "complete": not turn.open, "confidence": round(turn.confidence, 2), "note": turn.note,
+            "silent": turn.silent, "summary": summarize(model.rules, turn),
+            "details": [e.text for e in turn.report.changes if e.seat in (turn.seat, None)][:12]}
+
+
+class GameTracker:
+    """The live game behind the phone page and the replay command (module docstring)."""
+
+    def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
+                 config: TrackingConfig | None = None, observer: str | None = None):
+        self.store = store
+        self.clock = clock
+        self.config = config or TrackingConfig()
+        self.observer = observer
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self.filter = StableStateFilter(self.config)
+        self._recent: deque[LiveEvent] = deque(maxlen=RECENT_EVENTS)
+        self._source_status: dict[str, Any] = {}
+        self._filter_state: str | None = None
+        self._reset_game_state()
+        self.last_event_id = store.last_event_id()
+        self._resume()
+
+    # -- state ------------------------------------------------------------------------------
+
+    def _reset_game_state(self) -> None:
+        self.game_id: int | None = None
+        self.setup: Setup | None = None
+        self.started: str | None = None
+        self.journal: Journal | None = None
+        self.announced_moves: dict[int, dict[str, Any]] = {}
+        self.announced_warnings: dict[tuple, dict[str, Any]] = {}
+        self.warning_order: list[tuple] = []
+        self.announced_score: dict[str, Any] | None = None
+        self.announced_over: dict[str, Any] | None = None
+        self.resumed = False
+        self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
+
+    def _resume(self) -> None:
+        """Rebuild the latest game from the database (nothing to do on an empty one)."""
+        game = self.store.latest_game()
+        if game is None:
+            return
+        events = self.store.events(game=game)
+        stack: list[Input] = []
+        setup = None
+        started = None
+        journal: Journal | None = None
+        for e in events:
+            if e.kind == "game":
+                setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}")
+                started = e.payload.get("started")
+                journal = Journal(setup, self.config)
+            elif e.kind == "state":
+                if journal is None:
+                    continue
+                gone = set(e.payload.get("revises") or ())
+                stack = [i for i in stack if i.id not in gone]
+                stack.append(journal.make_state(e.payload, e.id))
+            elif e.kind == "correction":
+                stack.append(Input(e.id, "correction", e.payload))
+            elif e.kind == "undo":
+                gone = set(e.payload.get("undone") or ())
+                stack = [i for i in stack if i.id not in gone]
+            elif e.kind == "move":
+                if e.payload.get("removed"):
+                    self.announced_moves.pop(e.payload["id"], None)
+                else:
+                    self.announced_moves[e.payload["id"]] = e.payload
+            elif e.kind == "warning":
+                key = tuple(e.payload["key"])
+                if key not in self.announced_warnings:
+                    self.warning_order.append(key)
+                self.announced_warnings[key] = e.payload
+            elif e.kind == "score":
+                self.announced_score = e.payload.get("scores")
+            elif e.kind == "game-over":
+                self.announced_over = e.payload if e.payload.get("over", True) else None
+        if setup is None or journal is None:
+            return
+        for inp in stack:
+            journal.add(inp)
+        self.game_id, self.setup, self.started, self.journal = game, setup, started, journal
+        self.resumed = True
+        model = journal.model
+        self.filter.set_reference(model.raw, hand=True)
+        self._arm_filter()
+        # Whatever the fold says now that was not announced before the stop (none, unless the
+        # code changed in between) is announced now, so the database matches the state.
+        derived = self._announcements(model, model.last_t or 0.0)
+        if derived:
+            self._commit([], derived)
+
+    # -- the contract -----------------------------------------------------------------------
+
+    def new_game(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """Start a new game (TRACKING_API.md); the previous one stays in the database."""
+        parsed = Setup.from_json(setup, "setup")
+        with self._cond:
+            started = _now_iso()
+            payload = {"setup": parsed.to_json(), "started": started, "observer": self.observer}
+            game_id, event_id = self.store.new_game(parsed.to_json(), started, payload)
+            self._reset_game_state()
+            self.game_id, self.setup, self.started = game_id, parsed, started
+            self.journal = Journal(parsed, self.config)
+            self.filter.set_reference(None, hand=True)
+            self.filter.reset()
+            self._arm_filter()
+            self._publish([LiveEvent(event_id, "game", payload)])
+            derived = self._announcements(self.journal.model, 0.0)
+            if derived:
+                self._commit([], derived)
+            return self._snapshot_locked()
+
+    def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
+        """One frame's observation at frame time t (pipeline thread)."""
+        with self._cond:
+            accepted = self.filter.feed(obs, t)
+            out = self._status_events(t)
+            if accepted is None:
+                return out
+            if self.journal is None:
+                if not self._auto_setup(accepted):
+                    return out
+            acc = self.filter.last_acceptance
+            payload = {"raw": accepted.to_json(), "t": round(t, 4), "frame": frame_index,
+                       "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
+                       "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
+                       "still_since": round(acc.still_since, 4) if acc else None}
+            return out + self._add_state(payload)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole live state as JSON (TRACKING_API.md snapshot)."""
+        with self._lock:
+            return self._snapshot_locked()
+
+    def wait(self, after_id: int, timeout: float) -> list[LiveEvent]:
+        """Events newer than after_id, blocking up to timeout seconds for the first one."""
+        deadline = time.monotonic() + max(0.0, float(timeout))
+        with self._cond:
+            while True:
+                if self.last_event_id > after_id:
+                    return self._events_after(after_id)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._cond.wait(remaining)
+
+    def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
+        """Apply a correction (the web layer checked the PIN); returns the new snapshot."""
+        if not isinstance(correction, dict):
+            raise MalformedInput(f"expected an object, got {correction!r}", source="correction")
+        kind = correction.get("kind")
+        if kind not in CORRECTION_KINDS:
+            raise MalformedInput(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
+                                 source="correction", field="kind")
+        with self._cond:
+            journal = self._need_game()
+            trial = journal.model.clone()
+            text = trial.correct(correction, trial.last_t)  # raises for a correction that cannot apply
+            payload = {"correction": dict(correction), "text": text, "t": trial.last_t}
+            before = self._save()
+            try:
+                journal.add(Input(None, "correction", payload))
+                ids = self._commit([("correction", payload)], self._announcements(journal.model, trial.last_t or 0.0))
+                journal.inputs[-1].id = ids[0]
+            except BaseException:
+                self._restore(before)
+                raise
+            if kind in ("seats",):
+                self.setup = journal.model.setup
+            return self._snapshot_locked()
+
+    def undo(self) -> dict[str, Any]:
+        """Undo the last move: back to the table before it (the camera then reads the table again)."""
+        with self._cond:
+            journal = self._need_game()
+            model = journal.model
+            if not model.turns:
+                raise LookupError("there is no move to undo")
+            n = len(model.turns)
+            first = None
+            for i in range(len(journal.inputs) - 1, -1, -1):
+                if len(journal.models[i].turns) < n:
+                    first = i
+                    break
+            if first is None:
+                raise LookupError("there is no move to undo")
+            undone = [inp.id for inp in journal.inputs[first:] if inp.id is not None]
+            payload = {"undone": undone, "move_id": n, "text": f"move {n} undone"}
+            before = self._save()
+            try:
+                journal.pop(undone)
+                self._commit([("undo", payload)], self._announcements(journal.model, journal.model.last_t or 0.0))
+            except BaseException:
+                self._restore(before)
+                raise
+            self.filter.set_reference(journal.model.raw, hand=True)
+            return self._snapshot_locked()
+
+    # -- extensions --------------------------------------------------------------------------
+
+    def finish(self, reason: str = "recording ended") -> list[LiveEvent]:
+        """The stream is over (end of a replay): a card game in its last plays, or a board game whose
+        draw pile the tracker counts as empty, ends here."""
+        with self._cond:
+            if self.journal is None:
+                return []
+            model = self.journal.model
+            if model.phase == "over":
+                return []
+            if model.phase == "final" or (self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0):
+                before = self.last_event_id
+                self.correct({"kind": "end", "reason": reason})
+                return self._events_after(before)
+            return []
+
+    def set_source_status(self, status: dict[str, Any]) -> None:
+        """The pipeline's view of the camera or recording (shown in snapshot()["status"])."""
+        with self._lock:
+            self._source_status = dict(status)
+
+    def events(self, after_id: int = 0) -> list[LiveEvent]:
+        """Stored events newer than after_id (no waiting)."""
+        with self._lock:
+            return self._events_after(after_id)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _arm_filter(self) -> None:
+        """Give the stability filter the board, so it can tell odd changes from moves."""
+        board = self.journal.model.rules.board if self.journal is not None else None
+        self.filter.suspicious = lambda ref, new: suspicious_fields(ref, new, board)
+
+    def _need_game(self) -> Journal:
+        if self.journal is None:
+            raise LookupError("no game is being tracked: start one first")
+        return self.journal
+
+    def _auto_setup(self, obs: Observation) -> bool:
+        """No game was set up: start one from what the camera sees (seats and game)."""
+        seats = {seat: s.player for seat, s in obs.seats.items()}
+        if not 2 <= len(seats) <= 4:
+            return False
+        setup = {"game": obs.game, "board": obs.board, "seats": seats, "rules": {}}
+        try:
+            self.new_game(setup)
+        except MalformedInput:
+            return False
+        return True
+
+    def _save(self) -> tuple:
+        j = self.journal
+        return (list(j.inputs), list(j.models)) if j else ((), ())
+
+    def _restore(self, saved: tuple) -> None:
+        if self.journal is not None:
+            self.journal.inputs, self.journal.models = list(saved[0]), list(saved[1])
+
+    def _add_state(self, payload: dict[str, Any]) -> list[LiveEvent]:
+        journal = self.journal
+        assert journal is not None
+        before = self._save()
+        try:
+            target = journal.revision_target(payload["hand"])
+            if target is not None:
+                payload["revises"] = [target.id]
+                journal.pop([target.id])
+            inp = journal.make_state(payload)
+            journal.add(inp)
+            model = journal.model
+            data = dict(payload)
+            data["frame_index"] = payload.get("frame")
+            data["table"] = model.table.to_json() if model.table is not None else None
+            ids = self._commit([("state", data)], self._announcements(model, payload["t"]))
+            inp.id = ids[0]
+        except BaseException:
+            self._restore(before)
+            raise
+        return self._events_after(ids[0] - 1)
+
+    def _announcements(self, model: GameModel, t: float) -> list[tuple[str, dict[str, Any]]]:
+        """What changed for the page since the last announcement: moves, warnings, score, end."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
+        for move_id in sorted(moves_now):
+            if self.announced_moves.get(move_id) != moves_now[move_id]:
+                out.append(("move", moves_now[move_id]))
+                self.announced_moves[move_id] = moves_now[move_id]
+        for move_id in sorted(set(self.announced_moves) - set(moves_now)):
+            out.append(("move", {"id": move_id, "removed": True}))
+            del self.announced_moves[move_id]
+        present: dict[tuple, dict[str, Any]] = {}
+        for turn in model.turns:
+            for v in turn.violations():
+                key = (turn.move_id, v.code, v.seat)
+                present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
+                                         "move_id": turn.move_id})
+        for key, w in present.items():
+            old = self.announced_warnings.get(key)
+            if old is None:
+                data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
+                        "key": list(key)}
+                self.warning_order.append(key)
+            elif old.get("withdrawn") or old.get("message") != w["message"]:
+                data = {**old, "message": w["message"], "withdrawn": False}
+            else:
+                continue
+            self.announced_warnings[key] = data
+            out.append(("warning", data))
+        for key, old in self.announced_warnings.items():
+            if key not in present and not old.get("withdrawn"):
+                data = {**old, "withdrawn": True}
+                self.announced_warnings[key] = data
+                out.append(("warning", data))
+        sheet = model.score_sheet()
+        scores = sheet.to_json() if sheet is not None else None
+        if scores != self.announced_score:
+            self.announced_score = scores
+            out.append(("score", {"scores": scores,
+                                  "totals": {s: p["total"] for s, p in (scores or {}).get("scores", {}).items()},
+                                  "move_id": model.turns[-1].move_id if model.turns else 0}))
+        over = None
+        if model.phase == "over" and scores is not None:
+            over = {"over": True, "reason": model.end_reason, "winners": scores["winners"],
+                    "totals": {s: p["total"] for s, p in scores["scores"].items()}}
+        if over != self.announced_over:
+            out.append(("game-over", over if over is not None else {"over": False}))
+            self.announced_over = over
+        return out
+
+    def _commit(self, inputs: list[tuple[str, dict[str, Any]]],
+                derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Write inputs and their consequences in one transaction, then publish them."""
+        assert self.game_id is not None
+        items = inputs + derived
+        ids = self.store.append_many(self.game_id, items)
+        self._publish([LiveEvent(i, kind, payload) for i, (kind, payload) in zip(ids, items)])
+        return ids
+
+    def _publish(self, events: list[LiveEvent]) -> None:
+        for e in events:
+            self._recent.append(e)
+            self.last_event_id = max(self.last_event_id, e.id)
+        self._cond.notify_all()
+
+    def _events_after(self, after_id: int) -> list[LiveEvent]:
+        if self._recent and self._recent[0].id <= after_id + 1:
+            return [e for e in self._recent if e.id > after_id]
+        return [LiveEvent(e.id, e.kind, e.payload) for e in self.store.events(after_id)]
+
+    def _status_events(self, t: float) -> list[LiveEvent]:
+        status = self.filter.status(t)
+        if status["state"] == self._filter_state:
+            return []
+        changed = self._filter_state is not None and "paused" in (status["state"], self._filter_state)
+        self._filter_state = status["state"]
+        if not changed or self.game_id is None:
+            return []
+        data = {"tracking": status, "t": round(t, 3)}
+        ids = self.store.append_many(self.game_id, [("status", data)])
+        event = LiveEvent(ids[0], "status", data)
+        self._publish([event])
+        return [event]
+
+    def _snapshot_locked(self) -> dict[str, Any]:
+        journal = self.journal
+        if journal is None or self.setup is None:
+            return {"event_id": self.last_event_id, "game": None, "turn": None, "game_over": False,
+                    "end_reason": None, "scores": None, "moves": [], "warnings": [], "score_history": [],
+                    "table": None, "status": self._status()}
+        model = journal.model
+        sheet = model.score_sheet()
+        game = {**model.setup.to_json(), "started": self.started, "observer": self.observer}
+        warnings = [dict(self.announced_warnings[k]) for k in self.warning_order if k in self.announced_warnings]
+        for w in warnings:
+            w.pop("key", None)
+        return {
+            "event_id": self.last_event_id,
+            "game": game,
+            "turn": model.turn(),
+            "phase": model.phase,
+            "game_over": model.phase == "over",
+            "end_reason": model.end_reason,
+            "final_queue": list(model.final_queue),
+            "scores": sheet.to_json() if sheet is not None else None,
+            "moves": [dict(self._move_json(model, turn)) for turn in model.turns],
+            "warnings": warnings,
+            "score_history": self._score_history(model),
+            "table": model.table.to_json() if model.table is not None else None,
+            "draw_pile": {"estimate": model.draw_pile_left() if model.table is not None else None,
+                          "empty": model.table is not None and model.draw_pile_left() <= 0},
+            "notes": list(model.notes[-5:]),
+            "status": self._status(),
+        }
+
+    def _move_json(self, model: GameModel, turn: TurnRecord) -> dict[str, Any]:
+        # Moves are re-sent only when they change; their JSON is cached per record (and names).
+        names = repr(sorted(model.setup.names.items())) + repr(sorted(model.setup.seats.items()))
+        hit = self._move_cache.get(turn.move_id)
+        if hit is not None and hit[0] is turn and hit[1] == names:
+            return hit[2]
+        data = move_json(model, turn)
+        self._move_cache[turn.move_id] = (turn, names, data)
+        return data
+
+    @staticmethod
+    def _score_history(model: GameModel) -> list[dict[str, Any]]:
+        first = {s: 0 for s in model.setup.order}
+        if model.turns:
+            first = {s: 0 for s in model.turns[0].totals} or first
+            try:
+                base = model.rules.score(model.turns[0].base, {}, False)
+                first = {s: p.total for s, p in base.scores.items()}
+            except MalformedInput:
+                pass
+        elif model.table is not None:
+            first = model.totals()
+        return [{"move_id": 0, "totals": first}] + [{"move_id": t.move_id, "totals": dict(t.totals)}
+                                                    for t in model.turns]
+
+    def _status(self) -> dict[str, Any]:
+        return {"observer": self.observer, "tracking": self.filter.status(),
+                "frames": self.filter.frames_seen, "unusable": self.filter.frames_unusable,
+                "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
+
+
+def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observer: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> GameTracker:
+    """The tracker of a data directory (keltis-cam serve): resumes its latest game."""
+    from .store import default_db_path
+
+    return GameTracker(EventStore(default_db_path(data_dir)), config=config, observer=observer, clock=clock)
+
+
+__all__ = ["GameTracker", "LiveEvent", "open_tracker", "move_json"]

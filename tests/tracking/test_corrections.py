@@ -1,0 +1,140 @@
+"""Corrections and undo (deliverable 6): they are events, scores recompute, misreads stop mattering."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine.errors import MalformedInput
+from engine.tracking.model import CorrectionError
+
+from conftest import feed, game, make_tracker
+
+SIM = game("keltis", "base", 3, 111, max_moves=45)
+
+
+def started():
+    tracker = make_tracker()
+    tracker.new_game(SIM.setup)
+    feed(tracker, SIM, finish=False)
+    return tracker
+
+
+def totals(snap):
+    return {s: p["total"] for s, p in snap["scores"]["scores"].items()}
+
+
+def test_correct_a_row_recomputes_scores_and_is_an_event():
+    sim = game("keltis-card", None, 2, 112, max_moves=30)
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim, finish=False)
+    snap = tracker.snapshot()
+    seat = next(s for s, seat in snap["table"]["seats"].items() if seat["rows"])
+    colour, row = next(iter(snap["table"]["seats"][seat]["rows"].items()))
+    before = totals(snap)[seat]
+    last = tracker.last_event_id
+    after = tracker.correct({"kind": "row", "seat": seat, "colour": colour, "cards": row + [row[-1]] * 3})
+    assert after["table"]["seats"][seat]["rows"][colour] == row + [row[-1]] * 3
+    assert totals(after)[seat] != before                      # the card game scores rows by length
+    kinds = [e.type for e in tracker.events(last)]
+    assert kinds[0] == "correction" and "score" in kinds
+
+
+def test_correction_fixes_a_persistent_misread_and_its_warning_is_withdrawn():
+    """A card the camera keeps misreading: the player fixes it on the page; the fix holds while the
+    camera keeps misreading, and the warning the misread caused is withdrawn."""
+    tracker = make_tracker()
+    tracker.new_game(SIM.setup)
+    k = next(k for k, t in enumerate(SIM.turns) if t.moves[0]["move"] == "lay" and k > 3)
+    lay = SIM.turns[k].moves[0]
+    seat, colour = lay["seat"], lay["colour"]
+    good_row = list(SIM.frames[SIM.turns[k].frame][1].seats[seat].rows[colour])
+    bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
+
+    def misread(obs):
+        if not obs.usable or seat not in obs.seats:
+            return obs
+        row = list(obs.seats[seat].rows.get(colour, ()))
+        if len(row) >= len(good_row) and row[:len(good_row)] == good_row:
+            row[len(good_row) - 1] = bad_value
+            s = obs.seats[seat]
+            return dataclasses.replace(obs, seats={**obs.seats, seat: dataclasses.replace(
+                s, rows={**s.rows, colour: tuple(row)})})
+        return obs
+
+    for i, (t, obs) in enumerate(SIM.frames[:SIM.turns[k].frame + 20]):
+        tracker.feed(misread(obs), t, i)
+    snap = tracker.snapshot()
+    assert snap["table"]["seats"][seat]["rows"][colour][len(good_row) - 1] == bad_value
+    tracker.correct({"kind": "row", "seat": seat, "colour": colour, "cards": good_row})
+    for i, (t, obs) in enumerate(SIM.frames[SIM.turns[k].frame + 20:], start=SIM.turns[k].frame + 20):
+        tracker.feed(misread(obs), t, i)
+    snap = tracker.snapshot()
+    assert snap["table"]["seats"][seat]["rows"][colour][:len(good_row)] == good_row
+    assert [w for w in snap["warnings"] if not w["withdrawn"]] == []
+    clean = make_tracker()
+    clean.new_game(SIM.setup)
+    feed(clean, SIM, finish=False)
+    assert totals(snap) == totals(clean.snapshot())
+
+
+def test_set_a_pawn_and_a_tile():
+    tracker = started()
+    snap = tracker.snapshot()
+    pawn = next(p for p in snap["table"]["pawns"] if p["big"] and p["stone"] != "start")
+    before = totals(snap)
+    board_next = "r9" if pawn["stone"] != "r9" else "b9"
+    after = tracker.correct({"kind": "pawn", "player": pawn["player"], "big": True, "to": board_next})
+    moved = [p for p in after["table"]["pawns"] if p["player"] == pawn["player"] and p["big"]]
+    assert [p["stone"] for p in moved] == [board_next]
+    seat = next(s for s, p in SIM.setup["seats"].items() if p == pawn["player"])
+    assert totals(after)[seat] != before[seat]
+    spot = next(s for s, code in after["table"]["tiles"].items() if code is not None)
+    after = tracker.correct({"kind": "tile", "stone": spot, "tile": None})
+    assert after["table"]["tiles"][spot] is None
+
+
+def test_undo_the_last_move_recomputes_and_the_camera_reads_the_table_again():
+    tracker = started()
+    snap = tracker.snapshot()
+    n = len(snap["moves"])
+    last = tracker.last_event_id
+    after = tracker.undo()
+    assert len(after["moves"]) == n - 1
+    assert after["score_history"] == snap["score_history"][:n]
+    kinds = [e.type for e in tracker.events(last)]
+    assert kinds[0] == "undo" and "move" in kinds
+    # the table still shows the move: after a still moment the tracker takes it again
+    t, obs = SIM.frames[-1]
+    for k in range(10):
+        tracker.feed(obs, t + 1 + k * 0.2, len(SIM.frames) + k)
+    assert len(tracker.snapshot()["moves"]) == n
+    with pytest.raises(LookupError):
+        make_tracker().undo()
+
+
+def test_declare_seats_names_and_the_end():
+    tracker = started()
+    seats = SIM.setup["seats"]
+    swapped = dict(zip(seats, reversed(list(seats.values()))))
+    snap = tracker.correct({"kind": "seats", "seats": swapped, "names": {list(seats)[0]: "Anna"}})
+    assert snap["game"]["seats"] == swapped and snap["game"]["names"] == {list(seats)[0]: "Anna"}
+    assert snap["moves"][0]["text"].startswith("Anna") or list(seats)[0] != snap["moves"][0]["seat"]
+    snap = tracker.correct({"kind": "end", "reason": "draw-pile"})
+    assert snap["game_over"] and snap["end_reason"] == "draw-pile" and snap["scores"]["final"]
+    with pytest.raises(ValueError):
+        tracker.correct({"kind": "end"})
+    snap = tracker.correct({"kind": "end", "ended": False})
+    assert not snap["game_over"]
+
+
+def test_bad_corrections_are_refused_and_change_nothing():
+    tracker = started()
+    before = tracker.snapshot()
+    for bad in ({"kind": "teleport"}, {"kind": "row", "seat": "south", "colour": "purple", "cards": []},
+                {"kind": "pawn", "player": "black", "to": "nowhere"}, {"kind": "tile", "stone": "start"},
+                {"kind": "seats", "seats": {"south": "black"}}, "not an object"):
+        with pytest.raises((MalformedInput, CorrectionError)):
+            tracker.correct(bad)  # type: ignore[arg-type]
+    assert tracker.snapshot()["event_id"] == before["event_id"]

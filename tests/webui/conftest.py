@@ -1,0 +1,47 @@
+"""Fixtures for the web layer (helpers and the fake tracker live in webui_fakes.py)."""
+from __future__ import annotations
+
+import pytest
+
+from webui.app import create_app
+from webui.config import WebConfig
+from webui_fakes import PIN, FakeTracker, LiveServer, login
+
+
+@pytest.fixture
+def tracker() -> FakeTracker:
+    return FakeTracker()
+
+
+@pytest.fixture
+def config() -> WebConfig:
+    """Fast heartbeats so stream tests never wait long."""
+    return WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05)
+
+
+@pytest.fixture
+def app(tracker: FakeTracker, config: WebConfig):
+    app = create_app(tracker, pin=PIN, config=config)
+    app.testing = True
+    yield app
+    app.extensions["keltis"].broadcaster.stop()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def table_client(app):
+    """A client logged in as the table, with `.csrf` set."""
+    c = app.test_client()
+    c.csrf = login(c)
+    return c
+
+
+@pytest.fixture
+def live_server(app):
+    server = LiveServer(app)
+    yield server
+    server.close()

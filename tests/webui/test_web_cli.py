@@ -1,0 +1,102 @@
+"""`keltis-cam serve`: the command, its choice of source, and a real server process end to end."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from engine.errors import MalformedInput
+from keltis_cam.cli import build_parser
+from webui import cli
+from webui_replay import write_replay_session
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def session_folder(tmp_path_factory):
+    return write_replay_session(tmp_path_factory.mktemp("cli") / "session")
+
+
+def test_serve_is_a_keltis_cam_command():
+    args = build_parser().parse_args(["serve", "--source", "opencv:0", "--port", "9000", "--host", "127.0.0.1"])
+    assert args.func is cli.cmd_serve and args.port == 9000 and args.source == "opencv:0"
+
+
+def test_source_choice(monkeypatch, tmp_path, session_folder):
+    assert cli.choose_source("opencv:1", "picamera2") == ("opencv:1", "--source")
+    assert cli.choose_source(None, "picamera2")[0] == "picamera2"
+    monkeypatch.setattr(cli, "pi_camera_present", lambda: False)
+    monkeypatch.setattr(cli, "FIXTURES", session_folder.parent)
+    spec, why = cli.choose_source(None, None)
+    assert spec == f"replay:{session_folder}" and "no camera" in why
+    monkeypatch.setattr(cli, "FIXTURES", tmp_path / "empty")
+    with pytest.raises(MalformedInput, match="no camera found"):
+        cli.choose_source(None, None)
+    monkeypatch.setattr(cli, "pi_camera_present", lambda: True)
+    assert cli.choose_source(None, None)[0] == "picamera2"
+
+
+def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    env = {**os.environ, "KELTIS_CAM_CONFIG": "/nonexistent/keltis-test-config.toml"}
+    return subprocess.run([sys.executable, "-m", "keltis_cam", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=env)
+
+
+def test_malformed_arguments_exit_2_naming_them(session_folder, tmp_path):
+    bad_pin = run_cli("serve", "--source", f"replay:{session_folder}", "--pin", "12ab", "--data-dir", str(tmp_path))
+    assert bad_pin.returncode == 2 and "PIN" in bad_pin.stderr
+    missing = run_cli("serve", "--source", f"replay:{tmp_path / 'nowhere'}", "--data-dir", str(tmp_path))
+    assert missing.returncode == 2 and "nowhere" in missing.stderr
+
+
+def get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+def test_serve_runs_the_pipeline_and_the_server_until_sigterm(session_folder, tmp_path):
+    env = {**os.environ, "KELTIS_CAM_CONFIG": "/nonexistent/keltis-test-config.toml", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "keltis_cam", "serve", "--source", f"replay:{session_folder}",
+                             "--host", "127.0.0.1", "--port", "0", "--pin", "1357", "--speed", "fast",
+                             "--no-loop", "--data-dir", str(tmp_path / "data")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    try:
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            m = re.search(r"Open on phones.*?(http://\S+)", line)
+            url = m.group(1) if m else None
+        assert url, proc.stderr.read() if proc.poll() is not None else "no address printed"
+        state = {}
+        while time.monotonic() < deadline:
+            state = get_json(url + "api/state")
+            if len(state["moves"]) >= 3:
+                break
+            time.sleep(0.2)
+        assert len(state["moves"]) >= 3 and state["game"]["observer"] == "truth"
+        health = get_json(url + "healthz")
+        assert health["ok"] and health["pipeline"]["observer"] == "truth"
+        html = urllib.request.urlopen(url, timeout=5).read().decode()
+        assert "initial-state" in html
+        assert (tmp_path / "data" / "web-secret.key").exists()  # --data-dir keeps the table logins
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, err
+    assert "stopping" in err

@@ -1,0 +1,73 @@
+"""A real replayed session behind the web app: the tracking's GameTracker (SQLite store), the truth
+observer and the Pipeline, stepped frame by frame so page tests can wait for a move or a warning.
+
+Sessions come from the tracking's synthesizer (engine.tracking.synth: a seeded game filmed as
+observed states, tiny dummy JPEGs), cut to the first frames so they are quick to write.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+#: A base-board game for three: its first two moves are legal, the fifth breaks a rule (wrong-colour).
+DEMO = {"game": "keltis", "board": "base", "players": 3, "seed": 5, "illegal_rate": 0.35}
+
+
+def write_replay_session(folder: Path, *, max_frames: int = 400, **game: Any) -> Path:
+    """A recorded session (FORMATS §3) of the first `max_frames` frames of a simulated game."""
+    from engine.tracking.synth import TINY_JPEG, simulate_game
+    from vision.session import SessionInfo, SessionWriter
+
+    spec = {**DEMO, **game}
+    sim = simulate_game(spec["game"], spec["board"], spec["players"], spec["seed"],
+                        illegal_rate=spec["illegal_rate"])
+    info = SessionInfo(game=sim.setup["game"], board=sim.setup["board"], seats=dict(sim.setup["seats"]),
+                       rules=dict(sim.setup.get("rules") or {}), source="simulator")
+    with SessionWriter(folder, info, overwrite=True) as writer:
+        for i, t, obs in sim.observations():
+            if i >= max_frames:
+                break
+            writer.add_frame(TINY_JPEG, t, truth=obs.to_json())
+    return folder
+
+
+class SteppedReplay:
+    """The real pipeline over a session, advanced by the test (`step_until`)."""
+
+    def __init__(self, session_folder: Path, data_dir: Path):
+        from engine.tracking.observers import make_observer
+        from engine.tracking.pipeline import Pipeline, SessionFrames
+        from engine.tracking.store import EventStore, default_db_path
+        from engine.tracking.tracker import GameTracker
+        from vision.session import open_session
+
+        self.session = open_session(session_folder)
+        info = self.session.info
+        self.setup = {"game": info.game, "board": info.board, "seats": dict(info.seats), "rules": dict(info.rules)}
+        self.observer = make_observer("truth", self.session)
+        self.store = EventStore(default_db_path(data_dir))
+        self.tracker = GameTracker(self.store, observer="truth")
+        self.tracker.new_game(self.setup)
+        source = SessionFrames(self.session)
+        self.frames = list(source.frames())
+        self.pipeline = Pipeline(source, self.observer, self.tracker)
+        self.position = 0
+
+    def step_until(self, done: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        """Feed frames until `done(snapshot)`; fails naming `what` if the session runs out first."""
+        snap = self.tracker.snapshot()
+        while not done(snap):
+            if self.position >= len(self.frames):
+                raise AssertionError(f"the session ended before {what}")
+            self.pipeline.step(self.frames[self.position])
+            self.position += 1
+            snap = self.tracker.snapshot()
+        return snap
+
+    def moves(self, n: int) -> dict[str, Any]:
+        """Feed frames until at least n complete moves were read."""
+        return self.step_until(lambda s: sum(1 for m in s["moves"] if m.get("complete", True)) >= n,
+                               f"{n} complete moves")
+
+    def close(self) -> None:
+        self.store.close()

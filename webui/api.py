@@ -1,0 +1,161 @@
+"""The JSON API: GET /api/state, POST /api/game, /api/corrections, /api/undo, and /healthz.
+
+Every POST has already passed the PIN/CSRF guard (app.py). A body that cannot be used gets 400
+(415 when it is not JSON) with the reason, and the tracker is not called.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from engine.errors import MalformedInput
+
+from .app import deps, error_response
+from .validate import setup_options, validate_correction, validate_setup
+
+log = logging.getLogger(__name__)
+bp = Blueprint("api", __name__)
+
+
+def json_body(*, optional: bool = False) -> Any:
+    """The request's JSON body; raises MalformedInput (→ 400/415) when it is not one."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        if optional:
+            return {}
+        raise MalformedInput("the request has no body; expected a JSON object", source="request body")
+    if request.mimetype != "application/json":
+        raise UnsupportedBody(f"expected Content-Type application/json, got {request.mimetype or 'none'!r}")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise MalformedInput(f"not valid JSON: {getattr(exc, 'msg', exc)}{where}", source="request body") from None
+
+
+class UnsupportedBody(MalformedInput):
+    """A body that is not JSON at all (415)."""
+
+
+def state_with_pipeline() -> dict[str, Any]:
+    """The tracker's live snapshot, plus the pipeline's status when there is a pipeline."""
+    d = deps()
+    snap = dict(d.tracker.snapshot())
+    if d.pipeline is not None:
+        try:
+            snap["pipeline"] = d.pipeline.status()
+        except Exception as exc:  # the page should still show the game
+            snap["pipeline"] = {"error": str(exc)}
+    return snap
+
+
+def run_command(fn, *args) -> tuple[Any, tuple[int, str] | None]:
+    """Call a tracker command: (result, None), or (None, (status, reason)) when the tracker refuses —
+    400 for malformed input, 409 for a command that does not fit the game now."""
+    try:
+        return fn(*args), None
+    except MalformedInput as exc:
+        return None, (400, str(exc))
+    except (ValueError, LookupError) as exc:
+        return None, (409, f"cannot do that now: {exc}")
+
+
+@bp.get("/healthz")
+def healthz():
+    """Liveness for scripts and the Pi's service manager: 200 while the tracker answers."""
+    d = deps()
+    try:
+        snap = d.tracker.snapshot()
+    except Exception as exc:
+        return jsonify({"ok": False, "error": str(exc)}), 503
+    body: dict[str, Any] = {"ok": True, "event_id": snap.get("event_id"),
+                            "game": bool(snap.get("game")), "streams": d.open_streams,
+                            "uptime_seconds": round(time.time() - d.started, 1)}
+    if d.pipeline is not None:
+        try:
+            body["pipeline"] = d.pipeline.status()
+        except Exception as exc:
+            body["pipeline"] = {"error": str(exc)}
+    return jsonify(body)
+
+
+@bp.get("/api/state")
+def state():
+    """The live state: setup, turn, scores with breakdown, moves, warnings, score history, table."""
+    return jsonify(state_with_pipeline())
+
+
+@bp.get("/api/setup-options")
+def options():
+    """Games, boards, seats, pawn colours and rule settings the new-game screen offers."""
+    return jsonify(setup_options())
+
+
+@bp.post("/api/game")
+def new_game():
+    """Start a new game from a setup (TRACKING_API.md new_game)."""
+    try:
+        setup = validate_setup(json_body())
+    except UnsupportedBody as exc:
+        return error_response(415, str(exc))
+    except MalformedInput as exc:
+        return error_response(400, str(exc))
+    result, err = run_command(deps().tracker.new_game, setup)
+    if err is not None:
+        return error_response(*err)
+    log.info("new game: %s", setup)
+    return jsonify(result), 201
+
+
+@bp.post("/api/corrections")
+def correct():
+    """Fix a misread (TRACKING_API.md correct); scores recompute."""
+    try:
+        correction = validate_correction(json_body())
+    except UnsupportedBody as exc:
+        return error_response(415, str(exc))
+    except MalformedInput as exc:
+        return error_response(400, str(exc))
+    result, err = run_command(deps().tracker.correct, correction)
+    if err is not None:
+        return error_response(*err)
+    log.info("correction: %s", correction)
+    return jsonify(result)
+
+
+@bp.post("/api/undo")
+def undo():
+    """Undo the last accepted move. The body, if any, must be an empty JSON object."""
+    try:
+        body = json_body(optional=True)
+    except UnsupportedBody as exc:
+        return error_response(415, str(exc))
+    except MalformedInput as exc:
+        return error_response(400, str(exc))
+    if body != {}:
+        return error_response(400, f"undo takes no parameters, got {body!r}")
+    result, err = run_command(deps().tracker.undo)
+    if err is not None:
+        return error_response(*err)
+    log.info("undo")
+    return jsonify(result)
+
+
+@bp.get("/api/boards/<name>")
+def board(name: str):
+    """A bundled board's stones (colour, value, kind), so the page can name stones in its language."""
+    from engine.board import bundled_board
+
+    from .validate import bundled_boards
+
+    if name not in bundled_boards():
+        return error_response(404, f"no bundled board {name!r} (bundled: {bundled_boards()})")
+    b = bundled_board(name)
+    stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row} for s in b.stones.values()}
+    resp = jsonify({"name": b.name, "title": b.title, "stones": stones})
+    resp.headers["Cache-Control"] = "public, max-age=3600"
+    return resp

@@ -1,0 +1,540 @@
+/* keltis-cam live page: renders the game state and keeps it current with Server-Sent Events.
+ *
+ * The server embeds a snapshot in the page, then /api/stream sends `change` messages whose
+ * `patch` turns the previous state into the next ({set: {...}, append: {...}}, see
+ * webui/broadcast.py). On a dropped connection the browser reconnects with Last-Event-ID and
+ * gets exactly what it missed; if the stream is refused or closed, the page polls /api/state
+ * and tries the stream again later. Everything is built with textContent: names typed at the
+ * table never become markup.
+ */
+(function () {
+  "use strict";
+
+  var T = JSON.parse(document.getElementById("i18n-data").textContent);
+  var state = JSON.parse(document.getElementById("initial-state").textContent) || {};
+  var lastId = typeof state.event_id === "number" ? state.event_id : null;
+  var seenWarnings = {};
+  (state.warnings || []).forEach(function (w) { seenWarnings[w.id] = true; });
+  var wasOver = !!state.game_over;
+  var es = null, pollTimer = null, retryTimer = null, retryDelay = 3000;
+  var health = null;  // the camera and pipeline right now (status messages; no event id)
+  var SEATS = ["south", "west", "north", "east"];
+  var PAWN = {black: "#1b1b1b", white: "#ffffff", grey: "#8a8f98", brown: "#8b5a2b"};
+  var LINE = {black: "#1b1b1b", white: "#8c6bb1", grey: "#6b7280", brown: "#8b5a2b"};
+  var DASH = {black: "", white: "7 4", grey: "2 3", brown: "10 3 2 3"};
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  function t(key, vars) {
+    var s = Object.prototype.hasOwnProperty.call(T, key) ? T[key] : null;
+    if (s === null) return null;
+    return s.replace(/\{(\w+)\}/g, function (m, k) { return vars && k in vars ? String(vars[k]) : m; });
+  }
+  function tt(key, fallback, vars) { var s = t(key, vars); return s === null ? fallback : s; }
+
+  function $(id) { return document.getElementById(id); }
+  function h(tag, attrs, children) {
+    var el = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) {
+      if (k === "text") el.textContent = attrs[k];
+      else if (k === "cls") el.className = attrs[k];
+      else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) el.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) el.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return el;
+  }
+  function s(tag, attrs) {
+    var el = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") el.textContent = attrs[k]; else el.setAttribute(k, attrs[k]);
+    });
+    return el;
+  }
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
+
+  function game() { return state.game || null; }
+  function seatsInPlay() {
+    var g = game();
+    var seats = (g && g.seats) || {};
+    return SEATS.filter(function (x) { return x in seats; });
+  }
+  function colourOf(seat) {
+    var g = game();
+    return (g && g.seats && g.seats[seat]) || (((state.scores || {}).scores || {})[seat] || {}).player || "black";
+  }
+  function nameOf(seat) {
+    var g = game();
+    var n = g && g.names && g.names[seat];
+    return n || tt("seat." + seat, seat);
+  }
+  function swatch(seat) {
+    return h("span", {cls: "swatch pawn-" + colourOf(seat), "aria-hidden": "true"});
+  }
+
+  /* ---------- applying changes ---------- */
+  function applyPatch(st, patch) {
+    var out = {};
+    Object.keys(st).forEach(function (k) { out[k] = st[k]; });
+    var set = (patch && patch.set) || {};
+    Object.keys(set).forEach(function (k) { out[k] = set[k]; });
+    var app = (patch && patch.append) || {};
+    Object.keys(app).forEach(function (k) { out[k] = (out[k] || []).concat(app[k]); });
+    return out;
+  }
+
+  function onSnapshot(e) {
+    var before = state;
+    state = JSON.parse(e.data) || {};
+    lastId = Number(e.lastEventId);
+    notify(before, state);
+    render();
+  }
+  function onChange(e) {
+    var msg = JSON.parse(e.data);
+    var before = state;
+    state = applyPatch(state, msg.patch);
+    lastId = msg.event_id;
+    state.event_id = msg.event_id;
+    notify(before, state);
+    render();
+  }
+
+  /* ---------- notifications: warnings as they happen, the end of the game ---------- */
+  function vibrate(pattern) {
+    try { if (navigator.vibrate) navigator.vibrate(pattern); } catch (err) { /* not allowed yet */ }
+  }
+  function notify(before, after) {
+    // warning ids count within a game: a new game starts a new count
+    if ((before.game && before.game.started) !== (after.game && after.game.started)) seenWarnings = {};
+    var fresh = (after.warnings || []).filter(function (w) { return !seenWarnings[w.id] && !w.withdrawn; });
+    fresh.forEach(function (w) { seenWarnings[w.id] = true; });
+    if (fresh.length) showBanner(fresh);
+    if (after.game_over && !wasOver) vibrate([120, 80, 120, 80, 300]);
+    wasOver = !!after.game_over;
+  }
+  function warningTitle(w) {
+    var who = w.seat ? nameOf(w.seat) + ": " : "";
+    return who + tt("violation." + w.code, w.code);
+  }
+  function showBanner(fresh) {
+    var w = fresh[fresh.length - 1];
+    $("banner-title").textContent = warningTitle(w);
+    var more = fresh.length > 1 ? " " + tt("banner.more", "(+{n})", {n: fresh.length - 1}) : "";
+    $("banner-text").textContent = (w.message || "") + more;
+    var b = $("banner");
+    b.hidden = false;
+    b.classList.remove("flash-in"); void b.offsetWidth; b.classList.add("flash-in");
+    vibrate([200, 100, 200]);
+    document.title = "⚠ " + document.title.replace(/^⚠ /, "");
+  }
+  $("banner-close").addEventListener("click", function () {
+    $("banner").hidden = true;
+    document.title = document.title.replace(/^⚠ /, "");
+  });
+
+  /* ---------- rendering ---------- */
+  function render() {
+    renderHeadline();
+    renderScores();
+    renderResult();
+    renderChart();
+    renderTable();
+    renderWarnings();
+    renderHistory();
+    renderRules();
+    renderSource();
+    renderStatus();
+  }
+
+  function gameTitle() {
+    var g = game();
+    if (!g) return tt("game.none", "No game");
+    var title = tt("game." + g.game, g.game);
+    if (g.board) title += " · " + tt("board." + g.board, g.board);
+    return title;
+  }
+
+  function renderHeadline() {
+    $("game-title").textContent = gameTitle();
+    var warn = $("banner").hidden ? "" : "⚠ ";
+    document.title = warn + gameTitle() + " · " + tt("app.name", "Keltis live");
+    var turn = $("turn");
+    clear(turn);
+    if (!game()) { turn.textContent = ""; return; }
+    if (state.game_over) return;  // the result box says it
+    if (state.turn) {
+      turn.appendChild(swatch(state.turn));
+      turn.appendChild(document.createTextNode(" " + tt("turn.of", "{name} to play", {name: nameOf(state.turn)})));
+    }
+  }
+
+  function scoreOf(seat) { return ((state.scores || {}).scores || {})[seat] || null; }
+
+  function leaders() {
+    var best = null, out = [];
+    seatsInPlay().forEach(function (seat) {
+      var sc = scoreOf(seat); if (!sc) return;
+      if (best === null || sc.total > best) { best = sc.total; out = [seat]; }
+      else if (sc.total === best) out.push(seat);
+    });
+    return out;
+  }
+
+  function renderScores() {
+    var list = clear($("scores"));
+    var seats = seatsInPlay();
+    $("no-game").hidden = !!game();
+    var lead = leaders();
+    seats.forEach(function (seat) {
+      var sc = scoreOf(seat) || {total: 0, parts: []};
+      var cats = {};
+      var order = [];
+      (sc.parts || []).forEach(function (p) {
+        if (!(p.category in cats)) { cats[p.category] = 0; order.push(p.category); }
+        cats[p.category] += p.points;
+      });
+      var summary = order.map(function (c) {
+        return tt("category." + c, c) + " " + (cats[c] > 0 ? "+" : "") + cats[c];
+      }).join(" · ");
+      var parts = h("ul", {cls: "parts"}, (sc.parts || []).map(function (p) {
+        return h("li", null, [h("span", {cls: "pts", text: (p.points > 0 ? "+" : "") + p.points}), " " + p.label]);
+      }));
+      var classes = "score pawn-border-" + colourOf(seat);
+      if (state.turn === seat && !state.game_over) classes += " to-play";
+      if (lead.indexOf(seat) >= 0 && lead.length < seats.length) classes += " leading";
+      var named = !!(game() && game().names && game().names[seat]);
+      var li = h("li", {cls: classes, "data-seat": seat}, [
+        h("div", {cls: "who"}, [swatch(seat), h("span", {cls: "name", text: nameOf(seat)}),
+          named ? h("span", {cls: "seat", text: tt("seat." + seat, seat)}) : null]),
+        h("div", {cls: "total", "data-total": String(sc.total), text: String(sc.total)}),
+        h("details", {cls: "breakdown"}, [h("summary", {text: summary || tt("score.nothing", "no points yet")}), parts])
+      ]);
+      list.appendChild(li);
+    });
+  }
+
+  function ranking() {
+    var seats = seatsInPlay().slice();
+    seats.sort(function (a, b) { return (scoreOf(b) || {total: 0}).total - (scoreOf(a) || {total: 0}).total; });
+    var place = 0, prev = null;
+    return seats.map(function (seat, i) {
+      var total = (scoreOf(seat) || {total: 0}).total;
+      if (total !== prev) { place = i + 1; prev = total; }
+      return {place: place, seat: seat, total: total};
+    });
+  }
+
+  function renderResult() {
+    var box = $("result");
+    clear(box);
+    if (!state.game_over) { box.hidden = true; return; }
+    box.hidden = false;
+    var winners = ((state.scores || {}).winners || []).map(nameOf);
+    if (!winners.length) winners = ranking().filter(function (r) { return r.place === 1; }).map(function (r) { return nameOf(r.seat); });
+    box.appendChild(h("h2", {text: tt("result.title", "Game over")}));
+    box.appendChild(h("p", {cls: "winners", text: "🏆 " + tt(winners.length > 1 ? "result.winners_tie" : "result.winner",
+      "Winner: {names}", {names: winners.join(", ")})}));
+    if (state.end_reason) box.appendChild(h("p", {cls: "reason", text: tt("end." + state.end_reason, state.end_reason)}));
+    box.appendChild(h("ol", {cls: "ranking"}, ranking().map(function (r) {
+      return h("li", null, [h("span", {cls: "place", text: r.place + "."}), swatch(r.seat),
+        h("span", {cls: "name", text: nameOf(r.seat)}), h("span", {cls: "total", text: String(r.total)})]);
+    })));
+  }
+
+  function renderChart() {
+    var box = clear($("chart"));
+    var hist = state.score_history || [];
+    var seats = seatsInPlay();
+    if (!seats.length || hist.length < 1) {
+      box.appendChild(h("p", {cls: "empty", text: tt("chart.empty", "The chart starts with the first move.")}));
+      return;
+    }
+    // drawn at the box's real pixel size so the labels stay readable on a 320 px phone
+    var W = Math.round(Math.max(280, Math.min(box.clientWidth || 340, 720)));
+    var H = Math.round(Math.max(170, Math.min(W * 0.55, 300))), L = 30, R = 84, TOP = 10, B = 22;
+    var vals = [0, 10];
+    hist.forEach(function (p) { seats.forEach(function (x) { vals.push((p.totals || {})[x] || 0); }); });
+    var lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals), span = (hi - lo) || 1;
+    var n = Math.max(hist.length - 1, 1);
+    function px(i) { return L + (W - L - R) * i / n; }
+    function py(v) { return TOP + (H - TOP - B) * (hi - v) / span; }
+    var svg = s("svg", {viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": tt("chart.title", "Scores over time")});
+    var step = span > 10 ? Math.max(1, Math.round(span / 25) * 5) : 5;
+    for (var v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+      svg.appendChild(s("line", {x1: L, x2: W - R, y1: py(v), y2: py(v), stroke: v === 0 ? "#444" : "#ddd", "stroke-width": v === 0 ? 1.5 : 1}));
+      svg.appendChild(s("text", {x: L - 6, y: py(v) + 4, "font-size": 12, "text-anchor": "end", fill: "#444", text: String(v)}));
+    }
+    svg.appendChild(s("text", {x: L, y: H - 6, "font-size": 12, fill: "#444", text: tt("chart.moves", "{n} moves", {n: Math.max(hist.length - 1, 0)})}));
+    var labels = [];
+    seats.forEach(function (seat) {
+      var c = colourOf(seat);
+      var pts = hist.map(function (p, i) { return px(i).toFixed(1) + "," + py((p.totals || {})[seat] || 0).toFixed(1); });
+      var attrs = {points: pts.join(" "), fill: "none", stroke: LINE[c] || "#000", "stroke-width": 2.5, "stroke-linejoin": "round", "class": "line-" + seat};
+      if (DASH[c]) attrs["stroke-dasharray"] = DASH[c];
+      svg.appendChild(s("polyline", attrs));
+      var last = (hist[hist.length - 1].totals || {})[seat] || 0;
+      labels.push({y: py(last), text: nameOf(seat) + " " + last, colour: LINE[c] || "#000"});
+    });
+    labels.sort(function (a, b) { return a.y - b.y; });  // keep end labels from overlapping
+    for (var i = 1; i < labels.length; i++) if (labels[i].y - labels[i - 1].y < 14) labels[i].y = labels[i - 1].y + 14;
+    labels.forEach(function (lb) {
+      svg.appendChild(s("text", {x: W - R + 6, y: lb.y + 4, "font-size": 13, fill: "#111", text: lb.text}));
+    });
+    box.appendChild(svg);
+  }
+
+  function renderTable() {
+    var g = game();
+    var table = state.table || null;
+    var boardFig = $("board-fig");
+    if (g && g.board && table) {
+      var src = "/view/table.svg?v=" + (state.event_id || 0);
+      if ($("board-img").getAttribute("src") !== src) $("board-img").setAttribute("src", src);
+      boardFig.hidden = false;
+    } else {
+      boardFig.hidden = true;
+    }
+    if (g && table && document.body.dataset.frames === "1") {
+      var fsrc = "/view/frame.jpg?v=" + (state.event_id || 0);
+      var img = $("frame-img");
+      if (img.getAttribute("src") !== fsrc) img.setAttribute("src", fsrc);
+    }
+    var rows = clear($("rows"));
+    if (!table || !table.seats) return;
+    seatsInPlay().forEach(function (seat) {
+      var st = table.seats[seat];
+      if (!st) return;
+      var lines = [];
+      Object.keys(st.rows || {}).forEach(function (colour) {
+        var cards = st.rows[colour] || [];
+        if (!cards.length) return;
+        lines.push(h("div", {cls: "row"}, [h("span", {cls: "row-name card-" + colour, text: tt("colour." + colour, colour)})]
+          .concat(cards.map(function (code) { return h("span", {cls: "cardchip card-" + colour, text: code}); }))));
+      });
+      var extras = [];
+      var wish = st.wish || {};
+      var nWish = Object.keys(wish).reduce(function (a, k) { return a + wish[k]; }, 0);
+      if (nWish) extras.push(tt("view.wish", "wish stones: {n}", {n: nWish}));
+      if (st.points_row) extras.push(tt("view.points_row", "points row: {n}", {n: st.points_row}));
+      if ((st.wish_cards || []).length) extras.push(tt("view.wish_cards", "wish cards: {list}", {list: st.wish_cards.join(", ")}));
+      rows.appendChild(h("div", {cls: "seat-rows"}, [
+        h("h3", null, [swatch(seat), " " + nameOf(seat)])
+      ].concat(lines.length ? lines : [h("p", {cls: "empty", text: tt("view.no_rows", "no cards laid yet")})])
+       .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])));
+    });
+  }
+
+  function violationItems(vs) {
+    return (vs || []).map(function (v) {
+      return h("li", {cls: "violation"}, [h("strong", {text: tt("violation." + v.code, v.code)}), " " + (v.message || "")]);
+    });
+  }
+
+  function renderWarnings() {
+    var list = clear($("warnings"));
+    var ws = (state.warnings || []).slice().reverse();
+    if (!ws.length) { list.appendChild(h("li", {cls: "empty", text: tt("warnings.none", "No warnings so far.")})); return; }
+    ws.forEach(function (w) {
+      var children = [h("strong", {text: warningTitle(w)}), h("span", {text: " " + (w.message || "")})];
+      if (w.withdrawn) children.unshift(h("span", {cls: "tag", text: tt("warnings.withdrawn", "withdrawn")}));
+      list.appendChild(h("li", {cls: w.withdrawn ? "warning withdrawn" : "warning", "data-code": w.code}, children));
+    });
+  }
+
+  function renderHistory() {
+    var list = clear($("history"));
+    var moves = (state.moves || []).slice().reverse();
+    if (!moves.length) { list.appendChild(h("li", {cls: "empty", text: tt("history.none", "No moves yet.")})); return; }
+    var total = (state.moves || []).length;
+    moves.forEach(function (m, i) {
+      var children = [h("span", {cls: "num", text: String(total - i)})];
+      var body = [];
+      if (m.seat) body.push(swatch(m.seat), " ", h("strong", {cls: "who", text: nameOf(m.seat)}), " ");
+      if (m.complete === false) body.push(h("span", {cls: "tag", text: tt("history.in_progress", "in progress")}));
+      body.push(document.createTextNode(moveSentence(m)));
+      children.push(h("span", {cls: "text"}, body));
+      if (m.legal === false || (m.violations || []).length) {
+        children.push(h("ul", {cls: "violations"}, violationItems(m.violations)));
+      }
+      var cls = m.legal === false ? "move illegal" : "move";
+      if (m.complete === false) cls += " open";
+      list.appendChild(h("li", {cls: cls}, children));
+    });
+  }
+
+  /* ---------- the move history in the page's language, from the tracker's structured summary ---------- */
+  var boards = {}, boardLoading = {};
+  function boardInfo() {
+    var g = game();
+    var name = g && g.board;
+    if (!name) return null;
+    if (boards[name]) return boards[name];
+    if (!boardLoading[name]) {
+      boardLoading[name] = true;
+      fetch("/api/boards/" + encodeURIComponent(name)).then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (b) { if (b) { boards[name] = b; renderHistory(); } });
+    }
+    return null;
+  }
+  function colourName(c) { return tt("colour." + c, c); }
+  function cardWords(code, pile) {
+    if (code === null || code === undefined) return tt("card.nothing", "nothing");
+    code = String(code);
+    if (code === "E") return tt("card.end", "the {colour} end card", {colour: colourName(pile)});
+    if (code.charAt(0) === "P") return tt("card.points", "the points card {value}", {value: code.slice(1)});
+    if (pile && pile !== "points") return tt("card.number", "a {colour} {value}", {colour: colourName(pile), value: code});
+    return tt(code === "8" || code === "11" ? "card.value_an" : "card.value", "a {value}", {value: code});
+  }
+  function stoneWords(id) {
+    var b = boardInfo();
+    var st = b && b.stones[id];
+    if (!st) return String(id);
+    if (st.kind === "start") return tt("stone.start", "the start");
+    return tt("stone.named", "{colour} {value} ({id})", {colour: tt("colour." + st.color, st.color), value: st.value, id: id});
+  }
+  function isStart(id) {
+    var b = boardInfo();
+    return b ? !!(b.stones[id] && b.stones[id].kind === "start") : id === "start";
+  }
+  function moveSentence(m) {
+    var s = m.summary;
+    if (!s) return m.text || "";
+    if (m.silent) return tt("move.silent", "played without a visible change");
+    var board = !!(game() && game().board);
+    var parts = [];
+    (s.lays || []).forEach(function (l) {
+      var colour = l[0], code = String(l[1]);
+      if (!board && colour === "points") { parts.push(tt("move.laid_points_row", "laid a points card in the points row")); return; }
+      var text = tt("move.laid", "laid {card}", {card: cardWords(code, colour)});
+      if (!board && (code.charAt(0) === "P" || code === "E")) text += tt("move.on_row", " on the {colour} row", {colour: colourName(colour)});
+      parts.push(text);
+    });
+    (s.steps || []).forEach(function (st) {
+      var pawn = st.big ? tt("pawn.big", "the big pawn") : tt("pawn.small", "a pawn");
+      var text = tt(isStart(st.from) ? "move.brought" : "move.moved", "moved {pawn} to {stone}", {pawn: pawn, stone: stoneWords(st.to)});
+      if (st.paid === "clover") text += tt("move.clover", " (clover step)");
+      parts.push(text);
+    });
+    var rowDiscards = (s.row_discards || []).map(function (d) { return d[0] + ":" + d[1]; });
+    (s.row_discards || []).forEach(function (d) {
+      parts.push(tt("move.row_discard", "discarded the {colour} {value} from the row (discard tile)", {colour: colourName(d[0]), value: d[1]}));
+    });
+    (s.discards || []).forEach(function (d) {
+      if (rowDiscards.indexOf(d[0] + ":" + d[1]) >= 0) return;
+      parts.push(tt("move.discarded", "discarded {card}", {card: cardWords(d[1], d[0])}));
+    });
+    var wish = s.wish || [];
+    if (wish.length) {
+      var colours = wish.filter(function (c) { return c && c !== "any"; }).map(colourName);
+      var text = tt(wish.length === 1 ? "move.wish_one" : "move.wish_many", "took {n} wish stones", {n: wish.length});
+      if (colours.length) text += " (" + colours.join(", ") + ")";
+      parts.push(text);
+    }
+    (s.wish_cards || []).forEach(function (v) { parts.push(tt("move.wish_card", "took the wish card {value}", {value: v})); });
+    if (s.points) parts.push(tt("move.points", "scored {n} on a points tile", {n: s.points}));
+    (s.draws || []).forEach(function (d) {
+      parts.push(tt("move.drew", "drew {card} from the {pile} discard pile", {card: cardWords(d[1], d[0]), pile: colourName(d[0])}));
+    });
+    return parts.length ? parts.join(tt("move.join", ", ")) : tt("move.changed", "changed the table");
+  }
+
+  function renderStatus() {
+    var el = $("status");
+    var st = state.status || {};
+    var bits = [];
+    var run = st.source || {};              // the pipeline's status, pushed by the tracker
+    var cam = run.source || {};             // ... and the frame source's inside it
+    var camState = run.state === "failed" ? "failed" : cam.state;
+    if (health) camState = health.pipeline === "failed" ? "failed" : (health.camera || camState);
+    if (camState && camState !== "running" && camState !== "ended") bits.push(tt("source.state." + camState, camState));
+    var tr = st.tracking || {};
+    if (tr.state && game() && !state.game_over) {
+      var text = tt("tracking." + tr.state, tr.state);
+      if (tr.state !== "tracking" && tr.reason) text += " (" + tt("reason." + tr.reason, tr.reason) + ")";
+      bits.push(text);
+    }
+    var pile = state.draw_pile || {};
+    if (typeof pile.estimate === "number" && game() && game().board && !state.game_over) {
+      bits.push(tt("status.draw_pile", "about {n} cards left in the draw pile", {n: pile.estimate}));
+    }
+    el.textContent = bits.join(" · ");
+    el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
+  }
+
+  function renderRules() {
+    var dl = clear($("rules"));
+    var rules = (game() && game().rules) || {};
+    var keys = Object.keys(rules);
+    if (!keys.length) { dl.appendChild(h("dd", {cls: "empty", text: tt("rules.defaults", "standard rules")})); return; }
+    keys.forEach(function (k) {
+      var v = String(rules[k]);
+      dl.appendChild(h("dt", {text: tt("rule." + k, k)}));
+      dl.appendChild(h("dd", {text: tt("rule." + k + "." + v, v)}));
+    });
+  }
+
+  function renderSource() {
+    var note = $("source-note");
+    var g = game();
+    var observer = (g && g.observer) || (state.status || {}).observer;
+    var parts = [];
+    if (note.dataset.label) parts.push(note.dataset.label);
+    var src = observer ? t("source." + observer) : null;
+    if (src) parts.push(src);
+    note.textContent = parts.join(" · ");
+  }
+
+  /* ---------- the connection ---------- */
+  function setConn(kind) {
+    var el = $("conn");
+    el.dataset.state = kind;
+    el.textContent = tt("conn." + kind, kind);
+  }
+
+  function poll() {
+    fetch("/api/state", {cache: "no-store"}).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
+      if (!st) return;
+      var before = state;
+      state = st; lastId = st.event_id;
+      notify(before, state); render();
+    }).catch(function () { setConn("offline"); });
+  }
+
+  function scheduleReconnect() {
+    if (retryTimer) return;
+    if (!pollTimer) pollTimer = setInterval(poll, 10000);
+    retryTimer = setTimeout(function () { retryTimer = null; connect(); }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 60000);
+  }
+
+  function connect() {
+    if (!window.EventSource) { setConn("polling"); poll(); pollTimer = pollTimer || setInterval(poll, 5000); return; }
+    if (es) es.close();
+    var url = "/api/stream" + (lastId !== null ? "?last_event_id=" + encodeURIComponent(lastId) : "");
+    es = new EventSource(url);
+    es.addEventListener("snapshot", onSnapshot);
+    es.addEventListener("change", onChange);
+    es.addEventListener("status", function (e) { health = JSON.parse(e.data); renderStatus(); });
+    es.onopen = function () {
+      setConn("live");
+      retryDelay = 3000;
+      if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+    };
+    es.onerror = function () {
+      if (es.readyState === EventSource.CLOSED) { setConn("polling"); scheduleReconnect(); }
+      else setConn("reconnecting");
+    };
+  }
+
+  $("frame-img").addEventListener("load", function () { $("frame-fig").hidden = false; });
+  $("frame-img").addEventListener("error", function () { $("frame-fig").hidden = true; });
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(renderChart, 150);
+  });
+
+  window.keltis = {state: function () { return state; }, lastId: function () { return lastId; }};
+  render();
+  connect();
+})();

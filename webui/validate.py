@@ -1,0 +1,215 @@
+"""Checks on what the table sends (a new game's setup, a correction) before the tracker sees it.
+
+A request that fails here gets 400 with the reason and changes nothing. The rule settings offered
+are read from the game modules' Settings dataclasses (RULES.md variants as Literal fields), so the
+form always matches the engine.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import typing
+from typing import Any
+
+from engine.board import BOARDS_DIR
+from engine.cards import COLOURS, PLAYER_COLOURS, SEATS
+from engine.errors import MalformedInput
+from engine.observation import TILE_CODES
+
+GAMES = ("keltis", "keltis-card")
+GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
+CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end")
+MAX_NAME = 24
+
+
+class RequestError(MalformedInput):
+    """A request body that cannot be used; the message is shown to whoever sent it."""
+
+
+def bundled_boards() -> list[str]:
+    """Names of the board files shipped in engine/boards (base first)."""
+    names = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+    return sorted(names, key=lambda n: (n != "base", n))
+
+
+def settings_class(game: str) -> type | None:
+    """The game's Settings dataclass, or None while that game module is not available."""
+    try:
+        module = importlib.import_module(GAME_MODULES[game])
+    except ImportError:
+        return None
+    cls = getattr(module, "Settings", None)
+    return cls if dataclasses.is_dataclass(cls) else None
+
+
+def rule_options(game: str) -> list[dict[str, Any]]:
+    """The rule settings of a game: [{"name", "choices", "default"}] (bool settings: [false, true])."""
+    cls = settings_class(game)
+    if cls is None:
+        return []
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        hint = hints.get(f.name)
+        if typing.get_origin(hint) is typing.Literal:
+            choices = list(typing.get_args(hint))
+        elif hint is bool:
+            choices = [False, True]
+        else:
+            continue  # not a choice the table makes
+        default = f.default if f.default is not dataclasses.MISSING else choices[0]
+        out.append({"name": f.name, "choices": choices, "default": default})
+    return out
+
+
+def setup_options() -> dict[str, Any]:
+    """Everything the new-game screen offers."""
+    return {"games": list(GAMES), "boards": bundled_boards(), "seats": list(SEATS),
+            "colours": list(PLAYER_COLOURS), "rules": {g: rule_options(g) for g in GAMES}}
+
+
+def _object(body: Any, what: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise RequestError(f"expected a JSON object, got {type(body).__name__}", source=what)
+    return body
+
+
+def validate_setup(body: Any) -> dict[str, Any]:
+    """A checked, normalised setup for tracker.new_game(); RequestError names the bad field."""
+    body = _object(body, "setup")
+    known = {"game", "board", "seats", "names", "rules", "first"}
+    unknown = sorted(set(body) - known)
+    if unknown:
+        raise RequestError(f"unknown field(s) {unknown} (known: {sorted(known)})", source="setup")
+    game = body.get("game")
+    if game not in GAMES:
+        raise RequestError(f"{game!r} is not one of {list(GAMES)}", source="setup", field="game")
+    board = body.get("board")
+    if game == "keltis":
+        boards = bundled_boards()
+        if board not in boards:
+            raise RequestError(f"{board!r} is not a bundled board {boards}", source="setup", field="board")
+    elif board not in (None, ""):
+        raise RequestError(f"the card game has no board, got {board!r}", source="setup", field="board")
+    else:
+        board = None
+    seats = body.get("seats")
+    if not isinstance(seats, dict):
+        raise RequestError(f"expected an object seat → pawn colour, got {seats!r}", source="setup", field="seats")
+    for seat, colour in seats.items():
+        if seat not in SEATS:
+            raise RequestError(f"unknown seat {seat!r} (seats: {list(SEATS)})", source="setup", field="seats")
+        if colour not in PLAYER_COLOURS:
+            raise RequestError(f"unknown pawn colour {colour!r} (colours: {list(PLAYER_COLOURS)})",
+                               source="setup", field=f"seats.{seat}")
+    if not 2 <= len(seats) <= 4:
+        raise RequestError(f"2 to 4 players sit at the table, got {len(seats)}", source="setup", field="seats")
+    colours = list(seats.values())
+    if len(set(colours)) != len(colours):
+        raise RequestError(f"two seats have the same pawn colour: {colours}", source="setup", field="seats")
+    names_raw = body.get("names") or {}
+    if not isinstance(names_raw, dict):
+        raise RequestError(f"expected an object seat → name, got {names_raw!r}", source="setup", field="names")
+    names: dict[str, str] = {}
+    for seat, name in names_raw.items():
+        if seat not in seats:
+            raise RequestError(f"a name for {seat!r}, where nobody sits", source="setup", field="names")
+        if not isinstance(name, str):
+            raise RequestError(f"expected text, got {name!r}", source="setup", field=f"names.{seat}")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME or any(not ch.isprintable() for ch in name):
+            raise RequestError(f"a name is at most {MAX_NAME} printable characters, got {name!r}",
+                               source="setup", field=f"names.{seat}")
+        if name:
+            names[seat] = name
+    rules = body.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise RequestError(f"expected an object of rule settings, got {rules!r}", source="setup", field="rules")
+    cls = settings_class(game)
+    if cls is not None:
+        from engine.settings import parse_settings, settings_to_json
+
+        rules = settings_to_json(parse_settings(cls, rules, source="setup.rules"))
+    elif rules:
+        raise RequestError("rule settings cannot be checked yet (the game module is missing)",
+                           source="setup", field="rules")
+    first = body.get("first")
+    if first is not None and first not in seats:
+        raise RequestError(f"the first player must sit at one of {sorted(seats)}, got {first!r}",
+                           source="setup", field="first")
+    ordered = {seat: seats[seat] for seat in SEATS if seat in seats}
+    out: dict[str, Any] = {"game": game, "board": board, "seats": ordered, "rules": rules}
+    if first is not None:
+        out["first"] = first
+    if names:
+        out["names"] = names
+    return out
+
+
+def correction_kinds() -> tuple[str, ...]:
+    """The corrections the tracker knows (engine/tracking/model.py), else the contract's five."""
+    try:
+        from engine.tracking.model import CORRECTION_KINDS as kinds
+    except ImportError:
+        return CORRECTION_KINDS
+    return tuple(kinds)
+
+
+def _int_field(body: dict[str, Any], key: str, lo: int, hi: int) -> None:
+    value = body.get(key)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi):
+        raise RequestError(f"expected a whole number {lo}–{hi}, got {value!r}", source="correction", field=key)
+
+
+def validate_correction(body: Any) -> dict[str, Any]:
+    """Shape checks on a correction; the tracker checks it against the game and may still refuse."""
+    body = _object(body, "correction")
+    kinds = correction_kinds()
+    kind = body.get("kind")
+    if kind not in kinds:
+        raise RequestError(f"{kind!r} is not one of {list(kinds)}", source="correction", field="kind")
+    seat = body.get("seat")
+    if seat is not None and seat not in SEATS:
+        raise RequestError(f"unknown seat {seat!r}", source="correction", field="seat")
+    player = body.get("player")
+    if player is not None and player not in PLAYER_COLOURS:
+        raise RequestError(f"unknown pawn colour {player!r}", source="correction", field="player")
+    colour = body.get("colour")
+    allowed = (*COLOURS, "any") if kind == "wish" else COLOURS
+    if colour is not None and colour not in allowed:
+        raise RequestError(f"unknown colour {colour!r}", source="correction", field="colour")
+    pile = body.get("pile")
+    if pile is not None and pile not in (*COLOURS, "points"):
+        raise RequestError(f"unknown discard pile {pile!r}", source="correction", field="pile")
+    tile = body.get("tile")
+    if kind == "tile" and tile is not None and tile not in TILE_CODES:
+        raise RequestError(f"unknown tile {tile!r}", source="correction", field="tile")
+    for key in ("stone", "from", "to", "top"):
+        value = body.get(key)
+        if value is not None and (not isinstance(value, str) or not value or len(value) > 32):
+            raise RequestError(f"expected a short text, got {value!r}", source="correction", field=key)
+    for key in ("big", "ended"):
+        if key in body and not isinstance(body[key], bool):
+            raise RequestError(f"expected true or false, got {body[key]!r}", source="correction", field=key)
+    _int_field(body, "count", 0, 25)
+    _int_field(body, "points", 0, 200)
+    reason = body.get("reason")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > 40):
+        raise RequestError(f"expected a short reason, got {reason!r}", source="correction", field="reason")
+    cards = body.get("cards")
+    if cards is not None:
+        if not isinstance(cards, list) or len(cards) > 40 or not all(isinstance(c, str) for c in cards):
+            raise RequestError(f"expected a list of row entries, got {cards!r}", source="correction", field="cards")
+        from engine.cards import parse_row_code
+
+        for i, code in enumerate(cards):
+            try:
+                parse_row_code(code, colour or "red")
+            except ValueError as exc:
+                raise RequestError(str(exc), source="correction", field=f"cards[{i}]") from None
+    if kind == "seats":
+        seats = body.get("seats")
+        if seats is not None and (not isinstance(seats, dict)
+                                  or any(k not in SEATS or v not in PLAYER_COLOURS for k, v in seats.items())):
+            raise RequestError(f"expected seat → pawn colour, got {seats!r}", source="correction", field="seats")
+    return body
