@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.board import bundled_board
 from keltis_cam.cli import main
 
 STATES = Path(__file__).resolve().parents[1] / "fixtures" / "states"
@@ -89,7 +90,18 @@ def test_check_nwnz_row_order_json(capsys):
     kinds = [c["kind"] for c in data["changes"]]
     assert "card-laid" in kinds and "pawn-moved" in kinds
     moved = next(c for c in data["changes"] if c["kind"] == "pawn-moved")
-    assert moved["seat"] == "south" and moved["data"]["src"] == "f2" and moved["data"]["dst"] == "f3"
+    src, dst = _moved_pawn(NWNZ_BEFORE, NWNZ_AFTER)
+    assert moved["seat"] == "south" and (moved["data"]["src"], moved["data"]["dst"]) == (src, dst)
+    board = bundled_board("nwnz")  # the pawn took one step onto a stone a red card may enter (RULES §2)
+    assert dst in board.stones[src].next and board.stones[dst].color in ("red", "joker")
+
+
+def _moved_pawn(before: Path, after: Path) -> tuple[str, str]:
+    """(from, to) of the one pawn whose stone differs between two fixture files."""
+    pairs = [(a["stone"], b["stone"]) for a, b in zip(_fixture(before)["pawns"], _fixture(after)["pawns"])
+             if a["stone"] != b["stone"]]
+    assert len(pairs) == 1, pairs
+    return pairs[0]
 
 
 def test_check_text(capsys):

@@ -20,52 +20,100 @@ def add_stone(data: dict, **fields) -> None:
     data["stones"].append({**base, **fields})
 
 
+def in_row(d: dict, row: int, *, skip: tuple[str, ...] = (), **want) -> dict:
+    """The first plain stone (not an end stone, no wish pile) of a row with the wanted fields, by id:
+    the NWNZ mutations find their stones by property, so they survive a corrected board file."""
+    for s in sorted(d["stones"], key=lambda s: s["id"]):
+        if (s["kind"] == "stone" and s["row"] == row and not s["end"] and not s["wish_pile"]
+                and s["id"] not in skip and all(s.get(k) == v for k, v in want.items())):
+            return s
+    raise LookupError(f"no stone in row {row} with {want}")
+
+
+def where(d: dict, **want) -> dict:
+    """The first stone (by id) with the wanted fields."""
+    return next(s for s in sorted(d["stones"], key=lambda s: s["id"])
+                if all(s.get(k) == v for k, v in want.items()))
+
+
+def end_stone(d: dict, colour: str) -> dict:
+    return where(d, end=True, color=colour)
+
+
+def plain_of(d: dict, colour: str) -> dict:
+    """The first stone (by id) of this colour that is neither an end stone nor a wish pile."""
+    return where(d, kind="stone", color=colour, end=False, wish_pile=None)
+
+
+# Each NWNZ mutation returns the id of the stone the error must name (or None).
 def _dup_id(d):
-    d["stones"].append(dict(stone(d, "c5")))
+    s = in_row(d, 5)
+    d["stones"].append(dict(s))
+    return s["id"]
 
 
 def _unknown_next(d):
-    stone(d, "c5")["next"].append("zz9")
+    s = in_row(d, 5)
+    s["next"].append("zz9")
+    return s["id"]
 
 
 def _backward_step(d):
-    stone(d, "d6")["next"] = ["c5"]
+    s = in_row(d, 6)
+    s["next"] = [in_row(d, 5)["id"]]
+    return s["id"]
 
 
 def _cycle(d):
-    stone(d, "a11")["next"].append("a10")  # a10 -> a11 -> a10
+    s = in_row(d, 11)
+    before = next(t for t in d["stones"] if s["id"] in t["next"])
+    s["next"].append(before["id"])  # row 10 -> row 11 -> back to row 10
+    return s["id"]
 
 
 def _same_row_step(d):
-    stone(d, "c5")["next"] = ["d5"]
+    s = in_row(d, 5)
+    s["next"] = [in_row(d, 5, skip=(s["id"],))["id"]]
+    return s["id"]
 
 
 def _skip_row(d):
-    stone(d, "c5")["next"] = ["d7"]
+    s = in_row(d, 5)
+    s["next"] = [in_row(d, 7)["id"]]
+    return s["id"]
 
 
 def _unreachable(d):
-    add_stone(d, id="lost5", row=5, value=2, next=["d6"])
+    add_stone(d, id="lost5", row=5, value=in_row(d, 5)["value"], next=[in_row(d, 6)["id"]])
+    return "lost5"
 
 
 def _dead_end(d):
-    stone(d, "d8")["next"] = []
+    s = in_row(d, 8)
+    s["next"] = []
+    return s["id"]
 
 
 def _end_value(d):
-    stone(d, "a12")["value"] = 9
+    s = end_stone(d, "red")
+    s["value"] = 9
+    return s["id"]
 
 
 def _end_colours(d):
-    stone(d, "a12")["color"] = "yellow"
+    end_stone(d, "red")["color"] = "yellow"
 
 
 def _end_with_next(d):
-    stone(d, "e11")["end"] = True  # still leads on to e12
+    s = in_row(d, 11)
+    s["end"] = True  # still leads on to the last row
+    return s["id"]
 
 
 def _wish_pile_colour(d):
-    stone(d, "c4")["wish_pile"] = "blue"  # c4 is yellow
+    s = plain_of(d, "yellow")
+    s["wish_pile"] = "blue"
+    return s["id"]
 
 
 def _tile_count(d):
@@ -73,48 +121,66 @@ def _tile_count(d):
 
 
 def _tile_spot_count(d):
-    stone(d, "d5")["tile_spot"] = True
+    in_row(d, 5, tile_spot=False)["tile_spot"] = True
 
 
 def _row_value(d):
-    stone(d, "c5")["value"] = 3  # row 5 is worth 2
+    s = [t for t in d["stones"] if t["kind"] == "stone" and t["row"] == 5][-1]  # not the one read first
+    s["value"] = 3  # row 5 is worth 2
+    return s["id"]
 
 
 def _unknown_colour(d):
-    stone(d, "c5")["color"] = "purple"
+    s = in_row(d, 5)
+    s["color"] = "purple"
+    return s["id"]
 
 
 def _no_row(d):
-    del stone(d, "c5")["row"]
+    s = in_row(d, 5)
+    del s["row"]
+    return s["id"]
 
 
 def _bad_radius(d):
-    stone(d, "c5")["r"] = -3
+    s = in_row(d, 5)
+    s["r"] = -3
+    return s["id"]
 
 
 def _missing_x(d):
-    stone(d, "c5")["x"] = "12"
+    s = in_row(d, 5)
+    s["x"] = "12"
+    return s["id"]
 
 
 def _two_starts(d):
-    d["stones"].append({"id": "start2", "kind": "start", "x": 20, "y": 380, "r": 10, "next": ["b1"]})
+    d["stones"].append({"id": "start2", "kind": "start", "x": 20, "y": 380, "r": 10,
+                        "next": [in_row(d, 1)["id"]]})
 
 
 def _bad_kind(d):
-    stone(d, "c5")["kind"] = "rock"
+    s = in_row(d, 5)
+    s["kind"] = "rock"
+    return s["id"]
 
 
 def _missing_pile(d):
-    stone(d, "c9")["wish_pile"] = None
+    where(d, wish_pile="green")["wish_pile"] = None
 
 
 def _two_piles_one_colour(d):
-    stone(d, "c3")["wish_pile"] = "yellow"  # c4 has the yellow pile
+    plain_of(d, "yellow")["wish_pile"] = "yellow"  # another stone has the yellow pile
 
 
 def _end_not_last_row(d):
-    stone(d, "a11").update(end=True, next=[], value=10, color="red")  # the red end moves down a row ...
-    d["stones"].remove(stone(d, "a12"))                   # ... while the other ends stay in row 12
+    red_end = end_stone(d, "red")
+    before = next(s for s in sorted(d["stones"], key=lambda s: s["id"]) if red_end["id"] in s["next"])
+    for s in d["stones"]:
+        s["next"] = [n for n in s["next"] if n != red_end["id"]]
+    d["stones"].remove(red_end)                            # the red end moves down a row ...
+    before.update(end=True, next=[], value=10, color="red")  # ... while the other ends stay in row 12
+    return before["id"]
 
 
 def _unknown_tile_code(d):
@@ -133,44 +199,45 @@ def _bad_size(d):
     d["size_mm"] = [560]
 
 
-# (mutation, stone the message must name or None, words of the broken rule)
+# (mutation, does the message name a stone, words of the broken rule)
 NWNZ_CASES = [
-    (_dup_id, "c5", "used twice"),
-    (_unknown_next, "c5", "unknown stone 'zz9'"),
-    (_backward_step, "d6", "must reach row 7"),
-    (_cycle, "a11", "must reach row 12"),
-    (_same_row_step, "c5", "must reach row 6"),
-    (_skip_row, "c5", "must reach row 6"),
-    (_unreachable, "lost5", "cannot be reached from the start"),
-    (_dead_end, "d8", "must reach an end stone"),
-    (_end_value, "a12", "end stone is worth 10, not 9"),
-    (_end_colours, None, "one per colour"),
-    (_end_with_next, "e11", "end stone cannot have next"),
-    (_wish_pile_colour, "c4", "blue wish pile must lie on a blue stone, not a yellow one"),
-    (_tile_count, None, "23 tiles for 22 tile spots"),
-    (_tile_spot_count, None, "22 tiles for 23 tile spots"),
-    (_row_value, "c5", "row 5 is worth 2"),
-    (_unknown_colour, "c5", "color must be one of"),
-    (_no_row, "c5", "row must be an integer"),
-    (_bad_radius, "c5", "must be positive"),
-    (_missing_x, "c5", "x must be a number"),
-    (_two_starts, None, "exactly one start stone"),
-    (_bad_kind, "c5", "kind must be"),
-    (_missing_pile, None, "5 wish piles"),
-    (_two_piles_one_colour, None, "two wish piles of one colour"),
-    (_end_not_last_row, "a11", "last row 12"),
-    (_unknown_tile_code, None, "unknown tile codes ['wish-purple']"),
-    (_per_pile, None, "wish_stones_per_pile"),
-    (_bad_ruleset, None, "unknown ruleset 'chess'"),
-    (_bad_size, None, "size_mm must be"),
+    (_dup_id, True, "used twice"),
+    (_unknown_next, True, "unknown stone 'zz9'"),
+    (_backward_step, True, "must reach row 7"),
+    (_cycle, True, "must reach row 12"),
+    (_same_row_step, True, "must reach row 6"),
+    (_skip_row, True, "must reach row 6"),
+    (_unreachable, True, "cannot be reached from the start"),
+    (_dead_end, True, "must reach an end stone"),
+    (_end_value, True, "end stone is worth 10, not 9"),
+    (_end_colours, False, "one per colour"),
+    (_end_with_next, True, "end stone cannot have next"),
+    (_wish_pile_colour, True, "blue wish pile must lie on a blue stone, not a yellow one"),
+    (_tile_count, False, "23 tiles for 22 tile spots"),
+    (_tile_spot_count, False, "22 tiles for 23 tile spots"),
+    (_row_value, True, "row 5 is worth 2"),
+    (_unknown_colour, True, "color must be one of"),
+    (_no_row, True, "row must be an integer"),
+    (_bad_radius, True, "must be positive"),
+    (_missing_x, True, "x must be a number"),
+    (_two_starts, False, "exactly one start stone"),
+    (_bad_kind, True, "kind must be"),
+    (_missing_pile, False, "5 wish piles"),
+    (_two_piles_one_colour, False, "two wish piles of one colour"),
+    (_end_not_last_row, True, "last row 12"),
+    (_unknown_tile_code, False, "unknown tile codes ['wish-purple']"),
+    (_per_pile, False, "wish_stones_per_pile"),
+    (_bad_ruleset, False, "unknown ruleset 'chess'"),
+    (_bad_size, False, "size_mm must be"),
 ]
 
 
-@pytest.mark.parametrize("mutate,stone_id,rule", NWNZ_CASES, ids=[c[0].__name__.strip("_") for c in NWNZ_CASES])
-def test_mutated_nwnz_is_refused_naming_stone_and_rule(raw_board, mutate, stone_id, rule):
+@pytest.mark.parametrize("mutate,names_stone,rule", NWNZ_CASES, ids=[c[0].__name__.strip("_") for c in NWNZ_CASES])
+def test_mutated_nwnz_is_refused_naming_stone_and_rule(raw_board, mutate, names_stone, rule):
     data = raw_board("nwnz")
     parse_board(data, SOURCE)  # the unmutated copy is fine
-    mutate(data)
+    stone_id = mutate(data)
+    assert bool(stone_id) == names_stone
     with pytest.raises(BoardFileError) as info:
         parse_board(data, SOURCE)
     msg = str(info.value)
@@ -251,9 +318,13 @@ def test_a_measured_board_loads_without_code_changes(raw_board, write_board):
     data["name"], data["reconstructed"] = "my-nwnz", False
     for s in data["stones"]:
         s["x"] = round(s["x"] * 1.02, 1)
-    stone(data, "d5")["tile_spot"], stone(data, "d3")["tile_spot"] = True, False
-    stone(data, "c3")["next"].append("e4")  # a step the reconstruction does not have
+    plain, spot = in_row(data, 5, tile_spot=False), in_row(data, 3, tile_spot=True)
+    plain["tile_spot"], spot["tile_spot"] = True, False
+    frm = in_row(data, 3)
+    to = next(s for s in sorted(data["stones"], key=lambda s: s["id"]) if s["row"] == 4 and s["id"] not in frm["next"])
+    frm["next"].append(to["id"])  # a step the reconstruction does not have
     board = load_board(write_board(data, "my-nwnz.json"))
     assert board.name == "my-nwnz" and not board.reconstructed
-    assert "d5" in board.tile_spots and "d3" not in board.tile_spots
-    assert board.steps("c3", "e4") == 1 and board.steps("b2", "d6") == 4 and board.steps("d6", "b2") is None
+    assert plain["id"] in board.tile_spots and spot["id"] not in board.tile_spots
+    assert board.steps(frm["id"], to["id"]) == 1 and board.steps(to["id"], frm["id"]) is None
+    assert all(board.steps(board.start.id, e) == board.max_row for e in board.end_stones.values())

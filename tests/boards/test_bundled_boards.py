@@ -178,26 +178,57 @@ def test_nwnz_tiles_and_wish_piles(nwnz):
     assert len(set(nwnz.wish_piles.values())) == 5
 
 
-def test_nwnz_colours_jokers_and_blocks(nwnz):
-    """RULES §2: stones in the five colours in blocks along a path, plus grey jokers; every route needs
-    every colour (so all five card colours matter on any way to any end stone). The blocks of this
-    reconstruction are short (one to three stones) so that every one of its 26 routes sees all five."""
+def colour_blocks(colours: list[str]) -> list[int]:
+    """Lengths of the runs of one colour along a route; jokers are left out (a joker fits any colour)."""
+    blocks: list[int] = []
+    plain = [c for c in colours if c != "joker"]
+    for i, c in enumerate(plain):
+        if i and c == plain[i - 1]:
+            blocks[-1] += 1
+        else:
+            blocks.append(1)
+    return blocks
+
+
+def test_colour_blocks_helper():
+    assert colour_blocks(["red", "red", "joker", "red", "blue", "blue"]) == [3, 2]
+    assert colour_blocks(["red", "joker", "blue", "red"]) == [1, 1, 1]
+
+
+def test_nwnz_colours_and_jokers(nwnz):
+    """RULES §2: stones in the five card colours plus grey jokers; all five colours are used on the board."""
     counts = Counter(s.color for s in nwnz.stones.values() if s.kind == "stone")
     assert set(counts) == {*COLOURS, "joker"}
     assert 3 <= counts["joker"] <= 10
     assert min(counts[c] for c in COLOURS) >= 6
-    block_lengths = []
-    for route in routes(nwnz):
-        colours = [nwnz.stones[s].color for s in route]
-        assert set(COLOURS) <= set(colours), f"route {route} never needs {set(COLOURS) - set(colours)}"
-        plain = [c for c in colours if c != "joker"]
-        blocks = 1 + sum(a != b for a, b in zip(plain, plain[1:]))
-        block_lengths.append(len(plain) / blocks)
-        # Not a new colour at every step: some stones along every route share their neighbour's colour.
-        assert len(plain) / blocks > 1.0, f"route {route} changes colour at every step"
-    assert statistics.mean(block_lengths) >= 1.4
+    below_goal = {s.color for s in nwnz.stones.values() if s.kind == "stone" and not nwnz.in_goal(s.id)}
+    assert set(COLOURS) <= below_goal, "every colour is needed before the goal area too"
     jokers_per_route = [sum(nwnz.stones[s].color == "joker" for s in r) for r in routes(nwnz)]
     assert max(jokers_per_route) <= 3
+
+
+def test_nwnz_colours_change_in_blocks_of_about_three(nwnz):
+    """RULES §2: colours change along a path "in blocks of about three": along every route from the start
+    to an end stone the colour runs (jokers left out) are 2–4 stones long and average at least 2.5."""
+    means = []
+    for route in routes(nwnz):
+        blocks = colour_blocks([nwnz.stones[s].color for s in route])
+        assert min(blocks) >= 2, f"route {'-'.join(route)} has a single-stone colour block: {blocks}"
+        assert max(blocks) <= 4, f"route {'-'.join(route)} has a colour block longer than four: {blocks}"
+        assert statistics.mean(blocks) >= 2.5, f"route {'-'.join(route)} has short blocks: {blocks}"
+        means.append(statistics.mean(blocks))
+    assert min(means) >= 2.0 and statistics.mean(means) >= 2.5
+
+
+def test_nwnz_every_route_needs_several_colours(nwnz):
+    """A route of one or two colours would make the game trivial: every route needs at least three
+    colours, and its last block is the end stone's colour (the goal stretch leads to its own end stone)."""
+    for route in routes(nwnz):
+        colours = [nwnz.stones[s].color for s in route]
+        plain = [c for c in colours if c != "joker"]
+        assert len(set(plain)) >= 3, f"route {'-'.join(route)} needs only {sorted(set(plain))}"
+        end = nwnz.stones[route[-1]]
+        assert plain[-1] == end.color and plain[-2] == end.color, f"route {'-'.join(route)} ends {plain[-3:]}"
 
 
 def test_nwnz_file_is_what_the_generator_writes():
