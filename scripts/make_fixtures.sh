@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Regenerate the recorded sessions in fixtures/sessions/ from the simulator's CLI (issue 4).
-# Small on purpose (960x540, a few turns each; together < 15 MB) so they can live in git.
+# Regenerate the recorded sessions in fixtures/sessions/ from the simulator's CLI (issues 4 and 6).
+# At 2 fps (a Pi pipeline delivers 2-5 observations a second), with the arm's seat in the truth of
+# every frame with a hand ("hands"), and small on purpose so they can live in git (together < 15 MB):
+#   - five short sessions (a few turns each) for the tests: one per game, one with rule breaks, one
+#     in hard light; those the calibration tests register stay 960x540 (20-px markers), the others
+#     640x360; per-frame truth without the `render` extension (simulator.json keeps the geometry);
+#   - demo: 22 turns of NWNZ with 3 players, what `keltis-cam serve` replays (looping) for a newcomer.
 #   usage: bash scripts/make_fixtures.sh [OUT_DIR]     (default fixtures/sessions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-fixtures/sessions}
 KC=${KELTIS_CAM:-.venv/bin/keltis-cam}
-COMMON=(--size 960x540 --fps 1 --quality 80 --overwrite)
+COMMON=(--fps 2 --truth-render none --overwrite)
+LARGE=(--size 960x540 --quality 50)
+SMALL=(--size 640x360 --quality 60)
 mkdir -p "$OUT"
-"$KC" sim session --board nwnz --players 3 --seed 7  --max-moves 8 "${COMMON[@]}" --out "$OUT/nwnz-3p"
-"$KC" sim session --board base --players 2 --seed 11 --max-moves 8 "${COMMON[@]}" --out "$OUT/base-2p"
-"$KC" sim session --game keltis-card --players 3 --seed 5 --max-moves 10 "${COMMON[@]}" --out "$OUT/card-3p"
-"$KC" sim session --board nwnz --players 2 --seed 21 --max-moves 12 --illegal 2 "${COMMON[@]}" --out "$OUT/nwnz-illegal"
-"$KC" sim session --board base --players 4 --seed 13 --max-moves 8 --hard "${COMMON[@]}" --out "$OUT/base-hard"
+"$KC" sim session --board nwnz --players 3 --seed 7  --max-moves 6 "${LARGE[@]}" "${COMMON[@]}" --out "$OUT/nwnz-3p"
+"$KC" sim session --board base --players 2 --seed 11 --max-moves 6 "${LARGE[@]}" "${COMMON[@]}" --out "$OUT/base-2p"
+"$KC" sim session --game keltis-card --players 3 --seed 5 --max-moves 6 "${SMALL[@]}" "${COMMON[@]}" --out "$OUT/card-3p"
+"$KC" sim session --board nwnz --players 2 --seed 21 --max-moves 8 --illegal 2 "${SMALL[@]}" "${COMMON[@]}" \
+    --out "$OUT/nwnz-illegal"
+"$KC" sim session --board base --players 4 --seed 13 --max-moves 4 --hard "${SMALL[@]}" "${COMMON[@]}" --out "$OUT/base-hard"
+"$KC" sim session --board nwnz --players 3 --seed 42 --max-moves 44 --size 480x270 --quality 55 "${COMMON[@]}" \
+    --out "$OUT/demo"
 du -sh "$OUT"/*
 du -sh "$OUT"

@@ -69,6 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="inject N rule-breaking moves (listed in truth/events.jsonl with injected: true)")
     p.add_argument("--quality", type=int, help="JPEG quality (default: drawn per session, 72-95)")
     p.add_argument("--rules", help="rule settings as JSON, e.g. '{\"wish_face_down\": true}'")
+    p.add_argument("--truth-render", choices=["full", "none"], default="full",
+                   help="full: each frame's truth says where everything is in the image (default); none: only "
+                        "the observed state (a long session stays small)")
     p.add_argument("--overwrite", action="store_true", help="replace a session already in the folder")
     p.set_defaults(func=cmd_session)
 
@@ -129,7 +132,7 @@ def cmd_session(args: argparse.Namespace) -> int:
     opts = SessionOptions(game=args.game, board=args.board if args.game == "keltis" else None, players=args.players,
                           seed=args.seed, size=args.size, fps=args.fps, max_moves=args.max_moves,
                           illegal=max(0, args.illegal), hard=args.hard, quality=args.quality,
-                          distractors=args.distractors, rules=rules)
+                          distractors=args.distractors, rules=rules, truth_render=args.truth_render)
     summary = record_session(args.out, opts, overwrite=args.overwrite, progress=_say)
     print(f"session written to {summary['folder']}: {summary['frames']} frames ({summary['usable_frames']} usable), "
           f"{summary['moves']} moves, {summary['violations']} rule violations "

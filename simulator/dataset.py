@@ -68,9 +68,14 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
     scene = table.layout.scene(obs, game.hints(), table.distractors)
     rng = np.random.default_rng([spec.seed, 22])
     hands: list[HandPose] = []
+    seats: list[str] = []
     if spec.hand:
-        hands.append(_random_hand(table, scene, spec, rng))
+        pose, seat = _random_hand(table, scene, spec, rng)
+        hands.append(pose)
+        seats.append(seat)
     frame = table.renderer.frame(scene, cond, rng, hands=hands)
+    for h, seat in zip(frame.render["hands"], seats):
+        h["seat"] = seat
     in_view = [h for h in frame.render["hands"] if h["in_view"]]
     if in_view:
         reason = "motion" if any(h["moving"] for h in in_view) else "occluded"
@@ -82,6 +87,8 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
         truth: dict[str, Any] = {"format": "keltis-observation/1", "game": game.game, "board": game.board_name,
                                  "usable": False, "reason": reason, "pawns": None, "tiles": None, "seats": None,
                                  "discard_tops": None, "confidence": {}}
+        if in_view:  # FORMATS §2 extension: the seats whose arms reach over the table
+            truth["hands"] = [{"seat": h["seat"]} for h in in_view]
         # What lies on the table all the same, for measuring partial readings of unusable frames.
         truth["table"] = obs.to_json()
     else:
@@ -97,8 +104,8 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
     return frame.jpeg, truth
 
 
-def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> HandPose:
-    """A hand of a random player over the play area, still or moving."""
+def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> tuple[HandPose, str]:
+    """A hand of a random player over the play area, still or moving, and that player's seat."""
     seat = list(table.game.seats)[int(rng.integers(len(table.game.seats)))]
     pts = [f.centre for f in scene.flats if (f.truth or {}).get("kind") in ("card", "tile", "board", "discard")]
     x, y = pts[int(rng.integers(len(pts)))] if pts else table.layout.play_area().mean(0)
@@ -107,7 +114,7 @@ def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> Han
     plan = HandPlan(seat, [(t0, x, y, 60.0, 0.0), (t0 + 1.0, x, y, 30.0, 1.0)] if spec.hand == "moving"
                     else [(t0, x, y, 30.0, p), (t0 + 1.0, x, y, 30.0, p)])
     t = 0.55 if spec.hand == "moving" else 0.5
-    return hand_pose(table, plan, t, 1 / 20)
+    return hand_pose(table, plan, t, 1 / 20), seat
 
 
 def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:

@@ -3,7 +3,9 @@ palm, fingers, thumb), with its soft shadow on the table and motion blur when it
 
 A `HandPose` is where the hand is at one moment; `reach_pose` builds one from the seat the player
 sits at and the table point the fingers go to. Frames showing a hand over the play area are marked
-unusable in the truth (FORMATS §2: reason "occluded", or "motion" when it moves fast).
+unusable in the truth (FORMATS §2: reason "occluded", or "motion" when it moves fast) and name the
+seat whose arm it is (`"hands": [{"seat": ...}]`, docs/formats-extensions.md): the arm comes in
+across that seat's table edge (the shoulder lies behind the seat's far edge, see `reach_pose`).
 """
 from __future__ import annotations
 

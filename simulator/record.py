@@ -52,11 +52,15 @@ class SessionOptions:
     quality: int | None = None
     distractors: bool = True
     rules: dict[str, Any] = field(default_factory=dict)
+    #: "full": each frame's truth carries the `render` extension (where everything is in the image);
+    #: "none": only the observed state (long sessions stay small; simulator.json keeps the geometry).
+    truth_render: str = "full"
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
                 "size": list(self.size), "fps": self.fps, "max_moves": self.max_moves, "illegal": self.illegal,
-                "hard": self.hard, "quality": self.quality, "distractors": self.distractors, "rules": self.rules}
+                "hard": self.hard, "quality": self.quality, "distractors": self.distractors, "rules": self.rules,
+                "truth_render": self.truth_render}
 
 
 @dataclass
@@ -322,13 +326,17 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
                 step_i += 1
             state_i = steps[step_i - 1].after if step_i else 0
             hands = []
+            hand_seats = []   # whose arm each hand is: its pose reaches in from that seat's table edge
             for st in steps[max(0, step_i - 2): step_i + 2]:
                 if st.hand is not None and st.hand.t0 <= tk <= st.hand.t1:
                     exposure_s = 1 / 30 if cond.exposure >= 0.7 else 1 / 15
                     hands.append(hand_pose(table, st.hand, tk, exposure_s))
+                    hand_seats.append(st.hand.seat)
             scene = scene_of(state_i)
             frame = table.renderer.frame(scene, cond, frame_rng, hands=hands)
             render = frame.render
+            for h, seat in zip(render["hands"], hand_seats):
+                h["seat"] = seat
             in_view = [h for h in render["hands"] if h["in_view"]]
             obs = observations[state_i]
             if in_view:
@@ -336,17 +344,20 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
                 truth: dict[str, Any] = {"format": "keltis-observation/1", "game": game.game,
                                          "board": game.board_name, "usable": False, "reason": reason,
                                          "pawns": None, "tiles": None, "seats": None, "discard_tops": None,
-                                         "confidence": {}}
+                                         "confidence": {},
+                                         # FORMATS §2 extension: the seats whose arms reach over the table
+                                         "hands": [{"seat": h["seat"]} for h in in_view]}
             else:
                 truth = obs.to_json()
             if static is None:
                 static = {k2: render[k2] for k2 in STATIC_KEYS if k2 in render}
                 static["camera"] = render["camera"]
                 static["markers"] = [it for it in render["items"] if it.get("kind") == "marker"]
-            dyn = {k2: v for k2, v in render.items() if k2 not in STATIC_KEYS and k2 != "camera"}
-            dyn["items"] = [it for it in dyn.get("items", []) if it.get("kind") != "marker"]
-            dyn["static"] = "simulator.json"
-            truth["render"] = dyn
+            if opts.truth_render != "none":
+                dyn = {k2: v for k2, v in render.items() if k2 not in STATIC_KEYS and k2 != "camera"}
+                dyn["items"] = [it for it in dyn.get("items", []) if it.get("kind") != "marker"]
+                dyn["static"] = "simulator.json"
+                truth["render"] = dyn
             truth["state_id"] = int(states[state_i].id)
             truth["t"] = round(tk, 3)
             writer.add_frame(frame.jpeg, tk, truth)

@@ -18,6 +18,10 @@ class TrackingConfig:
     #: A change seen with no hand over the table in between (a misread that persists, a nudged
     #: pawn) must hold this long before it is accepted.
     still_seconds_without_hand: float = 3.0
+    #: When the next hand comes, a state taken since the last hand is read again over the whole
+    #: still period: a field whose reading changed (with no hand) and then held this long up to the
+    #: hand is revised (a misread that held the first frames after the previous hand).
+    revise_seconds: float = 2.0
     #: Each field's most common reading must have at least this share of the frames in the window.
     agree_fraction: float = 0.6
     #: ... and the window must hold at least this many usable frames (2 when frames come
@@ -38,6 +42,10 @@ class TrackingConfig:
     turn_pause_seconds: float = 1.4
     pause_margin_seconds: float = 0.4  # rests within this of turn_pause_seconds say nothing
     pause_cost: int = 3
+    #: A warning on a move is shown once the table it was read from has held this long (or a hand
+    #: came): a misread that held the first frames after a hand is read again over the whole still
+    #: period when the next hand comes, and must not flash a warning before that.
+    warning_settle_seconds: float = 1.5
     #: No frame for this long is a camera gap: tracking pauses and needs fresh stillness.
     gap_seconds: float = 2.0
     #: Frames kept for voting (seconds); older frames never vote.

@@ -1,6 +1,7 @@
 """Move inference: which turn(s) explain the change between two accepted table states.
 
-The camera never sees hands or the draw pile, so a turn is known by what it leaves on the table:
+The camera never sees the cards in a hand or the draw pile, so a turn is known by what it leaves
+on the table (and, when the observer reads them, by whose arm reached over it):
 cards appearing in a row, pawns moving, tiles and wish stones taken, discard-pile tops changing.
 The change is cut into field changes. Those that belong to a seat (its rows, wish stones, its
 player's pawns) say who acted; the others (discard tops, tiles) are given to a turn by trying each
@@ -10,13 +11,25 @@ turn, then the next seats) is judged with the rules engine's check of each turn
 a discard-pile change is a discard or a draw (the tracker keeps each pile's cards), the game
 being over. The cheapest explanation wins; when another one is as cheap the inference says so.
 
+When the observer says whose arm reached over the table (the "hands" extension, read from the
+table edge the arm crosses), every explanation is also held against the reaches seen since the
+last state (`hand_cost`): a reach clearly naming a seat that the explanation does not have acting
+at that moment costs COST_HAND_*, a turn with no reach seen for it COST_NO_REACH. This is strong
+evidence for who dropped a card on a discard pile, and for who made a reach that changed nothing
+visible (a draw, or a card discarded onto its twin) — but never certainty: a rule break still
+outweighs one misread reach, and turn order decides when the hands say nothing. With hands read,
+a pile the open turn discarded on that reads otherwise later (or shows its old top again), with no
+one else's hand in between, may also be that discard misread (COST_MISREAD).
+
 A turn that is still going on (the last part) does not yet count what is missing from it — a
 pawn not yet moved, a wish stone not yet taken — since players do things in any order: those
 codes (DEFERRED_CODES) are reported when the turn closes, i.e. when the next player acts.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -24,19 +37,28 @@ from ..events import ChangeReport
 from ..observation import Observation
 from ..violations import Violation
 from .games import GameRules, Setup
-from .stability import FieldKey, Fields, changed_fields, field_default, fields_to_observation, observation_fields
+from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, fields_to_observation,
+                        observation_fields)
 
 #: Violations about something a turn has not done *yet*: reported once the turn is over.
+#: (A wish stone or tile taken before its pawn is seen landing — the pawn misread for a moment — is
+#: the same: "wish-unexplained" and "tile-removed" wait for the rest of the turn.)
 DEFERRED_CODES = frozenset({"no-card", "pawn-not-moved", "no-pawn-to-move", "tile-not-taken", "wish-not-taken",
-                            "clover-not-used", "discard-tile-not-used", "draw-count", "no-wish-card"})
+                            "clover-not-used", "discard-tile-not-used", "draw-count", "no-wish-card",
+                            "wish-unexplained", "tile-removed"})
 # Costs of an explanation (in "rule breaks"): lower is likelier.
 COST_VIOLATION = 10
 COST_PENDING = 2
 COST_TURN = 1
-COST_ODD_DRAW = 4
+COST_ODD_DRAW = 6
 COST_HINT = 15
+COST_MISREAD = 5  # a discard of the open turn that the pile, reading otherwise later, proves misread
+COST_TWIN = 4  # a pile showing the card below its top again read as that card's twin discarded (not a draw)
 COST_QUIET = 1
 COST_QUIET_UNUSED = 3  # a reach that left no trace and is not read as a turn or a draw
+COST_HAND_PER_FRAME = 3  # a reach given to a player: per frame their seat trails the seat most named
+COST_HAND_MAX = 6        # ... at most this per reach (below one rule break: a reach may be misread)
+COST_NO_REACH = 8        # a turn (or a traceless turn) with no reach seen for it, when hands are read
 _MAX_TOP_CHOICES = 3  # beyond this many changed discard piles, all go to one turn (a very odd change)
 
 
@@ -47,7 +69,7 @@ class TopChange:
     pile: str
     old: str | None
     new: str | None
-    kind: str  # "discard" or "draw"
+    kind: str  # "discard", "draw", or "misread" (the open turn's discard there proved misread: `new` replaces `old`)
 
     @property
     def card(self) -> str | None:
@@ -64,11 +86,47 @@ class TopChange:
         return cls(d["pile"], d.get("old"), d.get("new"), d["kind"])
 
 
+#: A card the tracker knows lies in a discard pile without knowing which (under a pair's second card).
+UNKNOWN_CARD = "?"
+
+
+def revealed_depth(stack: Sequence[str], old: str | None, new: str | None) -> int | None:
+    """How many cards a draw took off a pile showing `old` to show `new` (known from the pile's
+    history): 1 normally; more when the top's twins lay right under it (drawing a twin changes
+    nothing to see); None when no draw explains it."""
+    if not stack or stack[-1] != old:
+        return None
+    k = 2
+    while k <= len(stack) and stack[-k] == old:
+        k += 1
+    if k <= len(stack) and stack[-k] in (new, UNKNOWN_CARD):
+        return k - 1
+    return None
+
+
+def _drop_misread(tops: Sequence[TopChange]) -> tuple[TopChange, ...]:
+    """A turn's pile changes with the discards its "misread" changes prove wrong corrected: the card
+    discarded is the one read now (none, if the pile shows its old top again). The "misread" stays,
+    for the pile's bookkeeping: it replaces the misread card on the tracker's pile."""
+    out = list(tops)
+    for t in [t for t in out if t.kind == "misread"]:
+        for j in range(out.index(t) - 1, -1, -1):
+            if out[j].kind == "discard" and out[j].pile == t.pile and out[j].new == t.old:
+                if out[j].old == t.new:
+                    del out[j]
+                else:
+                    out[j] = TopChange(t.pile, out[j].old, t.new, "discard")
+                break
+    return tuple(out)
+
+
 def classify_top(pile: str, old: str | None, new: str | None, stack: Sequence[str]) -> TopChange:
-    """Discard or draw? A draw uncovers the card below the top (known from the pile's history)."""
+    """Discard or draw? A draw uncovers the card below the top (known from the pile's history; a
+    card the tracker knows is there without knowing which, UNKNOWN_CARD, does not make a draw)."""
     if new is None:
         return TopChange(pile, old, new, "draw")
-    if len(stack) >= 2 and stack[-1] == old and stack[-2] == new:
+    depth = revealed_depth(stack, old, new)
+    if depth is not None and stack[-depth - 1] == new:
         return TopChange(pile, old, new, "draw")
     return TopChange(pile, old, new, "discard")
 
@@ -92,6 +150,57 @@ class TurnContext:
     turn_pause: float = 1.4              # a longer rest hints at a new player
     pause_margin: float = 0.4
     pause_cost: int = 0
+    reaches: tuple[Reach, ...] = ()      # hands over the table since the last state (seats read, quiet or not)
+    hidden: tuple[int, int] = (0, 0)     # the open turn's hidden plays and draws so far (TurnFacts)
+    known: frozenset[str] = frozenset()  # codes the open turn has broken already (not counted again)
+    last_seat: str | None = None         # who played last (may still be drawing when nobody's turn is open)
+    after: tuple[str, ...] = ()          # who else may come after the open turn than the next seat
+    final_queue: tuple[str, ...] = ()    # card game's last plays: the seats still to make theirs
+
+
+#: What an actor of an explanation needs from the reaches: nothing (the open turn's player going on
+#: or not), a reach (a turn that left no trace), a reach after which the table had changed (a turn
+#: that changed the table: changes only happen under reaches not marked quiet).
+NEED_NONE, NEED_REACH, NEED_ACTIVE = 0, 1, 2
+
+
+def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_table: Sequence[str]) -> int:
+    """How badly an explanation's actors (in order: (seat, NEED_*)) fit the reaches seen.
+
+    The reaches are shared out in order: each goes to the actor acting at that moment. A reach
+    given to a player whose seat its frames named less often than another seat at the table costs
+    COST_HAND_PER_FRAME per frame of difference (at most COST_HAND_MAX: one reach never outweighs a
+    rule break); an actor whose need is not met costs COST_NO_REACH. Frames naming no seat, or a
+    seat where nobody sits, say nothing; when no reach was read at all (an observer without hands)
+    the cost is 0."""
+    if not actors or not any(r.read for r in reaches):
+        return 0
+    m, k = len(reaches), len(actors)
+    memo: dict[tuple[int, int, int], int] = {}
+    votes = [{s: n for s, n in r.votes if s in at_table} for r in reaches]
+    level = [NEED_REACH if r.quiet else NEED_ACTIVE for r in reaches]
+
+    def mismatch(i: int, seat: str) -> int:
+        v = votes[i]
+        if not v:
+            return 0
+        return min(COST_HAND_MAX, COST_HAND_PER_FRAME * (max(v.values()) - v.get(seat, 0)))
+
+    def f(i: int, j: int, has: int) -> int:
+        key = (i, j, has)
+        if key in memo:
+            return memo[key]
+        left = 0 if has >= actors[j][1] else COST_NO_REACH
+        if i == m:
+            out = left + sum(COST_NO_REACH for _, need in actors[j + 1:] if need)
+        else:
+            out = mismatch(i, actors[j][0]) + f(i + 1, j, max(has, level[i]))
+            if j + 1 < k:
+                out = min(out, left + f(i, j + 1, NEED_NONE))
+        memo[key] = out
+        return out
+
+    return f(0, 0, NEED_NONE)
 
 
 @dataclass(frozen=True)
@@ -105,22 +214,31 @@ class TurnFacts:
     allowance: int
     points: int
     wish_pair: bool
+    hidden_plays: int = 0    # cards discarded onto their twins (a reach that changed nothing, then a draw)
+    hidden_draws: int = 0    # cards drawn from the draw pile (the player's reaches that changed nothing)
 
     @property
     def plays(self) -> int:
-        """Cards played: laid in rows plus discarded."""
-        return self.lays + self.discards
+        """Cards played: laid in rows plus discarded (seen or not)."""
+        return self.lays + self.discards + self.hidden_plays
 
     @property
     def from_hand(self) -> int:
         """Cards that left the hand (row tops discarded by the NWNZ tile did not)."""
-        return self.lays + self.discards - self.row_discards
+        return self.plays - self.row_discards
+
+    @property
+    def all_draws(self) -> int:
+        """Cards drawn: from the discard piles (seen) and from the draw pile (reaches seen)."""
+        return self.draws + self.hidden_draws
 
 
-def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence[TopChange], phase: str) -> TurnFacts:
+def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence[TopChange], phase: str,
+               hidden_plays: int = 0, hidden_draws: int = 0) -> TurnFacts:
     """Count a turn's plays, draws, allowance (cards it may play) and points-tile points."""
     lays = row_discards = landings = points = 0
     wish_pair = False
+    passed = _jumped_over(rules, report)
     for e in report.changes:
         if e.seat != seat:
             continue
@@ -130,7 +248,7 @@ def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence
             row_discards += 1
         elif e.kind == "discard-tile":
             landings += 1
-        elif e.kind == "points-tile":
+        elif e.kind == "points-tile" and e.data.get("stone") not in passed:
             points += int(e.data.get("points", 0) or 0)
         elif e.kind == "wish-taken":
             wish_pair = True
@@ -143,7 +261,28 @@ def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence
         allowance = max(allowance, 2 if wish_pair else allowance)
     else:
         allowance = 2 if wish_pair else 1
-    return TurnFacts(lays, discards, row_discards, draws, allowance, points, wish_pair)
+    return TurnFacts(lays, discards, row_discards, draws, allowance, points, wish_pair, hidden_plays, hidden_draws)
+
+
+def _jumped_over(rules: GameRules, report: ChangeReport) -> set[str]:
+    """Stones a pawn jumped over in a move of several stones for one card ("two-steps"): it never
+    stood on them, so their tiles do not act (a points tile there scores nothing)."""
+    board = rules.board
+    out: set[str] = set()
+    if board is None:
+        return out
+    for v in report.violations:
+        src, dst = v.details.get("src"), v.details.get("dst")
+        if v.code != "two-steps" or src not in board.stones or dst not in board.stones:
+            continue
+        total = board.steps(src, dst)
+        if not total or total < 2:
+            continue
+        for stone in board.stones:
+            a, b = board.steps(src, stone), board.steps(stone, dst)
+            if a and b and a + b == total:
+                out.add(stone)
+    return out
 
 
 #: What a turn that left no trace is assumed to have done: discarded a card onto its twin, drawn one.
@@ -160,7 +299,7 @@ def own_violations(rules: GameRules, setup: Setup, seat: str, report: ChangeRepo
         if "game-over" not in codes:
             out.append(Violation("game-over", f"the game was already over, but {who} still played", seat))
         return out
-    if skipped:
+    if skipped and phase != "final":  # (in the last plays a player may pass: passing leaves no trace)
         turn = setup.name(skipped[0])
         out.append(Violation("out-of-turn", f"{who} played, but it was {turn}'s turn", seat,
                              {"expected": skipped[0]}))
@@ -168,7 +307,8 @@ def own_violations(rules: GameRules, setup: Setup, seat: str, report: ChangeRepo
     for top in tops:
         if top.kind == "discard":
             discarded_here.setdefault(top.pile, []).append(top.new)
-        elif top.old is not None and discarded_here.get(top.pile) and discarded_here[top.pile][-1] == top.old:
+        elif top.kind == "draw" and top.old is not None and discarded_here.get(top.pile) \
+                and discarded_here[top.pile][-1] == top.old:
             discarded_here[top.pile].pop()
             if "draw-own-discard" not in codes:
                 out.append(Violation("draw-own-discard", f"{who} took back {_card_text(top.old, top.pile)} "
@@ -178,15 +318,20 @@ def own_violations(rules: GameRules, setup: Setup, seat: str, report: ChangeRepo
     if not rules.is_board:
         # Card game: a wish card is taken with two discarded cards of its value (RULES §3 Turn).
         taken = [int(e.data.get("wish", 0)) for e in report.changes if e.kind == "wish-taken" and e.seat == seat]
-        values = [_value(t.new) for t in tops if t.kind == "discard"]
+        discarded = [t.new for t in tops if t.kind == "discard" and t.new is not None]
+        values = [_value(code) for code in discarded]
         for v in taken:
-            odd = [x for x in values if x is not None and x != v]
+            # (an end card has no value: it never makes a pair)
+            odd = [code for code, x in zip(discarded, values) if x != v]
             if odd and "pair-mismatch" not in codes:
+                words = ["an end card" if code == "E" else f"a {_value(code)}" for code in odd]
                 out.append(Violation("pair-mismatch", f"{who} took the wish card {v} but discarded "
-                                     + " and ".join(f"a {x}" for x in odd) + f": it takes two cards of value {v}",
+                                     + " and ".join(words) + f": it takes two cards of value {v}",
                                      seat, {"wish": v, "discarded": odd}))
-        if not taken and len(values) == 2 and values[0] == values[1] and values[0] is not None \
-                and 1 <= values[0] <= 9:
+        counts = Counter(x for x in values if x is not None and 1 <= x <= 9)
+        pair = next((x for x, c in counts.items() if c >= 2), None)
+        if not taken and pair is not None:
+            values = [pair, pair]
             pair_without_card = True
             out.append(Violation("no-wish-card", f"{who} discarded two {values[0]}s but took no wish card: the "
                                  f"wish card {values[0]} is no longer in the middle", seat, {"wish": values[0]}))
@@ -200,6 +345,27 @@ def own_violations(rules: GameRules, setup: Setup, seat: str, report: ChangeRepo
         out.append(Violation("two-cards", f"{who} {' and '.join(what)} in one turn: a turn plays one card",
                              seat, {"plays": facts.plays, "allowed": facts.allowance}))
     return out
+
+
+#: Engine findings that the tracker's own, sharper finding on the same turn replaces: a pair
+#: discarded for a wish card no longer there is "no-wish-card", not two turns' cards ("two-cards");
+#: a wish card taken for a mismatched pair is "pair-mismatch", not an unexplained wish card.
+SUPERSEDED = {"no-wish-card": frozenset({"two-cards"}), "pair-mismatch": frozenset({"wish-unexplained"})}
+
+
+def reconcile(report: ChangeReport, own: Sequence[Violation], facts: TurnFacts | None = None,
+              phase: str = "play") -> ChangeReport:
+    """The engine's report of a turn without the findings `own` states more precisely (SUPERSEDED),
+    and without "two-cards" in the card game's last plays when the turn stays within what a last
+    play allows (the engine's check of a change does not know the phase)."""
+    drop: set[str] = set()
+    for v in own:
+        drop |= SUPERSEDED.get(v.code, frozenset())
+    if phase == "final" and facts is not None and facts.plays <= facts.allowance:
+        drop.add("two-cards")
+    if not drop or not any(v.code in drop for v in report.violations):
+        return report
+    return ChangeReport(report.changes, tuple(v for v in report.violations if v.code not in drop))
 
 
 def _value(code: str | None) -> int | None:
@@ -278,6 +444,22 @@ def _describe(slots: Sequence[tuple[str, bool, tuple[str, ...]]], setup: Setup) 
     return " then ".join(parts) or "no turn"
 
 
+def _actors(ctx: TurnContext, segments: Sequence[Segment]) -> list[tuple[str, int]]:
+    """Who acts, in order, in an explanation (for hand_cost): the open turn's player (or the last
+    player, who may still be drawing), needing a reach only if their turn changes the table now,
+    then every new turn (needing a reach that changed the table) or traceless turn (a reach)."""
+    out: list[tuple[str, int]] = []
+    first = ctx.seat if ctx.started else ctx.last_seat
+    if first is not None:
+        goes_on = bool(segments) and segments[0].continues and ctx.started and bool(segments[0].keys)
+        out.append((first, NEED_ACTIVE if goes_on else NEED_NONE))
+    for seg in segments:
+        if seg.continues and ctx.started:
+            continue
+        out.append((seg.seat, NEED_REACH if seg.silent else NEED_ACTIVE))
+    return out
+
+
 def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: GameRules,
                 setup: Setup) -> Inference:
     """Explain the change prev → new as a sequence of turns (TRACKING_API.md infer_moves)."""
@@ -303,23 +485,47 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
     # A pile showing the card below its top again was drawn from — or a second copy of that card
     # was discarded onto it (every board-game card exists twice): both are tried.
     top_options: dict[FieldKey, list[TopChange]] = {}
+    # (only when the hands say no one else changed the table meanwhile)
+    misread_ok = ctx.started and any(r.read for r in ctx.reaches) and all(
+        r.quiet or r.seat in (None, ctx.seat) for r in ctx.reaches)
     for key in tops:
-        first = classify_top(key[1], fb.get(key), fa.get(key), ctx.piles.get(key[1], ()))
+        stack = ctx.piles.get(key[1], ())
+        first = classify_top(key[1], fb.get(key), fa.get(key), stack)
         top_options[key] = [first]
+        if misread_ok and any(t.kind == "discard" and t.pile == key[1] and t.new == first.old for t in ctx.tops):
+            # the card the open turn discarded there reads otherwise now (or the pile shows again what
+            # it showed before): that card was misread — likelier than a second card (or one taken
+            # back) by its player, who made no other visible reach meanwhile
+            top_options[key].append(TopChange(first.pile, first.old, first.new, "misread"))
         if first.kind == "draw" and first.new is not None:
             top_options[key].append(TopChange(first.pile, first.old, first.new, "discard"))
+        elif revealed_depth(stack, first.old, first.new) is not None:
+            # the card uncovered may be the unseen one under a pair
+            top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
     kind_choices = list(itertools.product(*(top_options[key] for key in tops))) if tops else [()]
 
     # The slots: the open turn (index 0), then the seats after it in order, once round the table.
-    if ctx.seat is not None:
+    # After the end nobody's turn is open: whoever played after it (hands, seats) is tried, alone.
+    anyone = ctx.phase == "over"
+    if anyone:
+        starts = list(range(n))
+    elif ctx.seat is not None:
         starts = [order.index(ctx.seat)]
     elif owned:  # nobody has played yet: whoever acts first may be the first player
         starts = [order.index(s) for s in order if s in owned]
     else:
         starts = [order.index(setup.first) if setup.first in order else 0]
-    candidates: list[tuple[int, list[tuple[int, str, tuple[FieldKey, ...]]], dict[FieldKey, TopChange]]] = []
+    candidates: list[tuple[int, list[str], list[tuple[int, str, tuple[FieldKey, ...]]], dict[FieldKey, TopChange]]] = []
+    named = {r.seat for r in ctx.reaches if r.seat is not None}
+    orders: list[tuple[int, int]] = []
     for i0 in starts:
-        slot_seats = [order[(i0 + k) % n] for k in range(n + 1)]
+        # After the open turn comes the next seat — after a turn played out of turn, either the
+        # player whose turn it was or the one after the player out of turn (tables do both).
+        for j0 in [order.index(a) for a in ctx.after if a in order and ctx.started] + [i0 + 1]:
+            if (i0, j0 % n) not in orders:
+                orders.append((i0, j0 % n))
+    for i0, j0 in orders:
+        slot_seats = [order[i0]] + [order[(j0 + k) % n] for k in range(n)]
         seat_options = []
         for seat in owned:
             seat_options.append([k for k, s in enumerate(slot_seats) if s == seat])
@@ -329,7 +535,9 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 continue
             used = set(seat_slots) or {0}
             # (up to one turn after the last seat that acted, more when reaches left no trace)
-            top_range = list(range(0, min(n, max(used) + 1 + ctx.quiet) + 1))
+            # (or as far as a seat whose hand was seen)
+            reach = max((k for k, st in enumerate(slot_seats) if st in named), default=0)
+            top_range = list(range(0, max(reach, min(n, max(used) + 1 + ctx.quiet)) + 1))
             if len(tops) > _MAX_TOP_CHOICES:
                 top_assignments = [tuple(k for _ in tops) for k in top_range]
             else:
@@ -349,10 +557,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                     slots.setdefault(min(slots) if slots else 0, []).extend(loose)
                 if not slots:
                     slots[0] = []
-                if ctx.seat is None and min(slots) != 0:
+                if (ctx.seat is None or anyone) and min(slots) != 0:
                     continue  # the first player is the one who acts first
                 for kinds in kind_choices:
-                    candidates.append((i0, [(k, slot_seats[k], tuple(slots[k])) for k in sorted(slots)],
+                    candidates.append((i0, slot_seats, [(k, slot_seats[k], tuple(slots[k])) for k in sorted(slots)],
                                        dict(zip(tops, kinds))))
 
     cache: dict[tuple[frozenset, frozenset], ChangeReport] = {}
@@ -365,8 +573,25 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
 
     base = ctx.base if ctx.base is not None else prev
     base_f = observation_fields(base)
+    hands_read = any(r.read for r in ctx.reaches)
+    quiet_seats = {r.seat for r in ctx.reaches if r.quiet}
+    # A player's reaches that changed nothing: before their first reach that did, a new player's
+    # card went onto its twin (a play that leaves no trace: believed when they then drew from a
+    # pile); after it, or on the open turn, they drew from the draw pile.
+    quiet_before: dict[str, int] = {}
+    quiet_after: dict[str, int] = {}
+    active: set[str] = set()
+    for r in ctx.reaches:
+        if r.seat is None:
+            continue
+        if not r.quiet:
+            active.add(r.seat)
+        elif r.seat in active or (ctx.started and r.seat == ctx.seat):
+            quiet_after[r.seat] = quiet_after.get(r.seat, 0) + 1
+        else:
+            quiet_before[r.seat] = quiet_before.get(r.seat, 0) + 1
     judged: list[tuple[int, int, Inference, str]] = []
-    for i0, slots, top_changes in candidates:
+    for i0, slot_seats, slots, top_changes in candidates:
         cur_f = dict(fb)
         cur = prev
         segments: list[Segment] = []
@@ -377,6 +602,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         quiet_left = max(0, ctx.quiet - ctx.pending_draws)
         new_turns = 0
         describe = []
+        queue = list(ctx.final_queue)
         for idx, (k, seat, keys) in enumerate(slots):
             nxt_f = dict(cur_f)
             for key in keys:
@@ -387,15 +613,24 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 else:
                     nxt_f[key] = value
             nxt = fields_to_observation(nxt_f, new)
-            continues = k == 0 and ctx.seat is not None
+            continues = k == 0 and ctx.seat is not None and not anyone
             if continues:
                 t_before, t_before_f = base, base_f
                 skipped: tuple[str, ...] = ctx.skipped
             else:
-                first = ctx.seat is None and idx == 0
-                passed = [] if first else [order[(i0 + j) % n] for j in range(last_k + 1, k)]
-                # Seats whose turn passed: a hand that left no trace may have been theirs.
-                silent, passed = passed[:quiet_left], passed[quiet_left:]
+                first = (ctx.seat is None or anyone) and idx == 0
+                passed = [] if first else [slot_seats[j] for j in range(last_k + 1, k)]
+                if anyone and hands_read and idx == 0:
+                    # after the end there is no seat order: the players whose hands came and went
+                    # before this one's may have played without a trace before the end was declared
+                    passed = list(dict.fromkeys(r.seat for r in ctx.reaches if r.quiet and r.seat in order
+                                                and r.seat not in (seat, ctx.last_seat)))
+                # Seats whose turn passed: a hand that left no trace may have been theirs (when the
+                # hands are read: only a seat whose hand was seen leaving no trace, or an unread one).
+                silent = passed[:quiet_left]
+                if hands_read:
+                    silent = [st for st in silent if st in quiet_seats or None in quiet_seats]
+                passed = [st for st in passed if st not in silent]
                 quiet_left -= len(silent)
                 for quiet_seat in silent:
                     segments.append(Segment(quiet_seat, False, (), cur, cur, ChangeReport((), ()), (), (),
@@ -406,26 +641,63 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 t_before, t_before_f = cur, cur_f
             prior = ctx.tops if continues else ()
             seg_tops = prior + tuple(top_changes[key] for key in keys if key[0] == "top")
+            misreads = [t for t in seg_tops if t.kind == "misread"]
+            if misreads:
+                if not (continues and ctx.started):
+                    cost += 10 ** 6  # (only the open turn's own discard can turn out a misread)
+                seg_tops = _drop_misread(seg_tops)
+                cost += COST_MISREAD * len(misreads)
+            cost += COST_TWIN * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
+                                    and top_options[key][0].kind == "draw")
             report = check(t_before_f, t_before, nxt_f, nxt)
             final = idx == len(slots) - 1
             phase = ctx.phase
             facts = turn_facts(rules, seat, report, seg_tops, phase)
+            goes_on = continues and ctx.started
+            hidden_plays, hidden_draws = ctx.hidden if goes_on else (0, 0)
+            if hands_read:
+                excess = facts.draws - max(facts.from_hand + hidden_plays, 0)
+                if excess > 0 and not goes_on:
+                    hidden_plays += min(excess, quiet_before.get(seat, 0))
+                owed = max(0, facts.from_hand + hidden_plays - facts.draws - hidden_draws)
+                hidden_draws += min(owed, quiet_after.get(seat, 0))
+                facts = dataclasses.replace(facts, hidden_plays=hidden_plays, hidden_draws=hidden_draws)
             own = tuple(own_violations(rules, setup, seat, report, facts, skipped, phase, seg_tops))
-            shown = [v for v in report.violations if not (final and v.code in DEFERRED_CODES)]
-            pending = [v for v in report.violations if final and v.code in DEFERRED_CODES]
-            cost += COST_VIOLATION * (len(shown) + len(own)) + COST_PENDING * len(pending)
+            report = reconcile(report, own, facts, phase)
+            # (what the open turn had broken already costs nothing more: it is no new explanation)
+            old_codes = ctx.known if goes_on else frozenset()
+            shown = [v for v in report.violations if not (final and v.code in DEFERRED_CODES)
+                     and v.code not in old_codes]
+            pending = [v for v in report.violations if final and v.code in DEFERRED_CODES and v.code not in old_codes]
+            new_own = [v for v in own if v.code not in old_codes]
+            cost += COST_VIOLATION * (len(shown) + len(new_own)) + COST_PENDING * len(pending)
+            if goes_on and misreads:
+                # ... and a discard proved misread that explains one of them away earns it back
+                now = {v.code for v in report.violations} | {v.code for v in own}
+                cost -= COST_VIOLATION * len({c for c in old_codes - now if c not in DEFERRED_CODES})
             if idx == 0 and ctx.pause is not None and ctx.pause_cost and ctx.seat is not None and ctx.started:
                 if ctx.pause >= ctx.turn_pause + ctx.pause_margin and continues:
                     cost += ctx.pause_cost   # a long rest, yet the same turn
                 elif ctx.pause <= ctx.turn_pause - ctx.pause_margin and not continues:
                     cost += ctx.pause_cost   # a quick reach, yet a new player
+            if not continues and ctx.phase == "final":
+                # the last plays: each player's once, in order (passing leaves no trace); a play by
+                # one who has made theirs comes after the end of the game
+                if seat in queue:
+                    queue = queue[queue.index(seat) + 1:]
+                else:
+                    cost += COST_VIOLATION
             if not continues:
                 cost += COST_TURN
                 if new_turns:
                     cost += ctx.split_cost  # one still table read as two turns: a still moment missed
                 new_turns += 1
-            if facts.draws > max(facts.from_hand, 0):
-                cost += COST_ODD_DRAW * (facts.draws - max(facts.from_hand, 0))
+            if facts.hidden_plays > (ctx.hidden[0] if goes_on else 0):
+                cost += COST_TWIN * (facts.hidden_plays - (ctx.hidden[0] if goes_on else 0))
+            extra = quiet_after.get(seat, 0) - (facts.hidden_draws - (ctx.hidden[1] if goes_on else 0)) \
+                if goes_on else 0   # the open turn's player reached again after drawing all they may
+            if facts.all_draws + extra > max(facts.from_hand, 0):
+                cost += COST_ODD_DRAW * (facts.all_draws + extra - max(facts.from_hand, 0))
             if ctx.target is not None and final and not owned and k != ctx.target:
                 # A re-read knowing who acted next (Journal.discard_target): follow it.
                 cost += COST_HINT
@@ -434,7 +706,11 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             describe.append((seat, continues, skipped))
             cur_f, cur = nxt_f, nxt
             last_k = k
-        cost += COST_QUIET_UNUSED * quiet_left
+        if hands_read:
+            # Whose hands came and went is known: the reaches themselves are weighed.
+            cost += hand_cost(ctx.reaches, _actors(ctx, segments), order)
+        else:
+            cost += COST_QUIET_UNUSED * quiet_left
         inference = Inference(tuple(segments), cost, 1.0, (), None)
         judged.append((cost, len(segments), inference, _describe(describe, setup)))
     judged.sort(key=lambda j: (j[0], j[1]))

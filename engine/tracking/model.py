@@ -21,9 +21,10 @@ from ..observation import TILE_CODES, Observation, PawnObservation, SeatObservat
 from ..violations import Violation
 from .config import TrackingConfig
 from .games import GameRules, Setup
-from .inference import (DEFERRED_CODES, classify_top, Inference, Segment, TopChange, TurnContext, TurnFacts, infer_moves,
-                        own_violations, turn_facts)
-from .stability import changed_fields, fields_equal, fields_to_observation, observation_fields
+from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, UNKNOWN_CARD, Inference, Segment,
+                        TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves, own_violations,
+                        reconcile, revealed_depth, turn_facts)
+from .stability import Reach, changed_fields, fields_equal, fields_to_observation, observation_fields
 
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
 #: How many discard-only changes back a new change makes the tracker read again.
@@ -227,6 +228,13 @@ class GameModel:
         order = self.setup.order
         return order[(order.index(seat) + 1) % len(order)] if seat in order else order[0]
 
+    def seat_after(self, turn: TurnRecord) -> str:
+        """Who is expected after `turn`: the next seat — after a turn played out of turn, the player
+        whose turn it was (a player out of turn does not take the turn away from them)."""
+        if turn.skipped and any(v.code == "out-of-turn" for v in turn.own):
+            return turn.skipped[0]
+        return self.next_seat(turn.seat)
+
     def turn(self) -> str | None:
         """The seat expected to act: the open turn's player until their card is on the table."""
         if self.phase == "over":
@@ -240,7 +248,7 @@ class GameModel:
             return self.setup.first
         if last.open and last.facts.plays == 0:
             return last.seat
-        return self.next_seat(last.seat)
+        return self.seat_after(last)
 
     def points(self, upto: int | None = None) -> dict[str, int]:
         """Points-tile points per seat (the camera cannot see them: counted from the moves)."""
@@ -282,11 +290,16 @@ class GameModel:
             return TurnContext(self.turn_override, self.table, (), False, self.phase, self.piles, target)
         if open_turn is not None:
             return TurnContext(open_turn.seat, open_turn.base, open_turn.tops, True, self.phase, self.piles, target,
-                               open_turn.skipped)
+                               open_turn.skipped, final_queue=self.final_queue,
+                               hidden=(open_turn.facts.hidden_plays, open_turn.facts.hidden_draws),
+                               known=frozenset(v.code for v in open_turn.report.violations)
+                               | frozenset(v.code for v in open_turn.own),
+                               after=() if self.phase == "final" else (self.seat_after(open_turn),))
         if self.turns:
             seat = self.final_queue[0] if self.phase == "final" and self.final_queue else \
-                self.next_seat(self.turns[-1].seat)
-            return TurnContext(seat, self.table, (), False, self.phase, self.piles, target)
+                self.seat_after(self.turns[-1])
+            return TurnContext(seat, self.table, (), False, self.phase, self.piles, target,
+                               final_queue=self.final_queue[1:] if self.phase == "final" else ())
         return TurnContext(self.setup.first, self.table, (), False, self.phase, self.piles, target)
 
     def _record(self, seg: Segment, *, move_id: int, t_start: float, t: float, frame: int | None,
@@ -295,9 +308,11 @@ class GameModel:
             return TurnRecord(move_id, seg.seat, seg.before, seg.after, seg.report, (), (), seg.facts, (), False,
                               phase, t_start, t, frame, inference.confidence if inference else 1.0,
                               inference.note if inference else None, silent=True)
-        facts = turn_facts(self.rules, seg.seat, seg.report, seg.tops, phase)
+        facts = turn_facts(self.rules, seg.seat, seg.report, seg.tops, phase, seg.facts.hidden_plays,
+                           seg.facts.hidden_draws)
         own = tuple(own_violations(self.rules, self.setup, seg.seat, seg.report, facts, skipped, phase, seg.tops))
-        return TurnRecord(move_id, seg.seat, seg.before, seg.after, seg.report, seg.tops, tuple(skipped), facts, own,
+        report = reconcile(seg.report, own, facts, phase)
+        return TurnRecord(move_id, seg.seat, seg.before, seg.after, report, seg.tops, tuple(skipped), facts, own,
                           open_, phase, t_start, t, frame,
                           inference.confidence if inference else 1.0, inference.note if inference else None)
 
@@ -332,6 +347,14 @@ class GameModel:
                     and self.turn_override is None):
                 rec = self._record(seg, move_id=last.move_id, t_start=last.t_start, t=t, frame=frame,
                                    skipped=last.skipped, phase=last.phase, inference=inference)
+                # A rule the turn broke in an earlier part stays broken, though the check of the whole
+                # turn may no longer show it (a card laid against the rules, then discarded from the
+                # row by the discard tile) — unless this part proved that earlier reading a misread.
+                if not any(tp.kind == "misread" for tp in seg.tops) and not _reread_card(last.end, seg.after, seg.keys):
+                    now = {v.code for v in rec.violations()}
+                    kept = tuple(v for v in last.violations() if v.code not in now and v.code not in DEFERRED_CODES)
+                    if kept:
+                        rec = dataclasses.replace(rec, own=rec.own + kept)
                 self.turns[-1] = rec
             else:
                 self._close_open_turn()
@@ -350,6 +373,7 @@ class GameModel:
             for top in new_tops:
                 if top is not None:
                     self._apply_top(top)
+            self._hide_pair_card(rec, seg)
             self._stamp_totals(len(self.turns) - 1)
             self._check_end(rec)
 
@@ -360,12 +384,35 @@ class GameModel:
                 return top
         return None
 
+    def _hide_pair_card(self, rec: TurnRecord, seg: Segment) -> None:
+        """Card game: both cards of a pair discarded onto one pile show as one change; the first
+        lies under the second, unseen (UNKNOWN_CARD: even a pair for a wish card may be mismatched),
+        so that drawing the top later is read as a draw, not as a new card discarded."""
+        if rec.facts.discards != 1 or not any(k[0] == "wish_cards" for k in seg.keys):
+            return
+        top = next(t for t in rec.tops if t.kind == "discard")
+        stack = list(self.piles.get(top.pile, ()))
+        if not stack or stack[-1] != top.new:
+            return
+        self.piles[top.pile] = tuple(stack[:-1] + [UNKNOWN_CARD, stack[-1]])
+
     def _apply_top(self, top: TopChange) -> None:
         stack = list(self.piles.get(top.pile, ()))
-        if top.kind == "draw":
-            if stack:
+        if top.kind == "misread":  # the misread card off the pile, the card read now on it (if not there)
+            if stack and stack[-1] == top.old:
                 stack.pop()
             if top.new is not None and (not stack or stack[-1] != top.new):
+                stack.append(top.new)
+            self.piles[top.pile] = tuple(stack)
+            return
+        if top.kind == "draw":
+            if top.new is None:
+                stack = []   # the pile is empty now, whatever the tracker believed lay in it
+            depth = revealed_depth(stack, top.old, top.new) or 1
+            del stack[len(stack) - min(depth, len(stack)):]
+            if top.new is not None and stack and stack[-1] == UNKNOWN_CARD:
+                stack[-1] = top.new   # the card under a pair, seen now
+            elif top.new is not None and (not stack or stack[-1] != top.new):
                 stack.append(top.new)  # the pile held more than we knew
         else:
             stack.append(top.new)  # type: ignore[arg-type]
@@ -405,7 +452,8 @@ class GameModel:
     # -- inputs ------------------------------------------------------------------------------
 
     def accept(self, raw: Observation, t: float, frame: int | None, target: int | None = None,
-               quiet: int = 0, interval: float = 0.0, pause: float | None = None) -> None:
+               quiet: int = 0, interval: float = 0.0, pause: float | None = None,
+               reaches: Sequence[Reach] = ()) -> None:
         """Take a newly accepted table reading (the stability filter's output)."""
         if self.raw is None or self.table is None:
             try:
@@ -433,12 +481,14 @@ class GameModel:
         open_turn = self.open_turn()
         pending = 0
         if open_turn is not None and open_turn.phase == "play":
-            pending = max(0, open_turn.facts.from_hand - open_turn.facts.draws)
+            pending = max(0, open_turn.facts.from_hand - open_turn.facts.all_draws)
         cfg = self.config
         split = cfg.split_cost_fast if 0 < interval < cfg.slow_frame_seconds else cfg.split_cost_slow
         ctx = dataclasses.replace(self._context(target), quiet=quiet, pending_draws=pending, split_cost=split,
                                   pause=pause, turn_pause=cfg.turn_pause_seconds,
-                                  pause_margin=cfg.pause_margin_seconds, pause_cost=cfg.pause_cost)
+                                  pause_margin=cfg.pause_margin_seconds, pause_cost=cfg.pause_cost,
+                                  reaches=tuple(reaches),
+                                  last_seat=self.turns[-1].seat if self.turns else None)
         inference = infer_moves(self.table, table, ctx, self.rules, self.setup)
         self._apply_segments(inference, t, frame)
         self.table = table
@@ -453,7 +503,8 @@ class GameModel:
             return
         report = self.rules.check(turn.base, self.table)
         seg = Segment(turn.seat, True, (), turn.base, self.table, report, turn.tops, turn.skipped,
-                      turn_facts(self.rules, turn.seat, report, turn.tops, turn.phase), (), True)
+                      turn_facts(self.rules, turn.seat, report, turn.tops, turn.phase, turn.facts.hidden_plays,
+                                 turn.facts.hidden_draws), (), True)
         self.turns[-1] = self._record(seg, move_id=turn.move_id, t_start=turn.t_start,
                                       t=turn.t if t is None else t, frame=turn.frame, skipped=turn.skipped,
                                       phase=turn.phase, inference=None)
@@ -554,6 +605,18 @@ class GameModel:
         last = self.turns[-1].seat if self.turns else self.setup.order[-1]
         self._start_final(last, reason)
         return f"the game has ended ({reason}): the last plays follow"
+
+
+def _reread_card(before: Observation, after: Observation, keys: Sequence[tuple]) -> bool:
+    """Does a row of `keys` show its last card as another card now (a re-read of a misread card)?"""
+    fb, fa = observation_fields(before), observation_fields(after)
+    for key in keys:
+        if key[0] != "row":
+            continue
+        old, new = tuple(fb.get(key, ())), tuple(fa.get(key, ()))
+        if old and len(old) == len(new) and old[:-1] == new[:-1] and old[-1] != new[-1]:
+            return True
+    return False
 
 
 def _relabel(obs: Observation, setup: Setup) -> Observation:
@@ -730,6 +793,12 @@ class Input:
     owners: tuple[str, ...] = ()        # seats whose things changed since the previous state (raw)
     discard_only: bool = False          # only discard-pile tops changed since the previous state
 
+    @property
+    def reaches(self) -> tuple[Reach, ...]:
+        """The hands over the table before this state (payload "reaches"; none in older databases)."""
+        raw = self.payload.get("reaches") if self.kind == "state" else None
+        return tuple(Reach.from_json(r) for r in raw) if isinstance(raw, list) else ()
+
 
 def _owners(prev: Input | None, inp: Input, setup: Setup) -> tuple[tuple[str, ...], bool]:
     """Seats whose own things changed between two readings, and whether only discard tops did."""
@@ -829,8 +898,8 @@ class Journal:
         possibly after turns that left no trace (a hand that came and went). The cheapest reading
         in rule breaks wins, as in infer_moves; the answer is the slot for input k (0: the open
         turn, 1: the next seat, 1 + s: after s traceless turns)."""
-        if not self.inputs[k].discard_only:
-            return None
+        if not self.inputs[k].discard_only or model.phase != "play":
+            return None  # (the last plays and after the end follow no seat order)
         events: list[tuple] = []  # (discards, draw-looking changes, quiet hands, takes back, rest before)
         open_turn = model.open_turn()
         just_discarded = {t.pile: t.new for t in (open_turn.tops if open_turn is not None else ())
@@ -864,14 +933,17 @@ class Journal:
                         drawlike += 1
                         if new is None:
                             emptied += 1  # an emptied pile was drawn from: no twin card can explain it
+                            stack.clear()
                         back = back or just_discarded.get(pile) == old
-                        if stack:
-                            stack.pop()
+                        depth = revealed_depth(stack, old, new) or 1
+                        del stack[len(stack) - min(depth, len(stack)):]
+                        if stack and stack[-1] == UNKNOWN_CARD and new is not None:
+                            stack[-1] = new
                     else:
                         discards += 1
                         discarded_now[pile] = new
                         stack.append(new)  # type: ignore[arg-type]
-            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied))
+            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied, inp.reaches))
             just_discarded = discarded_now
             prev = inp
         if not events:
@@ -879,8 +951,8 @@ class Journal:
         order = model.setup.order
         n = len(order)
         seat = open_turn.seat if open_turn is not None else model._context(None).seat
-        if seat not in order:
-            return None
+        if seat not in order or (open_turn is not None and model.seat_after(open_turn) != model.next_seat(seat)):
+            return None  # (after a turn out of turn, the order resumes elsewhere: no hint)
         i0 = order.index(seat)
         x: int | None = None
         nxt = None
@@ -896,7 +968,7 @@ class Journal:
             keys = changed_fields(observation_fields(owner_prev.raw), observation_fields(owner_input.raw))
             new_play = any(k[0] in ("row", "points_row", "wish_cards") and k[1] == nxt for k in keys)
         plays0 = open_turn.facts.plays if open_turn is not None else 0
-        draws0 = open_turn.facts.draws if open_turn is not None else 0
+        draws0 = open_turn.facts.all_draws if open_turn is not None else 0
         # Extra plays the open turn may make (a discard-a-card tile; a pair for a wish card).
         bonus0 = max(0, open_turn.facts.allowance - 1) if open_turn is not None else 0
         memo: dict[tuple[int, int, int, int], tuple[int, tuple[int, ...]]] = {}
@@ -920,7 +992,8 @@ class Journal:
                               ())
                 memo[key] = result
                 return result
-            discards, drawlike, quiet, back, pause, emptied = events[i]
+            discards, drawlike, quiet, back, pause, emptied, reaches = events[i]
+            hands = any(r.read for r in reaches)
             cfg = self.config
             rest = 0 if pause is None else (1 if float(pause) >= cfg.turn_pause_seconds + cfg.pause_margin_seconds
                                             else -1 if float(pause) <= cfg.turn_pause_seconds - cfg.pause_margin_seconds
@@ -934,22 +1007,33 @@ class Journal:
             cost = 10 * (max(0, p2 - allowed) - max(0, plays - allowed)) \
                 + 10 * (max(0, d2 - p2) - max(0, draws - plays))  # (more cards drawn than played)
             cost += 10 if back else 0  # drawing back the card just discarded breaks a rule
-            cost += 3 * spare_here     # reaches that left no trace, left unexplained
+            if hands:  # whose hands came and went is known: weigh them (inference.hand_cost)
+                cost += hand_cost(reaches, [(order[cur], NEED_ACTIVE)], order)
+            else:
+                cost += 3 * spare_here     # reaches that left no trace, left unexplained
             cost += pc if rest > 0 else 0  # a long rest, yet the same turn
             sub = best(i + 1, cur, p2, d2)
             options.append((cost + sub[0], (0, *sub[1])))
             # the next seat's turn (after s traceless turns): its discard, and maybe its draw
+            firsts = []
             if discards:
-                first = (1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike)
+                firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike))
             elif drawlike and not emptied:  # a pile showing its old top again: a twin card discarded
-                first = (1 + 2 * drawlike + 10 * (drawlike - 1), drawlike, 0)
-            else:
-                first = None
-            if first is not None:
+                firsts.append((1 + COST_TWIN * drawlike + 10 * (drawlike - 1), drawlike, 0))
+            if not discards and drawlike and hands and any(r.quiet for r in reaches):
+                # a hand came and went, then a card was drawn from a pile: the next player's card went
+                # onto its twin (no trace) and they drew
+                firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike))
+            for first in firsts:
                 for s in range(0, spare_here + 1):
                     sub = best(i + 1, (cur + 1 + s) % n, first[1], first[2])
-                    options.append((first[0] + s + 3 * (spare_here - s) + (pc if rest < 0 else 0) + sub[0],
-                                    (1 + s, *sub[1])))
+                    if hands:
+                        actors = [(order[cur], NEED_NONE)] + [(order[(cur + 1 + j) % n], NEED_REACH)
+                                                              for j in range(s)] + [(order[(cur + 1 + s) % n], NEED_ACTIVE)]
+                        evidence = s + hand_cost(reaches, actors, order)
+                    else:
+                        evidence = s + 3 * (spare_here - s)
+                    options.append((first[0] + evidence + (pc if rest < 0 else 0) + sub[0], (1 + s, *sub[1])))
             memo[key] = min(options)
             return memo[key]
 
@@ -972,7 +1056,8 @@ class Journal:
                 return restored
             pause = inp.payload.get("pause")
             model.accept(inp.raw, t, frame, self._target(k, model), int(inp.payload.get("quiet") or 0),
-                         float(inp.payload.get("interval") or 0.0), None if pause is None else float(pause))
+                         float(inp.payload.get("interval") or 0.0), None if pause is None else float(pause),
+                         inp.reaches)
         elif inp.kind == "correction":
             try:
                 model.correct(inp.payload["correction"], inp.payload.get("t"))

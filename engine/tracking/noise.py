@@ -7,6 +7,10 @@ episode starts; kinds (weights in MISREAD_WEIGHTS):
 - "tile":       one tile on the board missed (its spot read empty)
 - "unusable":   the frame cannot be read (marked usable: false, reason "motion")
 - "persistent": one of the first three, repeated for 3–8 consecutive frames
+Frames with a hand over the table (the "hands" extension: which seat the arm comes from) are
+misread too: in a share of them the seat is not read at all (`hands: []`: the arm at the picture's
+edge, blurred) or read as a neighbouring seat (an arm reaching in near a corner), and now and then
+a neighbouring seat is read for 3–8 frames in a row (HAND_* below; all scale with `rate`).
 Seeded: the same seed and frames give the same misreads.
 """
 from __future__ import annotations
@@ -20,6 +24,35 @@ from ..observation import Observation, PawnObservation
 MISREAD_WEIGHTS: dict[str, float] = {"card": 0.3, "player": 0.15, "tile": 0.15, "unusable": 0.2, "persistent": 0.2}
 PERSISTENT_FRAMES = (3, 8)
 _PLAYERS = ("black", "white", "grey", "brown")
+#: Hand frames whose seat is not read, or read as a neighbouring seat, per unit of `rate` (at the
+#: bench's 2 %: a fifth of hand frames unread, a tenth read as the neighbour) — capped.
+HAND_DROP_PER_RATE, HAND_DROP_MAX = 10.0, 0.5
+HAND_NEIGHBOUR_PER_RATE, HAND_NEIGHBOUR_MAX = 5.0, 0.3
+#: Episodes of a neighbouring seat read for PERSISTENT_FRAMES in a row start at this share of hand
+#: frames per unit of `rate` (at 2 %: 0.4 % of hand frames, as often as other persistent misreads).
+HAND_EPISODE_PER_RATE = 0.2
+#: Seats around the table, clockwise (south, west, north, east): each seat's neighbours are beside it.
+_AROUND = ("south", "west", "north", "east")
+
+
+def neighbour_seat(seat: str, side: int) -> str:
+    """The seat beside `seat` around the table (side -1 or +1); an unknown seat stays as it is."""
+    if seat not in _AROUND:
+        return seat
+    return _AROUND[(_AROUND.index(seat) + side) % len(_AROUND)]
+
+
+def misread_hands(obs: Observation, mode: str, side: int) -> Observation:
+    """The frame's hands with their seats not read (mode "drop") or read as the neighbour ("neighbour")."""
+    hands = obs.extra.get("hands")
+    if not isinstance(hands, list) or not hands:
+        return obs
+    if mode == "drop":
+        new: list = []
+    else:
+        new = [dict(h, seat=neighbour_seat(h["seat"], side)) if isinstance(h, dict) and isinstance(h.get("seat"), str)
+               else h for h in hands]
+    return replace(obs, extra={**obs.extra, "hands": new})
 
 
 def _flip_code(code: str, rng: random.Random) -> str:
@@ -98,7 +131,10 @@ class MisreadInjector:
         self.frames = 0
         self.frames_misread = 0
         self.episodes: dict[str, int] = {k: 0 for k in self.weights}
+        self.hand_frames = 0
+        self.hand_misreads: dict[str, int] = {"drop": 0, "neighbour": 0, "persistent": 0}
         self._counted: set[int] = set()
+        self._hand_counted: set[int] = set()
 
     def observe(self, frame: Any) -> Observation:
         """The wrapped observer's reading of `frame`, sometimes misread."""
@@ -120,8 +156,10 @@ class MisreadInjector:
     def corrupt(self, obs: Observation, index: int) -> Observation:
         """Frame `index`'s observation as the misreads make it."""
         self.frames += 1
-        if not obs.usable or not self.rate:
+        if not self.rate:
             return obs
+        if not obs.usable:
+            return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
         for start in range(index, index - PERSISTENT_FRAMES[1], -1):
             episode = self._episode_at(start)
             if episode is None:
@@ -144,7 +182,34 @@ class MisreadInjector:
             return out
         return obs
 
+    def _corrupt_hands(self, obs: Observation, index: int) -> Observation:
+        """A hand frame's seats as the misreads make them (stateless by frame index, like corrupt)."""
+        self.hand_frames += 1
+        episode_rate = min(1.0, HAND_EPISODE_PER_RATE * self.rate)
+        for start in range(index, index - PERSISTENT_FRAMES[1], -1):
+            rng = random.Random(f"hand-episode:{self.seed}:{start}")
+            if rng.random() >= episode_rate:
+                continue
+            length = rng.randint(*PERSISTENT_FRAMES)
+            if start + length <= index:
+                continue
+            if start not in self._hand_counted:
+                self._hand_counted.add(start)
+                self.hand_misreads["persistent"] += 1
+            return misread_hands(obs, "neighbour", rng.choice((-1, 1)))
+        rng = random.Random(f"hand:{self.seed}:{index}")
+        u = rng.random()
+        drop = min(HAND_DROP_MAX, HAND_DROP_PER_RATE * self.rate)
+        neighbour = min(HAND_NEIGHBOUR_MAX, HAND_NEIGHBOUR_PER_RATE * self.rate)
+        if u < drop:
+            self.hand_misreads["drop"] += 1
+            return misread_hands(obs, "drop", 1)
+        if u < drop + neighbour:
+            self.hand_misreads["neighbour"] += 1
+            return misread_hands(obs, "neighbour", rng.choice((-1, 1)))
+        return obs
+
     def stats(self) -> dict[str, Any]:
         """How many frames were seen and misread, and the episodes by kind."""
         return {"frames": self.frames, "misread_frames": self.frames_misread, "episodes": dict(self.episodes),
-                "rate": self.rate}
+                "rate": self.rate, "hand_frames": self.hand_frames, "hand_misreads": dict(self.hand_misreads)}

@@ -28,8 +28,10 @@ from .model import GameModel, TurnRecord, summarize
 
 
 def signature_of_moves(seat: str, moves: Sequence[Mapping[str, Any]],
-                       pile_changes: Iterable[Sequence[Any]] = ()) -> dict[str, Any]:
-    """A true turn (engine moves as logged) as the camera can see it."""
+                       pile_changes: Iterable[Sequence[Any]] = (), codes: Iterable[str] = ()) -> dict[str, Any]:
+    """A true turn (engine moves as logged) as the camera can see it (`codes`: the rules it broke; a
+    pair discarded for a wish card no longer in the middle, "no-wish-card", took none)."""
+    codes = set(codes)
     lays: list[str] = []
     steps: list[str] = []
     row_discards: list[str] = []
@@ -48,7 +50,7 @@ def signature_of_moves(seat: str, moves: Sequence[Mapping[str, Any]],
             steps.append(f"{'B' if m.get('pawn') == 0 else 'S'}:{m.get('to')}")
         elif kind == "tile-discard" and m.get("from") == "row":
             row_discards.append(f"{m.get('colour')}:{m.get('value')}")
-        elif kind == "discard-pair":
+        elif kind == "discard-pair" and "no-wish-card" not in codes:
             wish_cards.append(int(m.get("wish")))
     return {"seat": seat, "lays": sorted(lays), "steps": sorted(steps), "row_discards": sorted(row_discards),
             "piles": sorted(f"{p}:{old}>{new}" for p, old, new in pile_changes if old != new),
@@ -142,7 +144,8 @@ def true_signatures_of_session(session: Any) -> tuple[list[dict[str, Any]], dict
     for turn in turns:
         after = tops_at(turn["frame"]) if turn["frame"] is not None else before
         piles = [(p, before.get(p), after.get(p)) for p in set(before) | set(after)]
-        sigs.append(signature_of_moves(turn["seat"], turn["moves"], piles))
+        codes = [v.get("code") if isinstance(v, dict) else v for v in turn["violations"]]
+        sigs.append(signature_of_moves(turn["seat"], turn["moves"], piles, codes))
         before = after
     return sigs, final
 

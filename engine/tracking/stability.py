@@ -10,9 +10,17 @@ counts as "a hand was over the table": moves only happen with hands. A change th
 no hand in between (a misread that persists, a pawn nudged by a sleeve) must hold for the longer
 `still_seconds_without_hand` before it is accepted. A camera gap (no frame for `gap_seconds`)
 clears the window too: tracking pauses and waits for fresh stillness; it never invents a state.
+
+Each hand over the table is a *reach*. When the observer says whose arm it is (the "hands"
+extension of FORMATS §2: `"hands": [{"seat": "south"}]`, read from the table edge the arm crosses),
+the frames of the reach vote for its seat; every accepted state lists the reaches since the one
+before (`Acceptance.reaches`), those that left the table as it was marked `quiet`. Inference takes
+them as strong but fallible evidence of who acted (a single frame may name the neighbouring seat,
+a reach may name none).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
@@ -27,6 +35,8 @@ Fields = dict[FieldKey, Hashable]
 _DEFAULTS: dict[str, Hashable] = {"row": (), "points_row": 0, "wish": (), "wish_cards": (), "pawns": (),
                                   "tile": None, "top": None, "player": None}
 _EPS = 1e-6
+#: The still period between two hands is read again when the next hand comes: at most this many frames.
+PERIOD_FRAMES = 200
 
 
 def observation_fields(obs: Observation) -> Fields:
@@ -167,6 +177,56 @@ def suspicious_fields(ref: Fields, new: Fields, board: Any = None) -> set[FieldK
 
 
 @dataclass(frozen=True)
+class Reach:
+    """One hand over the table: the seats its frames named (votes), and whether it left no trace."""
+
+    votes: tuple[tuple[str, int], ...] = ()   # (seat, frames naming it), most named first
+    frames: int = 0                           # unusable frames of the reach
+    read: int = 0                             # of those, frames that located a hand (with or without a seat)
+    quiet: bool = False                       # the table was seen unchanged after it
+
+    @property
+    def seat(self) -> str | None:
+        """The seat most frames named, when clearly ahead of any other (else None: unknown)."""
+        if not self.votes:
+            return None
+        total = sum(n for _, n in self.votes)
+        seat, n = self.votes[0]
+        return seat if n >= 0.6 * total - _EPS else None
+
+    @property
+    def strength(self) -> int:
+        """How many more frames named `seat` than any other seat (0 when unknown)."""
+        if self.seat is None:
+            return 0
+        return self.votes[0][1] - (self.votes[1][1] if len(self.votes) > 1 else 0)
+
+    def to_json(self) -> dict[str, Any]:
+        """{"seat", "votes": {seat: frames}, "frames", "quiet"} (stored with each accepted state)."""
+        return {"seat": self.seat, "votes": dict(self.votes), "frames": self.frames, "read": self.read,
+                "quiet": self.quiet}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Reach":
+        """Inverse of to_json (tolerant: a stored reach from an older version reads as unknown)."""
+        if not isinstance(d, dict):
+            return cls()
+        votes = d.get("votes") if isinstance(d.get("votes"), dict) else {}
+        pairs = sorted(((str(k), int(v)) for k, v in votes.items() if isinstance(v, int) and v > 0),
+                       key=lambda kv: (-kv[1], kv[0]))
+        return cls(tuple(pairs), int(d.get("frames") or 0), int(d.get("read") or 0), bool(d.get("quiet")))
+
+
+def hand_seats(obs: Observation) -> list[str] | None:
+    """The seats an unusable frame names for the hands over the table ("hands" extension), [] when
+    hands are reported but none located with a seat, None when the observer does not report hands."""
+    hands = obs.extra.get("hands") if obs.extra else None
+    if not isinstance(hands, list):
+        return None
+    return [h["seat"] for h in hands if isinstance(h, dict) and isinstance(h.get("seat"), str)]
+
+
+@dataclass(frozen=True)
 class Acceptance:
     """A newly accepted table state and how it was accepted."""
 
@@ -179,6 +239,7 @@ class Acceptance:
     quiet: int = 0           # hands that came and went, leaving the table as it was, since the last state
     interval: float = 0.0    # seconds between frames lately (a slow camera merges turns more often)
     pause: float | None = None  # how long the table rested before the reach that changed it
+    reaches: tuple[Reach, ...] = ()  # hands over the table since the previous state, in order
 
 
 class StableStateFilter:
@@ -206,8 +267,41 @@ class StableStateFilter:
         self._disturbed = False
         self.quiet = 0
         self._pause: float | None = None
+        # Reaches since the last accepted state; the current run of unusable frames' seat votes.
+        self._reaches: list[Reach] = []
+        self._run_votes: Counter = Counter()
+        self._run_read = 0
+        self._run_is_hand = False
+        # Judging reaches quiet as soon as two frames after them agree with the table before them
+        # (a player's second reach often comes before the table has been still for still_seconds).
+        self._first_frames: list[Fields] = []  # the first usable frame after the last hand
+        self._period: deque[tuple[float, Fields]] = deque(maxlen=PERIOD_FRAMES)  # usable frames since the hand
+        self._carry: tuple[Reach, ...] = ()    # reaches of a move accepted without its odd fields
+        self._previous: Fields | None = None   # the accepted state before the reference
+        self._judged = 0                      # reaches of self._reaches judged quiet or not
+        self._before: Fields | None = None    # the table before the first reach not yet judged
+        self._seen: Fields | None = None      # the table as the frames since the last reach agree on
         #: Set by the tracker (it knows the board): which changed fields need the longer confirmation.
         self.suspicious: Callable[[Fields, Fields], set[FieldKey]] | None = None
+
+    @property
+    def hand_over_table(self) -> bool:
+        """Is a hand over the table now (unusable frames enough to count as a hand)?"""
+        return self._run_is_hand
+
+    @property
+    def hand_seat(self) -> str | None:
+        """The seat the frames of the hand over the table now name most (None: none, or no hand)."""
+        if not self._run_is_hand or not self._run_votes:
+            return None
+        return self._run_votes.most_common(1)[0][0]
+
+    @property
+    def reads_as_accepted(self) -> bool:
+        """Do the latest two frames still read the table as the state last accepted?"""
+        if self.reference is None or len(self._window) < 2:
+            return False
+        return all(fields_equal(f, self.reference) for _, f, _ in list(self._window)[-2:])
 
     # -- control from the tracker ------------------------------------------------------------------
 
@@ -217,10 +311,17 @@ class StableStateFilter:
         self._candidate = None
         self._hand = hand or self._hand
         self.quiet = 0
+        self._reaches = []
+        self._carry = ()
+        self._previous = None
+        self._judged = 0
+        self._before = self._seen = self.reference
 
     def reset(self) -> None:
         """Forget the frames seen (a hand, a camera gap, a new game): wait for fresh stillness."""
         self._window.clear()
+        self._first_frames = []
+        self._period.clear()
         self._usable_since = None
         self._candidate = None
         self._hand = True
@@ -240,33 +341,71 @@ class StableStateFilter:
             self.frames_unusable += 1
             if self._unusable_run == 0:
                 self._unusable_since = t
+                self._run_votes = Counter()
+                self._run_read = 0
+                self._run_is_hand = False
             self._unusable_run += 1
             self._unusable_reason = obs.reason or "unusable"
+            seats = hand_seats(obs)
+            if seats is not None:
+                self._run_read += 1
+                self._run_votes.update(seats)
             if (self._unusable_run >= cfg.hand_min_frames
-                    or t - (self._unusable_since or t) >= cfg.hand_min_seconds - _EPS):
+                    or t - (self._unusable_since or t) >= cfg.hand_min_seconds - _EPS
+                    or bool(seats)):  # a frame that shows whose hand it is, is no glitch (a 1 fps camera)
+                revised = None
+                if not self._run_is_hand:
+                    if self._judged == len(self._reaches):
+                        self._before = self._seen  # the table this reach started from
+                    revised = self._revision()
+                self._seen = None
+                self._run_is_hand = True
                 if self._usable_since is not None and self._unusable_since is not None:
                     # How long the table rested before this reach (the last one before a new state
                     # is the one that changed it: earlier reaches left the table as it was).
                     self._pause = max(0.0, self._unusable_since - self._usable_since)
                 self.reset()
+                if revised is not None:
+                    return revised
             return None
+        if self._unusable_run and self._run_is_hand:
+            self._reaches.append(Reach(tuple(sorted(self._run_votes.items(), key=lambda kv: (-kv[1], kv[0]))),
+                                       self._unusable_run, self._run_read))
+        self._run_is_hand = False
         self._unusable_run = 0
         self._last_usable_t = t
         fields = observation_fields(obs)
         if self._usable_since is None:
             self._usable_since = t
         self._window.append((t, fields, obs))
+        self._period.append((t, fields))
+        if not self._first_frames:
+            self._first_frames.append(fields)
         horizon = t - max(cfg.window_seconds, cfg.still_seconds)
         while self._window and self._window[0][0] < horizon - _EPS:
             self._window.popleft()
+        if self._judged < len(self._reaches):
+            self._judge_reaches(t)
         return self._decide(t)
 
-    def _vote(self, t: float) -> tuple[Fields | None, int]:
+    def _judge_reaches(self, t: float) -> None:
+        """Once two frames after the last reaches agree on the table, those reaches left no trace if
+        it reads as it did before them (else they changed it: left unmarked)."""
+        seen, _ = self._vote(t, need=2)
+        if seen is None:
+            return
+        self._seen = seen
+        if self._before is not None and fields_equal(seen, self._before):
+            self._reaches[self._judged:] = [dataclasses.replace(r, quiet=True) for r in self._reaches[self._judged:]]
+        self._judged = len(self._reaches)
+
+    def _vote(self, t: float, need: int | None = None) -> tuple[Fields | None, int]:
         cfg = self.config
         # Every usable frame since the last hand (within window_seconds) votes: the longer the table
         # has been still, the more frames outvote a misread that holds for a few of them.
         recent = [(ft, f) for ft, f, _ in self._window]
-        need = cfg.min_frames
+        if need is None:
+            need = cfg.min_frames
         if len(recent) >= 2 and recent[-1][0] - recent[-2][0] >= cfg.slow_frame_seconds - _EPS:
             need = 2  # a slow camera (≤ 2.5 fps): two frames a still_seconds apart are all there is
         if len(recent) < need:
@@ -293,6 +432,16 @@ class StableStateFilter:
         if consensus is None:
             self._candidate = None
             return None
+        self._seen = consensus
+        if self.reference is not None:
+            # A change the latest frame does not show is not settled yet (a misread that held the
+            # first frames after a hand is outvoted by the frames that follow).
+            last = self._window[-1][1]
+            for key in changed_fields(self.reference, consensus):
+                d = field_default(key)
+                if last.get(key, d) != consensus.get(key, d):
+                    self._candidate = None
+                    return None
         if self.reference is not None and fields_equal(consensus, self.reference):
             # The table is still and unchanged: whatever passed over it left no trace.
             self._candidate = None
@@ -300,6 +449,9 @@ class StableStateFilter:
             if self._disturbed:
                 self._disturbed = False
                 self.quiet += 1
+            # Every reach so far left the table as it was.
+            self._reaches = [r if r.quiet else dataclasses.replace(r, quiet=True) for r in self._reaches]
+            self._judged = len(self._reaches)
             return None
         if self._candidate is None or not fields_equal(consensus, self._candidate):
             self._candidate = consensus
@@ -316,6 +468,17 @@ class StableStateFilter:
         odd: set[FieldKey] = set()
         if self.reference is not None and self.suspicious is not None:
             odd = self.suspicious(self.reference, consensus)
+            # The card last laid in a row read again otherwise under its owner's next reach: the
+            # earlier reading was the misread (a card changing under anyone else's hand stays odd).
+            odd = {k for k in odd if not self._fresh_card_reread(k, consensus)}
+        if self.reference is not None and self._hand and self._first_frames:
+            # A changed field the first frame after the hand read otherwise changed again with no
+            # hand over the table: a misread that holds a few frames, not (that part of) a move.
+            first = self._first_frames[0]
+            for key in changed_fields(self.reference, consensus):
+                d = field_default(key)
+                if first.get(key, d) != consensus.get(key, d):
+                    odd.add(key)
         if odd and self._hand and self.reference is not None:
             # Take the move now without the odd fields; those wait for the longer confirmation.
             partial = {k: v for k, v in consensus.items() if k not in odd}
@@ -323,14 +486,67 @@ class StableStateFilter:
                 if k in self.reference:
                     partial[k] = self.reference[k]
             if not fields_equal(partial, self.reference):
-                return self._accept(partial, t, n)
+                return self._accept(partial, t, n, partial=True)
         if (not self._hand or odd) and self.reference is not None:
             if t - self._candidate_since < cfg.still_seconds_without_hand - _EPS:
                 return None
         return self._accept(consensus, t, n)
 
-    def _accept(self, consensus: Fields, t: float, n: int) -> Observation:
+    def _revision(self) -> Observation | None:
+        """When a hand comes: the state accepted since the last hand, read again over the whole
+        still period. A misread that held the first frames after a hand can become a state (the
+        vote window is short); once the rest of the period outvotes it, the state is revised
+        (accepted again, with no hand: the tracker replaces the state it took)."""
         cfg = self.config
+        acc = self.last_acceptance
+        if (self.reference is None or acc is None or self._hand or len(self._period) < 2 * cfg.min_frames
+                or self._usable_since is None or acc.t < self._usable_since - _EPS):
+            return None
+        timed = list(self._period)
+        frames = [f for _, f in timed]
+        end = timed[-1][0]
+        revised = dict(self.reference)
+        for key in {k for f in frames for k in f} | set(self.reference):
+            d = field_default(key)
+            value, count = Counter(f.get(key, d) for f in frames).most_common(1)[0]
+            if value == self.reference.get(key, d) or count <= len(frames) / 2:
+                continue
+            since = end
+            for ft, f in reversed(timed):
+                if f.get(key, d) != value:
+                    break
+                since = ft
+            if end - since < cfg.revise_seconds - _EPS:
+                continue  # (not held long enough up to the hand: no settled reading)
+            if value == d and key[0] not in ("tile", "top", "meta", "player"):
+                revised.pop(key, None)
+            else:
+                revised[key] = value
+        if fields_equal(revised, self.reference):
+            return None
+        self._hand = False  # a revision of the state taken in this still period, not a move
+        previous = self._previous
+        obs = self._accept(revised, self._last_usable_t or acc.t, len(frames))
+        self._previous = previous  # (the revised state replaces the one taken, it does not follow it)
+        return obs
+
+    def _fresh_card_reread(self, key: FieldKey, consensus: Fields) -> bool:
+        """Is `key` a row whose last card — laid in the change accepted last — now reads otherwise,
+        after reaches of its owner only (their draw, say)?"""
+        if key[0] != "row" or self.reference is None or self._previous is None:
+            return False
+        if not self._reaches or any(r.seat != key[1] for r in self._reaches):
+            return False
+        old, cur, before = self.reference.get(key, ()), consensus.get(key, ()), self._previous.get(key, ())
+        return (len(old) == len(cur) == len(before) + 1 and tuple(old[:-1]) == tuple(before)
+                and tuple(cur[:-1]) == tuple(before) and old[-1] != cur[-1])
+
+    def _accept(self, consensus: Fields, t: float, n: int, partial: bool = False) -> Observation:
+        cfg = self.config
+        # The reaches of a move taken without its odd fields go with those fields too, when they
+        # are taken later (they changed under those reaches, not under the ones that follow).
+        reaches = self._carry + tuple(self._reaches)
+        self._carry = tuple(self._reaches) if partial else ()
         template = self._window[-1][2]
         obs = fields_to_observation(consensus, template)
         times = [ft for ft, _, _ in self._window]
@@ -338,7 +554,12 @@ class StableStateFilter:
         interval = steps[len(steps) // 2] if steps else 0.0
         self.last_acceptance = Acceptance(obs, consensus, t, max(self._usable_since, t - cfg.still_seconds),
                                           self._hand, n, self.quiet, round(interval, 3),
-                                          None if self._pause is None else round(self._pause, 3))
+                                          None if self._pause is None else round(self._pause, 3),
+                                          reaches)
+        self._reaches = []
+        self._judged = 0
+        self._before = self._seen = consensus
+        self._previous = self.reference
         self.reference = consensus
         self._candidate = None
         self._hand = False

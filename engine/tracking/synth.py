@@ -2,13 +2,15 @@
 
 `simulate_game` plays a seeded game with the engine (both boards and the card game, 2–4 players),
 optionally breaking a rule now and then with moves a real table can show, and records what a
-perfect camera would see frame by frame: a hand over the table (unusable frames) for 1–2 s per
-turn, then the new table, still, for a few seconds; sometimes a turn is seen in two parts (the
-card and pawn first, a card drawn from a discard pile after a pause). `write_session` stores such a
-game as a recorded session (FORMATS §3) with truth/ and truth/events.jsonl and tiny dummy JPEGs.
+perfect camera would see frame by frame: a hand over the table (unusable frames naming the
+mover's seat, the "hands" extension) for 1–2 s per move, then the new table, still, for a few
+seconds; sometimes a turn is seen in two parts (the card and pawn first, a card drawn from a
+discard pile after a pause). `write_session` stores such a game as a recorded session (FORMATS §3)
+with truth/ and truth/events.jsonl and tiny dummy JPEGs.
 
 The truth per turn (`TrueTurn`) keeps the engine's moves, the rule codes it reported and the
-engine's score after the turn, so a bench can say how much of it the tracker recovered.
+engine's score after the turn, so a bench can say how much of it the tracker recovered, and for an
+injected rule break whether a camera can see it at all (`judge_invisible`).
 """
 from __future__ import annotations
 
@@ -52,6 +54,8 @@ class TrueTurn:
     t_still: float = 0.0                 # when the table became still after the turn
     totals: dict[str, int] = field(default_factory=dict)   # engine score after the turn
     pile_tops: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # visible pile changes
+    #: For an injected rule break a camera cannot see at all, why (see `judge_invisible`); else None.
+    invisible: str | None = None
 
 
 @dataclass
@@ -136,6 +140,9 @@ def simulate_game(game: str, board: str | None, players: int, seed: int, *, ille
     moves_log: list[tuple[Any, Any, Any, list[str]]] = []  # (move, state before, state after, codes)
     steps = 0
     extra_after_end = illegal_rate > 0 if game_over_play is None else game_over_play
+    final_queue: tuple[str, ...] = ()   # card game: the last-play queue when the end was reached
+    final_from: int | None = None       # ... and the index of the turn that reached it
+    final_play = getattr(getattr(state, "settings", None), "final_play", "two-cards")
     while True:
         steps += 1
         if steps > 5000:
@@ -190,13 +197,65 @@ def simulate_game(game: str, board: str | None, players: int, seed: int, *, ille
             codes_expected = None  # nothing a camera can see (e.g. a pair discarded onto one pile)
         moves_log.append((move, state, t.state, codes))
         _log_turn(turns, move, codes, codes_expected)
+        if getattr(t.state, "phase", None) == "final" and getattr(state, "phase", None) != "final":
+            final_queue, final_from = tuple(t.state.final_queue), len(turns) - 1
         state = t.state
     final = eng.score(state)
     totals = {s: p.total for s, p in final.scores.items()}
     sim = SimulatedGame(setup, seed, [], turns, totals, list(final.winners), getattr(state, "end_reason", None),
                         [])
     _film(sim, eng, moves_log, rng, fps, hand_seconds, still_seconds, split_rate)
+    judge_invisible(sim, final_queue, final_from, final_play)
     return sim
+
+
+def judge_invisible(sim: SimulatedGame, final_queue: tuple[str, ...] = (), final_from: int | None = None,
+                    final_play: str = "two-cards") -> None:
+    """Mark the injected rule breaks that no camera can see (TrueTurn.invisible), from the truth:
+
+    - "no trace": the rule-breaking turn changed nothing on the table (a card discarded onto its
+      twin, a card drawn from the draw pile after the end, ...);
+    - "first player chosen at the table": a play "out of turn" as the very first move, when the
+      tracker was not told who starts (the setup's "first");
+    - "same as a legal last play": card game, last plays — passing leaves no trace, so a play by a
+      player who had passed (or who plays again) looks exactly like a legal last play when the
+      plays seen, taken together per player across the passes, are in the order of the last-play
+      queue, each within the cards a last play allows.
+    Such breaks are counted apart by the bench: the ≥ 99 % target is for what a camera can see."""
+    from .replay import signature_of_moves, visible
+
+    sigs = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    for k, turn in enumerate(sim.turns):
+        if not turn.injected:
+            continue
+        if not visible(sigs[k]):
+            turn.invisible = "no trace"
+        elif k == 0 and turn.injected == "out-of-turn" and not sim.setup.get("first"):
+            turn.invisible = "first player chosen at the table"  # (the tracker is not told who starts)
+        elif final_from is not None and k > final_from and turn.injected == "game-over":
+            if _like_legal_last_plays(sim.turns[final_from + 1:k + 1], sigs[final_from + 1:k + 1], final_queue,
+                                      2 if final_play == "two-cards" else 1):
+                turn.invisible = "same as a legal last play"
+
+
+def _like_legal_last_plays(turns: list[TrueTurn], sigs: list[dict[str, Any]], queue: tuple[str, ...],
+                           allowance: int) -> bool:
+    seen: list[list[Any]] = []   # [seat, cards laid] per run of a player's visible plays
+    for turn, sig in zip(turns, sigs):
+        if not any(sig[key] for key in ("lays", "steps", "row_discards", "piles", "wish_cards")):
+            continue                       # a pass, or nothing to see
+        if sig["piles"] or sig["wish_cards"]:
+            return False                   # a discard in the last plays shows
+        if seen and seen[-1][0] == turn.seat:
+            seen[-1][1] += len(sig["lays"])
+        else:
+            seen.append([turn.seat, len(sig["lays"])])
+    position = -1
+    for seat, cards in seen:
+        if seat not in queue or queue.index(seat) <= position or cards > allowance:
+            return False
+        position = queue.index(seat)
+    return True
 
 
 def _other_seat_lay(eng, state, rng, previous: str | None = None):
@@ -257,7 +316,10 @@ def _film(sim: SimulatedGame, eng, moves, rng: random.Random, fps: float, hand_s
     if not moves:
         return
     game, board = sim.setup["game"], sim.setup["board"]
-    hand = Observation(game, board, False, "occluded")
+    # A reaching arm crosses the table edge at its player's seat: the camera sees whose hand it is
+    # (the "hands" extension of FORMATS §2, docs/formats-extensions.md).
+    hands = {seat: Observation(game, board, False, "occluded", extra={"hands": [{"seat": seat}]})
+             for seat in sim.setup["seats"]}
 
     def add(obs: Observation, seconds: float) -> int:
         nonlocal t
@@ -282,10 +344,10 @@ def _film(sim: SimulatedGame, eng, moves, rng: random.Random, fps: float, hand_s
             add(shown, pause)
         last_seat = move.seat
         if type(move).__name__ != "Pass":  # passing (card game's last plays) touches nothing
-            add(hand, max(2 * dt, rng.uniform(*hand_seconds)))
-        if after.game_over and not before.game_over or (getattr(after, "phase", None) == "final"
-                                                         and getattr(before, "phase", None) != "final"):
-            sim.end_frame = len(frames)
+            add(hands[move.seat], max(2 * dt, rng.uniform(*hand_seconds)))
+        if sim.end_frame is None and (after.game_over and not before.game_over or (
+                getattr(after, "phase", None) == "final" and getattr(before, "phase", None) != "final")):
+            sim.end_frame = len(frames)  # (the end reached: the card game's last plays come after it)
         new = eng.observe(after)
         first_frame, t_still = len(frames), t
         changed = new.to_json() != shown.to_json()

@@ -93,6 +93,8 @@ class GameTracker:
         self.announced_over: dict[str, Any] | None = None
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
+        self._unsettled_until: float | None = None   # warnings of the last state wait until then
+        self._unsettled_seats: set[str] = set()
 
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
@@ -176,6 +178,14 @@ class GameTracker:
             accepted = self.filter.feed(obs, t)
             out = self._status_events(t)
             if accepted is None:
+                if self._unsettled_until is not None and self.journal is not None and (
+                        (t >= self._unsettled_until - 1e-9 and self.filter.reads_as_accepted)
+                        or (self.filter.hand_over_table and self.filter.hand_seat not in self._unsettled_seats)):
+                    # The last state held (or another player's hand came): its warnings are shown now.
+                    derived = self._announcements(self.journal.model, t)
+                    if derived:
+                        ids = self._commit([], derived)
+                        out = out + self._events_after(ids[0] - 1)
                 return out
             if self.journal is None:
                 if not self._auto_setup(accepted):
@@ -184,7 +194,8 @@ class GameTracker:
             payload = {"raw": accepted.to_json(), "t": round(t, 4), "frame": frame_index,
                        "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
                        "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
-                       "still_since": round(acc.still_since, 4) if acc else None}
+                       "still_since": round(acc.still_since, 4) if acc else None,
+                       "reaches": [r.to_json() for r in acc.reaches] if acc else []}
             return out + self._add_state(payload)
 
     def snapshot(self) -> dict[str, Any]:
@@ -265,13 +276,16 @@ class GameTracker:
             if self.journal is None:
                 return []
             model = self.journal.model
+            before = self.last_event_id
+            if self._unsettled_until is not None:
+                derived = self._announcements(model, model.last_t or 0.0)  # (the stream ended: settled)
+                if derived:
+                    self._commit([], derived)
             if model.phase == "over":
-                return []
-            if model.phase == "final" or (self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0):
-                before = self.last_event_id
-                self.correct({"kind": "end", "reason": reason})
                 return self._events_after(before)
-            return []
+            if model.phase == "final" or (self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0):
+                self.correct({"kind": "end", "reason": reason})
+            return self._events_after(before)
 
     def set_source_status(self, status: dict[str, Any]) -> None:
         """The pipeline's view of the camera or recording (shown in snapshot()["status"])."""
@@ -323,6 +337,11 @@ class GameTracker:
             target = journal.revision_target(payload["hand"])
             if target is not None:
                 payload["revises"] = [target.id]
+                # The hands before the revised state were the hands of this change.
+                payload["reaches"] = list(target.payload.get("reaches") or []) + list(payload.get("reaches") or [])
+                payload["quiet"] = int(target.payload.get("quiet") or 0) + int(payload.get("quiet") or 0)
+                if payload.get("pause") is None:
+                    payload["pause"] = target.payload.get("pause")
                 journal.pop([target.id])
             inp = journal.make_state(payload)
             journal.add(inp)
@@ -330,16 +349,26 @@ class GameTracker:
             data = dict(payload)
             data["frame_index"] = payload.get("frame")
             data["table"] = model.table.to_json() if model.table is not None else None
-            ids = self._commit([("state", data)], self._announcements(model, payload["t"]))
+            ids = self._commit([("state", data)], self._announcements(model, payload["t"], settled=False))
             inp.id = ids[0]
         except BaseException:
             self._restore(before)
             raise
         return self._events_after(ids[0] - 1)
 
-    def _announcements(self, model: GameModel, t: float) -> list[tuple[str, dict[str, Any]]]:
-        """What changed for the page since the last announcement: moves, warnings, score, end."""
+    def _announcements(self, model: GameModel, t: float, settled: bool = True) -> list[tuple[str, dict[str, Any]]]:
+        """What changed for the page since the last announcement: moves, warnings, score, end.
+
+        settled=False (a table state just taken): the warnings of moves read from it wait until the
+        table has held for warning_settle_seconds or a hand comes (see feed): the state may still be
+        revised as a misread."""
         out: list[tuple[str, dict[str, Any]]] = []
+        fresh: set[int] = set()
+        if not settled:
+            fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
+        self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh else None
+        # (the player of a move still being read may reach again — to draw — without settling it)
+        self._unsettled_seats = {turn.seat for turn in model.turns if turn.move_id in fresh}
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
@@ -355,6 +384,8 @@ class GameTracker:
                 present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
                                          "move_id": turn.move_id})
         for key, w in present.items():
+            if key[0] in fresh:
+                continue
             old = self.announced_warnings.get(key)
             if old is None:
                 data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
@@ -367,7 +398,7 @@ class GameTracker:
             self.announced_warnings[key] = data
             out.append(("warning", data))
         for key, old in self.announced_warnings.items():
-            if key not in present and not old.get("withdrawn"):
+            if key not in present and not old.get("withdrawn") and key[0] not in fresh:
                 data = {**old, "withdrawn": True}
                 self.announced_warnings[key] = data
                 out.append(("warning", data))

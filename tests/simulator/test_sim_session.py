@@ -126,3 +126,58 @@ def test_data_set_specs_cover_all_games_and_conditions():
     assert {s.hand for s in specs} == {None, "still", "moving"}
     assert any(s.hard for s in specs) and any(s.dark for s in specs)
     assert specs == [sample_spec(7, i, (2304, 1296)) for i in range(300)]
+
+
+def test_hand_frames_name_the_seat_whose_arm_reaches_in(session):
+    """FORMATS §2 extension "hands" (docs/formats-extensions.md): each frame with a hand in view names
+    the seat of the player making the move then; the drawn arm comes in across that seat's edge."""
+    import numpy as np
+
+    from simulator.record import setup_table
+    from simulator.games import Game
+
+    folder, opts, _ = session
+    s = open_session(folder)
+    events = s.events()
+    named = 0
+    for ref in s:
+        truth = s.truth(ref)
+        if truth["usable"]:
+            assert "hands" not in truth
+            continue
+        seats = [h["seat"] for h in truth["hands"]]
+        assert seats and set(seats) <= set(s.info.seats)
+        assert [h["seat"] for h in truth["render"]["hands"] if h["in_view"]] == seats
+        # the move under way: the next move to change the table, or the last one if its hand is
+        # still withdrawing (up to 1 s after the change)
+        nxt = next((e["seat"] for e in events if e["t"] >= truth["t"] - 1e-6), None)
+        prev = [e["seat"] for e in events if truth["t"] - 1.0 - 1e-6 <= e["t"] < truth["t"]]
+        assert seats[0] in {nxt, *prev}
+        named += 1
+    assert named > 5
+    # The reach pose starts from the seat's side: the shoulder lies beyond the seat's far edge,
+    # outside the play area, toward the player.
+    game = Game.new(opts.game, opts.board, opts.players, opts.seed, opts.rules)
+    table = setup_table(game, opts.seed, opts.size)
+    from simulator.hands import SKIN_RGB, SLEEVE_RGB, reach_pose
+    for seat in s.info.seats:
+        fr = table.layout.frames[seat]
+        far = fr.point(fr.width * 0.5, fr.depth)
+        pose = reach_pose(far, tuple(fr.v), (280.0, 200.0), rng=np.random.default_rng(0), skin=SKIN_RGB[0],
+                          sleeve=SLEEVE_RGB[0])
+        rel = np.asarray(pose.shoulder[:2]) - np.asarray(fr.origin)
+        assert float(rel @ fr.v) > fr.depth  # behind the seat's rectangle, on the player's side
+
+
+def test_a_session_can_leave_the_render_out_of_its_truth(tmp_path):
+    """--truth-render none: the observed state (hands included) per frame, the geometry once."""
+    folder = tmp_path / "lean"
+    opts = SessionOptions(game="keltis-card", board=None, players=2, seed=3, size=SMALL, fps=2.0, max_moves=2,
+                          quality=70, truth_render="none")
+    record_session(folder, opts)
+    s = open_session(folder)
+    truths = [s.truth(ref) for ref in s]
+    assert truths and all("render" not in t for t in truths)
+    assert any(not t["usable"] and t["hands"] for t in truths)
+    sim = json.loads((folder / "simulator.json").read_text())
+    assert sim["options"]["truth_render"] == "none" and sim["render_static"]["seats"]

@@ -13,7 +13,7 @@ from conftest import feed, game, make_tracker
 
 def tracked_vs_true(tracker, sim):
     model = tracker.journal.model
-    true = [signature_of_moves(t.seat, t.moves, t.pile_tops) for t in sim.turns]
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
     return compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
 
 

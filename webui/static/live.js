@@ -460,10 +460,14 @@
     el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
   }
 
+  var NWNZ_ONLY_RULES = ["tiles_taken", "discard_tile_optional", "wish_tile", "wish_face_down"];
+
   function renderRules() {
     var dl = clear($("rules"));
     var rules = (game() && game().rules) || {};
-    var keys = Object.keys(rules);
+    // The NWNZ variants change nothing on the base board (RULES §2): listing them there only confuses.
+    var base = game() && game().board === "base";
+    var keys = Object.keys(rules).filter(function (k) { return !(base && NWNZ_ONLY_RULES.indexOf(k) >= 0); });
     if (!keys.length) { dl.appendChild(h("dd", {cls: "empty", text: tt("rules.defaults", "standard rules")})); return; }
     keys.forEach(function (k) {
       var v = String(rules[k]);
