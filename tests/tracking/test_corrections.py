@@ -8,7 +8,7 @@ import pytest
 from engine.errors import MalformedInput
 from engine.tracking.model import CorrectionError
 
-from conftest import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker
 
 SIM = game("keltis", "base", 3, 111, max_moves=45)
 

@@ -19,7 +19,7 @@ from engine.tracking.stability import Reach, StableStateFilter, fields_equal, ob
 from engine.tracking.synth import TrueTurn, _like_legal_last_plays
 from engine.violations import Violation
 
-from conftest import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker
 
 SIM = game("keltis", "base", 3, 31)
 TABLE_A = SIM.frames[0][1]

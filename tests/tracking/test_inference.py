@@ -10,7 +10,7 @@ from engine.tracking.games import GameRules, Setup
 from engine.tracking.inference import TopChange, TurnContext, classify_top, infer_moves
 from engine.tracking.model import TurnRecord, summarize
 
-from conftest import game
+from tracking_helpers import game
 
 
 def turn_states(sim, k):

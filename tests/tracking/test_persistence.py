@@ -14,7 +14,7 @@ import pytest
 
 from engine.tracking.store import EventStore, StoreError, default_db_path
 
-from conftest import REPO, feed, game, make_tracker
+from tracking_helpers import REPO, feed, game, make_tracker
 
 
 def test_wal_mode_and_full_sync(tmp_path):

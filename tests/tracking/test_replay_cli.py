@@ -11,7 +11,7 @@ import pytest
 
 from keltis_cam.cli import main
 
-from conftest import REPO
+from tracking_helpers import REPO
 
 
 def run(*argv: str) -> tuple[int, str, str]:

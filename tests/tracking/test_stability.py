@@ -9,7 +9,7 @@ from engine.tracking.config import TrackingConfig
 from engine.tracking.noise import misread_card, misread_tile
 from engine.tracking.stability import (StableStateFilter, fields_equal, observation_fields, suspicious_fields)
 
-from conftest import game
+from tracking_helpers import game
 
 SIM = game("keltis", "base", 2, 21, max_moves=12)
 TABLE_A = SIM.frames[0][1]                                        # the dealt table

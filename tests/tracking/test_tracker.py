@@ -8,7 +8,7 @@ import pytest
 from engine.errors import MalformedInput
 from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
 
-from conftest import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker
 
 
 def tracked_vs_true(tracker, sim):
