@@ -1,6 +1,6 @@
 """`keltis-cam demo`: play a seeded random game with a rules engine and print its story and scores.
 
-Works with any game module that has the engine API of notes/ENGINE_API.md (engine.boardgame.game
+Works with any game module that has the engine API of docs/engine-api.md (engine.boardgame.game
 for "keltis", engine.cardgame.game for "keltis-card"): it plays with `play_random_game` (using the
 module's DEMO_POLICY when it has one), then re-applies the recorded moves with `apply_move` to tell
 the story turn by turn.

@@ -97,7 +97,7 @@ def options():
 
 @bp.post("/api/game")
 def new_game():
-    """Start a new game from a setup (TRACKING_API.md new_game)."""
+    """Start a new game from a setup (docs/tracking-api.md new_game)."""
     try:
         setup = validate_setup(json_body())
     except UnsupportedBody as exc:
@@ -113,7 +113,7 @@ def new_game():
 
 @bp.post("/api/corrections")
 def correct():
-    """Fix a misread (TRACKING_API.md correct); scores recompute."""
+    """Fix a misread (docs/tracking-api.md correct); scores recompute."""
     try:
         correction = validate_correction(json_body())
     except UnsupportedBody as exc:

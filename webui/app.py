@@ -2,7 +2,7 @@
 
 Blueprints: viewer (the phone page, pictures, exports), table (PIN-protected setup, corrections,
 calibration check), api (JSON state and commands, /healthz), stream (Server-Sent Events).
-The tracker is anything with the TRACKING_API.md contract (new_game, feed, snapshot, wait,
+The tracker is anything with the docs/tracking-api.md contract (new_game, feed, snapshot, wait,
 correct, undo); the pipeline, when given, is asked for its status() and latest camera frame.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Keltis board game engine's public API (notes/ENGINE_API.md), RULES.md §1 (base) and §2 (NWNZ).
+"""The Keltis board game engine's public API (docs/engine-api.md), RULES.md §1 (base) and §2 (NWNZ).
 
     state = new_game({"south": "black", "north": "white"}, Settings(), seed=7, board=bundled_board("nwnz"))
     t = apply_move(state, legal_moves(state)[0])      # Transition(state, events, violations)

@@ -43,7 +43,7 @@ class Setup:
         return f"{seat} ({player})" if player else seat
 
     def to_json(self) -> dict[str, Any]:
-        """The setup as TRACKING_API.md new_game() takes it."""
+        """The setup as docs/tracking-api.md new_game() takes it."""
         out: dict[str, Any] = {"game": self.game, "board": self.board, "seats": dict(self.seats),
                                "names": dict(self.names), "rules": dict(self.rules)}
         if self.first:

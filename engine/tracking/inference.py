@@ -462,7 +462,7 @@ def _actors(ctx: TurnContext, segments: Sequence[Segment]) -> list[tuple[str, in
 
 def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: GameRules,
                 setup: Setup) -> Inference:
-    """Explain the change prev → new as a sequence of turns (TRACKING_API.md infer_moves)."""
+    """Explain the change prev → new as a sequence of turns (docs/tracking-api.md infer_moves)."""
     fb, fa = observation_fields(prev), observation_fields(new)
     changed = changed_fields(fb, fa)
     order = setup.order

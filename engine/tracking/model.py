@@ -511,7 +511,7 @@ class GameModel:
         self._stamp_totals(len(self.turns) - 1)
 
     def correct(self, c: Mapping[str, Any], t: float | None = None) -> str:
-        """Apply a player's correction (TRACKING_API.md correct); returns a sentence saying what changed."""
+        """Apply a player's correction (docs/tracking-api.md correct); returns a sentence saying what changed."""
         kind = c.get("kind")
         if kind not in CORRECTION_KINDS:
             raise CorrectionError(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",

@@ -1,4 +1,4 @@
-"""GameTracker: the live game (TRACKING_API.md) — frames in, moves, warnings and scores out, on disk.
+"""GameTracker: the live game (docs/tracking-api.md) — frames in, moves, warnings and scores out, on disk.
 
 feed() runs in the pipeline thread; snapshot(), wait(), correct(), undo() and new_game() come from
 HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land.
@@ -33,7 +33,7 @@ RECENT_EVENTS = 4096
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """TRACKING_API.md LiveEvent: id (the SQLite event id), type and JSON data."""
+    """docs/tracking-api.md LiveEvent: id (the SQLite event id), type and JSON data."""
 
     id: int
     type: str
@@ -49,7 +49,7 @@ def _now_iso() -> str:
 
 
 def move_json(model: GameModel, turn: TurnRecord) -> dict[str, Any]:
-    """One move as the page shows it (TRACKING_API.md moves[] item, extended)."""
+    """One move as the page shows it (docs/tracking-api.md moves[] item, extended)."""
     violations = turn.violations()
     return {"id": turn.move_id, "seat": turn.seat, "player": model.setup.seats.get(turn.seat),
             "name": model.setup.name(turn.seat), "text": turn_text(model.rules, model.setup, turn),
@@ -154,7 +154,7 @@ class GameTracker:
     # -- the contract -----------------------------------------------------------------------
 
     def new_game(self, setup: dict[str, Any]) -> dict[str, Any]:
-        """Start a new game (TRACKING_API.md); the previous one stays in the database."""
+        """Start a new game (docs/tracking-api.md); the previous one stays in the database."""
         parsed = Setup.from_json(setup, "setup")
         with self._cond:
             started = _now_iso()
@@ -199,7 +199,7 @@ class GameTracker:
             return out + self._add_state(payload)
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole live state as JSON (TRACKING_API.md snapshot)."""
+        """The whole live state as JSON (docs/tracking-api.md snapshot)."""
         with self._lock:
             return self._snapshot_locked()
 
