@@ -81,20 +81,9 @@ def _web_settings(cfg: Any) -> dict[str, Any]:
     return web
 
 
-def _speed(text: str | None) -> float | None:
-    if text in (None, "", "fast"):
-        return None
-    try:
-        value = float(text)  # type: ignore[arg-type]
-    except ValueError:
-        raise MalformedInput(f"expected a number or 'fast', got {text!r}", field="--speed") from None
-    if not value > 0:
-        raise MalformedInput(f"expected a speed > 0, got {text!r}", field="--speed")
-    return value
-
-
 def build(args: argparse.Namespace) -> dict[str, Any]:
     """Everything `serve` runs, built but not started: tracker, pipeline, app, and what to print."""
+    from engine.tracking.replay import parse_speed
     from engine.tracking.config import TrackingConfig
     from engine.tracking.observers import make_observer
     from engine.tracking.store import EventStore, default_db_path
@@ -137,7 +126,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     tracker = GameTracker(EventStore(default_db_path(data_dir)),
                           config=TrackingConfig(auto_end_on_empty_draw_pile=kind == "replay"),
                           observer=observer_name)
-    speed = _speed(args.speed) if args.speed is not None else options.get("speed", 1.0) if kind == "replay" else None
+    speed = parse_speed(args.speed) if args.speed is not None else options.get("speed", 1.0) if kind == "replay" else None
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
 
     def make_source() -> Any:

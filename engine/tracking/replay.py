@@ -154,8 +154,9 @@ def true_signatures_of_session(session: Any) -> tuple[list[dict[str, Any]], dict
 # The command
 
 
-def _speed(text: str | None) -> float | None:
-    if text in (None, "fast", "0"):
+def parse_speed(text: str | None) -> float | None:
+    """A --speed value: N times the recorded pace, or None for as fast as possible ("fast", "0", empty)."""
+    if text in (None, "", "fast", "0"):
         return None
     try:
         value = float(text)  # type: ignore[arg-type]
@@ -203,7 +204,7 @@ def run_replay(args: Any, out=None) -> int:
         start_after = max((i.payload.get("frame") or -1) for i in states) if states else None
     else:
         tracker.new_game(_setup_of(session))
-    speed = _speed(args.speed)
+    speed = parse_speed(args.speed)
     if args.observer == "vision":
         from vision.sources import open_source  # decodes every frame, as a camera would deliver them
 
