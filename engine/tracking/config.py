@@ -42,9 +42,10 @@ class TrackingConfig:
     turn_pause_seconds: float = 1.4
     pause_margin_seconds: float = 0.4  # rests within this of turn_pause_seconds say nothing
     pause_cost: int = 3
-    #: A warning on a move is shown once the table it was read from has held this long (or a hand
-    #: came): a misread that held the first frames after a hand is read again over the whole still
-    #: period when the next hand comes, and must not flash a warning before that.
+    #: A warning on a move is shown once the table it was read from has held this long, or with the
+    #: next table state taken: a misread that held the first frames after a hand is read again over
+    #: the whole still period when the next hand comes (and one that held until the next hand is
+    #: found by the next state), and must not flash a warning before that.
     warning_settle_seconds: float = 1.5
     #: No frame for this long is a camera gap: tracking pauses and needs fresh stillness.
     gap_seconds: float = 2.0

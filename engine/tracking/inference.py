@@ -114,6 +114,8 @@ def _drop_misread(tops: Sequence[TopChange]) -> tuple[TopChange, ...]:
             if out[j].kind == "discard" and out[j].pile == t.pile and out[j].new == t.old:
                 if out[j].old == t.new:
                     del out[j]
+                elif t.new is None:  # (the pile reads empty now: its old top was drawn, nothing discarded)
+                    out[j] = TopChange(t.pile, out[j].old, None, "draw")
                 else:
                     out[j] = TopChange(t.pile, out[j].old, t.new, "discard")
                 break
@@ -511,8 +513,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         starts = list(range(n))
     elif ctx.seat is not None:
         starts = [order.index(ctx.seat)]
-    elif owned:  # nobody has played yet: whoever acts first may be the first player
+    elif owned and not tops:  # nobody has played yet: whoever acts first may be the first player
         starts = [order.index(s) for s in order if s in owned]
+    elif owned:  # ... and a discard may have come first, from anyone (the hands tell whom)
+        starts = list(range(n))
     else:
         starts = [order.index(setup.first) if setup.first in order else 0]
     candidates: list[tuple[int, list[str], list[tuple[int, str, tuple[FieldKey, ...]]], dict[FieldKey, TopChange]]] = []
@@ -601,6 +605,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         # any beyond those may be turns that left no trace (a card discarded onto its twin).
         quiet_left = max(0, ctx.quiet - ctx.pending_draws)
         new_turns = 0
+        awkward = 0
         describe = []
         queue = list(ctx.final_queue)
         for idx, (k, seat, keys) in enumerate(slots):
@@ -647,9 +652,17 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                     cost += 10 ** 6  # (only the open turn's own discard can turn out a misread)
                 seg_tops = _drop_misread(seg_tops)
                 cost += COST_MISREAD * len(misreads)
-            cost += COST_TWIN * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
-                                    and top_options[key][0].kind == "draw")
             report = check(t_before_f, t_before, nxt_f, nxt)
+            # (card game: a card of a wish card's value showing on a pile in the turn that takes that
+            # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
+            wished = {int(e.data.get("wish", 0)) for e in report.changes
+                      if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
+            cost += COST_TWIN * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
+                                    and top_options[key][0].kind == "draw"
+                                    and _value(top_changes[key].new) not in wished)
+            # ... and between readings as likely, the one that does not call it a card drawn wins
+            awkward += sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
+                           and top_changes[key].new is not None and _value(top_changes[key].new) in wished)
             final = idx == len(slots) - 1
             phase = ctx.phase
             facts = turn_facts(rules, seat, report, seg_tops, phase)
@@ -712,10 +725,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         else:
             cost += COST_QUIET_UNUSED * quiet_left
         inference = Inference(tuple(segments), cost, 1.0, (), None)
-        judged.append((cost, len(segments), inference, _describe(describe, setup)))
-    judged.sort(key=lambda j: (j[0], j[1]))
-    best_cost, _, best, best_text = judged[0]
-    runners = [(c, text) for c, _, _, text in judged[1:] if text != best_text]
+        judged.append((cost, len(segments), awkward, inference, _describe(describe, setup)))
+    judged.sort(key=lambda j: (j[0], j[1], j[2]))
+    best_cost, _, _, best, best_text = judged[0]
+    runners = [(c, text) for c, _, _, _, text in judged[1:] if text != best_text]
     tied = [text for c, text in runners if c == best_cost]
     close = [text for c, text in runners if c < best_cost + COST_ODD_DRAW]
     if tied:

@@ -24,7 +24,8 @@ from .games import GameRules, Setup
 from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, UNKNOWN_CARD, Inference, Segment,
                         TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves, own_violations,
                         reconcile, revealed_depth, turn_facts)
-from .stability import Reach, changed_fields, fields_equal, fields_to_observation, observation_fields
+from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
+                        observation_fields)
 
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
 #: How many discard-only changes back a new change makes the tracker read again.
@@ -781,6 +782,38 @@ def apply_delta(table: Observation, old_raw: Observation, new_raw: Observation) 
 # ---------------------------------------------------------------------------------------------
 # The journal: inputs with checkpoints
 
+#: How many accepted states back a new state may prove a reading misread (Journal._hindsight).
+HINDSIGHT_STATES = 6
+#: How unlikely a misread that held a whole still moment is, in rule breaks: one that came and went
+#: (or a row's newest card read as another), against any other reading (a misread that explains
+#: away one rule break only must look like one).
+HINDSIGHT_CAME_AND_WENT = 0.5
+HINDSIGHT_OTHER = 1.0
+
+
+def _last_card_reread(key: tuple, held: Any, cur: Any) -> bool:
+    """A row whose newest card reads as another card now (same length, only the last differs)."""
+    return (key[0] == "row" and isinstance(held, tuple) and isinstance(cur, tuple) and len(held) == len(cur) > 0
+            and held[:-1] == cur[:-1] and held[-1] != cur[-1])
+
+
+def _recent_violations(model: GameModel, since: int) -> int:
+    """Rule breaks known in the moves from index `since` on."""
+    return sum(len(t.violations()) for t in model.turns[since:])
+
+
+def _field_words(key: tuple) -> str:
+    """A field of the table in words (for notes)."""
+    if key[0] == "row":
+        return f"{key[2]} row of {key[1]}"
+    if key[0] == "top":
+        return f"{key[1]} discard pile"
+    if key[0] == "pawns":
+        return f"pawns of {key[1]}"
+    if key[0] == "tile":
+        return f"tile on {key[1]}"
+    return " ".join(str(k) for k in key)
+
 
 @dataclass
 class Input:
@@ -792,6 +825,11 @@ class Input:
     raw: Observation | None = None      # parsed payload["raw"] for a state
     owners: tuple[str, ...] = ()        # seats whose things changed since the previous state (raw)
     discard_only: bool = False          # only discard-pile tops changed since the previous state
+    #: Earlier readings this state proved misread (Journal._hindsight): (index, the input as it was),
+    #: put back when this input is taken out again.
+    patches: list[tuple[int, "Input"]] = field(default_factory=list)
+    #: Set on an input whose reading a later state proved misread: what was read again (for notes).
+    reread: str | None = None
 
     @property
     def reaches(self) -> tuple[Reach, ...]:
@@ -864,6 +902,8 @@ class Journal:
                 k -= 1
             start = k
         self.refold(start)
+        if inp.kind == "state":
+            self._hindsight(len(self.inputs) - 1)
 
     def pop(self, ids: Sequence[int]) -> None:
         """Take inputs out (an undo, a revision) and fold again from the first one taken."""
@@ -871,11 +911,116 @@ class Journal:
         first = next((k for k, i in enumerate(self.inputs) if i.id in idset), None)
         if first is None:
             return
+        # Readings that the inputs taken out had proved misread are as read again (newest first).
+        for k in range(len(self.inputs) - 1, first - 1, -1):
+            if self.inputs[k].id in idset:
+                for index, original in reversed(self.inputs[k].patches):
+                    if index < len(self.inputs):
+                        self.inputs[index] = original
+                        first = min(first, index)
         self.inputs = [i for i in self.inputs if i.id not in idset]
         for k in range(first, len(self.inputs)):
             if self.inputs[k].kind == "state":
                 self._reclassify(k)
         self.refold(first)
+
+    def _hindsight(self, k: int) -> None:
+        """A new state that makes recent moves break rules may instead prove an earlier reading wrong.
+
+        A misread can hold for a whole still moment (until the next hand), and so be taken as the
+        table. When state k's change touches a field whose reading had changed only in the last
+        HINDSIGHT_STATES states, the tracker tries reading it there as it reads now, or as it read
+        before (the reading came and went), for each such field alone and for all of them together;
+        the fold with the fewest rule breaks in the recent moves wins, and only when it has fewer
+        than the fold as read (a real rule break stays one: a misread that explains it away must
+        explain away more than it costs). The readings are kept as read (payload), so the same
+        inputs fold to the same model after a restart; taking state k out puts them back."""
+        inp = self.inputs[k]
+        if inp.raw is None or k == 0 or self.inputs[k - 1].kind != "state":
+            return
+        span_start = k - 1
+        while (span_start > 0 and k - span_start < HINDSIGHT_STATES
+               and self.inputs[span_start - 1].kind == "state"):
+            span_start -= 1
+        if span_start == 0 or self.inputs[span_start - 1].kind != "state":
+            span_start += 1  # (the reading before the span must be known)
+        if span_start >= k or self.inputs[span_start - 1].raw is None:
+            return
+        since = max(0, len(self.models[span_start].turns) - 1)
+        bad = _recent_violations(self.models[k + 1], since)
+        if bad == 0:
+            return
+        fields = [observation_fields(i.raw) if i.raw is not None else None for i in self.inputs[span_start - 1:k + 1]]
+        if any(f is None for f in fields):
+            return
+        now, last = fields[-1], fields[-2]
+        # field -> [(first patched index, value, how unlikely that misread is)]
+        options: dict[FieldKey, list[tuple[int, Any, float]]] = {}
+        for key in changed_fields(last, now):
+            d = field_default(key)
+            held = last.get(key, d)
+            j = k - 1  # the reading `held` began at input j
+            while j > span_start and fields[j - 1 - (span_start - 1)].get(key, d) == held:
+                j -= 1
+            before = fields[j - 1 - (span_start - 1)].get(key, d)
+            if before == held or key[0] in ("top", "meta", "player"):
+                # held longer than the span: no short misread; and a discard pile's top comes and
+                # goes in play (a card discarded, then drawn by the next player)
+                continue
+            cur = now.get(key, d)
+            opts: dict[Any, float] = {}
+            # The reading came and went (reads as before again): a misread's own signature.
+            opts[before] = HINDSIGHT_CAME_AND_WENT if cur == before else HINDSIGHT_OTHER
+            if cur != before:
+                opts[cur] = HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, cur) else HINDSIGHT_OTHER
+            if key[0] == "row" and isinstance(cur, tuple) and isinstance(held, tuple) and len(cur) > len(held):
+                start = cur[:len(held)]  # (the row has grown since: its start as read now)
+                opts.setdefault(start, HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, start)
+                                else HINDSIGHT_OTHER)
+            options[key] = [(j, v, c) for v, c in opts.items() if v != held]
+        if not options:
+            return
+        candidates = [{key: opt} for key, opts in options.items() for opt in opts]
+        if len(options) > 1:
+            for pick in (0, 1):
+                candidates.append({key: opts[min(pick, len(opts) - 1)] for key, opts in options.items()})
+        best: tuple[float, list[Input], list[GameModel], dict] | None = None
+        saved_inputs, saved_models = self.inputs, self.models
+        try:
+            for cand in candidates:
+                first = min(j for j, _, _ in cand.values())
+                trial = list(saved_inputs)
+                for i in range(first, k):
+                    if trial[i].kind != "state" or trial[i].raw is None:
+                        continue
+                    f = dict(observation_fields(trial[i].raw))
+                    for key, (j, value, _) in cand.items():
+                        if i >= j:
+                            if value == field_default(key) and key[0] not in ("tile", "top", "meta", "player"):
+                                f.pop(key, None)
+                            else:
+                                f[key] = value
+                    words = ", ".join(_field_words(key) for key in cand)
+                    trial[i] = dataclasses.replace(trial[i], raw=fields_to_observation(f, trial[i].raw),
+                                                   reread=words if i == first else None)
+                self.inputs, self.models = trial, saved_models[:first + 1]
+                for i in range(first, k + 1):
+                    if trial[i].kind == "state":
+                        self._reclassify(i)
+                self.refold(first)
+                score = _recent_violations(self.models[-1], since) + sum(c for _, _, c in cand.values())
+                if score < bad and (best is None or score < best[0]):
+                    best = (score, trial, self.models, cand)
+        finally:
+            self.inputs, self.models = saved_inputs, saved_models
+            self._reclassify(k)
+        if best is None:
+            return
+        _, trial, models, cand = best
+        first = min(j for j, _, _ in cand.values())
+        trial[k].patches = [(i, saved_inputs[i]) for i in range(first, k) if trial[i] is not saved_inputs[i]]
+        self.inputs, self.models = trial, models
+        self._reclassify(k)
 
     def _reclassify(self, k: int) -> None:
         inp = self.inputs[k]
@@ -1054,6 +1199,9 @@ class Journal:
                 restored.last_t, restored.last_frame = t, frame
                 restored._note(f"move {len(model.turns)} was taken back on the table")
                 return restored
+            if inp.reread:
+                model._note(f"read again: the {inp.reread} as read at frame {frame} was a misread "
+                            "(a later state shows it otherwise)")
             pause = inp.payload.get("pause")
             model.accept(inp.raw, t, frame, self._target(k, model), int(inp.payload.get("quiet") or 0),
                          float(inp.payload.get("interval") or 0.0), None if pause is None else float(pause),

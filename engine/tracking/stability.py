@@ -25,6 +25,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
+from ..cardgame.observed import _copies as deck_copies  # (the deck's composition lives with the card game)
 from ..observation import Observation, PawnObservation, SeatObservation
 from .config import TrackingConfig
 
@@ -173,7 +174,36 @@ def suspicious_fields(ref: Fields, new: Fields, board: Any = None) -> set[FieldK
                         break
         elif kind in ("player", "meta"):
             out.add(key)
+    out |= _duplicated_cards(ref, new)
     return out
+
+
+def _card_keys(key: FieldKey, value: Any) -> list[str]:
+    """The identifiable cards a card-game field shows ("red 7", "P7"), as the engine counts them."""
+    if key[0] == "row":
+        return [code if code[0] == "P" else f"{key[2]} {code}" for code in value or ()]
+    if key[0] == "top" and value is not None:
+        return [value if value[0] == "P" else f"{key[1]} {value}"]
+    return []
+
+
+def _duplicated_cards(ref: Fields, new: Fields) -> set[FieldKey]:
+    """Card game: changed fields that show a card more often than the deck holds it (RULES §3
+    Components) — a misread, or someone else's card (the engine says which when it holds)."""
+    meta = new.get(("meta",)) or ref.get(("meta",))
+    if not meta or meta[0] != "keltis-card":
+        return set()
+    counts: Counter = Counter()
+    for key, value in new.items():
+        counts.update(_card_keys(key, value))
+    before: Counter = Counter()
+    for key, value in ref.items():
+        before.update(_card_keys(key, value))
+    too_many = {card for card, n in counts.items() if n > deck_copies(card) and n > before.get(card, 0)}
+    if not too_many:
+        return set()
+    return {key for key in changed_fields(ref, new)
+            if set(_card_keys(key, new.get(key, field_default(key)))) & too_many}
 
 
 @dataclass(frozen=True)
@@ -470,7 +500,9 @@ class StableStateFilter:
             odd = self.suspicious(self.reference, consensus)
             # The card last laid in a row read again otherwise under its owner's next reach: the
             # earlier reading was the misread (a card changing under anyone else's hand stays odd).
-            odd = {k for k in odd if not self._fresh_card_reread(k, consensus)}
+            # (... unless the new reading shows a card the deck does not hold that often)
+            odd = {k for k in odd if not self._fresh_card_reread(k, consensus)} \
+                | _duplicated_cards(self.reference, consensus)
         if self.reference is not None and self._hand and self._first_frames:
             # A changed field the first frame after the hand read otherwise changed again with no
             # hand over the table: a misread that holds a few frames, not (that part of) a move.

@@ -94,7 +94,6 @@ class GameTracker:
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
         self._unsettled_until: float | None = None   # warnings of the last state wait until then
-        self._unsettled_seats: set[str] = set()
 
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
@@ -178,10 +177,11 @@ class GameTracker:
             accepted = self.filter.feed(obs, t)
             out = self._status_events(t)
             if accepted is None:
-                if self._unsettled_until is not None and self.journal is not None and (
-                        (t >= self._unsettled_until - 1e-9 and self.filter.reads_as_accepted)
-                        or (self.filter.hand_over_table and self.filter.hand_seat not in self._unsettled_seats)):
-                    # The last state held (or another player's hand came): its warnings are shown now.
+                if self._unsettled_until is not None and self.journal is not None and \
+                        t >= self._unsettled_until - 1e-9 and self.filter.reads_as_accepted:
+                    # The last state held: its warnings are shown now. (A hand coming before that
+                    # settles nothing: a misread can hold until the next hand, and only the next
+                    # state shows it — Journal._hindsight; its warnings come with that state.)
                     derived = self._announcements(self.journal.model, t)
                     if derived:
                         ids = self._commit([], derived)
@@ -360,15 +360,14 @@ class GameTracker:
         """What changed for the page since the last announcement: moves, warnings, score, end.
 
         settled=False (a table state just taken): the warnings of moves read from it wait until the
-        table has held for warning_settle_seconds or a hand comes (see feed): the state may still be
-        revised as a misread."""
+        table has held for warning_settle_seconds or the next state is taken (see feed): the state may
+        still be revised as a misread."""
         out: list[tuple[str, dict[str, Any]]] = []
         fresh: set[int] = set()
         if not settled:
             fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
         self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh else None
         # (the player of a move still being read may reach again — to draw — without settling it)
-        self._unsettled_seats = {turn.seat for turn in model.turns if turn.move_id in fresh}
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
