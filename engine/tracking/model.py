@@ -970,7 +970,8 @@ class Journal:
             cur = now.get(key, d)
             opts: dict[Any, float] = {}
             # The reading came and went (reads as before again): a misread's own signature.
-            opts[before] = HINDSIGHT_CAME_AND_WENT if cur == before else HINDSIGHT_OTHER
+            # (not for a row: the NWNZ discard tile takes a row's top card back off legally)
+            opts[before] = HINDSIGHT_CAME_AND_WENT if cur == before and key[0] != "row" else HINDSIGHT_OTHER
             if cur != before:
                 opts[cur] = HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, cur) else HINDSIGHT_OTHER
             if key[0] == "row" and isinstance(cur, tuple) and isinstance(held, tuple) and len(cur) > len(held):
