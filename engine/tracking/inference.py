@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..cardgame.observed import _copies as deck_copies
 from ..events import ChangeReport
 from ..observation import Observation
 from ..violations import Violation
@@ -54,6 +55,7 @@ COST_ODD_DRAW = 6
 COST_HINT = 15
 COST_MISREAD = 5  # a discard of the open turn that the pile, reading otherwise later, proves misread
 COST_TWIN = 4  # a pile showing the card below its top again read as that card's twin discarded (not a draw)
+COST_DEEP_DRAW = 6  # a pile showing a card believed deeper in it read as drawn down to it (a draw missed)
 COST_QUIET = 1
 COST_QUIET_UNUSED = 3  # a reach that left no trace and is not read as a turn or a draw
 COST_HAND_PER_FRAME = 3  # a reach given to a player: per frame their seat trails the seat most named
@@ -166,7 +168,8 @@ class TurnContext:
 NEED_NONE, NEED_REACH, NEED_ACTIVE = 0, 1, 2
 
 
-def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_table: Sequence[str]) -> int:
+def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_table: Sequence[str],
+              cap: int = COST_HAND_MAX) -> int:
     """How badly an explanation's actors (in order: (seat, NEED_*)) fit the reaches seen.
 
     The reaches are shared out in order: each goes to the actor acting at that moment. A reach
@@ -186,7 +189,7 @@ def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_ta
         v = votes[i]
         if not v:
             return 0
-        return min(COST_HAND_MAX, COST_HAND_PER_FRAME * (max(v.values()) - v.get(seat, 0)))
+        return min(cap, COST_HAND_PER_FRAME * (max(v.values()) - v.get(seat, 0)))
 
     def f(i: int, j: int, has: int) -> int:
         key = (i, j, has)
@@ -501,6 +504,11 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             top_options[key].append(TopChange(first.pile, first.old, first.new, "misread"))
         if first.kind == "draw" and first.new is not None:
             top_options[key].append(TopChange(first.pile, first.old, first.new, "discard"))
+        elif (first.new is not None and first.new in stack[:-1] and not rules.is_board
+              and deck_copies(first.new if first.new[0] == "P" else f"{key[1]} {first.new}") == 1):
+            # a card the deck holds once, believed deeper in this pile, shows again: drawn down to
+            # it (the tracker's record of the pile missed a draw)
+            top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
         elif revealed_depth(stack, first.old, first.new) is not None:
             # the card uncovered may be the unseen one under a pair
             top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
@@ -660,6 +668,8 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             cost += COST_TWIN * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
                                     and top_options[key][0].kind == "draw"
                                     and _value(top_changes[key].new) not in wished)
+            cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
+                                         and top_options[key][0].kind == "discard")
             # ... and between readings as likely, the one that does not call it a card drawn wins
             awkward += sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
                            and top_changes[key].new is not None and _value(top_changes[key].new) in wished)
@@ -719,16 +729,21 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             describe.append((seat, continues, skipped))
             cur_f, cur = nxt_f, nxt
             last_k = k
+        deficit = 0
         if hands_read:
             # Whose hands came and went is known: the reaches themselves are weighed.
-            cost += hand_cost(ctx.reaches, _actors(ctx, segments), order)
+            actors = _actors(ctx, segments)
+            cost += hand_cost(ctx.reaches, actors, order)
+            # (between readings as likely, the one whose players the hands named more often wins:
+            # the cap keeps one reach below a rule break, not below another reading's reach)
+            deficit = hand_cost(ctx.reaches, actors, order, cap=10 ** 6)
         else:
             cost += COST_QUIET_UNUSED * quiet_left
         inference = Inference(tuple(segments), cost, 1.0, (), None)
-        judged.append((cost, len(segments), awkward, inference, _describe(describe, setup)))
-    judged.sort(key=lambda j: (j[0], j[1], j[2]))
-    best_cost, _, _, best, best_text = judged[0]
-    runners = [(c, text) for c, _, _, _, text in judged[1:] if text != best_text]
+        judged.append((cost, len(segments), awkward, deficit, inference, _describe(describe, setup)))
+    judged.sort(key=lambda j: (j[0], j[1], j[2], j[3]))
+    best_cost, _, _, _, best, best_text = judged[0]
+    runners = [(c, text) for c, _, _, _, _, text in judged[1:] if text != best_text]
     tied = [text for c, text in runners if c == best_cost]
     close = [text for c, text in runners if c < best_cost + COST_ODD_DRAW]
     if tied:

@@ -409,8 +409,12 @@ class GameModel:
         if top.kind == "draw":
             if top.new is None:
                 stack = []   # the pile is empty now, whatever the tracker believed lay in it
-            depth = revealed_depth(stack, top.old, top.new) or 1
-            del stack[len(stack) - min(depth, len(stack)):]
+            depth = revealed_depth(stack, top.old, top.new)
+            if depth is None and top.new is not None and top.new in stack[:-1]:
+                # drawn down to a card believed deeper in the pile (the record missed a draw)
+                del stack[len(stack) - 1 - stack[::-1].index(top.new, 1) + 1:]
+            else:
+                del stack[len(stack) - min(depth or 1, len(stack)):]
             if top.new is not None and stack and stack[-1] == UNKNOWN_CARD:
                 stack[-1] = top.new   # the card under a pair, seen now
             elif top.new is not None and (not stack or stack[-1] != top.new):

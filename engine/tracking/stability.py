@@ -538,18 +538,31 @@ class StableStateFilter:
         frames = [f for _, f in timed]
         end = timed[-1][0]
         revised = dict(self.reference)
+        previous = self._previous or {}
         for key in {k for f in frames for k in f} | set(self.reference):
             d = field_default(key)
-            value, count = Counter(f.get(key, d) for f in frames).most_common(1)[0]
-            if value == self.reference.get(key, d) or count <= len(frames) / 2:
-                continue
-            since = end
-            for ft, f in reversed(timed):
-                if f.get(key, d) != value:
+            # The frames up to the hand reading the field as it was before the state taken: the
+            # change came and went with no hand in between — a misread, however short its end.
+            last = frames[-1].get(key, d)
+            run = 0
+            for f in reversed(frames):
+                if f.get(key, d) != last:
                     break
-                since = ft
-            if end - since < cfg.revise_seconds - _EPS:
-                continue  # (not held long enough up to the hand: no settled reading)
+                run += 1
+            if (last != self.reference.get(key, d) and key in previous | self.reference
+                    and last == previous.get(key, d) and run >= cfg.min_frames):
+                value = last
+            else:
+                value, count = Counter(f.get(key, d) for f in frames).most_common(1)[0]
+                if value == self.reference.get(key, d) or count <= len(frames) / 2:
+                    continue
+                since = end
+                for ft, f in reversed(timed):
+                    if f.get(key, d) != value:
+                        break
+                    since = ft
+                if end - since < cfg.revise_seconds - _EPS:
+                    continue  # (not held long enough up to the hand: no settled reading)
             if value == d and key[0] not in ("tile", "top", "meta", "player"):
                 revised.pop(key, None)
             else:

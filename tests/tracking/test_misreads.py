@@ -11,7 +11,7 @@ import dataclasses
 from engine.observation import SeatObservation
 from engine.tracking.model import Journal
 from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-from engine.tracking.stability import observation_fields, suspicious_fields
+from engine.tracking.stability import Reach, observation_fields, suspicious_fields
 from engine.tracking.store import EventStore
 from engine.tracking.synth import SimulatedGame
 
@@ -137,3 +137,34 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move():
         str(v) in s.rows.get(pile, ()) for s in obs.seats.values()))
     once = observation_fields(_with_row(obs, seat, pile, row + (other,)))
     assert ("row", seat, pile) not in suspicious_fields(ref, once)
+
+
+def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
+    """RULES §3 Turn (play one card, then draw one): when the tracker's record of a pile missed a draw,
+    a single-copy card it believes deeper in the pile showing again is a draw, not a second card."""
+    from engine.tracking.games import GameRules, Setup
+    from engine.tracking.inference import TurnContext, infer_moves
+    from engine.tracking.model import GameModel
+    from engine.tracking.inference import TopChange
+
+    sim = game("keltis-card", None, 2, 306, max_moves=6)
+    setup = Setup.from_json(sim.setup)
+    rules = GameRules(setup)
+    seat = setup.order[0]
+    obs = next(o for _, o in sim.frames if o.usable)
+    tops = {p: None for p in obs.discard_tops}
+    # the open turn has discarded a green 5 already and has a card to draw
+    start = dataclasses.replace(obs, discard_tops={**tops, "pink": "8"})
+    base = dataclasses.replace(obs, discard_tops={**tops, "pink": "8", "green": "5"})
+    after = dataclasses.replace(obs, discard_tops={**tops, "pink": "9", "green": "5"})
+    # (the hands say it was this player's reach: else the next player's discard fits as well)
+    ctx = TurnContext(seat, start, (TopChange("green", None, "5", "discard"),), True,
+                      piles={"pink": ("9", "1", "8"), "green": ("5",)}, pending_draws=1,
+                      reaches=(Reach(((seat, 5),), 5, 5),))
+    inf = infer_moves(base, after, ctx, rules, setup)
+    assert [s.seat for s in inf.segments] == [seat] and inf.violations == []
+    assert [t.kind for t in inf.segments[0].tops] == ["discard", "draw"]
+    model = GameModel(setup)
+    model.piles = {"pink": ("9", "1", "8")}
+    model._apply_top(TopChange("pink", "8", "9", "draw"))
+    assert model.piles["pink"] == ("9",)
