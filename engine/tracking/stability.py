@@ -178,6 +178,17 @@ def suspicious_fields(ref: Fields, new: Fields, board: Any = None) -> set[FieldK
     return out
 
 
+def implausible_fields(fields: Fields) -> set[FieldKey]:
+    """Fields no table can show, whatever came before: a board-game player without exactly one big
+    and four small pawns (pawns never leave the board, RULES §1 Components), a card-game card shown
+    more often than the deck holds it (RULES §3 Components)."""
+    out: set[FieldKey] = set()
+    for key, value in fields.items():
+        if key[0] == "pawns" and (len(value) != 5 or sum(1 for _, big in value if big) != 1):
+            out.add(key)
+    return out | _duplicated_cards({}, fields)
+
+
 def _card_keys(key: FieldKey, value: Any) -> list[str]:
     """The identifiable cards a card-game field shows ("red 7", "P7"), as the engine counts them."""
     if key[0] == "row":
@@ -487,7 +498,7 @@ class StableStateFilter:
             self._candidate = consensus
             # Since when the table has read like this (the first frame of the window that shows
             # every changed field as the consensus has it).
-            keys = changed_fields(self.reference, consensus) if self.reference is not None else []
+            keys = changed_fields(self.reference, consensus) if self.reference is not None else list(consensus)
             since = t
             for ft, f, _ in reversed(self._window):
                 if all(f.get(k, field_default(k)) == consensus.get(k, field_default(k)) for k in keys):
@@ -495,6 +506,9 @@ class StableStateFilter:
                 else:
                     break
             self._candidate_since = since
+        if self.reference is None and implausible_fields(consensus) and \
+                t - self._candidate_since < cfg.still_seconds_without_hand - _EPS:
+            return None  # a first table no game can show (a misread that held): wait it out
         odd: set[FieldKey] = set()
         if self.reference is not None and self.suspicious is not None:
             odd = self.suspicious(self.reference, consensus)
