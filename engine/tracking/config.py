@@ -20,7 +20,8 @@ class TrackingConfig:
     still_seconds_without_hand: float = 3.0
     #: When the next hand comes, a state taken since the last hand is read again over the whole
     #: still period: a field whose reading changed (with no hand) and then held this long up to the
-    #: hand is revised (a misread that held the first frames after the previous hand).
+    #: hand is revised (a misread that held the first frames after the previous hand). A field whose
+    #: last min_frames frames before the hand read it as it was before the state is revised at once.
     revise_seconds: float = 2.0
     #: Each field's most common reading must have at least this share of the frames in the window.
     agree_fraction: float = 0.6

@@ -168,3 +168,23 @@ def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_dr
     model.piles = {"pink": ("9", "1", "8")}
     model._apply_top(TopChange("pink", "8", "9", "draw"))
     assert model.piles["pink"] == ("9",)
+
+
+def test_a_first_table_no_game_can_show_waits_until_it_reads_right():
+    """RULES §1 Components: every player has 1 big and 4 small pawns. A misread that holds the very
+    first still moment (a pawn read as another player's) is not taken as the table the game starts from."""
+    from engine.tracking.stability import StableStateFilter, fields_equal, implausible_fields
+
+    sim = game("keltis", "base", 3, 301, max_moves=4)
+    table = sim.frames[0][1]
+    pawns = list(table.pawns)
+    k = next(i for i, p in enumerate(pawns) if not p.big)
+    other = next(p.player for p in pawns if p.player != pawns[k].player)
+    pawns[k] = dataclasses.replace(pawns[k], player=other)
+    misread = dataclasses.replace(table, pawns=tuple(pawns))
+    assert implausible_fields(observation_fields(misread)) and not implausible_fields(observation_fields(table))
+    filt = StableStateFilter()
+    frames = [misread] * 7 + [table] * 12     # 1.4 s of the misread, then the table as it is
+    got = [filt.feed(obs, k / 5.0) for k, obs in enumerate(frames)]
+    taken = [obs for obs in got if obs is not None]
+    assert len(taken) == 1 and fields_equal(observation_fields(taken[0]), observation_fields(table))
