@@ -23,6 +23,9 @@ class TrackingConfig:
     #: hand is revised (a misread that held the first frames after the previous hand). A field whose
     #: last min_frames frames before the hand read it as it was before the state is revised at once.
     revise_seconds: float = 2.0
+    #: A discard pile that the last this many frames before a hand read otherwise than the state
+    #: taken is evidence of a misread, used when the next state reads the pile that way too.
+    tail_frames: int = 2
     #: Each field's most common reading must have at least this share of the frames in the window.
     agree_fraction: float = 0.6
     #: ... and the window must hold at least this many usable frames (2 when frames come

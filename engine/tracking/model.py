@@ -28,6 +28,10 @@ from .stability import (FieldKey, Reach, changed_fields, field_default, fields_e
                         observation_fields)
 
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
+#: Findings about the whole turn's count of cards (played against allowed, piles changed): a later
+#: part may show what allows more (a discard-a-card tile landed on, players do things in any
+#: order), so they are judged on the whole turn as seen now, never kept from an earlier part.
+WHOLE_TURN_CODES = frozenset({"two-cards", "discard-mismatch"})
 #: How many discard-only changes back a new change makes the tracker read again.
 REREAD_CHAIN = 8
 
@@ -353,7 +357,8 @@ class GameModel:
                 # row by the discard tile) — unless this part proved that earlier reading a misread.
                 if not any(tp.kind == "misread" for tp in seg.tops) and not _reread_card(last.end, seg.after, seg.keys):
                     now = {v.code for v in rec.violations()}
-                    kept = tuple(v for v in last.violations() if v.code not in now and v.code not in DEFERRED_CODES)
+                    kept = tuple(v for v in last.violations() if v.code not in now and v.code not in DEFERRED_CODES
+                                 and v.code not in WHOLE_TURN_CODES)
                     if kept:
                         rec = dataclasses.replace(rec, own=rec.own + kept)
                 self.turns[-1] = rec
@@ -960,17 +965,23 @@ class Journal:
         now, last = fields[-1], fields[-2]
         # field -> [(first patched index, value, how unlikely that misread is)]
         options: dict[FieldKey, list[tuple[int, Any, float]]] = {}
+        tail = inp.payload.get("tail") or {}
         for key in changed_fields(last, now):
             d = field_default(key)
             held = last.get(key, d)
+            if key[0] == "top":
+                # A discard pile's top comes and goes in play (a card discarded, then drawn by the next
+                # player): only the frames say it was a misread — the last ones before the hand read
+                # the pile as it reads now (StableStateFilter._tail_readings).
+                if key[1] in tail and tail[key[1]] == now.get(key, d):
+                    options[key] = [(k - 1, now.get(key, d), HINDSIGHT_CAME_AND_WENT)]
+                continue
             j = k - 1  # the reading `held` began at input j
             while j > span_start and fields[j - 1 - (span_start - 1)].get(key, d) == held:
                 j -= 1
             before = fields[j - 1 - (span_start - 1)].get(key, d)
-            if before == held or key[0] in ("top", "meta", "player"):
-                # held longer than the span: no short misread; and a discard pile's top comes and
-                # goes in play (a card discarded, then drawn by the next player)
-                continue
+            if before == held or key[0] in ("meta", "player"):
+                continue  # held longer than the span: no short misread
             cur = now.get(key, d)
             opts: dict[Any, float] = {}
             # The reading came and went (reads as before again): a misread's own signature.

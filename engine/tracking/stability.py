@@ -281,6 +281,9 @@ class Acceptance:
     interval: float = 0.0    # seconds between frames lately (a slow camera merges turns more often)
     pause: float | None = None  # how long the table rested before the reach that changed it
     reaches: tuple[Reach, ...] = ()  # hands over the table since the previous state, in order
+    #: Discard piles that the last frames before the first of those hands read otherwise than the
+    #: state taken then ({pile: top}): evidence that that state's reading was a misread.
+    tail: dict[str, str | None] = field(default_factory=dict)
 
 
 class StableStateFilter:
@@ -318,6 +321,7 @@ class StableStateFilter:
         self._first_frames: list[Fields] = []  # the first usable frame after the last hand
         self._period: deque[tuple[float, Fields]] = deque(maxlen=PERIOD_FRAMES)  # usable frames since the hand
         self._carry: tuple[Reach, ...] = ()    # reaches of a move accepted without its odd fields
+        self._tail: dict[str, str | None] = {}  # Acceptance.tail of the next state
         self._previous: Fields | None = None   # the accepted state before the reference
         self._judged = 0                      # reaches of self._reaches judged quiet or not
         self._before: Fields | None = None    # the table before the first reach not yet judged
@@ -398,7 +402,9 @@ class StableStateFilter:
                 if not self._run_is_hand:
                     if self._judged == len(self._reaches):
                         self._before = self._seen  # the table this reach started from
-                    revised = self._revision()
+                    if not self._reaches:
+                        self._tail = self._tail_readings()
+                    revised = self._revision() if self.reference is not None else self._first_from_period()
                 self._seen = None
                 self._run_is_hand = True
                 if self._usable_since is not None and self._unusable_since is not None:
@@ -589,6 +595,45 @@ class StableStateFilter:
         self._previous = previous  # (the revised state replaces the one taken, it does not follow it)
         return obs
 
+    def _tail_readings(self) -> dict[str, str | None]:
+        """Discard piles whose last tail_frames frames before this hand agree on a top other than the
+        state taken since the previous hand (a pile cannot change with no hand over the table)."""
+        cfg = self.config
+        acc = self.last_acceptance
+        if self.reference is None or acc is None or self._usable_since is None \
+                or acc.t < self._usable_since - _EPS or len(self._period) < cfg.tail_frames:
+            return {}
+        frames = [f for _, f in self._period][-cfg.tail_frames:]
+        out: dict[str, str | None] = {}
+        for key in {k for f in frames for k in f if k[0] == "top"}:
+            values = {f.get(key) for f in frames}
+            if len(values) == 1:
+                value = values.pop()
+                if value != self.reference.get(key):
+                    out[key[1]] = value
+        return out
+
+    def _first_from_period(self) -> Observation | None:
+        """When the first hand comes and no table was taken yet (the first reading showed what no table
+        can, and waited): the table the still period before it shows by each field's majority, if
+        that one is a table a game can show — rather than none, which would lose the first move. Frames
+        that show what no table can do not vote."""
+        cfg = self.config
+        # (a frame showing what no table can is a misread frame: it does not vote)
+        frames = [f for _, f in self._period if not implausible_fields(f)]
+        if self._window and len(frames) >= cfg.min_frames:
+            consensus: Fields = {}
+            for key in {k for f in frames for k in f}:
+                d = field_default(key)
+                value, count = Counter(f.get(key, d) for f in frames).most_common(1)[0]
+                if count <= len(frames) / 2:
+                    return None
+                if value != d or key[0] in ("tile", "top", "meta", "player"):
+                    consensus[key] = value
+            if not implausible_fields(consensus):
+                return self._accept(consensus, self._last_usable_t or self._period[-1][0], len(frames))
+        return None
+
     def _fresh_card_reread(self, key: FieldKey, consensus: Fields) -> bool:
         """Is `key` a row whose last card — laid in the change accepted last — now reads otherwise,
         after reaches of its owner only (their draw, say)?"""
@@ -614,7 +659,8 @@ class StableStateFilter:
         self.last_acceptance = Acceptance(obs, consensus, t, max(self._usable_since, t - cfg.still_seconds),
                                           self._hand, n, self.quiet, round(interval, 3),
                                           None if self._pause is None else round(self._pause, 3),
-                                          reaches)
+                                          reaches, self._tail)
+        self._tail = {}
         self._reaches = []
         self._judged = 0
         self._before = self._seen = consensus

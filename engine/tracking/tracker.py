@@ -195,7 +195,8 @@ class GameTracker:
                        "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
                        "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
                        "still_since": round(acc.still_since, 4) if acc else None,
-                       "reaches": [r.to_json() for r in acc.reaches] if acc else []}
+                       "reaches": [r.to_json() for r in acc.reaches] if acc else [],
+                       "tail": dict(acc.tail) if acc else {}}
             return out + self._add_state(payload)
 
     def snapshot(self) -> dict[str, Any]:
