@@ -897,6 +897,14 @@ class Journal:
 
     def add(self, inp: Input) -> None:
         """Fold one more input (re-reading trailing discards when this change shows who acted)."""
+        if inp.kind == "state" and self._before_the_end(inp):
+            # The table was still before the players said the game is over: the move was made before
+            # that (its state was taken late: a misread, a slow camera), so it comes before the end.
+            end = self.inputs.pop()
+            self.add(inp)
+            self.inputs.append(end)
+            self.refold(len(self.inputs) - 1)
+            return
         if inp.kind == "state":
             self._classify(inp)
         self.inputs.append(inp)
@@ -913,6 +921,17 @@ class Journal:
         self.refold(start)
         if inp.kind == "state":
             self._hindsight(len(self.inputs) - 1)
+
+    def _before_the_end(self, inp: Input) -> bool:
+        """Is `inp` a state whose table was still before the "end" correction just before it?"""
+        if not self.inputs or self.inputs[-1].kind != "correction":
+            return False
+        last = self.inputs[-1].payload
+        if (last.get("correction") or {}).get("kind") != "end":
+            return False
+        frame_t, seen = last.get("frame_t"), inp.payload.get("since_hand")
+        return isinstance(frame_t, (int, float)) and isinstance(seen, (int, float)) \
+            and float(seen) <= float(frame_t) + 1e-6
 
     def pop(self, ids: Sequence[int]) -> None:
         """Take inputs out (an undo, a revision) and fold again from the first one taken."""

@@ -180,12 +180,18 @@ def suspicious_fields(ref: Fields, new: Fields, board: Any = None) -> set[FieldK
 
 def implausible_fields(fields: Fields) -> set[FieldKey]:
     """Fields no table can show, whatever came before: a board-game player without exactly one big
-    and four small pawns (pawns never leave the board, RULES §1 Components), a card-game card shown
-    more often than the deck holds it (RULES §3 Components)."""
+    and four small pawns (pawns never leave the board, RULES §1 Components), an empty tile spot
+    before the first card is laid, a card-game card shown more often than the deck holds it
+    (RULES §3 Components)."""
     out: set[FieldKey] = set()
     for key, value in fields.items():
         if key[0] == "pawns" and (len(value) != 5 or sum(1 for _, big in value if big) != 1):
             out.add(key)
+    pawns = [v for k, v in fields.items() if k[0] == "pawns"]
+    if pawns and all(stone == "start" for v in pawns for stone, _ in v) \
+            and not any(k[0] in ("row", "points_row") for k in fields):
+        # the board game before its first card: every tile is still on its spot (RULES §1 Components)
+        out |= {k for k, v in fields.items() if k[0] == "tile" and v is None}
     return out | _duplicated_cards({}, fields)
 
 
@@ -284,6 +290,7 @@ class Acceptance:
     #: Discard piles that the last frames before the first of those hands read otherwise than the
     #: state taken then ({pile: top}): evidence that that state's reading was a misread.
     tail: dict[str, str | None] = field(default_factory=dict)
+    since_hand: float | None = None  # the first usable frame after the last hand (the table seen again)
 
 
 class StableStateFilter:
@@ -328,6 +335,11 @@ class StableStateFilter:
         self._seen: Fields | None = None      # the table as the frames since the last reach agree on
         #: Set by the tracker (it knows the board): which changed fields need the longer confirmation.
         self.suspicious: Callable[[Fields, Fields], set[FieldKey]] | None = None
+
+    @property
+    def last_frame_t(self) -> float | None:
+        """The timestamp of the latest frame fed (None before the first)."""
+        return self._last_t
 
     @property
     def hand_over_table(self) -> bool:
@@ -659,7 +671,7 @@ class StableStateFilter:
         self.last_acceptance = Acceptance(obs, consensus, t, max(self._usable_since, t - cfg.still_seconds),
                                           self._hand, n, self.quiet, round(interval, 3),
                                           None if self._pause is None else round(self._pause, 3),
-                                          reaches, self._tail)
+                                          reaches, self._tail, self._usable_since)
         self._tail = {}
         self._reaches = []
         self._judged = 0

@@ -196,7 +196,8 @@ class GameTracker:
                        "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
                        "still_since": round(acc.still_since, 4) if acc else None,
                        "reaches": [r.to_json() for r in acc.reaches] if acc else [],
-                       "tail": dict(acc.tail) if acc else {}}
+                       "tail": dict(acc.tail) if acc else {},
+                       "since_hand": round(acc.since_hand, 4) if acc and acc.since_hand is not None else None}
             return out + self._add_state(payload)
 
     def snapshot(self) -> dict[str, Any]:
@@ -228,7 +229,10 @@ class GameTracker:
             journal = self._need_game()
             trial = journal.model.clone()
             text = trial.correct(correction, trial.last_t)  # raises for a correction that cannot apply
-            payload = {"correction": dict(correction), "text": text, "t": trial.last_t}
+            # (frame_t: the camera's time when the players said it — a move whose table was still
+            # before then was made before it, even if taken after: Journal.add)
+            payload = {"correction": dict(correction), "text": text, "t": trial.last_t,
+                       "frame_t": self.filter.last_frame_t}
             before = self._save()
             try:
                 journal.add(Input(None, "correction", payload))

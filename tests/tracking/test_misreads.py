@@ -188,3 +188,27 @@ def test_a_first_table_no_game_can_show_waits_until_it_reads_right():
     got = [filt.feed(obs, k / 5.0) for k, obs in enumerate(frames)]
     taken = [obs for obs in got if obs is not None]
     assert len(taken) == 1 and fields_equal(observation_fields(taken[0]), observation_fields(table))
+
+
+def test_a_move_on_the_table_before_the_players_say_the_game_is_over_comes_before_the_end(tmp_path):
+    """RULES §1 End: the game ends when the last card is drawn, which the players say on the page. A
+    turn whose table was already still when they said it was made before the end — even when its
+    state is taken a moment later — and is no "play after the end"; a restart folds it the same way."""
+    sim = game("keltis", "base", 3, 307, max_moves=12)
+    last = sim.turns[-1]
+    store = EventStore(str(tmp_path / "game.db"))
+    tracker = make_tracker(store)
+    tracker.new_game(sim.setup)
+    for i, (t, obs) in enumerate(sim.frames):
+        if i == last.frame + 1:   # the table is seen again, not yet still long enough to be taken
+            tracker.correct({"kind": "end", "reason": "draw-pile"})
+        tracker.feed(obs, t, i)
+    snap = tracker.snapshot()
+    assert snap["game_over"]
+    assert "game-over" not in [w["code"] for w in snap["warnings"]]
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    tracked = [signature_of_turn(tracker.journal.model, t) for t in tracker.journal.model.turns]
+    check = compare_turns(true, tracked)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    again = make_tracker(EventStore(str(tmp_path / "game.db")))
+    assert again.snapshot()["moves"] == snap["moves"] and again.snapshot()["game_over"]
