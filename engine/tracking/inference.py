@@ -160,6 +160,7 @@ class TurnContext:
     last_seat: str | None = None         # who played last (may still be drawing when nobody's turn is open)
     after: tuple[str, ...] = ()          # who else may come after the open turn than the next seat
     final_queue: tuple[str, ...] = ()    # card game's last plays: the seats still to make theirs
+    exclude: frozenset[str] = frozenset()  # explanations (by their text) a later state proved wrong
 
 
 #: What an actor of an explanation needs from the reaches: nothing (the open turn's player going on
@@ -414,6 +415,8 @@ class Inference:
     confidence: float
     alternatives: tuple[str, ...]
     note: str | None
+    text: str = ""                      # the chosen explanation in words (who played, in order)
+    runner_up: int | None = None        # the cost of the best other explanation (None: there is none)
 
     @property
     def violations(self) -> list[Violation]:
@@ -423,6 +426,24 @@ class Inference:
             out.extend(v for v in s.report.violations if not (s.final and v.code in DEFERRED_CODES))
             out.extend(s.own)
         return out
+
+
+def _all_copies_known(key: FieldKey, code: str, stack: Sequence[str], after: Fields) -> bool:
+    """Card game: does the pile `key` show `code` on top while the tracker believes it lies deeper
+    in that pile, and every copy of the card is accounted for by those beliefs and the table?"""
+    deeper = sum(1 for c in stack[:-1] if c == code)
+    if not deeper:
+        return False
+    card = code if code[0] == "P" else f"{key[1]} {code}"
+    elsewhere = 0
+    for k, value in after.items():
+        if k == key:
+            continue
+        if k[0] == "row":
+            elsewhere += sum(1 for c in value or () if (c if c[0] == "P" else f"{k[2]} {c}") == card)
+        elif k[0] == "top" and value is not None and (value if value[0] == "P" else f"{k[1]} {value}") == card:
+            elsewhere += 1
+    return deeper + elsewhere >= deck_copies(card)
 
 
 def _owner(key: FieldKey, player_seat: Mapping[str, str]) -> str | None:
@@ -504,10 +525,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             top_options[key].append(TopChange(first.pile, first.old, first.new, "misread"))
         if first.kind == "draw" and first.new is not None:
             top_options[key].append(TopChange(first.pile, first.old, first.new, "discard"))
-        elif (first.new is not None and first.new in stack[:-1] and not rules.is_board
-              and deck_copies(first.new if first.new[0] == "P" else f"{key[1]} {first.new}") == 1):
-            # a card the deck holds once, believed deeper in this pile, shows again: drawn down to
-            # it (the tracker's record of the pile missed a draw)
+        elif first.new is not None and not rules.is_board and _all_copies_known(key, first.new, stack, fa):
+            # a card believed deeper in this pile shows again, and every copy the deck holds is
+            # accounted for (there, or seen elsewhere): it cannot come from a hand — the pile was
+            # drawn down to it (the tracker's record of the pile missed a draw)
             top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
         elif revealed_depth(stack, first.old, first.new) is not None:
             # the card uncovered may be the unseen one under a pair
@@ -742,6 +763,9 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         inference = Inference(tuple(segments), cost, 1.0, (), None)
         judged.append((cost, len(segments), awkward, deficit, inference, _describe(describe, setup)))
     judged.sort(key=lambda j: (j[0], j[1], j[2], j[3]))
+    if ctx.exclude:
+        kept = [j for j in judged if j[5] not in ctx.exclude]
+        judged = kept or judged
     best_cost, _, _, _, best, best_text = judged[0]
     runners = [(c, text) for c, _, _, _, _, text in judged[1:] if text != best_text]
     tied = [text for c, text in runners if c == best_cost]
@@ -756,4 +780,5 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         confidence = 1.0
         note = None
     alternatives = tuple(dict.fromkeys(f"{text} (cost {c})" for c, text in runners[:3]))
-    return Inference(best.segments, best_cost, confidence, alternatives, note)
+    return Inference(best.segments, best_cost, confidence, alternatives, note, best_text,
+                     runners[0][0] if runners else None)

@@ -211,6 +211,7 @@ class GameModel:
         self.last_t: float | None = None
         self.last_frame: int | None = None
         self.notes: list[str] = []              # what the tracker wants the players to know
+        self.step: Inference | None = None       # how the last accepted change was explained
         self.rejected = 0
 
     def clone(self) -> "GameModel":
@@ -463,8 +464,9 @@ class GameModel:
 
     def accept(self, raw: Observation, t: float, frame: int | None, target: int | None = None,
                quiet: int = 0, interval: float = 0.0, pause: float | None = None,
-               reaches: Sequence[Reach] = ()) -> None:
+               reaches: Sequence[Reach] = (), exclude: frozenset[str] = frozenset()) -> None:
         """Take a newly accepted table reading (the stability filter's output)."""
+        self.step = None
         if self.raw is None or self.table is None:
             try:
                 self.rules.validate(raw)
@@ -498,8 +500,9 @@ class GameModel:
                                   pause=pause, turn_pause=cfg.turn_pause_seconds,
                                   pause_margin=cfg.pause_margin_seconds, pause_cost=cfg.pause_cost,
                                   reaches=tuple(reaches),
-                                  last_seat=self.turns[-1].seat if self.turns else None)
+                                  last_seat=self.turns[-1].seat if self.turns else None, exclude=exclude)
         inference = infer_moves(self.table, table, ctx, self.rules, self.setup)
+        self.step = inference
         self._apply_segments(inference, t, frame)
         self.table = table
 
@@ -791,6 +794,11 @@ def apply_delta(table: Observation, old_raw: Observation, new_raw: Observation) 
 # ---------------------------------------------------------------------------------------------
 # The journal: inputs with checkpoints
 
+#: Journal._second_opinion: a change explained at this cost or more (a reach given to another seat
+#: than it named, a rule break) makes the tracker read the change before it again with its runner-up,
+#: when that one cost at most this much more.
+SECOND_OPINION_TRIGGER = 6
+SECOND_OPINION_MARGIN = 6
 #: How many accepted states back a new state may prove a reading misread (Journal._hindsight).
 HINDSIGHT_STATES = 6
 #: How unlikely a misread that held a whole still moment is, in rule breaks: one that came and went
@@ -839,6 +847,8 @@ class Input:
     patches: list[tuple[int, "Input"]] = field(default_factory=list)
     #: Set on an input whose reading a later state proved misread: what was read again (for notes).
     reread: str | None = None
+    #: Explanations of this change that the next state proved wrong (Journal._second_opinion).
+    exclude: frozenset[str] = frozenset()
 
     @property
     def reaches(self) -> tuple[Reach, ...]:
@@ -921,6 +931,40 @@ class Journal:
         self.refold(start)
         if inp.kind == "state":
             self._hindsight(len(self.inputs) - 1)
+            self._second_opinion(len(self.inputs) - 1)
+
+    def _second_opinion(self, k: int) -> None:
+        """Who played is chosen one change at a time; a close call can start a chain of turns given to
+        the wrong players (a reach misread as the neighbour's, then every later reach "wrong").
+        When state k's explanation is costly and the state before it had a runner-up within
+        SECOND_OPINION_MARGIN, the two are read again with that runner-up; the reading whose two
+        explanations cost less in all wins. Kept as the earlier input's `exclude`, put back when
+        state k is taken out (like a misread found by hindsight)."""
+        if k == 0 or self.inputs[k - 1].kind != "state" or self.inputs[k - 1].raw is None:
+            return
+        now, before = self.models[k + 1].step, self.models[k].step
+        if now is None or before is None or before.runner_up is None or not before.text:
+            return
+        if now.cost < SECOND_OPINION_TRIGGER or before.runner_up - before.cost > SECOND_OPINION_MARGIN:
+            return
+        original = before.cost + now.cost
+        broken = len(before.violations) + len(now.violations)
+        saved_inputs, saved_models = self.inputs, self.models
+        trial = list(saved_inputs)
+        trial[k - 1] = dataclasses.replace(trial[k - 1], exclude=trial[k - 1].exclude | {before.text})
+        better = False
+        try:
+            self.inputs, self.models = trial, saved_models[:k]
+            self.refold(k - 1)
+            a, b = self.models[k].step, self.models[k + 1].step
+            # (cheaper in all, and no rule break read away: hands never outweigh a rule break)
+            better = a is not None and b is not None and a.cost + b.cost < original \
+                and len(a.violations) + len(b.violations) >= broken
+        finally:
+            if not better:
+                self.inputs, self.models = saved_inputs, saved_models
+        if better:
+            trial[k].patches = list(trial[k].patches) + [(k - 1, saved_inputs[k - 1])]
 
     def _before_the_end(self, inp: Input) -> bool:
         """Is `inp` a state whose table was still before the "end" correction just before it?"""
@@ -1232,6 +1276,7 @@ class Journal:
                 restored.raw, restored.table = inp.raw, apply_delta(restored.table, restored.raw, inp.raw) \
                     if restored.table is not None and restored.raw is not None else inp.raw
                 restored.last_t, restored.last_frame = t, frame
+                restored.step = None
                 restored._note(f"move {len(model.turns)} was taken back on the table")
                 return restored
             if inp.reread:
@@ -1240,7 +1285,7 @@ class Journal:
             pause = inp.payload.get("pause")
             model.accept(inp.raw, t, frame, self._target(k, model), int(inp.payload.get("quiet") or 0),
                          float(inp.payload.get("interval") or 0.0), None if pause is None else float(pause),
-                         inp.reaches)
+                         inp.reaches, inp.exclude)
         elif inp.kind == "correction":
             try:
                 model.correct(inp.payload["correction"], inp.payload.get("t"))
