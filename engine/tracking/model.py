@@ -28,10 +28,11 @@ from .stability import (FieldKey, Reach, changed_fields, field_default, fields_e
                         observation_fields)
 
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
-#: Findings about the whole turn's count of cards (played against allowed, piles changed): a later
-#: part may show what allows more (a discard-a-card tile landed on, players do things in any
-#: order), so they are judged on the whole turn as seen now, never kept from an earlier part.
-WHOLE_TURN_CODES = frozenset({"two-cards", "discard-mismatch"})
+#: Findings about what the whole turn allows (cards played against allowed, piles changed, a row's
+#: top card taken back): a later part may show what allows more (a discard-a-card tile landed on —
+#: players do things in any order), so they are judged on the whole turn as seen now, never kept
+#: from an earlier part.
+WHOLE_TURN_CODES = frozenset({"two-cards", "discard-mismatch", "row-changed"})
 #: How many discard-only changes back a new change makes the tracker read again.
 REREAD_CHAIN = 8
 
