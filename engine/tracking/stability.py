@@ -342,18 +342,6 @@ class StableStateFilter:
         return self._last_t
 
     @property
-    def hand_over_table(self) -> bool:
-        """Is a hand over the table now (unusable frames enough to count as a hand)?"""
-        return self._run_is_hand
-
-    @property
-    def hand_seat(self) -> str | None:
-        """The seat the frames of the hand over the table now name most (None: none, or no hand)."""
-        if not self._run_is_hand or not self._run_votes:
-            return None
-        return self._run_votes.most_common(1)[0][0]
-
-    @property
     def reads_as_accepted(self) -> bool:
         """Do the latest two frames still read the table as the state last accepted?"""
         if self.reference is None or len(self._window) < 2:

@@ -372,7 +372,6 @@ class GameTracker:
         if not settled:
             fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
         self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh else None
-        # (the player of a move still being read may reach again — to draw — without settling it)
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
