@@ -59,7 +59,7 @@ COST_DEEP_DRAW = 6  # a pile showing a card believed deeper in it read as drawn 
 COST_QUIET = 1
 COST_QUIET_UNUSED = 3  # a reach that left no trace and is not read as a turn or a draw
 COST_HAND_PER_FRAME = 3  # a reach given to a player: per frame their seat trails the seat most named
-COST_HAND_MAX = 6        # ... at most this per reach (below one rule break: a reach may be misread)
+COST_HAND_MAX = 8        # ... at most this per reach (below one rule break: a reach may be misread)
 COST_NO_REACH = 8        # a turn (or a traceless turn) with no reach seen for it, when hands are read
 _MAX_TOP_CHOICES = 3  # beyond this many changed discard piles, all go to one turn (a very odd change)
 
