@@ -95,36 +95,34 @@ def options():
     return jsonify(setup_options())
 
 
+def _validated_command(validate, action, what: str):
+    """Validate the JSON body, run the tracker command, answer (415/400 for a bad body, the
+    command's own error otherwise); the same steps for every command that takes a body."""
+    try:
+        body = validate(json_body())
+    except UnsupportedBody as exc:
+        return None, error_response(415, str(exc))
+    except MalformedInput as exc:
+        return None, error_response(400, str(exc))
+    result, err = run_command(action, body)
+    if err is not None:
+        return None, error_response(*err)
+    log.info("%s: %s", what, body)
+    return result, None
+
+
 @bp.post("/api/game")
 def new_game():
     """Start a new game from a setup (docs/tracking-api.md new_game)."""
-    try:
-        setup = validate_setup(json_body())
-    except UnsupportedBody as exc:
-        return error_response(415, str(exc))
-    except MalformedInput as exc:
-        return error_response(400, str(exc))
-    result, err = run_command(deps().tracker.new_game, setup)
-    if err is not None:
-        return error_response(*err)
-    log.info("new game: %s", setup)
-    return jsonify(result), 201
+    result, failed = _validated_command(validate_setup, deps().tracker.new_game, "new game")
+    return failed if failed is not None else (jsonify(result), 201)
 
 
 @bp.post("/api/corrections")
 def correct():
     """Fix a misread (docs/tracking-api.md correct); scores recompute."""
-    try:
-        correction = validate_correction(json_body())
-    except UnsupportedBody as exc:
-        return error_response(415, str(exc))
-    except MalformedInput as exc:
-        return error_response(400, str(exc))
-    result, err = run_command(deps().tracker.correct, correction)
-    if err is not None:
-        return error_response(*err)
-    log.info("correction: %s", correction)
-    return jsonify(result)
+    result, failed = _validated_command(validate_correction, deps().tracker.correct, "correction")
+    return failed if failed is not None else jsonify(result)
 
 
 @bp.post("/api/undo")
