@@ -676,6 +676,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             prior = ctx.tops if continues else ()
             seg_tops = prior + tuple(top_changes[key] for key in keys if key[0] == "top")
             misreads = [t for t in seg_tops if t.kind == "misread"]
+            earned = 0
             if misreads:
                 if not (continues and ctx.started):
                     cost += 10 ** 6  # (only the open turn's own discard can turn out a misread)
@@ -686,9 +687,8 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
             wished = {int(e.data.get("wish", 0)) for e in report.changes
                       if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
-            cost += COST_TWIN * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
-                                    and top_options[key][0].kind == "draw"
-                                    and _value(top_changes[key].new) not in wished)
+            twins = sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
+                        and top_options[key][0].kind == "draw" and _value(top_changes[key].new) not in wished)
             cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
                                          and top_options[key][0].kind == "discard")
             # ... and between readings as likely, the one that does not call it a card drawn wins
@@ -706,6 +706,15 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 owed = max(0, facts.from_hand + hidden_plays - facts.draws - hidden_draws)
                 hidden_draws += min(owed, quiet_after.get(seat, 0))
                 facts = dataclasses.replace(facts, hidden_plays=hidden_plays, hidden_draws=hidden_draws)
+            if rules.is_board and facts.allowance > 1:
+                # A discard-a-card tile landed on asks for one more card: a pile showing the card
+                # below its top again is that card's twin discarded as likely as a draw, and a draw
+                # with the tile's card still owed means it went onto its twin unseen (or was skipped).
+                if facts.plays <= facts.allowance:
+                    twins = 0
+                if facts.plays < facts.allowance and facts.all_draws > 0:
+                    cost += COST_TWIN
+            cost += COST_TWIN * twins
             own = tuple(own_violations(rules, setup, seat, report, facts, skipped, phase, seg_tops))
             report = reconcile(report, own, facts, phase)
             # (what the open turn had broken already costs nothing more: it is no new explanation)
@@ -718,7 +727,8 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             if goes_on and misreads:
                 # ... and a discard proved misread that explains one of them away earns it back
                 now = {v.code for v in report.violations} | {v.code for v in own}
-                cost -= COST_VIOLATION * len({c for c in old_codes - now if c not in DEFERRED_CODES})
+                earned = len({c for c in old_codes - now if c not in DEFERRED_CODES})
+                cost -= COST_VIOLATION * earned
             if idx == 0 and ctx.pause is not None and ctx.pause_cost and ctx.seat is not None and ctx.started:
                 if ctx.pause >= ctx.turn_pause + ctx.pause_margin and continues:
                     cost += ctx.pause_cost   # a long rest, yet the same turn
@@ -742,8 +752,12 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 if goes_on else 0   # the open turn's player reached again after drawing all they may
             if facts.all_draws + extra > max(facts.from_hand, 0):
                 cost += COST_ODD_DRAW * (facts.all_draws + extra - max(facts.from_hand, 0))
-            if ctx.target is not None and final and not owned and k != ctx.target:
-                # A re-read knowing who acted next (Journal.discard_target): follow it.
+            if ctx.target is not None and final and not owned and k != ctx.target and not (
+                    goes_on and misreads and earned
+                    and all(top_changes[key].kind == "misread" for key in keys if key[0] == "top")):
+                # A re-read knowing who acted next (Journal.discard_target): follow it. (It weighs
+                # discards and draws; a discard the open turn made, read again otherwise so that a
+                # rule break it made goes away, is neither.)
                 cost += COST_HINT
             segments.append(Segment(seat, continues, keys, t_before, nxt, report, seg_tops, skipped, facts, own,
                                     final))

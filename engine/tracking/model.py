@@ -1027,8 +1027,8 @@ class Journal:
         if any(f is None for f in fields):
             return
         now, last = fields[-1], fields[-2]
-        # field -> [(first patched index, value, how unlikely that misread is)]
-        options: dict[FieldKey, list[tuple[int, Any, float]]] = {}
+        # field -> [(first patched index, end (not patched), value, how unlikely that misread is)]
+        options: dict[FieldKey, list[tuple[int, int, Any, float]]] = {}
         tail = inp.payload.get("tail") or {}
         for key in changed_fields(last, now):
             d = field_default(key)
@@ -1036,9 +1036,10 @@ class Journal:
             if key[0] == "top":
                 # A discard pile's top comes and goes in play (a card discarded, then drawn by the next
                 # player): only the frames say it was a misread — the last ones before the hand read
-                # the pile as it reads now (StableStateFilter._tail_readings).
+                # the pile as it reads now (StableStateFilter._tail_readings) — or the pile's record
+                # (below).
                 if key[1] in tail and tail[key[1]] == now.get(key, d):
-                    options[key] = [(k - 1, now.get(key, d), HINDSIGHT_CAME_AND_WENT)]
+                    options[key] = [(k - 1, k, now.get(key, d), HINDSIGHT_CAME_AND_WENT)]
                 continue
             j = k - 1  # the reading `held` began at input j
             while j > span_start and fields[j - 1 - (span_start - 1)].get(key, d) == held:
@@ -1057,7 +1058,9 @@ class Journal:
                 start = cur[:len(held)]  # (the row has grown since: its start as read now)
                 opts.setdefault(start, HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, start)
                                 else HINDSIGHT_OTHER)
-            options[key] = [(j, v, c) for v, c in opts.items() if v != held]
+            options[key] = [(j, k, v, c) for v, c in opts.items() if v != held]
+        for key, opts in self._top_rereads(span_start, k, fields, since).items():
+            options.setdefault(key, []).extend(o for o in opts if o not in options.get(key, []))
         if not options:
             return
         candidates = [{key: opt} for key, opts in options.items() for opt in opts]
@@ -1068,14 +1071,14 @@ class Journal:
         saved_inputs, saved_models = self.inputs, self.models
         try:
             for cand in candidates:
-                first = min(j for j, _, _ in cand.values())
+                first = min(j for j, _, _, _ in cand.values())
                 trial = list(saved_inputs)
                 for i in range(first, k):
                     if trial[i].kind != "state" or trial[i].raw is None:
                         continue
                     f = dict(observation_fields(trial[i].raw))
-                    for key, (j, value, _) in cand.items():
-                        if i >= j:
+                    for key, (j, end, value, _) in cand.items():
+                        if j <= i < end:
                             if value == field_default(key) and key[0] not in ("tile", "top", "meta", "player"):
                                 f.pop(key, None)
                             else:
@@ -1088,7 +1091,7 @@ class Journal:
                     if trial[i].kind == "state":
                         self._reclassify(i)
                 self.refold(first)
-                score = _recent_violations(self.models[-1], since) + sum(c for _, _, c in cand.values())
+                score = _recent_violations(self.models[-1], since) + sum(c for _, _, _, c in cand.values())
                 if score < bad and (best is None or score < best[0]):
                     best = (score, trial, self.models, cand)
         finally:
@@ -1097,10 +1100,48 @@ class Journal:
         if best is None:
             return
         _, trial, models, cand = best
-        first = min(j for j, _, _ in cand.values())
+        first = min(j for j, _, _, _ in cand.values())
         trial[k].patches = [(i, saved_inputs[i]) for i in range(first, k) if trial[i] is not saved_inputs[i]]
         self.inputs, self.models = trial, models
         self._reclassify(k)
+
+    def _top_rereads(self, span_start: int, k: int, fields: list[Fields], since: int) -> dict[FieldKey, list[tuple]]:
+        """Discard-pile readings in states span_start..k-1 that look like a misread of a draw, by the
+        pile's record: for one state the pile showed the card under its top (a draw's look) and then
+        its old top again (nothing was drawn: the top was misread), or it showed a card that made a
+        rule break as read and then the one under its old top (that top was drawn: the card between
+        was misread). In play either takes a second copy of a card coming back at once, or a rule
+        break; a misread held for a still moment does it alone. (Not the first in the card game: a
+        card drawn and its twin discarded at once is how a pair for a wish card is made.)
+        Options as in _hindsight: (first patched input, end, value, cost)."""
+        out: dict[FieldKey, list[tuple]] = {}
+        base = span_start - 1
+        keys = {key for f in fields for key in f if key[0] == "top"}
+        for key in keys:
+            d = field_default(key)
+            seq = [f.get(key, d) for f in fields]
+            a = 1
+            while a < len(seq) - 1:
+                if seq[a] == seq[a - 1]:
+                    a += 1
+                    continue
+                b = a
+                while b + 1 < len(seq) - 1 and seq[b + 1] == seq[a]:
+                    b += 1
+                before, held, after = seq[a - 1], seq[a], seq[b + 1]
+                # (one state only: a card drawn and discarded back later is play, not a misread)
+                if a == b and after != held and before is not None:
+                    stack = self.models[base + a].piles.get(key[1], ())
+                    if (after == before and held is not None and self.models[base + a].rules.is_board
+                            and revealed_depth(stack, before, held) is not None):
+                        out.setdefault(key, []).append((base + a, base + b + 1, before, HINDSIGHT_CAME_AND_WENT))
+                    elif (after not in (before, None) and revealed_depth(stack, before, after) is not None
+                          and _recent_violations(self.models[base + a + 1], since)
+                          > _recent_violations(self.models[base + a], since)):
+                        # (... when the card between made a rule break as read: a draw misread as a play)
+                        out.setdefault(key, []).append((base + a, base + b + 1, after, HINDSIGHT_CAME_AND_WENT))
+                a = b + 1
+        return out
 
     def _reclassify(self, k: int) -> None:
         inp = self.inputs[k]

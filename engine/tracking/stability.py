@@ -521,7 +521,9 @@ class StableStateFilter:
             # The card last laid in a row read again otherwise under its owner's next reach: the
             # earlier reading was the misread (a card changing under anyone else's hand stays odd).
             # (... unless the new reading shows a card the deck does not hold that often)
-            odd = {k for k in odd if not self._fresh_card_reread(k, consensus)} \
+            # A field that reads again as before the state accepted last is that state's misread
+            # undone (or a move taken back): no move makes it, yet the next state must show it.
+            odd = {k for k in odd if not self._fresh_card_reread(k, consensus) and not self._undone(k, consensus)} \
                 | _duplicated_cards(self.reference, consensus)
         if self.reference is not None and self._hand and self._first_frames:
             # A changed field the first frame after the hand read otherwise changed again with no
@@ -644,6 +646,14 @@ class StableStateFilter:
         old, cur, before = self.reference.get(key, ()), consensus.get(key, ()), self._previous.get(key, ())
         return (len(old) == len(cur) == len(before) + 1 and tuple(old[:-1]) == tuple(before)
                 and tuple(cur[:-1]) == tuple(before) and old[-1] != cur[-1])
+
+    def _undone(self, key: FieldKey, consensus: Fields) -> bool:
+        """Does `key` read again as it did before the state accepted last (which changed it)?"""
+        if self.reference is None or self._previous is None:
+            return False
+        d = field_default(key)
+        before = self._previous.get(key, d)
+        return consensus.get(key, d) == before != self.reference.get(key, d)
 
     def _accept(self, consensus: Fields, t: float, n: int, partial: bool = False) -> Observation:
         cfg = self.config
