@@ -637,6 +637,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         awkward = 0
         describe = []
         queue = list(ctx.final_queue)
+        if ctx.seat is not None and ctx.started and not anyone and slots[0][0] != 0:
+            # The open turn ends with this change: what it had still to do (a deferred finding, such as
+            # the discard tile's card) is a rule break now.
+            cost += COST_VIOLATION * len(ctx.known & DEFERRED_CODES)
         for idx, (k, seat, keys) in enumerate(slots):
             nxt_f = dict(cur_f)
             for key in keys:
@@ -719,6 +723,8 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             report = reconcile(report, own, facts, phase)
             # (what the open turn had broken already costs nothing more: it is no new explanation)
             old_codes = ctx.known if goes_on else frozenset()
+            if not final:
+                old_codes = old_codes - DEFERRED_CODES  # (the turn ends here: those count now)
             shown = [v for v in report.violations if not (final and v.code in DEFERRED_CODES)
                      and v.code not in old_codes]
             pending = [v for v in report.violations if final and v.code in DEFERRED_CODES and v.code not in old_codes]

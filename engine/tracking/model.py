@@ -1290,6 +1290,11 @@ class Journal:
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
                 firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike))
+            if cur == i0 and plays < 1 + bonus0 and model.rules.is_board:
+                # the open turn ends owing the discard tile's card: unseen (onto its twin) at best,
+                # a rule break when every pile is empty (nothing could hide it)
+                owed = (1 + bonus0 - plays) * (10 if not any(model.piles.values()) else COST_TWIN)
+                firsts = [(f[0] + owed, *f[1:]) for f in firsts]
             for first in firsts:
                 for s in range(0, spare_here + 1):
                     sub = best(i + 1, (cur + 1 + s) % n, first[1], first[2])
