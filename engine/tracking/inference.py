@@ -47,6 +47,10 @@ from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, 
 DEFERRED_CODES = frozenset({"no-card", "pawn-not-moved", "no-pawn-to-move", "tile-not-taken", "wish-not-taken",
                             "clover-not-used", "discard-tile-not-used", "draw-count", "no-wish-card",
                             "wish-unexplained", "tile-removed"})
+#: Deferred findings a discard seen later can still settle: a card the turn owes a discard pile. An
+#: explanation that ends the turn without it pays for the rule break at once (other deferred
+#: findings are judged when the turn is over, whatever explains the change).
+OWED_CODES = frozenset({"discard-tile-not-used"})
 # Costs of an explanation (in "rule breaks"): lower is likelier.
 COST_VIOLATION = 10
 COST_PENDING = 2
@@ -638,9 +642,9 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         describe = []
         queue = list(ctx.final_queue)
         if ctx.seat is not None and ctx.started and not anyone and slots[0][0] != 0:
-            # The open turn ends with this change: what it had still to do (a deferred finding, such as
-            # the discard tile's card) is a rule break now.
-            cost += COST_VIOLATION * len(ctx.known & DEFERRED_CODES)
+            # The open turn ends with this change: a card it still owed to a discard pile is a rule
+            # break now (a discard seen now is likelier that card than the next player's).
+            cost += COST_VIOLATION * len(ctx.known & OWED_CODES)
         for idx, (k, seat, keys) in enumerate(slots):
             nxt_f = dict(cur_f)
             for key in keys:
@@ -724,7 +728,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # (what the open turn had broken already costs nothing more: it is no new explanation)
             old_codes = ctx.known if goes_on else frozenset()
             if not final:
-                old_codes = old_codes - DEFERRED_CODES  # (the turn ends here: those count now)
+                old_codes = old_codes - OWED_CODES  # (the turn ends here: that card is missing now)
             shown = [v for v in report.violations if not (final and v.code in DEFERRED_CODES)
                      and v.code not in old_codes]
             pending = [v for v in report.violations if final and v.code in DEFERRED_CODES and v.code not in old_codes]
