@@ -1175,6 +1175,7 @@ class Journal:
         owner_input: Input | None = None
         owner_prev: Input | None = None
         piles = {p: list(v) for p, v in model.piles.items()}
+        shown_last: dict[str, str | None] = {}
         prev = self._last_state(k)
         for j in range(k, len(self.inputs)):
             inp = self.inputs[j]
@@ -1186,8 +1187,9 @@ class Journal:
                 owner_input, owner_prev = inp, prev
                 break
             discards = drawlike = emptied = 0
-            back = False
+            back = redraw = False
             discarded_now: dict[str, str | None] = {}
+            shown_now: dict[str, str | None] = {}
             if prev is not None and prev.raw is not None and inp.raw is not None:
                 for pile in set(prev.raw.discard_tops) | set(inp.raw.discard_tops):
                     old, new = prev.raw.discard_tops.get(pile), inp.raw.discard_tops.get(pile)
@@ -1201,6 +1203,10 @@ class Journal:
                             emptied += 1  # an emptied pile was drawn from: no twin card can explain it
                             stack.clear()
                         back = back or just_discarded.get(pile) == old
+                        # (the card a pile showed again last time drawn now: if that was a twin
+                        # discarded, its player took it back)
+                        redraw = redraw or (pile in shown_last and shown_last[pile] == old)
+                        shown_now[pile] = new
                         depth = revealed_depth(stack, old, new) or 1
                         del stack[len(stack) - min(depth, len(stack)):]
                         if stack and stack[-1] == UNKNOWN_CARD and new is not None:
@@ -1209,8 +1215,8 @@ class Journal:
                         discards += 1
                         discarded_now[pile] = new
                         stack.append(new)  # type: ignore[arg-type]
-            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied, inp.reaches))
-            just_discarded = discarded_now
+            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied, inp.reaches, redraw))
+            just_discarded, shown_last = discarded_now, shown_now
             prev = inp
         if not events:
             return None
@@ -1237,10 +1243,11 @@ class Journal:
         draws0 = open_turn.facts.all_draws if open_turn is not None else 0
         # Extra plays the open turn may make (a discard-a-card tile; a pair for a wish card).
         bonus0 = max(0, open_turn.facts.allowance - 1) if open_turn is not None else 0
-        memo: dict[tuple[int, int, int, int], tuple[int, tuple[int, ...]]] = {}
+        memo: dict[tuple[int, int, int, int, bool], tuple[int, tuple[int, ...]]] = {}
 
-        def best(i: int, cur: int, plays: int, draws: int) -> tuple[int, tuple[int, ...]]:
-            key = (i, cur, min(plays, 3), min(draws, 3))
+        def best(i: int, cur: int, plays: int, draws: int, twin: bool = False) -> tuple[int, tuple[int, ...]]:
+            # twin: the last change was read as this seat's twin card discarded
+            key = (i, cur, min(plays, 3), min(draws, 3), twin)
             if key in memo:
                 return memo[key]
             if i == len(events):
@@ -1258,7 +1265,7 @@ class Journal:
                               ())
                 memo[key] = result
                 return result
-            discards, drawlike, quiet, back, pause, emptied, reaches = events[i]
+            discards, drawlike, quiet, back, pause, emptied, reaches, redraw = events[i]
             hands = any(r.read for r in reaches)
             cfg = self.config
             rest = 0 if pause is None else (1 if float(pause) >= cfg.turn_pause_seconds + cfg.pause_margin_seconds
@@ -1272,7 +1279,7 @@ class Journal:
             allowed = 1 + (bonus0 if cur == i0 else 0)  # (approximately: the open seat's turn)
             cost = 10 * (max(0, p2 - allowed) - max(0, plays - allowed)) \
                 + 10 * (max(0, d2 - p2) - max(0, draws - plays))  # (more cards drawn than played)
-            cost += 10 if back else 0  # drawing back the card just discarded breaks a rule
+            cost += 10 if back or (twin and redraw) else 0  # drawing back the card just discarded breaks a rule
             if hands:  # whose hands came and went is known: weigh them (inference.hand_cost)
                 cost += hand_cost(reaches, [(order[cur], NEED_ACTIVE)], order)
             else:
@@ -1283,13 +1290,13 @@ class Journal:
             # the next seat's turn (after s traceless turns): its discard, and maybe its draw
             firsts = []
             if discards:
-                firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike))
+                firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike, False))
             elif drawlike and not emptied:  # a pile showing its old top again: a twin card discarded
-                firsts.append((1 + COST_TWIN * drawlike + 10 * (drawlike - 1), drawlike, 0))
+                firsts.append((1 + COST_TWIN * drawlike + 10 * (drawlike - 1), drawlike, 0, True))
             if not discards and drawlike and hands and any(r.quiet for r in reaches):
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
-                firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike))
+                firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike, False))
             if cur == i0 and plays < 1 + bonus0 and model.rules.is_board:
                 # the open turn ends owing the discard tile's card: unseen (onto its twin) at best,
                 # a rule break when every pile is empty (nothing could hide it)
@@ -1297,7 +1304,7 @@ class Journal:
                 firsts = [(f[0] + owed, *f[1:]) for f in firsts]
             for first in firsts:
                 for s in range(0, spare_here + 1):
-                    sub = best(i + 1, (cur + 1 + s) % n, first[1], first[2])
+                    sub = best(i + 1, (cur + 1 + s) % n, first[1], first[2], first[3])
                     if hands:
                         actors = [(order[cur], NEED_NONE)] + [(order[(cur + 1 + j) % n], NEED_REACH)
                                                               for j in range(s)] + [(order[(cur + 1 + s) % n], NEED_ACTIVE)]
