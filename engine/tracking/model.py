@@ -1186,7 +1186,7 @@ class Journal:
                 owners, quiet_last = inp.owners, quiet
                 owner_input, owner_prev = inp, prev
                 break
-            discards = drawlike = emptied = 0
+            discards = drawlike = emptied = maybe = 0
             back = redraw = False
             discarded_now: dict[str, str | None] = {}
             shown_now: dict[str, str | None] = {}
@@ -1197,7 +1197,15 @@ class Journal:
                         continue
                     stack = piles.setdefault(pile, [])
                     top = classify_top(pile, old, new, stack)
-                    if top.kind == "draw":
+                    depth = revealed_depth(stack, old, new)
+                    if top.kind == "discard" and depth is not None and stack[-depth - 1] == UNKNOWN_CARD:
+                        # the card under the top is one the tracker does not know (under a pair's
+                        # second card): a draw that uncovers it, or a card discarded — either
+                        maybe += 1
+                        del stack[len(stack) - depth:]
+                        stack[-1] = new  # type: ignore[call-overload]
+                        shown_now[pile] = new
+                    elif top.kind == "draw":
                         drawlike += 1
                         if new is None:
                             emptied += 1  # an emptied pile was drawn from: no twin card can explain it
@@ -1215,7 +1223,8 @@ class Journal:
                         discards += 1
                         discarded_now[pile] = new
                         stack.append(new)  # type: ignore[arg-type]
-            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied, inp.reaches, redraw))
+            events.append((discards, drawlike, quiet, back, inp.payload.get("pause"), emptied, inp.reaches, redraw,
+                           maybe))
             just_discarded, shown_last = discarded_now, shown_now
             prev = inp
         if not events:
@@ -1265,7 +1274,18 @@ class Journal:
                               ())
                 memo[key] = result
                 return result
-            discards, drawlike, quiet, back, pause, emptied, reaches, redraw = events[i]
+            discards, drawlike, quiet, back, pause, emptied, reaches, redraw, maybe = events[i]
+            if maybe:  # (a change that is a draw or a discard: the cheaper reading for each option)
+                variants = [best_of(i, cur, plays, draws, twin, discards + maybe, drawlike),
+                            best_of(i, cur, plays, draws, twin, discards, drawlike + maybe)]
+                memo[key] = min(variants)
+                return memo[key]
+            memo[key] = best_of(i, cur, plays, draws, twin, discards, drawlike)
+            return memo[key]
+
+        def best_of(i: int, cur: int, plays: int, draws: int, twin: bool, discards: int,
+                    drawlike: int) -> tuple[int, tuple[int, ...]]:
+            _, _, quiet, back, pause, emptied, reaches, redraw, _ = events[i]
             hands = any(r.read for r in reaches)
             cfg = self.config
             rest = 0 if pause is None else (1 if float(pause) >= cfg.turn_pause_seconds + cfg.pause_margin_seconds
@@ -1312,8 +1332,7 @@ class Journal:
                     else:
                         evidence = s + 3 * (spare_here - s)
                     options.append((first[0] + evidence + (pc if rest < 0 else 0) + sub[0], (1 + s, *sub[1])))
-            memo[key] = min(options)
-            return memo[key]
+            return min(options)
 
         return best(0, i0, plays0, draws0)[1][0]
 
