@@ -1038,8 +1038,9 @@ class Journal:
                 # player): only the frames say it was a misread — the last ones before the hand read
                 # the pile as it reads now (StableStateFilter._tail_readings) — or the pile's record
                 # (below).
-                if key[1] in tail and tail[key[1]] == now.get(key, d):
-                    options[key] = [(k - 1, k, now.get(key, d), HINDSIGHT_CAME_AND_WENT)]
+                if key[1] in tail and tail[key[1]] not in (held,):
+                    # (as it reads now, or as the tail read it when it changed again since)
+                    options[key] = [(k - 1, k, tail[key[1]], HINDSIGHT_CAME_AND_WENT)]
                 continue
             j = k - 1  # the reading `held` began at input j
             while j > span_start and fields[j - 1 - (span_start - 1)].get(key, d) == held:

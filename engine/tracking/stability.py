@@ -571,8 +571,9 @@ class StableStateFilter:
                 if f.get(key, d) != last:
                     break
                 run += 1
-            if (last != self.reference.get(key, d) and key in previous | self.reference
-                    and last == previous.get(key, d) and run >= cfg.min_frames):
+            if (self._previous is not None and last != self.reference.get(key, d)
+                    and key in previous | self.reference and last == previous.get(key, d) and run >= cfg.min_frames):
+                # (not for the first table: nothing came before it to return to)
                 value = last
             else:
                 value, count = Counter(f.get(key, d) for f in frames).most_common(1)[0]

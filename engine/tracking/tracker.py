@@ -94,6 +94,7 @@ class GameTracker:
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
         self._unsettled_until: float | None = None   # warnings of the last state wait until then
+        self._held_warnings: set[tuple] = set()      # ... which were these (a new state shows them)
 
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
@@ -369,9 +370,9 @@ class GameTracker:
         still be revised as a misread."""
         out: list[tuple[str, dict[str, Any]]] = []
         fresh: set[int] = set()
+        held: set[tuple] = set()  # warnings this state raises wait with it (they may be a misread's)
         if not settled:
             fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
-        self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh else None
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
@@ -387,9 +388,13 @@ class GameTracker:
                 present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
                                          "move_id": turn.move_id})
         for key, w in present.items():
-            if key[0] in fresh:
-                continue
             old = self.announced_warnings.get(key)
+            if key[0] in fresh or (not settled and (old is None or old.get("withdrawn"))
+                                   and key not in self._held_warnings):
+                # (also a warning on an earlier move that this state raises: the next state may
+                # still show the change misread, and a warning shown is not taken back unseen)
+                held.add(key)
+                continue
             if old is None:
                 data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
                         "key": list(key)}
@@ -400,6 +405,8 @@ class GameTracker:
                 continue
             self.announced_warnings[key] = data
             out.append(("warning", data))
+        self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh or held else None
+        self._held_warnings = held
         for key, old in self.announced_warnings.items():
             if key not in present and not old.get("withdrawn") and key[0] not in fresh:
                 data = {**old, "withdrawn": True}

@@ -91,13 +91,14 @@ def test_illegal_move_warned_once_with_the_engine_code_and_kept():
 
 
 def test_deferred_warning_comes_when_the_next_player_acts():
-    """RULES §1 Tiles: a wish stone left on the board is known only once the turn is over."""
+    """RULES §1 Tiles: a wish stone left on the board is known only once the turn is over (and, like
+    every warning a new state raises, shown once that state has held warning_settle_seconds)."""
     from engine.tracking.synth import simulate_game
 
     for seed in range(80, 120):
         sim = simulate_game("keltis", "base", 3, seed, illegal_rate=0.5, max_moves=40)
         hit = next((k for k, t in enumerate(sim.turns) if t.injected in ("tile-not-taken", "wish-not-taken")
-                    and k + 1 < len(sim.turns)), None)
+                    and k + 2 < len(sim.turns)), None)
         if hit is not None:
             break
     else:
@@ -108,7 +109,11 @@ def test_deferred_warning_comes_when_the_next_player_acts():
     # up to the still table after the turn: no warning yet
     feed(tracker, sim, stop=sim.turns[hit].frame + 10, finish=False)
     assert code not in [w["code"] for w in tracker.snapshot()["warnings"]]
-    feed(tracker, sim, start=sim.turns[hit].frame + 10, stop=sim.turns[hit + 1].frame + 10, finish=False)
+    feed(tracker, sim, start=sim.turns[hit].frame + 10, stop=sim.turns[hit + 1].frame + 5, finish=False)
+    assert code not in [w["code"] for w in tracker.snapshot()["warnings"]]  # (the state is 1 s old)
+    # ... shown when the table has held, or with the next state at the latest
+    later = sim.turns[hit + 2].frame + 5 if hit + 2 < len(sim.turns) else None
+    feed(tracker, sim, start=sim.turns[hit + 1].frame + 5, stop=later, finish=False)
     assert code in [w["code"] for w in tracker.snapshot()["warnings"]]
 
 
