@@ -233,3 +233,78 @@ def test_a_close_call_is_read_again_when_the_next_change_is_costly(monkeypatch):
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
     monkeypatch.setattr(Journal, "_second_opinion", lambda self, k: None)
     assert _recovered(sim, 500)["exact"] < check["true_turns"]
+
+
+def _through_still_moment(sim: SimulatedGame, turn_index: int, change) -> list:
+    """Frames where every usable frame of the still moment after turn `turn_index` (from the table
+    becoming still up to the next hand) reads as `change(obs)` makes it: a misread that holds."""
+    frames = list(sim.frames)
+    j = sim.turns[turn_index].frame
+    while j < len(frames) and frames[j][1].usable:
+        t, obs = frames[j]
+        frames[j] = (t, change(obs))
+        j += 1
+    return frames
+
+
+def _truth_stacks(sim: SimulatedGame, turns: int) -> dict[str, list[str]]:
+    """The discard piles (bottom first) after the first `turns` true turns."""
+    stacks: dict[str, list[str]] = {}
+    for turn in sim.turns[:turns]:
+        for m in turn.moves:
+            if m["move"] in ("discard", "tile-discard"):
+                stacks.setdefault(m["colour"], []).append(str(m["value"]))
+            elif m["move"] == "draw" and m.get("from") not in (None, "pile"):
+                stacks[m["from"]].pop()
+    return stacks
+
+
+def _replayed(sim: SimulatedGame, frames: list) -> tuple[bool, list]:
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    _feed_frames(tracker, frames)
+    tracker.finish()
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    tracked = [signature_of_turn(tracker.journal.model, t) for t in tracker.journal.model.turns]
+    check = compare_turns(true, tracked)
+    return check["exact"] == check["true_turns"], tracker.snapshot()["warnings"]
+
+
+def test_a_discard_pile_misread_as_the_card_below_its_top_is_read_again_by_the_pile_record(monkeypatch):
+    """RULES §1 Turn (a card is drawn from the draw pile or a discard pile): a pile whose top reads,
+    for a whole still moment, as the card the tracker knows lies under it looks like a draw; the
+    next state, showing the old top again, would make it a second copy discarded at once. The pile's
+    record says the first reading was the misread (Journal._top_rereads): no warning, every move
+    right — and without that re-read a warning appears."""
+    sim = game("keltis", "base", 3, 301, max_moves=40)
+    k = 11
+    stacks = _truth_stacks(sim, k + 1)
+    touched = {p for j in (k, k + 1, k + 2) for p, _, _ in sim.turns[j].pile_tops}
+    assert stacks["yellow"][-2:] == ["9", "7"] and "yellow" not in touched
+    frames = _through_still_moment(sim, k, lambda obs: dataclasses.replace(
+        obs, discard_tops={**obs.discard_tops, "yellow": "9"}))
+    exact, warnings = _replayed(sim, frames)
+    assert exact and warnings == []
+    monkeypatch.setattr(Journal, "_top_rereads", lambda self, *args: {})
+    exact, warnings = _replayed(sim, frames)
+    assert warnings != []
+
+
+def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_state(monkeypatch):
+    """RULES §1 Tiles (a points tile stays on the board): a tile misread as gone for a whole still
+    moment becomes a state; when the next still moment shows it again, that reading is the first
+    state's misread undone (StableStateFilter._undone) and is taken at once — not held back as a
+    tile appearing, which no move makes — so the later pawn landing there scores as it should."""
+    from engine.tracking.stability import StableStateFilter
+
+    sim = game("keltis", "base", 3, 300, max_moves=40)
+    k = 12
+    assert sim.frames[sim.turns[k].frame][1].tiles.get("y1") == "points-1"
+    assert "y1" in {m.get("to") for j in (k, k + 1, k + 2) for m in sim.turns[j].moves}
+    frames = _through_still_moment(sim, k, lambda obs: dataclasses.replace(
+        obs, tiles={s: v for s, v in obs.tiles.items() if s != "y1"}))
+    exact, warnings = _replayed(sim, frames)
+    assert exact and warnings == []
+    monkeypatch.setattr(StableStateFilter, "_undone", lambda self, *args: False)
+    exact, warnings = _replayed(sim, frames)
+    assert warnings != []
