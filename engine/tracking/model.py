@@ -815,6 +815,15 @@ def _last_card_reread(key: tuple, held: Any, cur: Any) -> bool:
             and held[:-1] == cur[:-1] and held[-1] != cur[-1])
 
 
+def _owed_at_end(model: GameModel, plays: int, bonus: int) -> int:
+    """What it costs (Journal._target) to end the open turn after `plays` cards when a discard-a-card
+    tile let it play 1 + `bonus`: the card it owes went onto its twin unseen at best, and is a rule
+    break when every discard pile is empty (nothing could hide it)."""
+    if not model.rules.is_board or plays >= 1 + bonus:
+        return 0
+    return (1 + bonus - plays) * (10 if not any(model.piles.values()) else COST_TWIN)
+
+
 def _recent_violations(model: GameModel, since: int) -> int:
     """Rule breaks known in the moves from index `since` on."""
     return sum(len(t.violations()) for t in model.turns[since:])
@@ -1318,10 +1327,8 @@ class Journal:
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
                 firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike, False))
-            if cur == i0 and plays < 1 + bonus0 and model.rules.is_board:
-                # the open turn ends owing the discard tile's card: unseen (onto its twin) at best,
-                # a rule break when every pile is empty (nothing could hide it)
-                owed = (1 + bonus0 - plays) * (10 if not any(model.piles.values()) else COST_TWIN)
+            if cur == i0:
+                owed = _owed_at_end(model, plays, bonus0)
                 firsts = [(f[0] + owed, *f[1:]) for f in firsts]
             for first in firsts:
                 for s in range(0, spare_here + 1):

@@ -308,3 +308,70 @@ def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_stat
     monkeypatch.setattr(StableStateFilter, "_undone", lambda self, *args: False)
     exact, warnings = _replayed(sim, frames)
     assert warnings != []
+
+
+def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(monkeypatch):
+    """RULES §3 Turn (play one card, then draw one): a pile top misread for the first frames of a
+    still moment becomes the state; the last frames before the next hand read it right (the
+    "tail"), too briefly to revise the state. When the next player's discard then lands on that
+    pile, hindsight reads the state with the tail's card: no warning, every move right — and
+    without the tail the moves go wrong."""
+    from engine.tracking.stability import StableStateFilter
+
+    sim = game("keltis-card", None, 4, 305, max_moves=40)
+    k = 7
+    assert any(m["move"] == "draw" and m.get("source") == "yellow" for m in sim.turns[k].moves)
+    assert "yellow" in {p for p, _, _ in sim.turns[k + 1].pile_tops}
+    frames = list(sim.frames)
+    for j in range(sim.turns[k].frame, sim.turns[k].frame + 5):   # 1 s: taken as the table
+        t, obs = frames[j]
+        assert obs.usable
+        frames[j] = (t, dataclasses.replace(obs, discard_tops={**obs.discard_tops, "yellow": "3"}))
+    exact, warnings = _replayed(sim, frames)
+    assert exact and warnings == []
+    monkeypatch.setattr(StableStateFilter, "_tail_readings", lambda self: {})
+    exact, warnings = _replayed(sim, frames)
+    assert not exact
+
+
+def test_the_discard_tile_card_stays_with_its_player_when_the_hand_is_misread(monkeypatch):
+    """RULES §2 Tiles (the discard-a-card tile: discard one card at once): a card discarded while
+    every hand over the table reads as the next player's still belongs to the player who landed on
+    the tile and owes it — ending their turn without it would be a rule break (inference.OWED_CODES
+    in the inference, model._owed_at_end in the discard-chain re-read)."""
+    import engine.tracking.inference as inference
+    import engine.tracking.model as model
+
+    sim = game("keltis", "nwnz", 2, 300, max_moves=40)
+    k = 6
+    assert any(m["move"] == "tile-discard" and m.get("from") == "hand" for m in sim.turns[k].moves)
+    other = sim.turns[k + 1].seat
+    frames = list(sim.frames)
+    for j in range(sim.turns[k - 1].frame, sim.turns[k].frame):
+        t, obs = frames[j]
+        if not obs.usable and obs.extra.get("hands"):
+            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
+                {**h, "seat": other} for h in obs.extra["hands"]]}))
+    exact, warnings = _replayed(sim, frames)
+    assert exact and warnings == []
+    monkeypatch.setattr(model, "_owed_at_end", lambda *args: 0)
+    monkeypatch.setattr(inference, "OWED_CODES", frozenset())
+    exact, warnings = _replayed(sim, frames)
+    assert not exact
+
+
+def test_the_first_table_is_not_revised_to_a_reading_nothing_came_before():
+    """RULES §1 Components (every tile is on its spot before the first card): a tile misread as
+    missing in the last frames before the first hand is no misread "undone" — there was no state
+    before the first — so the first table keeps it."""
+    from engine.tracking.stability import StableStateFilter
+
+    sim = game("keltis", "nwnz", 2, 300, max_moves=4)
+    table = sim.frames[0][1]
+    stone = sorted(table.tiles)[0]
+    missing = dataclasses.replace(table, tiles={s: v for s, v in table.tiles.items() if s != stone})
+    hand = next(obs for _, obs in sim.frames if not obs.usable)
+    filt = StableStateFilter()
+    frames = [table] * 6 + [missing] * 4 + [hand] * 4
+    taken = [obs for obs in (filt.feed(obs, k / 5.0) for k, obs in enumerate(frames)) if obs is not None]
+    assert taken and all(obs.tiles.get(stone) == table.tiles[stone] for obs in taken)
