@@ -110,6 +110,11 @@ def revealed_depth(stack: Sequence[str], old: str | None, new: str | None) -> in
     return None
 
 
+def _kind(option: "TopChange | tuple[TopChange, ...]") -> str:
+    """The kind of a pile's reading in an explanation (two draws off one pile: "draw")."""
+    return option[0].kind if isinstance(option, tuple) else option.kind
+
+
 def _drop_misread(tops: Sequence[TopChange]) -> tuple[TopChange, ...]:
     """A turn's pile changes with the discards its "misread" changes prove wrong corrected: the card
     discarded is the one read now (none, if the pile shows its old top again). The "misread" stays,
@@ -537,6 +542,11 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         elif revealed_depth(stack, first.old, first.new) is not None:
             # the card uncovered may be the unseen one under a pair
             top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
+        elif (rules.is_board and first.new is not None and len(stack) >= 3 and stack[-1] == first.old
+              and stack[-3] == first.new and stack[-2] not in (first.old, first.new, UNKNOWN_CARD)):
+            # two cards drawn from this pile (a discard-a-card tile lets a turn draw two)
+            top_options[key].append((TopChange(first.pile, first.old, stack[-2], "draw"),
+                                     TopChange(first.pile, stack[-2], first.new, "draw")))
     kind_choices = list(itertools.product(*(top_options[key] for key in tops))) if tops else [()]
 
     # The slots: the open turn (index 0), then the seats after it in order, once round the table.
@@ -682,7 +692,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 skipped = tuple(passed)
                 t_before, t_before_f = cur, cur_f
             prior = ctx.tops if continues else ()
-            seg_tops = prior + tuple(top_changes[key] for key in keys if key[0] == "top")
+            seg_tops = prior + tuple(t for key in keys if key[0] == "top"
+                                     for t in (top_changes[key] if isinstance(top_changes[key], tuple)
+                                               else (top_changes[key],)))
+            double = sum(1 for key in keys if key[0] == "top" and isinstance(top_changes[key], tuple))
             misreads = [t for t in seg_tops if t.kind == "misread"]
             earned = 0
             if misreads:
@@ -695,12 +708,13 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
             wished = {int(e.data.get("wish", 0)) for e in report.changes
                       if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
-            twins = sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "discard"
+            twins = sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "discard"
                         and top_options[key][0].kind == "draw" and _value(top_changes[key].new) not in wished)
-            cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
+            cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
                                          and top_options[key][0].kind == "discard")
             # ... and between readings as likely, the one that does not call it a card drawn wins
-            awkward += sum(1 for key in keys if key[0] == "top" and top_changes[key].kind == "draw"
+            awkward += sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
+                           and not isinstance(top_changes[key], tuple)
                            and top_changes[key].new is not None and _value(top_changes[key].new) in wished)
             final = idx == len(slots) - 1
             phase = ctx.phase
@@ -714,6 +728,8 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 owed = max(0, facts.from_hand + hidden_plays - facts.draws - hidden_draws)
                 hidden_draws += min(owed, quiet_after.get(seat, 0))
                 facts = dataclasses.replace(facts, hidden_plays=hidden_plays, hidden_draws=hidden_draws)
+            if double and not (facts.allowance > 1 and facts.all_draws <= facts.from_hand):
+                cost += COST_TWIN * double  # (two cards off one pile: a turn that may draw two, else odd)
             if rules.is_board and facts.allowance > 1:
                 # A discard-a-card tile landed on asks for one more card: a pile showing the card
                 # below its top again is that card's twin discarded as likely as a draw, and a draw
@@ -764,7 +780,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 cost += COST_ODD_DRAW * (facts.all_draws + extra - max(facts.from_hand, 0))
             if ctx.target is not None and final and not owned and k != ctx.target and not (
                     goes_on and misreads and earned
-                    and all(top_changes[key].kind == "misread" for key in keys if key[0] == "top")):
+                    and all(_kind(top_changes[key]) == "misread" for key in keys if key[0] == "top")):
                 # A re-read knowing who acted next (Journal.discard_target): follow it. (It weighs
                 # discards and draws; a discard the open turn made, read again otherwise so that a
                 # rule break it made goes away, is neither.)
