@@ -268,11 +268,14 @@ class GameModel:
                 out[s] = out.get(s, 0) + n
         return out
 
-    def draw_pile_left(self) -> int:
+    def draw_pile_left(self, closed_only: bool = False) -> int:
         """Cards left in the draw pile by the tracker's count: dealt cards minus every card drawn
-        to refill a hand (cards played from the hand, less those taken from discard piles)."""
+        to refill a hand (cards played from the hand, less those taken from discard piles) — by the
+        turns over only, with closed_only (the open turn may still draw from a discard pile)."""
         drawn = 0
         for t in self.turns:
+            if closed_only and t.open:
+                continue
             if t.phase != "play" or t.facts.from_hand <= 0:
                 continue  # (no drawing in the card game's last plays)
             drawn += max(0, t.facts.from_hand - t.facts.draws)
@@ -343,6 +346,7 @@ class GameModel:
             new_tops = [self._top_of(key, seg) for key in seg.keys if key[0] == "top"]
             if seg.silent:
                 self._close_open_turn()
+                self._check_draw_pile_end()
                 if self.phase == "final" and seg.seat in self.final_queue:
                     self.final_queue = self.final_queue[self.final_queue.index(seg.seat) + 1:]
                 rec = self._record(seg, move_id=len(self.turns) + 1, t_start=t, t=t, frame=frame, skipped=(),
@@ -366,6 +370,7 @@ class GameModel:
                 self.turns[-1] = rec
             else:
                 self._close_open_turn()
+                self._check_draw_pile_end()
                 phase = self.phase
                 if phase == "final":
                     if seg.seat in self.final_queue:
@@ -437,15 +442,26 @@ class GameModel:
                 self._end("goal")
             elif not rules.is_board and rules.end_cards_reached(rec.end):
                 self._start_final(rec.seat, "end-cards")
-            elif self.config.auto_end_on_empty_draw_pile and self.draw_pile_left() <= 0:
-                if rules.is_board:
-                    self._end("draw-pile")
-                else:
-                    self._start_final(rec.seat, "draw-pile")
         elif self.phase == "final" and not self.final_queue and rec.open:
             cap = rec.facts.allowance
             if rec.facts.plays >= cap:
                 self._end(self.end_reason or "end-cards")
+
+    def _check_draw_pile_end(self) -> None:
+        """With auto_end_on_empty_draw_pile (replays: nobody at the page to say it): the game ends
+        with the turn that drew the last card — checked when that turn is over, for a turn goes on
+        after its player reaches for a card (RULES §1 End, §3 End)."""
+        if (self.phase != "play" or not self.config.auto_end_on_empty_draw_pile or not self.turns
+                or self.rules.is_board):
+            # (board game: the end is declared when the stream ends — GameTracker.finish. A card
+            # drawn from a discard pile onto its twin leaves no trace and is counted as drawn from
+            # the draw pile: the count runs out early, and the game's last turns would be "after
+            # the end". The card game needs the end at once: its last plays follow other rules.)
+            return
+        last = self.turns[-1]
+        if last.open or self.draw_pile_left(closed_only=True) > 0:
+            return
+        self._start_final(last.seat, "draw-pile")
 
     def _end(self, reason: str) -> None:
         self.phase = "over"

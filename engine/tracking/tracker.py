@@ -276,8 +276,8 @@ class GameTracker:
     # -- extensions --------------------------------------------------------------------------
 
     def finish(self, reason: str = "recording ended") -> list[LiveEvent]:
-        """The stream is over (end of a replay): a card game in its last plays, or a board game whose
-        draw pile the tracker counts as empty, ends here."""
+        """The stream is over (end of a replay): a card game in its last plays ends here (`reason`),
+        and a board game whose draw pile the tracker counts as empty ("draw-pile")."""
         with self._cond:
             if self.journal is None:
                 return []
@@ -289,8 +289,11 @@ class GameTracker:
                     self._commit([], derived)
             if model.phase == "over":
                 return self._events_after(before)
-            if model.phase == "final" or (self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0):
+            if model.phase == "final":
                 self.correct({"kind": "end", "reason": reason})
+            elif self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
+                # (board game: its draw-pile end is declared here, not mid-stream: model._check_draw_pile_end)
+                self.correct({"kind": "end", "reason": "draw-pile"})
             return self._events_after(before)
 
     def set_source_status(self, status: dict[str, Any]) -> None:

@@ -52,6 +52,25 @@ def test_full_board_game_ends_with_final_scores_and_winners():
     assert snap["turn"] is None
 
 
+def test_a_replay_ends_when_the_draw_pile_runs_out_even_if_a_draw_left_no_trace():
+    """RULES §1 End (the game ends when the last card is drawn from the draw pile): in this game a
+    player draws from a discard pile whose top's twin lay under it — no change to see — so the
+    tracker counts that card as drawn from the draw pile, and its count runs out one turn early.
+    The replay's end comes when the recording does: the last turns are no "play after the end"."""
+    sim = game("keltis", "base", 2, 601)
+    invisible = [k for k, t in enumerate(sim.turns)
+                 if any(m["move"] == "draw" and m.get("from") not in (None, "pile")
+                        and m["from"] not in {p for p, _, _ in t.pile_tops} for m in t.moves)]
+    assert invisible  # (the case this test is about)
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim)
+    snap = tracker.snapshot()
+    assert snap["warnings"] == []
+    assert snap["game_over"] and snap["end_reason"] == "draw-pile"
+    assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
+
+
 def test_card_game_end_cards_then_last_plays():
     sim = game("keltis-card", None, 3, 62)
     tracker = make_tracker()
