@@ -207,6 +207,7 @@ class GameModel:
         self.phase = "play"                     # "play", "final" (card game's last plays), "over"
         self.end_reason: str | None = None
         self.final_queue: tuple[str, ...] = ()
+        self.draw_pile_found = 0                # cards the count missed (a draw seen after it ran out)
         self.turn_override: str | None = None   # "turn" correction: whose turn it is
         self.points_adjust: dict[str, int] = {}
         self.last_t: float | None = None
@@ -279,7 +280,7 @@ class GameModel:
             if t.phase != "play" or t.facts.from_hand <= 0:
                 continue  # (no drawing in the card game's last plays)
             drawn += max(0, t.facts.from_hand - t.facts.draws)
-        return self.rules.draw_pile_start - drawn
+        return self.rules.draw_pile_start - drawn + self.draw_pile_found
 
     def score_sheet(self):
         """The live score of the table (final once the game is over)."""
@@ -342,6 +343,7 @@ class GameModel:
 
     def _apply_segments(self, inference: Inference, t: float, frame: int | None) -> None:
         for seg in inference.segments:
+            self._check_draw_pile_not_empty(seg)
             last = self.turns[-1] if self.turns else None
             new_tops = [self._top_of(key, seg) for key in seg.keys if key[0] == "top"]
             if seg.silent:
@@ -462,6 +464,17 @@ class GameModel:
         if last.open or self.draw_pile_left(closed_only=True) > 0:
             return
         self._start_final(last.seat, "draw-pile")
+
+    def _check_draw_pile_not_empty(self, seg: Segment) -> None:
+        """The tracker's own count ended the card game's play ("draw-pile", replays), yet a card is
+        drawn from a discard pile: the game was not at its end — a draw that left no trace (a card
+        taken off its twin) made the count run out early. Play goes on (RULES §3 End)."""
+        if (self.rules.is_board or not self.config.auto_end_on_empty_draw_pile or self.end_reason != "draw-pile"
+                or self.phase not in ("final", "over") or not any(tp.kind == "draw" for tp in seg.tops)):
+            return
+        self.phase, self.end_reason, self.final_queue = "play", None, ()
+        # (at least one card was left when the count said none: count on from there)
+        self.draw_pile_found += 1 - min(0, self.draw_pile_left(closed_only=True))
 
     def _end(self, reason: str) -> None:
         self.phase = "over"

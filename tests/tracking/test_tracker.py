@@ -71,6 +71,27 @@ def test_a_replay_ends_when_the_draw_pile_runs_out_even_if_a_draw_left_no_trace(
     assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
 
 
+def test_a_card_game_replay_whose_count_ran_out_early_plays_on_when_a_card_is_drawn():
+    """RULES §3 End (the last card drawn from the draw pile starts the last plays; nobody draws in
+    them): draws that leave no trace make the tracker's count of the draw pile run out early; a card
+    then drawn from a discard pile shows play goes on (GameModel._check_draw_pile_not_empty), so the
+    real last plays are not taken for plays after the end."""
+    from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
+
+    sim = game("keltis-card", None, 2, 601)
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim)
+    snap = tracker.snapshot()
+    assert snap["warnings"] == []
+    assert tracker.journal.model.draw_pile_found > 0   # (the count did run out early)
+    assert snap["game_over"] and {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    tracked = [signature_of_turn(tracker.journal.model, t) for t in tracker.journal.model.turns]
+    check = compare_turns(true, tracked)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+
+
 def test_card_game_end_cards_then_last_plays():
     sim = game("keltis-card", None, 3, 62)
     tracker = make_tracker()
