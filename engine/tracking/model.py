@@ -1352,6 +1352,9 @@ class Journal:
                 firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike, False))
             elif drawlike and not emptied:  # a pile showing its old top again: a twin card discarded
                 firsts.append((1 + COST_TWIN * drawlike + 10 * (drawlike - 1), drawlike, 0, True))
+            if not discards and drawlike >= 2 and drawlike > emptied:
+                # one pile showing its old top again is the twin card discarded, the rest were drawn
+                firsts.append((1 + COST_TWIN + 10 * max(0, drawlike - 2), 1, drawlike - 1, True))
             if not discards and drawlike and hands and any(r.quiet for r in reaches):
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
