@@ -532,7 +532,9 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # it showed before): that card was misread — likelier than a second card (or one taken
             # back) by its player, who made no other visible reach meanwhile
             top_options[key].append(TopChange(first.pile, first.old, first.new, "misread"))
-        if first.kind == "draw" and first.new is not None:
+        if first.kind == "draw" and first.new is not None and (
+                rules.is_board or not _all_copies_known(key, first.new, stack, fa)):
+            # (card game: not when every copy of that card is accounted for — the deck has no twin left)
             top_options[key].append(TopChange(first.pile, first.old, first.new, "discard"))
         elif first.new is not None and not rules.is_board and _all_copies_known(key, first.new, stack, fa):
             # a card believed deeper in this pile shows again, and every copy the deck holds is
