@@ -375,3 +375,28 @@ def test_the_first_table_is_not_revised_to_a_reading_nothing_came_before():
     frames = [table] * 6 + [missing] * 4 + [hand] * 4
     taken = [obs for obs in (filt.feed(obs, k / 5.0) for k, obs in enumerate(frames)) if obs is not None]
     assert taken and all(obs.tiles.get(stone) == table.tiles[stone] for obs in taken)
+
+
+def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded(monkeypatch):
+    """RULES §3 Components (values 0–2 and 8–10 exist once per colour): a pile showing the card the
+    tracker knows lies under its top was drawn from — or, when the deck holds another copy, had that
+    copy discarded onto it. Here the hands of the drawing player's turn read as the next player's;
+    the card uncovered exists once, so no twin can explain it and the draw stays with its player.
+    Without the deck count (inference._all_copies_known) the tracker warns."""
+    import engine.tracking.inference as inference
+
+    sim = game("keltis-card", None, 3, 384, max_moves=60)
+    k = 19
+    assert ("green", "5", "9") in sim.turns[k].pile_tops
+    other = sim.turns[k + 1].seat
+    frames = list(sim.frames)
+    for j in range(sim.turns[k - 1].frame, sim.turns[k].frame):
+        t, obs = frames[j]
+        if not obs.usable and obs.extra.get("hands"):
+            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
+                {**h, "seat": other} for h in obs.extra["hands"]]}))
+    exact, warnings = _replayed(sim, frames)
+    assert exact and warnings == []
+    monkeypatch.setattr(inference, "_all_copies_known", lambda *args: False)
+    exact, warnings = _replayed(sim, frames)
+    assert warnings != []
