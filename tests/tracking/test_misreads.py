@@ -259,6 +259,17 @@ def _truth_stacks(sim: SimulatedGame, turns: int) -> dict[str, list[str]]:
     return stacks
 
 
+def _hands_read_as(sim: SimulatedGame, turn_index: int, seat: str) -> list:
+    """Frames where every hand over the table during turn `turn_index` reads as `seat`'s."""
+    frames = list(sim.frames)
+    for j in range(sim.turns[turn_index - 1].frame, sim.turns[turn_index].frame):
+        t, obs = frames[j]
+        if not obs.usable and obs.extra.get("hands"):
+            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
+                {**h, "seat": seat} for h in obs.extra["hands"]]}))
+    return frames
+
+
 def _replayed(sim: SimulatedGame, frames: list) -> tuple[bool, list]:
     tracker = make_tracker()
     tracker.new_game(sim.setup)
@@ -345,13 +356,7 @@ def test_the_discard_tile_card_stays_with_its_player_when_the_hand_is_misread(mo
     sim = game("keltis", "nwnz", 2, 300, max_moves=40)
     k = 6
     assert any(m["move"] == "tile-discard" and m.get("from") == "hand" for m in sim.turns[k].moves)
-    other = sim.turns[k + 1].seat
-    frames = list(sim.frames)
-    for j in range(sim.turns[k - 1].frame, sim.turns[k].frame):
-        t, obs = frames[j]
-        if not obs.usable and obs.extra.get("hands"):
-            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
-                {**h, "seat": other} for h in obs.extra["hands"]]}))
+    frames = _hands_read_as(sim, k, sim.turns[k + 1].seat)
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
     monkeypatch.setattr(model, "_owed_at_end", lambda *args: 0)
@@ -388,13 +393,7 @@ def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded(monkeypatc
     sim = game("keltis-card", None, 3, 384, max_moves=60)
     k = 19
     assert ("green", "5", "9") in sim.turns[k].pile_tops
-    other = sim.turns[k + 1].seat
-    frames = list(sim.frames)
-    for j in range(sim.turns[k - 1].frame, sim.turns[k].frame):
-        t, obs = frames[j]
-        if not obs.usable and obs.extra.get("hands"):
-            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
-                {**h, "seat": other} for h in obs.extra["hands"]]}))
+    frames = _hands_read_as(sim, k, sim.turns[k + 1].seat)
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
     monkeypatch.setattr(inference, "_all_copies_known", lambda *args: False)
