@@ -1076,7 +1076,7 @@ class Journal:
                 # player): only the frames say it was a misread — the last ones before the hand read
                 # the pile as it reads now (StableStateFilter._tail_readings) — or the pile's record
                 # (below).
-                if key[1] in tail and tail[key[1]] not in (held,):
+                if key[1] in tail and tail[key[1]] != held:
                     # (as it reads now, or as the tail read it when it changed again since)
                     options[key] = [(k - 1, k, tail[key[1]], HINDSIGHT_CAME_AND_WENT)]
                 continue
@@ -1252,10 +1252,9 @@ class Journal:
                         back = back or just_discarded.get(pile) == old
                         # (the card a pile showed again last time drawn now: if that was a twin
                         # discarded, its player took it back)
-                        redraw = redraw or (pile in shown_last and shown_last[pile] == old)
+                        redraw = redraw or shown_last.get(pile) == old
                         shown_now[pile] = new
-                        depth = revealed_depth(stack, old, new) or 1
-                        del stack[len(stack) - min(depth, len(stack)):]
+                        del stack[len(stack) - min(depth or 1, len(stack)):]
                         if stack and stack[-1] == UNKNOWN_CARD and new is not None:
                             stack[-1] = new
                     else:
