@@ -546,6 +546,28 @@ class StableStateFilter:
                 return None
         return self._accept(consensus, t, n)
 
+    def flush(self) -> Observation | None:
+        """The stream has ended (a recording's last frame): a change that a hand made and that
+        waits for its longer confirmation (an odd field, a misread first frame after the hand; the
+        rest of a move taken without them) is
+        taken as the still frames read it, since nothing more will come to confirm or overturn it.
+        A change with no hand over the table is never taken this way (it may be a bumped camera)."""
+        t = self._last_t
+        made = self._hand or bool(self._carry)  # (a hand since the last state, or a move taken in part)
+        if (t is None or self.reference is None or self._candidate is None or not made
+                or self._unusable_run or self._usable_since is None
+                or t - self._usable_since < self.config.still_seconds - _EPS):
+            return None
+        consensus, n = self._vote(t)
+        if consensus is None or not fields_equal(consensus, self._candidate) \
+                or fields_equal(consensus, self.reference):
+            return None
+        last = self._window[-1][1]
+        if any(last.get(k, field_default(k)) != consensus.get(k, field_default(k))
+               for k in changed_fields(self.reference, consensus)):
+            return None  # (the last frame shows the change otherwise: not settled)
+        return self._accept(consensus, t, n)
+
     def _revision(self) -> Observation | None:
         """When a hand comes: the state accepted since the last hand, read again over the whole
         still period. A misread that held the first frames after a hand can become a state (the

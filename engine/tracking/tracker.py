@@ -94,6 +94,7 @@ class GameTracker:
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
         self._unsettled_until: float | None = None   # warnings of the last state wait until then
+        self._last_frame: int | None = None          # the index of the last frame fed
         self._held_warnings: set[tuple] = set()      # ... which were these (a new state shows them)
 
     def _resume(self) -> None:
@@ -175,6 +176,7 @@ class GameTracker:
     def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
         """One frame's observation at frame time t (pipeline thread)."""
         with self._cond:
+            self._last_frame = frame_index
             accepted = self.filter.feed(obs, t)
             out = self._status_events(t)
             if accepted is None:
@@ -191,15 +193,18 @@ class GameTracker:
             if self.journal is None:
                 if not self._auto_setup(accepted):
                     return out
-            acc = self.filter.last_acceptance
-            payload = {"raw": accepted.to_json(), "t": round(t, 4), "frame": frame_index,
-                       "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
-                       "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
-                       "still_since": round(acc.still_since, 4) if acc else None,
-                       "reaches": [r.to_json() for r in acc.reaches] if acc else [],
-                       "tail": dict(acc.tail) if acc else {},
-                       "since_hand": round(acc.since_hand, 4) if acc and acc.since_hand is not None else None}
-            return out + self._add_state(payload)
+            return out + self._add_state(self._state_payload(accepted, t, frame_index))
+
+    def _state_payload(self, accepted: Observation, t: float, frame_index: int | None) -> dict[str, Any]:
+        """The "state" event's payload for a table the stability filter has just accepted."""
+        acc = self.filter.last_acceptance
+        return {"raw": accepted.to_json(), "t": round(t, 4), "frame": frame_index,
+                "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
+                "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
+                "still_since": round(acc.still_since, 4) if acc else None,
+                "reaches": [r.to_json() for r in acc.reaches] if acc else [],
+                "tail": dict(acc.tail) if acc else {},
+                "since_hand": round(acc.since_hand, 4) if acc and acc.since_hand is not None else None}
 
     def snapshot(self) -> dict[str, Any]:
         """The whole live state as JSON (docs/tracking-api.md snapshot)."""
@@ -281,8 +286,13 @@ class GameTracker:
         with self._cond:
             if self.journal is None:
                 return []
-            model = self.journal.model
             before = self.last_event_id
+            # A move the last frames show but that still waited for its longer confirmation is
+            # taken as read: no frame will come to confirm it (StableStateFilter.flush).
+            last = self.filter.flush()
+            if last is not None and self.filter.last_acceptance is not None:
+                self._add_state(self._state_payload(last, self.filter.last_acceptance.t, self._last_frame))
+            model = self.journal.model
             if self._unsettled_until is not None:
                 derived = self._announcements(model, model.last_t or 0.0)  # (the stream ended: settled)
                 if derived:

@@ -7,7 +7,8 @@ from engine.board import bundled_board
 from engine.observation import Observation
 from engine.tracking.config import TrackingConfig
 from engine.tracking.noise import misread_card, misread_tile
-from engine.tracking.stability import (StableStateFilter, fields_equal, observation_fields, suspicious_fields)
+from engine.tracking.stability import (StableStateFilter, changed_fields, fields_equal, fields_to_observation,
+                                       observation_fields, suspicious_fields)
 
 from tracking_helpers import game
 
@@ -152,3 +153,34 @@ def test_suspicious_fields():
         dataclasses.replace(p, player="white" if p.player != "white" else "grey") for p in TABLE_B.pawns[:1])
         + TABLE_B.pawns[1:])
     assert suspicious_fields(b, observation_fields(wrong), board)
+
+
+def test_the_end_of_the_stream_takes_a_move_still_waiting_for_its_longer_confirmation():
+    """The first frame after the hand misread the move (a card flipped): the change waits for the
+    longer confirmation, and a recording that ends sooner still shows the move (flush)."""
+    before, after = observation_fields(TABLE_A), observation_fields(TABLE_B)
+    laid = next(k for k in changed_fields(before, after) if k[0] == "row")
+    misread = dict(after)
+    misread[laid] = after[laid][:-1] + ("9" if after[laid][-1] != "9" else "8",)
+    flipped = fields_to_observation(misread, TABLE_B)
+    frames = [TABLE_A] * 6 + [HAND] * 6 + [flipped] + [TABLE_B] * 10   # 2 s still: under the 3 s wait
+    filt = StableStateFilter()
+    got = run(filt, frames)
+    # (the pawn's step is taken at once; the card waits while the stream goes on ...)
+    assert len(got) == 2 and not same(got[1][1], TABLE_B)
+    last = filt.flush()
+    assert last is not None and same(last, TABLE_B)   # ... and is when it ends
+    assert filt.last_acceptance.reaches      # (with the hand that made it, as the longer wait takes it)
+    assert filt.flush() is None              # (once)
+
+
+def test_the_end_of_the_stream_never_takes_a_change_no_hand_made_or_one_not_yet_still():
+    no_hand = StableStateFilter()
+    assert len(run(no_hand, [TABLE_A] * 10 + [TABLE_B] * 10)) == 1   # (a bumped camera? waits 3 s)
+    assert no_hand.flush() is None
+    not_still = StableStateFilter()
+    assert len(run(not_still, [TABLE_A] * 6 + [HAND] * 6 + [TABLE_B] * 2)) == 1
+    assert not_still.flush() is None         # 0.2 s of frames: not still long enough
+    covered = StableStateFilter()
+    assert len(run(covered, [TABLE_A] * 6 + [HAND] * 6)) == 1
+    assert covered.flush() is None

@@ -213,3 +213,34 @@ def test_threads_feed_while_others_read_wait_and_correct():
     for ids in seen:
         assert ids and ids == sorted(set(ids))  # every reader saw strictly increasing ids
     assert tracker.events(0)[-1].id == tracker.last_event_id
+
+
+def test_a_recording_that_ends_soon_after_a_move_still_shows_that_move():
+    """The first frame after the last hand misread the card just laid: the card waits for the longer
+    confirmation (3 s), and a recording that ends sooner (here 1.2 s after the hand left, before
+    the player reached for a card) ends with the card taken (finish: nothing more will come to
+    confirm it) — its player's last card is scored."""
+    from engine.tracking.stability import changed_fields, fields_to_observation, observation_fields
+    sim = game("keltis", "base", 2, 21, max_moves=12)
+    last = max(k for k, t in enumerate(sim.turns) if any(m["move"] == "lay" for m in t.moves))
+    turn = sim.turns[last]
+    before = observation_fields(sim.frames[sim.turns[last - 1].frame][1])
+    after = observation_fields(sim.frames[turn.frame][1])
+    laid = next(k for k in changed_fields(before, after) if k[0] == "row")
+    misread = dict(after)
+    misread[laid] = after[laid][:-1] + ("9" if after[laid][-1] != "9" else "8",)
+    end = next(i for i in range(turn.frame, len(sim.frames)) if not sim.frames[i][1].usable)
+    frames = list(sim.frames[:end])
+    frames[turn.frame] = (frames[turn.frame][0], fields_to_observation(misread, frames[turn.frame][1]))
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    for i, (t, obs) in enumerate(frames):
+        tracker.feed(obs, t, i)
+
+    def lays():
+        return [signature_of_turn(tracker.journal.model, t)["lays"] for t in tracker.journal.model.turns]
+    true_lay = signature_of_moves(turn.seat, turn.moves, turn.pile_tops, turn.codes)["lays"]
+    assert len(lays()) <= last or lays()[last] != true_lay      # still waiting ...
+    tracker.finish()
+    assert len(lays()) == last + 1 and lays()[last] == true_lay  # ... taken when the recording ends
+    assert tracker.snapshot()["warnings"] == []
