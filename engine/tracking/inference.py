@@ -426,6 +426,8 @@ class Inference:
     note: str | None
     text: str = ""                      # the chosen explanation in words (who played, in order)
     runner_up: int | None = None        # the cost of the best other explanation (None: there is none)
+    signature: str = ""                 # who played and how each pile was read (inference._signature)
+    runner_up_reading: int | None = None  # the cost of the best explanation with another signature
 
     @property
     def violations(self) -> list[Violation]:
@@ -710,6 +712,15 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
             wished = {int(e.data.get("wish", 0)) for e in report.changes
                       if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
+            if not rules.is_board:
+                # ... and two cards of one value discarded in one turn are a pair (taken for a wish
+                # card, or played for one no longer there): the pair's card on a pile showing its twin
+                # again is no odder than the other; two cards of different values make no pair
+                values = [_value(t.new) for t in seg_tops if t.kind == "discard" and _value(t.new) is not None]
+                paired = {v for v in values if values.count(v) > 1}
+                wished |= paired
+                if len(values) > 1 and not paired and not wished:
+                    awkward += 1
             twins = sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "discard"
                         and top_options[key][0].kind == "draw" and _value(top_changes[key].new) not in wished)
             cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
@@ -806,10 +817,12 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         judged.append((cost, len(segments), awkward, deficit, inference, _describe(describe, setup)))
     judged.sort(key=lambda j: (j[0], j[1], j[2], j[3]))
     if ctx.exclude:
-        kept = [j for j in judged if j[5] not in ctx.exclude]
+        kept = [j for j in judged if j[5] not in ctx.exclude and _signature(j[4], j[5]) not in ctx.exclude]
         judged = kept or judged
     best_cost, _, _, _, best, best_text = judged[0]
     runners = [(c, text) for c, _, _, _, _, text in judged[1:] if text != best_text]
+    best_signature = _signature(best, best_text)
+    other = next((j[0] for j in judged[1:] if _signature(j[4], j[5]) != best_signature), None)
     tied = [text for c, text in runners if c == best_cost]
     close = [text for c, text in runners if c < best_cost + COST_ODD_DRAW]
     if tied:
@@ -823,4 +836,11 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         note = None
     alternatives = tuple(dict.fromkeys(f"{text} (cost {c})" for c, text in runners[:3]))
     return Inference(best.segments, best_cost, confidence, alternatives, note, best_text,
-                     runners[0][0] if runners else None)
+                     runners[0][0] if runners else None, best_signature, other)
+
+
+def _signature(inference: Inference, text: str) -> str:
+    """An explanation told apart from others of the same players: who played, and each pile's
+    reading (a discard, a draw) in order."""
+    tops = ",".join(f"{t.pile}:{t.kind}" for seg in inference.segments for t in seg.tops)
+    return f"{text}|{tops}"

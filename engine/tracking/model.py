@@ -829,6 +829,10 @@ def apply_delta(table: Observation, old_raw: Observation, new_raw: Observation) 
 #: when that one cost at most this much more.
 SECOND_OPINION_TRIGGER = 6
 SECOND_OPINION_MARGIN = 6
+#: Journal._read_otherwise: how many accepted states back a new rule break sends the tracker to
+#: read a change otherwise, and only a change whose best other reading cost at most this much more.
+READ_OTHERWISE_STATES = 5
+READ_OTHERWISE_MARGIN = 16
 #: How many accepted states back a new state may prove a reading misread (Journal._hindsight).
 HINDSIGHT_STATES = 6
 #: How unlikely a misread that held a whole still moment is, in rule breaks: one that came and went
@@ -946,6 +950,7 @@ class Journal:
 
     def add(self, inp: Input) -> None:
         """Fold one more input (re-reading trailing discards when this change shows who acted)."""
+        prior = self.model
         if inp.kind == "state" and self._before_the_end(inp):
             # The table was still before the players said the game is over: the move was made before
             # that (its state was taken late: a misread, a slow camera), so it comes before the end.
@@ -971,6 +976,7 @@ class Journal:
         if inp.kind == "state":
             self._hindsight(len(self.inputs) - 1)
             self._second_opinion(len(self.inputs) - 1)
+            self._read_otherwise(len(self.inputs) - 1, prior)
 
     def _second_opinion(self, k: int) -> None:
         """Who played is chosen one change at a time; a close call can start a chain of turns given to
@@ -1004,6 +1010,52 @@ class Journal:
                 self.inputs, self.models = saved_inputs, saved_models
         if better:
             trial[k].patches = list(trial[k].patches) + [(k - 1, saved_inputs[k - 1])]
+
+    def _read_otherwise(self, k: int, prior: GameModel) -> None:
+        """Each change is explained as it comes; a later one can prove a close call wrong (which of
+        two players drew a card, a pile's card drawn or its twin discarded): the next changes then
+        read as a rule break. When state k adds rule breaks to the recent moves, each of the
+        READ_OTHERWISE_STATES states before it whose best other reading (other players, or another
+        reading of a pile) cost at most READ_OTHERWISE_MARGIN more is read with that one; the fold
+        with fewer rule breaks and a lower cost in all (rule breaks included) wins. Kept as that
+        input's `exclude`, put back when state k is taken out (like _second_opinion). `prior`: the
+        model before state k came (its coming may have read the changes before it again)."""
+        if self.inputs[k].kind != "state" or k < 1:
+            return
+        lo = k - 1
+        while lo > 0 and k - lo < READ_OTHERWISE_STATES and self.inputs[lo - 1].kind == "state":
+            lo -= 1
+        since = max(0, len(self.models[lo].turns) - 1)
+        bad = _recent_violations(self.models[k + 1], since)
+        if bad == 0 or bad <= _recent_violations(prior, since):
+            return  # (no rule break new with this state)
+
+        def cost(models: list[GameModel], first: int) -> int:
+            return sum(m.step.cost for m in models[first + 1:k + 2] if m.step is not None)
+
+        saved_inputs, saved_models = self.inputs, self.models
+        best: tuple[int, int, int, list[Input], list[GameModel]] | None = None
+        try:
+            for j in range(k - 1, lo - 1, -1):
+                step = saved_models[j + 1].step
+                if (saved_inputs[j].kind != "state" or step is None or step.runner_up_reading is None
+                        or step.runner_up_reading - step.cost > READ_OTHERWISE_MARGIN):
+                    continue
+                trial = list(saved_inputs)
+                trial[j] = dataclasses.replace(trial[j], exclude=trial[j].exclude | {step.signature})
+                self.inputs, self.models = trial, saved_models[:j + 1]
+                self.refold(j)
+                broken = _recent_violations(self.models[-1], since)
+                total, before = cost(self.models, j), cost(saved_models, j)
+                if broken < bad and total < before and (best is None or (broken, total - before) < best[:2]):
+                    best = (broken, total - before, j, trial, self.models)
+        finally:
+            self.inputs, self.models = saved_inputs, saved_models
+        if best is None:
+            return
+        _, _, j, trial, models = best
+        trial[k].patches = list(trial[k].patches) + [(j, saved_inputs[j])]
+        self.inputs, self.models = trial, models
 
     def _before_the_end(self, inp: Input) -> bool:
         """Is `inp` a state whose table was still before the "end" correction just before it?"""
