@@ -712,15 +712,6 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
             wished = {int(e.data.get("wish", 0)) for e in report.changes
                       if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
-            if not rules.is_board:
-                # ... and two cards of one value discarded in one turn are a pair (taken for a wish
-                # card, or played for one no longer there): the pair's card on a pile showing its twin
-                # again is no odder than the other; two cards of different values make no pair
-                values = [_value(t.new) for t in seg_tops if t.kind == "discard" and _value(t.new) is not None]
-                paired = {v for v in values if values.count(v) > 1}
-                wished |= paired
-                if len(values) > 1 and not paired and not wished:
-                    awkward += 1
             twins = sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "discard"
                         and top_options[key][0].kind == "draw" and _value(top_changes[key].new) not in wished)
             cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
