@@ -21,8 +21,8 @@ from ..observation import TILE_CODES, Observation, PawnObservation, SeatObservat
 from ..violations import Violation
 from .config import TrackingConfig
 from .games import GameRules, Setup
-from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, UNKNOWN_CARD, Inference, Segment,
-                        TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves, own_violations,
+from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,
+                        Inference, Segment, TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves, own_violations,
                         reconcile, revealed_depth, turn_facts)
 from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
                         observation_fields)
@@ -553,8 +553,10 @@ class GameModel:
                                       phase=turn.phase, inference=None)
         self._stamp_totals(len(self.turns) - 1)
 
-    def correct(self, c: Mapping[str, Any], t: float | None = None) -> str:
-        """Apply a player's correction (docs/tracking-api.md correct); returns a sentence saying what changed."""
+    def correct(self, c: Mapping[str, Any], t: float | None = None, traceless: Sequence[str] = ()) -> str:
+        """Apply a player's correction (docs/tracking-api.md correct); returns a sentence saying what changed.
+        `traceless`: for an "end", the seats whose hands came and went, leaving no trace, before the
+        players said it (Journal._step): turns played before the end."""
         kind = c.get("kind")
         if kind not in CORRECTION_KINDS:
             raise CorrectionError(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
@@ -562,7 +564,7 @@ class GameModel:
         if kind == "seats":
             return self._correct_seats(c)
         if kind == "end":
-            return self._correct_end(c)
+            return self._correct_end(c, traceless)
         if kind == "turn":
             seat = c.get("seat")
             if seat not in self.setup.seats:
@@ -624,7 +626,7 @@ class GameModel:
         return "seats: " + ", ".join(f"{s} {setup.seats[s]}" + (f" ({setup.names[s]})" if s in setup.names else "")
                                      for s in setup.order)
 
-    def _correct_end(self, c: Mapping[str, Any]) -> str:
+    def _correct_end(self, c: Mapping[str, Any], traceless: Sequence[str] = ()) -> str:
         ended = c.get("ended", True)
         if not isinstance(ended, bool):
             raise CorrectionError(f"expected true or false, got {ended!r}", source="correction", field="ended")
@@ -646,6 +648,20 @@ class GameModel:
             self._end(reason)
             return f"the game is over ({reason})"
         last = self.turns[-1].seat if self.turns else self.setup.order[-1]
+        for seat in traceless:
+            # A hand that came and went before the players said it, at the seat whose turn it was: a
+            # turn that left no trace (its card onto its twin, the draw pile's last card drawn), so the
+            # last plays begin after it, not with it.
+            if not self.turns or seat != self.seat_after(self.turns[-1]):
+                break
+            self._close_open_turn()
+            table = self.table if self.table is not None else self.turns[-1].end
+            seg = Segment(seat, False, (), table, table, ChangeReport((), ()), (), (), SILENT_FACTS, (), False, True)
+            t = self.last_t or 0.0
+            self.turns.append(self._record(seg, move_id=len(self.turns) + 1, t_start=t, t=t, frame=self.last_frame,
+                                           skipped=(), phase=self.phase, inference=None))
+            self._stamp_totals(len(self.turns) - 1)
+            last = seat
         self._start_final(last, reason)
         return f"the game has ended ({reason}): the last plays follow"
 
@@ -963,6 +979,8 @@ class Journal:
             self._classify(inp)
         self.inputs.append(inp)
         start = len(self.inputs) - 1
+        if start > 0 and self.inputs[start - 1].kind == "correction" and self._traceless_before(start - 1):
+            start -= 1  # (the end said after those hands: read it again knowing them)
         if inp.kind == "state" and (inp.owners or inp.discard_only):
             # Read the discard-only changes just before this one again, now that more is known
             # (who acts next, or at least how the chain goes on). A chain is re-read at most
@@ -1056,6 +1074,22 @@ class Journal:
         _, _, j, trial, models = best
         trial[k].patches = list(trial[k].patches) + [(j, saved_inputs[j])]
         self.inputs, self.models = trial, models
+
+    def _traceless_before(self, k: int) -> tuple[str, ...]:
+        """For an "end" correction (input k): the seats of the hands that came and went leaving no
+        trace before the players said it — reaches of the next state that were gone by then."""
+        payload = self.inputs[k].payload
+        frame_t = payload.get("frame_t")
+        if ((payload.get("correction") or {}).get("kind") != "end" or not isinstance(frame_t, (int, float))
+                or k + 1 >= len(self.inputs) or self.inputs[k + 1].kind != "state"):
+            return ()
+        out: list[str] = []
+        for r in self.inputs[k + 1].reaches:
+            if r.end is None or r.end > float(frame_t) + 1e-6:
+                break
+            if r.quiet and r.seat is not None:
+                out.append(r.seat)
+        return tuple(out)
 
     def _before_the_end(self, inp: Input) -> bool:
         """Is `inp` a state whose table was still before the "end" correction just before it?"""
@@ -1452,7 +1486,7 @@ class Journal:
                          inp.reaches, inp.exclude)
         elif inp.kind == "correction":
             try:
-                model.correct(inp.payload["correction"], inp.payload.get("t"))
+                model.correct(inp.payload["correction"], inp.payload.get("t"), self._traceless_before(k))
             except (MalformedInput, ValueError, LookupError) as exc:
                 # Checked before it was stored, so this only happens when an earlier input changed.
                 model._note(f"correction no longer applies: {exc}")

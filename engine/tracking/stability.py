@@ -231,6 +231,7 @@ class Reach:
     frames: int = 0                           # unusable frames of the reach
     read: int = 0                             # of those, frames that located a hand (with or without a seat)
     quiet: bool = False                       # the table was seen unchanged after it
+    end: float | None = None                  # the frame time the hand was gone (None: not known)
 
     @property
     def seat(self) -> str | None:
@@ -251,7 +252,7 @@ class Reach:
     def to_json(self) -> dict[str, Any]:
         """{"seat", "votes": {seat: frames}, "frames", "quiet"} (stored with each accepted state)."""
         return {"seat": self.seat, "votes": dict(self.votes), "frames": self.frames, "read": self.read,
-                "quiet": self.quiet}
+                "quiet": self.quiet, "end": self.end}
 
     @classmethod
     def from_json(cls, d: Any) -> "Reach":
@@ -261,7 +262,9 @@ class Reach:
         votes = d.get("votes") if isinstance(d.get("votes"), dict) else {}
         pairs = sorted(((str(k), int(v)) for k, v in votes.items() if isinstance(v, int) and v > 0),
                        key=lambda kv: (-kv[1], kv[0]))
-        return cls(tuple(pairs), int(d.get("frames") or 0), int(d.get("read") or 0), bool(d.get("quiet")))
+        end = d.get("end")
+        return cls(tuple(pairs), int(d.get("frames") or 0), int(d.get("read") or 0), bool(d.get("quiet")),
+                   float(end) if isinstance(end, (int, float)) and not isinstance(end, bool) else None)
 
 
 def hand_seats(obs: Observation) -> list[str] | None:
@@ -417,7 +420,7 @@ class StableStateFilter:
             return None
         if self._unusable_run and self._run_is_hand:
             self._reaches.append(Reach(tuple(sorted(self._run_votes.items(), key=lambda kv: (-kv[1], kv[0]))),
-                                       self._unusable_run, self._run_read))
+                                       self._unusable_run, self._run_read, end=t))
         self._run_is_hand = False
         self._unusable_run = 0
         self._last_usable_t = t

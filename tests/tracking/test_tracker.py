@@ -92,6 +92,37 @@ def test_a_card_game_replay_whose_count_ran_out_early_plays_on_when_a_card_is_dr
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
 
 
+def test_a_turn_that_left_no_trace_before_the_players_said_the_game_ended_comes_before_the_end():
+    """RULES §3 End (the player who draws the last card ends the game; the last plays follow): the
+    last card is drawn in a turn whose card went onto its twin — no trace — and the players say so on
+    the page a moment later. That hand was gone before they said it, so it is a turn before the end
+    (Journal._traceless_before), not a pass in the last plays: its player's real last play is no play
+    after the end."""
+    from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
+
+    sim = game("keltis-card", None, 3, 399)
+    ender = next(t for t in sim.turns if t.frame == sim.end_frame)
+    assert sim.end_reason == "draw-pile" and not ender.pile_tops   # (the last draw left no trace)
+    tracker = make_tracker(auto_end_on_empty_draw_pile=False)
+    tracker.new_game(sim.setup)
+    declare_at = sim.frames[sim.end_frame][0] + 0.8
+    for i, (t, obs) in enumerate(sim.frames):
+        if declare_at is not None and t >= declare_at:
+            tracker.correct({"kind": "end", "reason": "draw-pile"})
+            declare_at = None
+        tracker.feed(obs, t, i)
+    tracker.finish()
+    snap = tracker.snapshot()
+    assert snap["warnings"] == []
+    assert snap["game_over"] and {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
+    model = tracker.journal.model
+    before_end = [t for t in model.turns if t.phase == "play"]
+    assert before_end[-1].seat == ender.seat and before_end[-1].silent
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    check = compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+
+
 def test_card_game_end_cards_then_last_plays():
     sim = game("keltis-card", None, 3, 62)
     tracker = make_tracker()
