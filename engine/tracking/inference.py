@@ -546,9 +546,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         elif revealed_depth(stack, first.old, first.new) is not None:
             # the card uncovered may be the unseen one under a pair
             top_options[key].append(TopChange(first.pile, first.old, first.new, "draw"))
-        elif (rules.is_board and first.new is not None and len(stack) >= 3 and stack[-1] == first.old
+        elif (first.new is not None and len(stack) >= 3 and stack[-1] == first.old
               and stack[-3] == first.new and stack[-2] not in (first.old, first.new, UNKNOWN_CARD)):
-            # two cards drawn from this pile (a discard-a-card tile lets a turn draw two)
+            # two cards drawn from this pile (a discard-a-card tile lets a turn draw two; in the card
+            # game, a pair discarded for a wish card: RULES §3)
             top_options[key].append((TopChange(first.pile, first.old, stack[-2], "draw"),
                                      TopChange(first.pile, stack[-2], first.new, "draw")))
     kind_choices = list(itertools.product(*(top_options[key] for key in tops))) if tops else [()]

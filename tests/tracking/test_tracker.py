@@ -275,3 +275,21 @@ def test_a_recording_that_ends_soon_after_a_move_still_shows_that_move():
     tracker.finish()
     assert len(lays()) == last + 1 and lays()[last] == true_lay  # ... taken when the recording ends
     assert tracker.snapshot()["warnings"] == []
+
+
+def test_a_pair_for_a_wish_card_then_two_cards_drawn_off_one_pile_is_legal():
+    """RULES §3 Turn (two cards of one value discarded take the wish card; then draw two, from the
+    draw pile and/or the tops of the discard piles): here both come off one discard pile — its top,
+    then the card under it. The pile then shows the card two below its old top: no card discarded
+    (which would make three cards played, with a 6 in a pair of 8s)."""
+    sim = game("keltis-card", None, 2, 591)
+    k = 78
+    assert sim.turns[k].moves[0]["move"] == "discard-pair"
+    assert [m.get("source") for m in sim.turns[k].moves[1:]] == ["blue", "blue"]
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim, stop=sim.turns[k + 3].frame, finish=False)
+    assert tracker.snapshot()["warnings"] == []
+    model = tracker.journal.model
+    assert signature_of_turn(model, model.turns[k]) == signature_of_moves(
+        sim.turns[k].seat, sim.turns[k].moves, sim.turns[k].pile_tops, sim.turns[k].codes)
