@@ -304,6 +304,9 @@ class GameTracker:
             elif self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
                 # (board game: its draw-pile end is declared here, not mid-stream: model._check_draw_pile_end)
                 self.correct({"kind": "end", "reason": "draw-pile"})
+                if self.journal.model.phase == "final":
+                    # (card game: its last plays would follow, but the recording is over)
+                    self.correct({"kind": "end", "reason": reason})
             return self._events_after(before)
 
     def set_source_status(self, status: dict[str, Any]) -> None:

@@ -293,3 +293,19 @@ def test_a_pair_for_a_wish_card_then_two_cards_drawn_off_one_pile_is_legal():
     model = tracker.journal.model
     assert signature_of_turn(model, model.turns[k]) == signature_of_moves(
         sim.turns[k].seat, sim.turns[k].moves, sim.turns[k].pile_tops, sim.turns[k].codes)
+
+
+def test_a_card_game_recording_that_stops_when_the_last_card_is_drawn_ends_the_game():
+    """RULES §3 End (the last card drawn ends the game; the last plays follow): a recording that
+    stops right after the draw pile ran out (by the tracker's count) holds no last plays: the
+    replay ends the game there, with final scores — not "the last plays follow" forever."""
+    sim = game("keltis-card", None, 2, 700)
+    assert sim.end_reason == "draw-pile"
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    for i, (t, obs) in enumerate(sim.frames[:sim.end_frame + 10]):
+        tracker.feed(obs, t, i)
+    assert tracker.journal.model.phase == "play" and tracker.journal.model.draw_pile_left() <= 0
+    tracker.finish()
+    snap = tracker.snapshot()
+    assert snap["game_over"] and snap["scores"]["final"] and snap["warnings"] == []
