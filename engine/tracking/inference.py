@@ -269,6 +269,8 @@ def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence
             wish_pair = True
     discards = sum(1 for t in tops if t.kind == "discard")
     draws = sum(1 for t in tops if t.kind == "draw")
+    if wish_pair and not rules.is_board and lays == 0 and discards == 1:
+        discards += 1  # (the pair's other card lies under it, on the same pile: unseen, yet played)
     if rules.is_board:
         allowance = 1 + landings
     elif phase == "final":

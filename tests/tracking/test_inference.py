@@ -217,3 +217,17 @@ def test_card_game_pair_for_a_wish_card_RULES_3_turn():
     assert inf.violations == [] and len(inf.segments) == 1
     s = summary_of(inf, rules, sim, k)
     assert s["wish_cards"] == [next(m["wish"] for m in sim.turns[k].moves if m["move"] == "discard-pair")]
+
+
+def test_a_pair_of_one_colour_counts_as_two_cards_played_though_one_is_seen():
+    """RULES §3 Turn (two cards of one value discarded take the wish card; then draw two): both
+    cards of a pair of one colour go onto the same pile, the second hiding the first. The turn has
+    played two cards — so its two draws are no "more cards drawn than played"."""
+    sim = game("keltis-card", None, 2, 302)
+    k = 85
+    pair = sim.turns[k].moves[0]
+    assert pair["move"] == "discard-pair" and pair["cards"] == ["blue 3", "blue 3"]
+    inf, _ = explain(sim, k)
+    seg = inf.segments[-1]
+    assert seg.seat == sim.turns[k].seat and not inf.violations
+    assert (seg.facts.discards, seg.facts.plays) == (2, 2)
