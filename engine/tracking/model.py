@@ -22,8 +22,8 @@ from ..violations import Violation
 from .config import TrackingConfig
 from .games import GameRules, Setup
 from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,
-                        Inference, Segment, TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves, own_violations,
-                        reconcile, revealed_depth, turn_facts)
+                        Inference, Segment, TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves,
+                        own_violations, reconcile, revealed_depth, turn_facts)
 from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
                         observation_fields)
 
@@ -351,10 +351,7 @@ class GameModel:
                 self._check_draw_pile_end()
                 if self.phase == "final" and seg.seat in self.final_queue:
                     self.final_queue = self.final_queue[self.final_queue.index(seg.seat) + 1:]
-                rec = self._record(seg, move_id=len(self.turns) + 1, t_start=t, t=t, frame=frame, skipped=(),
-                                   phase=self.phase, inference=inference)
-                self.turns.append(rec)
-                self._stamp_totals(len(self.turns) - 1)
+                self._append_silent(seg, t, frame, inference)
                 continue
             if (seg.continues and last is not None and last.open and last.seat == seg.seat
                     and self.turn_override is None):
@@ -391,6 +388,12 @@ class GameModel:
             self._hide_pair_card(rec, seg)
             self._stamp_totals(len(self.turns) - 1)
             self._check_end(rec)
+
+    def _append_silent(self, seg: Segment, t: float, frame: int | None, inference: Inference | None) -> None:
+        """Record a turn that left no trace (a hand came and went)."""
+        self.turns.append(self._record(seg, move_id=len(self.turns) + 1, t_start=t, t=t, frame=frame, skipped=(),
+                                       phase=self.phase, inference=inference))
+        self._stamp_totals(len(self.turns) - 1)
 
     def _top_of(self, key: tuple, seg: Segment) -> TopChange | None:
         pile = key[1]
@@ -656,11 +659,8 @@ class GameModel:
                 break
             self._close_open_turn()
             table = self.table if self.table is not None else self.turns[-1].end
-            seg = Segment(seat, False, (), table, table, ChangeReport((), ()), (), (), SILENT_FACTS, (), False, True)
-            t = self.last_t or 0.0
-            self.turns.append(self._record(seg, move_id=len(self.turns) + 1, t_start=t, t=t, frame=self.last_frame,
-                                           skipped=(), phase=self.phase, inference=None))
-            self._stamp_totals(len(self.turns) - 1)
+            self._append_silent(Segment(seat, False, (), table, table, ChangeReport((), ()), (), (), SILENT_FACTS, (),
+                                        False, True), self.last_t or 0.0, self.last_frame, None)
             last = seat
         self._start_final(last, reason)
         return f"the game has ended ({reason}): the last plays follow"

@@ -552,9 +552,9 @@ class StableStateFilter:
     def flush(self) -> Observation | None:
         """The stream has ended (a recording's last frame): a change that a hand made and that
         waits for its longer confirmation (an odd field, a misread first frame after the hand; the
-        rest of a move taken without them) is
-        taken as the still frames read it, since nothing more will come to confirm or overturn it.
-        A change with no hand over the table is never taken this way (it may be a bumped camera)."""
+        rest of a move taken without them) is taken as the still frames read it, since nothing more
+        will come to confirm or overturn it. A change with no hand over the table is never taken
+        this way (it may be a bumped camera)."""
         t = self._last_t
         made = self._hand or bool(self._carry)  # (a hand since the last state, or a move taken in part)
         if (t is None or self.reference is None or self._candidate is None or not made
