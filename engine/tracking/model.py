@@ -1035,7 +1035,8 @@ class Journal:
         read as a rule break. When state k adds rule breaks to the recent moves, each of the
         READ_OTHERWISE_STATES states before it whose best other reading (other players, or another
         reading of a pile) cost at most READ_OTHERWISE_MARGIN more is read with that one; the fold
-        with fewer rule breaks and a lower cost in all (rule breaks included) wins. Kept as that
+        with fewer rule breaks and a lower cost in all (rule breaks included), and no more turns
+        that left no trace, wins. Kept as that
         input's `exclude`, put back when state k is taken out (like _second_opinion). `prior`: the
         model before state k came (its coming may have read the changes before it again)."""
         if self.inputs[k].kind != "state" or k < 1:
@@ -1051,6 +1052,9 @@ class Journal:
         def cost(models: list[GameModel], first: int) -> int:
             return sum(m.step.cost for m in models[first + 1:k + 2] if m.step is not None)
 
+        def traceless(model: GameModel) -> int:
+            return sum(1 for t in model.turns[since:] if t.silent)
+
         saved_inputs, saved_models = self.inputs, self.models
         best: tuple[int, int, int, list[Input], list[GameModel]] | None = None
         try:
@@ -1065,6 +1069,9 @@ class Journal:
                 self.refold(j)
                 broken = _recent_violations(self.models[-1], since)
                 total, before = cost(self.models, j), cost(saved_models, j)
+                # (a turn nobody saw is no way out of a rule break: a misread hand makes one cheaply)
+                if traceless(self.models[-1]) > traceless(saved_models[-1]):
+                    continue
                 if broken < bad and total < before and (best is None or (broken, total - before) < best[:2]):
                     best = (broken, total - before, j, trial, self.models)
         finally:
