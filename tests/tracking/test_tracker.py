@@ -7,6 +7,7 @@ import pytest
 
 from engine.errors import MalformedInput
 from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
+from engine.tracking.stability import changed_fields, fields_to_observation, observation_fields
 
 from tracking_helpers import feed, game, make_tracker
 
@@ -76,8 +77,6 @@ def test_a_card_game_replay_whose_count_ran_out_early_plays_on_when_a_card_is_dr
     them): draws that leave no trace make the tracker's count of the draw pile run out early; a card
     then drawn from a discard pile shows play goes on (GameModel._check_draw_pile_not_empty), so the
     real last plays are not taken for plays after the end."""
-    from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-
     sim = game("keltis-card", None, 2, 601)
     tracker = make_tracker()
     tracker.new_game(sim.setup)
@@ -98,8 +97,6 @@ def test_a_turn_that_left_no_trace_before_the_players_said_the_game_ended_comes_
     the page a moment later. That hand was gone before they said it, so it is a turn before the end
     (Journal._traceless_before), not a pass in the last plays: its player's real last play is no play
     after the end."""
-    from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-
     sim = game("keltis-card", None, 3, 399)
     ender = next(t for t in sim.turns if t.frame == sim.end_frame)
     assert sim.end_reason == "draw-pile" and not ender.pile_tops   # (the last draw left no trace)
@@ -251,7 +248,6 @@ def test_a_recording_that_ends_soon_after_a_move_still_shows_that_move():
     confirmation (3 s), and a recording that ends sooner (here 1.2 s after the hand left, before
     the player reached for a card) ends with the card taken (finish: nothing more will come to
     confirm it) — its player's last card is scored."""
-    from engine.tracking.stability import changed_fields, fields_to_observation, observation_fields
     sim = game("keltis", "base", 2, 21, max_moves=12)
     last = max(k for k, t in enumerate(sim.turns) if any(m["move"] == "lay" for m in t.moves))
     turn = sim.turns[last]
