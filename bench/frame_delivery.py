@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from vision.sources.base import CaptureThreadSource  # noqa: E402
+from camera.sources.base import CaptureThreadSource  # noqa: E402
 
 
 class InstantSource(CaptureThreadSource):
@@ -89,7 +89,7 @@ def bench_latency(image: np.ndarray, frames: int) -> None:
 
 
 def bench_replay_and_record(image: np.ndarray, frames: int) -> None:
-    from vision.session import SessionInfo, SessionWriter, encode_jpeg, open_session
+    from camera.session import SessionInfo, SessionWriter, encode_jpeg, open_session
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "s"

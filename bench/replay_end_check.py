@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.tracking.config import TrackingConfig  # noqa: E402
-from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn  # noqa: E402
-from engine.tracking.store import EventStore  # noqa: E402
-from engine.tracking.synth import simulate_game  # noqa: E402
-from engine.tracking.tracker import GameTracker  # noqa: E402
+from tracking.config import TrackingConfig  # noqa: E402
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn  # noqa: E402
+from tracking.store import EventStore  # noqa: E402
+from tracking.synth import simulate_game  # noqa: E402
+from tracking.tracker import GameTracker  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ It measures
 - fan-out spread: for every change the replay itself produces (moves read from the recording),
   the time between the first and the last client receiving it, and whether every client got it;
 - the server process's threads and memory at the end.
-Without --session it writes a simulated session (engine.tracking.synth) to a temporary folder.
+Without --session it writes a simulated session (tracking.synth) to a temporary folder.
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ PIN = "8642"
 
 def write_session(folder: Path, frames: int = 1500) -> Path:
     """A simulated board game for three (first `frames` frames at 5 fps, tiny dummy JPEGs)."""
-    from engine.tracking.synth import TINY_JPEG, simulate_game
-    from vision.session import SessionInfo, SessionWriter
+    from tracking.synth import TINY_JPEG, simulate_game
+    from camera.session import SessionInfo, SessionWriter
 
     sim = simulate_game("keltis", "base", 3, 5, illegal_rate=0.2)
     info = SessionInfo(game="keltis", board="base", seats=dict(sim.setup["seats"]), rules={}, source="simulator")

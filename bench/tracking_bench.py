@@ -3,7 +3,7 @@
     .venv/bin/python bench/tracking_bench.py [--games 24] [--seed0 9000] [--noise 0.02]
                                              [--illegal-rate 0.12] [--no-hands] [--json] [--show N]
 
-Games come straight from the rules engines (engine.tracking.synth): both boards and the card game,
+Games come straight from the rules engines (tracking.synth): both boards and the card game,
 2–4 players, seeds from --seed0 on (tests use seeds below 1000). Each game is played twice: once
 legally, once with a rule-breaking move starting --illegal-rate of the turns (moves a camera can
 see: VISIBLE_CODES). When the last card drawn ends the game, the players declare it on the page
@@ -43,13 +43,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.tracking.config import TrackingConfig  # noqa: E402
-from engine.tracking.noise import MisreadInjector  # noqa: E402
-from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn, visible  # noqa: E402
-from engine.tracking.stability import observation_fields  # noqa: E402
-from engine.tracking.store import EventStore  # noqa: E402
-from engine.tracking.synth import SimulatedGame, game_matrix, simulate_game  # noqa: E402
-from engine.tracking.tracker import GameTracker  # noqa: E402
+from tracking.config import TrackingConfig  # noqa: E402
+from tracking.noise import MisreadInjector  # noqa: E402
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn, visible  # noqa: E402
+from tracking.stability import observation_fields  # noqa: E402
+from tracking.store import EventStore  # noqa: E402
+from tracking.synth import SimulatedGame, game_matrix, simulate_game  # noqa: E402
+from tracking.tracker import GameTracker  # noqa: E402
 
 
 class _Frame:

@@ -1,4 +1,4 @@
-"""`keltis-cam`: one command, subcommands registered by each part of the project.
+"""`keltis-cam`: one command; its subcommands live in keltis_cam/commands/.
 
 Each module listed in COMMAND_MODULES has `register(subparsers)`, which adds its subcommands and
 sets `func` on each; modules import heavy libraries (OpenCV, Flask) only inside their handlers,
@@ -14,12 +14,12 @@ from engine.errors import MalformedInput
 
 #: Modules that add subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
-    "engine.cli",
-    "engine.tracking.cli",
-    "vision.cli",
-    "calibration.cli",
-    "simulator.cli",
-    "webui.cli",
+    "keltis_cam.commands.rules",      # score, check, board, demo
+    "keltis_cam.commands.replay",     # replay
+    "keltis_cam.commands.camera",     # record, doctor, config
+    "keltis_cam.commands.calibrate",  # calibrate
+    "keltis_cam.commands.sim",        # sim
+    "keltis_cam.commands.serve",      # serve
 )
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.errors import FormatVersionError, MalformedInput
+from tracking.config import TrackingConfig
 
 FORMAT = "keltis-config/1"
 FORMAT_KIND, FORMAT_MAJOR = "keltis-config", 1
@@ -53,6 +54,10 @@ file = "calibration.json"
 
 [game]
 # board = "nwnz"
+
+[tracking]
+# How the tracker turns camera readings into moves (every setting: `keltis-cam config show`).
+# still_seconds = 0.6
 """
 
 
@@ -73,7 +78,7 @@ class CameraConfig:
     lens_position: float | None = None
 
     def source_options(self) -> dict[str, Any]:
-        """Options for vision.sources.open_source (only the ones set; each source takes its own)."""
+        """Options for camera.sources.open_source (only the ones set; each source takes its own)."""
         opts: dict[str, Any] = {"settle_seconds": self.settle_seconds, "autofocus": self.autofocus}
         if self.width and self.height:
             opts.update(size=(self.width, self.height), width=self.width, height=self.height)
@@ -94,6 +99,7 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     calibration_file: str = "calibration.json"
     board: str | None = None
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
     sections: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -170,10 +176,15 @@ def parse_config(data: Mapping[str, Any], path: Path, *, exists: bool = True,
     if data_dir is None:
         data_dir = os.environ.get("KELTIS_CAM_DATA") or _get(data, "data_dir", (str,), source, "")
     resolved = Path(data_dir).expanduser() if data_dir else default_data_dir()
-    sections = {k: v for k, v in data.items() if k not in ("format", "data_dir", "camera", "calibration", "game")}
+    tracking_t = data.get("tracking", {})
+    if not isinstance(tracking_t, dict):
+        raise ConfigError("must be a table [tracking]", source=source, field="tracking")
+    tracking = TrackingConfig.from_json(tracking_t, source=f"{source} [tracking]")
+    sections = {k: v for k, v in data.items()
+                if k not in ("format", "data_dir", "camera", "calibration", "game", "tracking")}
     return Config(path=path, exists=exists, data_dir=resolved, camera=camera,
                   calibration_file=_get(cal_t, "file", (str,), source, "calibration.") or "calibration.json",
-                  board=_get(game_t, "board", (str,), source, "game."), sections=sections)
+                  board=_get(game_t, "board", (str,), source, "game."), tracking=tracking, sections=sections)
 
 
 def load_config(path: str | Path | None = None, *, data_dir: str | Path | None = None) -> Config:

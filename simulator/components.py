@@ -11,19 +11,17 @@ session's seed), so a red 7 looks the same in every frame and every session.
 """
 from __future__ import annotations
 
-import json
 import math
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
 from engine.board import Board, bundled_board
-from engine.cards import COLOURS, PLAYER_COLOURS
+from engine.cards import COLOURS
 
 from . import textures as tx
 from .textures import bgr
@@ -630,55 +628,6 @@ def all_card_faces() -> list[CardFace]:
     faces += [CardFace("wish", None, v) for v in range(1, 10)]
     faces.append(CardFace("back"))
     return faces
-
-
-def _write_png(path: Path, img: np.ndarray) -> None:
-    ok, buf = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 6])
-    if not ok:
-        raise OSError(f"cannot encode {path.name}")
-    path.write_bytes(buf.tobytes())
-
-
-def export_components(folder: str | Path, boards: tuple[str, ...] = ("base", "nwnz")) -> dict[str, Any]:
-    """Write every component image and components.json into `folder`; returns the JSON written."""
-    from .pawns import pawn_side_view
-
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, str] = {}
-    for face in all_card_faces():
-        _write_png(out / f"{face.name}.png", card_art(face))
-        files[face.name] = f"{face.name}.png"
-    for code in TILE_CODES:
-        _write_png(out / f"tile-{code}.png", tile_art(code))
-        files[f"tile-{code}"] = f"tile-{code}.png"
-    for colour in (*COLOURS, "back"):
-        _write_png(out / f"wish-{colour}.png", wish_stone_art(colour))
-        files[f"wish-{colour}"] = f"wish-{colour}.png"
-    cat = catalogue()
-    cat["board"]["boards"] = {}
-    for name in boards:
-        board = bundled_board(name)
-        _write_png(out / f"board-{name}.png", board_art(name))
-        files[f"board-{name}"] = f"board-{name}.png"
-        cat["board"]["boards"][name] = {"size": list(board.size_mm), "title": board.title}
-    for player in PLAYER_COLOURS:
-        for big in (False, True):
-            key = f"pawn-{player}-{'big' if big else 'small'}"
-            _write_png(out / f"{key}.png", pawn_side_view(player, big))
-            files[key] = f"{key}.png"
-    from calibration.model import default_calibration
-
-    cal = default_calibration(boards[0] if boards else None)
-    for item in cal["markers"]["items"]:
-        key = f"marker-{item['id']}"
-        _write_png(out / f"{key}.png", marker_art(cal["markers"]["dictionary"], item["id"], item["size"]))
-        files[key] = f"{key}.png"
-    cat["marker"]["dictionary"] = cal["markers"]["dictionary"]
-    cat["marker"]["size"] = cal["markers"]["items"][0]["size"]
-    cat["files"] = files
-    (out / "components.json").write_text(json.dumps(cat, indent=1) + "\n", encoding="utf-8")
-    return cat
 
 
 # ----------------------------------------------------------------------------- distractors

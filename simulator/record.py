@@ -7,7 +7,7 @@ touches (the card row, the stone the pawn goes to, a pile), and withdraws; the t
 the last touch. Frames that show a hand are marked unusable (reason "motion" while it moves fast,
 "occluded" while it is still). Light drifts slowly through the session.
 
-The folder is written with vision.session.SessionWriter: session.json, frames.jsonl, frames/,
+The folder is written with camera.session.SessionWriter: session.json, frames.jsonl, frames/,
 truth/NNNNNN.json (FORMATS §2 plus a "render" extension), truth/events.jsonl, calibration.json
 (the true camera K/dist and the calibration's markers and seats), and simulator.json (everything
 needed to reproduce it, plus the geometry that never changes: stones, markers, seats).
@@ -229,7 +229,7 @@ def hand_pose(table: Table, plan: HandPlan, t: float, exposure_s: float) -> Hand
 def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = False,
                    progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Play and film a game into the session folder `out`; returns a summary."""
-    from vision.session import SessionInfo, SessionWriter
+    from camera.session import SessionInfo, SessionWriter
 
     game = Game.new(opts.game, opts.board if opts.game == "keltis" else None, opts.players, opts.seed, opts.rules)
     table = setup_table(game, opts.seed, opts.size, hard=opts.hard, distractors=opts.distractors)

@@ -14,7 +14,7 @@ from flask import Blueprint, jsonify, request
 
 from engine.errors import MalformedInput
 
-from .app import deps, error_response
+from .context import deps, error_response
 from .validate import setup_options, validate_correction, validate_setup
 
 log = logging.getLogger(__name__)

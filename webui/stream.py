@@ -13,7 +13,7 @@ import time
 
 from flask import Blueprint, Response, request
 
-from .app import deps, error_response
+from .context import deps, error_response
 from .broadcast import sse_message
 
 bp = Blueprint("stream", __name__)

@@ -15,7 +15,7 @@ from engine.observation import TILE_CODES
 
 from . import frames, security
 from .api import run_command
-from .app import deps, error_response
+from .context import deps, error_response
 from .qr import qr_svg
 from .validate import GAMES, rule_options, setup_options, validate_correction, validate_setup
 from .viewer import page_address, tr

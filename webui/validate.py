@@ -147,9 +147,9 @@ def validate_setup(body: Any) -> dict[str, Any]:
 
 
 def correction_kinds() -> tuple[str, ...]:
-    """The corrections the tracker knows (engine/tracking/model.py), else the contract's five."""
+    """The corrections the tracker knows (tracking/model.py), else the contract's five."""
     try:
-        from engine.tracking.model import CORRECTION_KINDS as kinds
+        from tracking.model import CORRECTION_KINDS as kinds
     except ImportError:
         return CORRECTION_KINDS
     return tuple(kinds)

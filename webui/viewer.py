@@ -10,7 +10,7 @@ from flask import Blueprint, Response, g, redirect, render_template, request
 
 from engine.errors import MalformedInput
 
-from .app import deps, error_response
+from .context import deps, error_response
 from .i18n import LANG_COOKIE
 from .qr import lan_ip, qr_svg
 from .render import chart_svg, game_title, ranking, summary_svg, table_svg

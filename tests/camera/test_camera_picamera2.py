@@ -6,8 +6,8 @@ import time
 import numpy as np
 import pytest
 
-from vision.sources import open_source
-from vision.sources.pi_camera import INSTALL_HINT, describe_model, default_size
+from camera.sources import open_source
+from camera.sources.pi_camera import INSTALL_HINT, describe_model, default_size
 
 
 def wait_for(source, predicate, timeout=5.0):

@@ -10,10 +10,10 @@ from calibration.model import default_calibration, save_calibration
 from engine.errors import MalformedInput
 from keltis_cam.cli import main
 from keltis_cam.config import ConfigError, load_config, write_default_config
-from vision.doctor import FAIL, OK, WARN, run_checks
-from vision.record import record_session
-from vision.session import SessionInfo, SessionWriter, encode_jpeg, open_session
-from vision.sources import open_source
+from camera.doctor import FAIL, OK, WARN, run_checks
+from camera.record import record_session
+from camera.session import SessionInfo, SessionWriter, encode_jpeg, open_session
+from camera.sources import open_source
 
 
 @pytest.fixture

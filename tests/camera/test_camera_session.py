@@ -9,7 +9,7 @@ import pytest
 
 from calibration.model import default_calibration
 from engine.errors import FormatVersionError
-from vision.session import (FrameError, SessionError, SessionInfo, SessionWriter, decode_jpeg, encode_jpeg,
+from camera.session import (FrameError, SessionError, SessionInfo, SessionWriter, decode_jpeg, encode_jpeg,
                             open_session)
 
 INFO = SessionInfo(game="keltis", board="base", seats={"south": "black", "north": "white"},

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.session import SessionInfo, SessionWriter, encode_jpeg
-from vision.sources import SourceError, open_source, parse_spec
-from vision.sources.opencv import OpenCVSource
+from camera.session import SessionInfo, SessionWriter, encode_jpeg
+from camera.sources import SourceError, open_source, parse_spec
+from camera.sources.opencv import OpenCVSource
 
 
 def numbered(i: int, size=(96, 64)) -> np.ndarray:

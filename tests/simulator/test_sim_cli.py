@@ -9,7 +9,7 @@ import pytest
 
 from engine.observation import load_observation
 from keltis_cam.cli import main
-from vision.session import open_session
+from camera.session import open_session
 
 
 def test_sim_render_writes_a_frame_and_says_where(tmp_path, capsys):

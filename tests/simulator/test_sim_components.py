@@ -10,6 +10,7 @@ import pytest
 from engine.board import bundled_board
 from engine.cards import COLOURS
 from simulator import components as comp
+from simulator.export import export_components
 from simulator.pawns import pawn_profile
 
 
@@ -85,7 +86,7 @@ def test_pawn_profiles_have_the_real_size():
 
 
 def test_export_writes_every_image_and_the_dimensions(tmp_path):
-    cat = comp.export_components(tmp_path, boards=("base",))
+    cat = export_components(tmp_path, boards=("base",))
     data = json.loads((tmp_path / "components.json").read_text())
     assert data["card"]["size"] == [56.0, 87.0] and data["tile"]["diameter"] == 25.0
     assert data["pawn"]["big"] == {"width": 19.0, "height": 50.0}

@@ -10,7 +10,7 @@ import pytest
 
 from engine.board import bundled_board
 from engine.observation import parse_observation
-from vision.session import open_session
+from camera.session import open_session
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "session.json").exists()) if FIXTURES.exists() else []

@@ -7,7 +7,7 @@ import pytest
 
 from calibration.model import load_calibration
 from engine.observation import parse_observation
-from vision.session import open_session
+from camera.session import open_session
 
 from simulator.dataset import FrameSpec, render_single, sample_spec
 from simulator.record import SessionOptions, record_session

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.tracking.synth import write_session
-from engine.tracking.tracker import GameTracker
+from tracking.synth import write_session
+from tracking.tracker import GameTracker
 from tracking_helpers import REPO, feed, game, make_tracker  # noqa: F401  (re-exported for fixtures)
 
 

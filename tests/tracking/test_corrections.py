@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from engine.errors import MalformedInput
-from engine.tracking.model import CorrectionError
+from tracking.model import CorrectionError
 
 from tracking_helpers import feed, game, make_tracker
 

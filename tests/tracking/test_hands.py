@@ -8,15 +8,15 @@ import dataclasses
 
 from engine.events import ChangeReport, Event
 from engine.observation import Observation
-from engine.tracking.config import TrackingConfig
-from engine.tracking.games import GameRules, Setup
-from engine.tracking.inference import (COST_HAND_MAX, COST_NO_REACH, NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange,
+from tracking.config import TrackingConfig
+from tracking.games import GameRules, Setup
+from tracking.inference import (COST_HAND_MAX, COST_NO_REACH, NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange,
                                        TurnContext, classify_top, hand_cost, infer_moves, own_violations, reconcile,
                                        revealed_depth, turn_facts)
-from engine.tracking.noise import MisreadInjector, neighbour_seat
-from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-from engine.tracking.stability import Reach, StableStateFilter, fields_equal, observation_fields
-from engine.tracking.synth import TrueTurn, _like_legal_last_plays
+from tracking.noise import MisreadInjector, neighbour_seat
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn
+from tracking.stability import Reach, StableStateFilter, fields_equal, observation_fields
+from tracking.synth import TrueTurn, _like_legal_last_plays
 from engine.violations import Violation
 
 from tracking_helpers import feed, game, make_tracker

@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from engine.tracking.games import GameRules, Setup
-from engine.tracking.inference import TopChange, TurnContext, classify_top, infer_moves
-from engine.tracking.model import TurnRecord, summarize
+from tracking.games import GameRules, Setup
+from tracking.inference import TopChange, TurnContext, classify_top, infer_moves
+from tracking.model import TurnRecord, summarize
 
 from tracking_helpers import game
 

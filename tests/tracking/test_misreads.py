@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 
 from engine.observation import SeatObservation
-from engine.tracking.model import Journal
-from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-from engine.tracking.stability import Reach, observation_fields, suspicious_fields
-from engine.tracking.store import EventStore
-from engine.tracking.synth import SimulatedGame
+from tracking.model import Journal
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn
+from tracking.stability import Reach, observation_fields, suspicious_fields
+from tracking.store import EventStore
+from tracking.synth import SimulatedGame
 
 from tracking_helpers import feed, game, make_tracker
 
@@ -142,10 +142,10 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move():
 def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
     """RULES §3 Turn (play one card, then draw one): when the tracker's record of a pile missed a draw,
     a single-copy card it believes deeper in the pile showing again is a draw, not a second card."""
-    from engine.tracking.games import GameRules, Setup
-    from engine.tracking.inference import TurnContext, infer_moves
-    from engine.tracking.model import GameModel
-    from engine.tracking.inference import TopChange
+    from tracking.games import GameRules, Setup
+    from tracking.inference import TurnContext, infer_moves
+    from tracking.model import GameModel
+    from tracking.inference import TopChange
 
     sim = game("keltis-card", None, 2, 306, max_moves=6)
     setup = Setup.from_json(sim.setup)
@@ -173,7 +173,7 @@ def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_dr
 def test_a_first_table_no_game_can_show_waits_until_it_reads_right():
     """RULES §1 Components: every player has 1 big and 4 small pawns. A misread that holds the very
     first still moment (a pawn read as another player's) is not taken as the table the game starts from."""
-    from engine.tracking.stability import StableStateFilter, fields_equal, implausible_fields
+    from tracking.stability import StableStateFilter, fields_equal, implausible_fields
 
     sim = game("keltis", "base", 3, 301, max_moves=4)
     table = sim.frames[0][1]
@@ -306,7 +306,7 @@ def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_stat
     moment becomes a state; when the next still moment shows it again, that reading is the first
     state's misread undone (StableStateFilter._undone) and is taken at once — not held back as a
     tile appearing, which no move makes — so the later pawn landing there scores as it should."""
-    from engine.tracking.stability import StableStateFilter
+    from tracking.stability import StableStateFilter
 
     sim = game("keltis", "base", 3, 300, max_moves=40)
     k = 12
@@ -327,7 +327,7 @@ def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(mon
     "tail"), too briefly to revise the state. When the next player's discard then lands on that
     pile, hindsight reads the state with the tail's card: no warning, every move right — and
     without the tail the moves go wrong."""
-    from engine.tracking.stability import StableStateFilter
+    from tracking.stability import StableStateFilter
 
     sim = game("keltis-card", None, 4, 305, max_moves=40)
     k = 7
@@ -350,8 +350,8 @@ def test_the_discard_tile_card_stays_with_its_player_when_the_hand_is_misread(mo
     every hand over the table reads as the next player's still belongs to the player who landed on
     the tile and owes it — ending their turn without it would be a rule break (inference.OWED_CODES
     in the inference, model._owed_at_end in the discard-chain re-read)."""
-    import engine.tracking.inference as inference
-    import engine.tracking.model as model
+    import tracking.inference as inference
+    import tracking.model as model
 
     sim = game("keltis", "nwnz", 2, 300, max_moves=40)
     k = 6
@@ -369,7 +369,7 @@ def test_the_first_table_is_not_revised_to_a_reading_nothing_came_before():
     """RULES §1 Components (every tile is on its spot before the first card): a tile misread as
     missing in the last frames before the first hand is no misread "undone" — there was no state
     before the first — so the first table keeps it."""
-    from engine.tracking.stability import StableStateFilter
+    from tracking.stability import StableStateFilter
 
     sim = game("keltis", "nwnz", 2, 300, max_moves=4)
     table = sim.frames[0][1]
@@ -388,7 +388,7 @@ def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded(monkeypatc
     copy discarded onto it. Here the hands of the drawing player's turn read as the next player's;
     the card uncovered exists once, so no twin can explain it and the draw stays with its player.
     Without the deck count (inference._all_copies_known) the tracker warns."""
-    import engine.tracking.inference as inference
+    import tracking.inference as inference
 
     sim = game("keltis-card", None, 3, 384, max_moves=60)
     k = 19

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from engine.tracking.store import EventStore, StoreError, default_db_path
+from tracking.store import EventStore, StoreError, default_db_path
 
 from tracking_helpers import REPO, feed, game, make_tracker
 

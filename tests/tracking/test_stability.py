@@ -5,9 +5,9 @@ import dataclasses
 
 from engine.board import bundled_board
 from engine.observation import Observation
-from engine.tracking.config import TrackingConfig
-from engine.tracking.noise import misread_card, misread_tile
-from engine.tracking.stability import (StableStateFilter, changed_fields, fields_equal, fields_to_observation,
+from tracking.config import TrackingConfig
+from tracking.noise import misread_card, misread_tile
+from tracking.stability import (StableStateFilter, changed_fields, fields_equal, fields_to_observation,
                                        observation_fields, suspicious_fields)
 
 from tracking_helpers import game

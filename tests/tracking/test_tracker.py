@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from engine.errors import MalformedInput
-from engine.tracking.replay import compare_turns, signature_of_moves, signature_of_turn
-from engine.tracking.stability import changed_fields, fields_to_observation, observation_fields
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn
+from tracking.stability import changed_fields, fields_to_observation, observation_fields
 
 from tracking_helpers import feed, game, make_tracker
 
@@ -161,7 +161,7 @@ def test_illegal_move_warned_once_with_the_engine_code_and_kept():
 def test_deferred_warning_comes_when_the_next_player_acts():
     """RULES §1 Tiles: a wish stone left on the board is known only once the turn is over (and, like
     every warning a new state raises, shown once that state has held warning_settle_seconds)."""
-    from engine.tracking.synth import simulate_game
+    from tracking.synth import simulate_game
 
     for seed in range(80, 120):
         sim = simulate_game("keltis", "base", 3, seed, illegal_rate=0.5, max_moves=40)

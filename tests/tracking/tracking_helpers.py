@@ -1,4 +1,4 @@
-"""Shared helpers for the tracking tests (a uniquely named module: several test folders have a conftest): short simulated games (engine.tracking.synth), trackers on
+"""Shared helpers for the tracking tests (a uniquely named module: several test folders have a conftest): short simulated games (tracking.synth), trackers on
 in-memory or on-disk stores, and feeding a game's frames through a tracker.
 
 Seeds here stay below 1000; bench/tracking_bench.py uses seeds from 9000 on.
@@ -8,11 +8,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from engine.tracking.config import TrackingConfig
-from engine.tracking.noise import MisreadInjector
-from engine.tracking.store import EventStore
-from engine.tracking.synth import SimulatedGame, simulate_game, write_session
-from engine.tracking.tracker import GameTracker
+from tracking.config import TrackingConfig
+from tracking.noise import MisreadInjector
+from tracking.store import EventStore
+from tracking.synth import SimulatedGame, simulate_game, write_session
+from tracking.tracker import GameTracker
 
 REPO = Path(__file__).resolve().parents[2]
 

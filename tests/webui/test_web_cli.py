@@ -15,7 +15,8 @@ import pytest
 
 from engine.errors import MalformedInput
 from keltis_cam.cli import build_parser
-from webui import cli
+from keltis_cam import pipeline
+from keltis_cam.commands import serve as cli
 from webui_replay import write_replay_session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,18 +32,14 @@ def test_serve_is_a_keltis_cam_command():
     assert args.func is cli.cmd_serve and args.port == 9000 and args.source == "opencv:0"
 
 
-def test_source_choice(monkeypatch, tmp_path, session_folder):
-    assert cli.choose_source("opencv:1", "picamera2") == ("opencv:1", "--source")
-    assert cli.choose_source(None, "picamera2")[0] == "picamera2"
-    monkeypatch.setattr(cli, "pi_camera_present", lambda: False)
-    monkeypatch.setattr(cli, "FIXTURES", session_folder.parent)
-    spec, why = cli.choose_source(None, None)
+def test_source_choice(tmp_path, session_folder):
+    assert pipeline.choose_source("opencv:1", "picamera2") == ("opencv:1", "--source")
+    assert pipeline.choose_source(None, "picamera2")[0] == "picamera2"
+    spec, why = pipeline.choose_source(None, None, camera_present=lambda: False, fixtures=session_folder.parent)
     assert spec == f"replay:{session_folder}" and "no camera" in why
-    monkeypatch.setattr(cli, "FIXTURES", tmp_path / "empty")
     with pytest.raises(MalformedInput, match="no camera found"):
-        cli.choose_source(None, None)
-    monkeypatch.setattr(cli, "pi_camera_present", lambda: True)
-    assert cli.choose_source(None, None)[0] == "picamera2"
+        pipeline.choose_source(None, None, camera_present=lambda: False, fixtures=tmp_path / "empty")
+    assert pipeline.choose_source(None, None, camera_present=lambda: True)[0] == "picamera2"
 
 
 def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:

@@ -1,7 +1,7 @@
 """A real replayed session behind the web app: the tracking's GameTracker (SQLite store), the truth
 observer and the Pipeline, stepped frame by frame so page tests can wait for a move or a warning.
 
-Sessions come from the tracking's synthesizer (engine.tracking.synth: a seeded game filmed as
+Sessions come from the tracking's synthesizer (tracking.synth: a seeded game filmed as
 observed states, tiny dummy JPEGs), cut to the first frames so they are quick to write.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ DEMO = {"game": "keltis", "board": "base", "players": 3, "seed": 5, "illegal_rat
 
 def write_replay_session(folder: Path, *, max_frames: int = 400, **game: Any) -> Path:
     """A recorded session (FORMATS §3) of the first `max_frames` frames of a simulated game."""
-    from engine.tracking.synth import TINY_JPEG, simulate_game
-    from vision.session import SessionInfo, SessionWriter
+    from tracking.synth import TINY_JPEG, simulate_game
+    from camera.session import SessionInfo, SessionWriter
 
     spec = {**DEMO, **game}
     sim = simulate_game(spec["game"], spec["board"], spec["players"], spec["seed"],
@@ -35,11 +35,11 @@ class SteppedReplay:
     """The real pipeline over a session, advanced by the test (`step_until`)."""
 
     def __init__(self, session_folder: Path, data_dir: Path):
-        from engine.tracking.observers import make_observer
-        from engine.tracking.pipeline import Pipeline, SessionFrames
-        from engine.tracking.store import EventStore, default_db_path
-        from engine.tracking.tracker import GameTracker
-        from vision.session import open_session
+        from tracking.observers import make_observer
+        from tracking.pipeline import Pipeline, SessionFrames
+        from tracking.store import EventStore, default_db_path
+        from tracking.tracker import GameTracker
+        from camera.session import open_session
 
         self.session = open_session(session_folder)
         info = self.session.info

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from .session import SessionInfo, SessionWriter, encode_jpeg, now_iso
 from .sources.base import FrameSource
 
-log = logging.getLogger("keltis.vision.record")
+log = logging.getLogger("keltis.camera.record")
 
 
 @dataclass(frozen=True)

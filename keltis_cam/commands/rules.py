@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import MalformedInput
-from .observation import Observation, load_observation
+from engine.errors import MalformedInput
+from engine.observation import Observation, load_observation
 
 _GAME_MODULES = {"keltis": "engine.boardgame.observed", "keltis-card": "engine.cardgame.observed"}
 
@@ -89,8 +89,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_board_show(args: argparse.Namespace) -> int:
     """Draw a board file as SVG."""
-    from .board import load_board
-    from .board_svg import board_to_svg
+    from engine.board import load_board
+    from engine.board_svg import board_to_svg
 
     board = load_board(args.name)
     svg = board_to_svg(board)
@@ -104,7 +104,7 @@ def cmd_board_show(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play a seeded game with the engine and print its story and scores (the bundled example)."""
-    from .demo import run_demo
+    from engine.demo import run_demo
 
     return run_demo(args)
 

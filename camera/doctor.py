@@ -158,7 +158,7 @@ def v4l2_cameras() -> list[tuple[str, str, str | None]]:
 
 def check_cameras(source: str | None) -> list[Check]:
     """Which cameras exist, and whether the configured source is among them."""
-    from vision.sources.pi_camera import describe_model
+    from camera.sources.pi_camera import describe_model
 
     checks = []
     kind = (source or "").split(":", 1)[0]
@@ -240,7 +240,6 @@ def check_data_dir(data_dir: Path) -> list[Check]:
 
 def check_config(load: Callable[[], Any]) -> tuple[Check, Any]:
     from engine.errors import MalformedInput
-    from keltis_cam.config import config_path
 
     try:
         cfg = load()
@@ -248,7 +247,7 @@ def check_config(load: Callable[[], Any]) -> tuple[Check, Any]:
         return Check("config", FAIL, str(exc), "fix the file, or rewrite it with `keltis-cam config init --force`"), None
     if not cfg.exists:
         return Check("config", WARN, f"no config file at {cfg.path} (defaults used)",
-                     f"keltis-cam config init  (writes {config_path()})"), cfg
+                     f"keltis-cam config init  (writes {cfg.path})"), cfg
     return Check("config", OK, f"{cfg.path}"), cfg
 
 
@@ -288,7 +287,7 @@ def check_calibration(cfg: Any) -> list[Check]:
 def check_grab(source_spec: str, options: dict[str, Any], timeout: float = 15.0) -> Check:
     """Open the source and wait for one frame."""
     from engine.errors import MalformedInput
-    from vision.sources import open_source
+    from camera.sources import open_source
 
     try:
         source = open_source(source_spec, **options)

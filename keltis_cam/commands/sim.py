@@ -89,7 +89,7 @@ def _say(msg: str) -> None:
 
 
 def cmd_components(args: argparse.Namespace) -> int:
-    from .components import export_components
+    from simulator.export import export_components
 
     cat = export_components(args.dir, tuple(args.boards))
     print(f"{len(cat['files'])} component images and components.json written to {args.dir}")
@@ -97,7 +97,7 @@ def cmd_components(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .dataset import FrameSpec, render_single
+    from simulator.dataset import FrameSpec, render_single
 
     if not 0.0 <= args.progress <= 1.0:
         raise MalformedInput(f"must be between 0 and 1, got {args.progress}", field="--progress")
@@ -117,7 +117,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from .record import SessionOptions, record_session
+    from simulator.record import SessionOptions, record_session
 
     rules = {}
     if args.rules:
@@ -142,7 +142,7 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 
 def cmd_frames(args: argparse.Namespace) -> int:
-    from .dataset import write_dataset
+    from simulator.dataset import write_dataset
 
     if args.n < 1:
         raise MalformedInput(f"must be at least 1, got {args.n}", field="--n")

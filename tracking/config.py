@@ -5,7 +5,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import MalformedInput
+from engine.errors import MalformedInput
 
 
 @dataclass(frozen=True)

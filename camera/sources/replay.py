@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from vision.session import FrameError, Session, open_session
+from camera.session import FrameError, Session, open_session
 
 from .base import SKIP, CaptureThreadSource, log
 

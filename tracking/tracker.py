@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from ..errors import MalformedInput
-from ..observation import Observation
+from engine.errors import MalformedInput
+from engine.observation import Observation
 from .config import TrackingConfig
 from .games import Setup
 from .model import CORRECTION_KINDS, GameModel, Input, Journal, TurnRecord, summarize, turn_text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import MalformedInput
+from engine.errors import MalformedInput
 
 DB_FILE = "tracking.db"
 SCHEMA_VERSION = 1

@@ -19,7 +19,7 @@ import random
 from dataclasses import replace
 from typing import Any, Callable
 
-from ..observation import Observation, PawnObservation
+from engine.observation import Observation, PawnObservation
 
 MISREAD_WEIGHTS: dict[str, float] = {"card": 0.3, "player": 0.15, "tile": 0.15, "unusable": 0.2, "persistent": 0.2}
 PERSISTENT_FRAMES = (3, 8)

@@ -33,10 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..cardgame.observed import _copies as deck_copies
-from ..events import ChangeReport
-from ..observation import Observation
-from ..violations import Violation
+from engine.cardgame.observed import _copies as deck_copies
+from engine.events import ChangeReport
+from engine.observation import Observation
+from engine.violations import Violation
 from .games import GameRules, Setup
 from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, fields_to_observation,
                         observation_fields)

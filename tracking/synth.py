@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..cards import PLAYER_COLOURS, SEATS
-from ..observation import Observation
+from engine.cards import PLAYER_COLOURS, SEATS
+from engine.observation import Observation
 
 #: Codes a camera can see when a move breaks them (hands, the draw pile and a card drawn back
 #: from one's own discard are out of sight: those injections would test nothing).
@@ -90,8 +90,8 @@ def _seats(n: int, rng: random.Random) -> dict[str, str]:
 
 def _probe_move(eng, state, seat):
     if hasattr(eng, "LayCard"):  # board game
-        from ..boardgame.rules import fits, lay_targets
-        from ..boardgame.state import COLOUR_INDEX, board_info
+        from engine.boardgame.rules import fits, lay_targets
+        from engine.boardgame.state import COLOUR_INDEX, board_info
 
         info = board_info(state.board)
         i = state.seats.index(seat)
@@ -131,7 +131,7 @@ def simulate_game(game: str, board: str | None, players: int, seed: int, *, ille
     seats = _seats(players, rng)
     board_obj = None
     if game == "keltis":
-        from ..board import bundled_board
+        from engine.board import bundled_board
         board_obj = bundled_board(board or "nwnz")
     state = eng.new_game(seats, None, seed, board=board_obj) if game == "keltis" else eng.new_game(seats, None, seed)
     policy = _policy(game)
@@ -222,7 +222,7 @@ def judge_invisible(sim: SimulatedGame, final_queue: tuple[str, ...] = (), final
       plays seen, taken together per player across the passes, are in the order of the last-play
       queue, each within the cards a last play allows.
     Such breaks are counted apart by the bench: the ≥ 99 % target is for what a camera can see."""
-    from .replay import signature_of_moves, visible
+    from .check import signature_of_moves, visible
 
     sigs = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
     for k, turn in enumerate(sim.turns):
@@ -373,11 +373,11 @@ def _film(sim: SimulatedGame, eng, moves, rng: random.Random, fps: float, hand_s
 
 def write_session(sim: SimulatedGame, folder: str | Path, *, overwrite: bool = True) -> Path:
     """Store a simulated game as a recorded session: truth/ per frame, truth/events.jsonl, dummy JPEGs."""
-    from vision.session import SessionInfo, SessionWriter
+    from camera.session import SessionInfo, SessionWriter
 
     info = SessionInfo(game=sim.setup["game"], board=sim.setup["board"], seats=dict(sim.setup["seats"]),
                        rules=dict(sim.setup.get("rules") or {}), source="simulator",
-                       extra={"generator": "engine.tracking.synth", "seed": sim.seed})
+                       extra={"generator": "tracking.synth", "seed": sim.seed})
     folder = Path(folder)
     with SessionWriter(folder, info, overwrite=overwrite) as writer:
         for _, t, obs in sim.observations():

@@ -7,12 +7,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..board import Board, bundled_board
-from ..cards import COLOURS, HAND_SIZE, SEATS, TWO_PLAYER_REMOVED, board_game_deck, card_game_deck
-from ..errors import MalformedInput
-from ..events import ChangeReport
-from ..observation import Observation
-from ..scoring import ScoreSheet
+from engine.board import Board, bundled_board
+from engine.cards import COLOURS, HAND_SIZE, SEATS, TWO_PLAYER_REMOVED, board_game_deck, card_game_deck
+from engine.errors import MalformedInput
+from engine.events import ChangeReport
+from engine.observation import Observation
+from engine.scoring import ScoreSheet
 
 GAMES = ("keltis", "keltis-card")
 
@@ -53,7 +53,7 @@ class Setup:
     @classmethod
     def from_json(cls, data: Any, source: str = "setup") -> "Setup":
         """Validate a setup object; MalformedInput names the bad field."""
-        from ..cards import PLAYER_COLOURS
+        from engine.cards import PLAYER_COLOURS
 
         if not isinstance(data, dict):
             raise MalformedInput(f"expected an object, got {data!r}", source=source)
@@ -110,8 +110,8 @@ class GameRules:
         self.setup = setup
         self.game = setup.game
         if setup.game == "keltis":
-            from ..boardgame import observed
-            from ..boardgame.settings import Settings
+            from engine.boardgame import observed
+            from engine.boardgame.settings import Settings
 
             self.module = observed
             self.board: Board | None = bundled_board(setup.board or "nwnz")
@@ -119,9 +119,9 @@ class GameRules:
             deck = len(board_game_deck())
             self.piles: tuple[str, ...] = COLOURS
         else:
-            from ..cardgame import observed
-            from ..cardgame.rules import PILES, Settings
-            from ..settings import parse_settings
+            from engine.cardgame import observed
+            from engine.cardgame.rules import PILES, Settings
+            from engine.settings import parse_settings
 
             self.module = observed
             self.board = None
@@ -140,12 +140,12 @@ class GameRules:
     def validate(self, obs: Observation) -> None:
         """Raise ObservationError when a state cannot belong to this game (unknown stone, ...)."""
         if obs.game != self.game:
-            from ..errors import ObservationError
+            from engine.errors import ObservationError
             raise ObservationError(f"the table shows {obs.game!r}, but the game is {self.game!r}", field="game")
         if self.is_board:
             self.module.validate_observation(obs)
             if obs.board != self.setup.board:
-                from ..errors import ObservationError
+                from engine.errors import ObservationError
                 raise ObservationError(f"the table shows board {obs.board!r}, but the game is on "
                                        f"{self.setup.board!r}", field="board")
 

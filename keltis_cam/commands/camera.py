@@ -17,13 +17,9 @@ def _load_config(args: argparse.Namespace):
 
 def resolve_source(args: argparse.Namespace, cfg: Any) -> tuple[str, dict[str, Any]]:
     """The source spec (--source, else the config's [camera] source; never a guess) and its options."""
-    from vision.sources import SPEC_HELP
+    from keltis_cam.pipeline import required_source
 
-    spec = getattr(args, "source", None) or cfg.camera.source
-    if not spec:
-        raise MalformedInput(f"no frame source: pass --source ({SPEC_HELP}) or set [camera] source in {cfg.path}",
-                             field="--source")
-    return spec, cfg.camera.source_options()
+    return required_source(getattr(args, "source", None), cfg)
 
 
 def _parse_seats(text: str | None) -> dict[str, str]:
@@ -48,9 +44,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     import threading
     from pathlib import Path
 
-    from vision.record import default_session_name, record_session, source_kind
-    from vision.session import SessionInfo, now_iso
-    from vision.sources import open_source
+    from camera.record import default_session_name, record_session, source_kind
+    from camera.session import SessionInfo, now_iso
+    from keltis_cam.pipeline import open_camera_source
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     cfg = _load_config(args)
@@ -68,7 +64,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     info = SessionInfo(game=args.game, board=board, seats=_parse_seats(args.seats), rules={},
                        calibration=None, source=source_kind(spec), started=now_iso(),
                        extra={"source_spec": spec, "recorded_by": "keltis-cam record", "fps": args.fps})
-    source = open_source(spec, **options)
+    source = open_camera_source(spec, options)
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -101,7 +97,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check the installation: camera, OpenCV, numpy, picamera2, data directory, calibration."""
-    from vision.doctor import FAIL, format_report, run_checks, to_json
+    from camera.doctor import FAIL, format_report, run_checks, to_json
 
     checks = run_checks(lambda: _load_config(args), args.source, grab=args.grab)
     if args.json:
@@ -129,6 +125,7 @@ def cmd_config(args: argparse.Namespace) -> int:
         f"{k}={v!r}" for k, v in cfg.camera.source_options().items() if k not in ("width", "height")))
     if cfg.board:
         print(f"board:        {cfg.board}")
+    print("tracking:     " + " ".join(f"{k}={v!r}" for k, v in cfg.tracking.to_json().items()))
     return 0
 
 

@@ -8,7 +8,7 @@ Tracking never looks at images; it asks an observer. Two exist by name:
   built by `vision.observer.make_observer(session=..., config=...)`; tracking does not change.
 
 An observer has a `name` and `observe(frame) -> Observation`, where a frame is anything with
-`.index`, `.timestamp` and (for vision) `.image`: a vision.sources Frame or a light SessionFrame.
+`.index`, `.timestamp` and (for vision) `.image`: a camera.sources Frame or a light SessionFrame.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import importlib
 import logging
 from typing import Any, Protocol
 
-from ..errors import MalformedInput, ObservationError
-from ..observation import Observation, parse_observation
+from engine.errors import MalformedInput, ObservationError
+from engine.observation import Observation, parse_observation
 
 log = logging.getLogger("keltis.tracking")
 
@@ -40,7 +40,7 @@ class TruthObserver:
     name = "truth"
 
     def __init__(self, session: Any):
-        from vision.session import TRUTH_DIR
+        from camera.session import TRUTH_DIR
 
         self.session = session
         self.folder = session.folder
@@ -60,7 +60,7 @@ class TruthObserver:
     def observe(self, frame: Any) -> Observation:
         """truth/NNNNNN.json of the frame's index; a missing or bad file reads as an unusable frame
         (and is listed in `.problems`, naming the file), so one bad file never stops a replay."""
-        from vision.session import FrameRef, SessionError, truth_file
+        from camera.session import FrameRef, SessionError, truth_file
 
         index = int(frame.index)
         path = self.folder / truth_file(index)

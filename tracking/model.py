@@ -14,11 +14,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..cards import COLOURS, parse_row_code
-from ..errors import MalformedInput, ObservationError
-from ..events import ChangeReport
-from ..observation import TILE_CODES, Observation, PawnObservation, SeatObservation, parse_observation
-from ..violations import Violation
+from engine.cards import COLOURS, parse_row_code
+from engine.errors import MalformedInput, ObservationError
+from engine.events import ChangeReport
+from engine.observation import TILE_CODES, Observation, PawnObservation, SeatObservation, parse_observation
+from engine.violations import Violation
 from .config import TrackingConfig
 from .games import GameRules, Setup
 from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,

@@ -81,11 +81,11 @@ def _one_frame(args: argparse.Namespace, cfg: Any):
         if image is None:
             raise MalformedInput("cannot read image (missing, or not an image OpenCV can decode)", source=args.image)
         return image, args.image
-    from vision.cli import resolve_source
-    from vision.sources import open_source
+    from keltis_cam.commands.camera import resolve_source
+    from keltis_cam.pipeline import open_camera_source
 
     spec, options = resolve_source(args, cfg)
-    with open_source(spec, **options) as source:
+    with open_camera_source(spec, options) as source:
         deadline = time.monotonic() + args.timeout
         frame = None
         while time.monotonic() < deadline:
@@ -139,7 +139,7 @@ def cmd_lens(args: argparse.Namespace) -> int:
 
     from calibration.lens import DEFAULT_LENS_CONFIG, ViewCollector, calibrate_lens, detect_charuco
     from calibration.model import default_calibration, load_calibration, save_calibration
-    from vision.session import now_iso
+    from camera.session import now_iso
 
     cfg = _config(args)
     config = DEFAULT_LENS_CONFIG
@@ -154,15 +154,15 @@ def cmd_lens(args: argparse.Namespace) -> int:
             kept = collector.offer(detect_charuco(config, image))
             print(f"{path}: {'kept' if kept else 'not used (board not found or same view as before)'}")
     else:
-        from vision.cli import resolve_source
-        from vision.sources import open_source
+        from keltis_cam.commands.camera import resolve_source
+        from keltis_cam.pipeline import open_camera_source
 
         spec, options = resolve_source(args, cfg)
         print(f"Hold the ChArUco board (page 3 of the marker sheet) in front of {spec}; move and tilt it between "
               f"views. Collecting {args.views} views (Ctrl-C to stop early).", file=sys.stderr)
         deadline = time.monotonic() + args.timeout
         try:
-            with open_source(spec, **options) as source:
+            with open_camera_source(spec, options) as source:
                 for frame in source.frames(idle_timeout=args.timeout):
                     size = (frame.image.shape[1], frame.image.shape[0])
                     if collector.offer(detect_charuco(config, frame.image)):
@@ -200,7 +200,7 @@ def cmd_lens(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `calibrate markers|lens|check|default`."""
-    from vision.cli import add_config_options
+    from keltis_cam.commands.camera import add_config_options
 
     cal = sub.add_parser("calibrate", help="table markers, lens calibration and registration check",
                          description="Calibration of the table (FORMATS §4): print the markers, calibrate the lens, "

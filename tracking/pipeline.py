@@ -1,6 +1,10 @@
-"""The runner shared by `keltis-cam replay` and `keltis-cam serve`: frames → observer → tracker.
+"""The frame loop shared by `keltis-cam replay` and `keltis-cam serve`: frames → observer → tracker.
 
-A source is either a vision.sources frame source (camera, or `replay:SESSION`, which decodes
+`Pipeline` runs one source to its end; `ServedPipeline` runs it in a thread for `serve` and starts a
+replayed recording again as a new game when it loops (the bundled demo: a newcomer always finds a
+game in progress).
+
+A source is either a camera.sources frame source (camera, or `replay:SESSION`, which decodes
 every JPEG) or a `SessionFrames`: a recorded session's frame list read without decoding images,
 which is all the truth observer needs. Both give objects with `.index`, `.timestamp` (and
 `.image` for camera sources).
@@ -11,10 +15,10 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from ..errors import MalformedInput
-from ..observation import Observation
+from engine.errors import MalformedInput
+from engine.observation import Observation
 
 log = logging.getLogger("keltis.tracking")
 
@@ -173,3 +177,100 @@ class Pipeline:
         return {"state": self.state, "frames": self.frames, "errors": self.errors, "last_error": self.last_error,
                 "last_t": self.last_t, "fps": round(self.frames / elapsed, 1) if elapsed > 0 else None,
                 "observer": getattr(self.observer, "name", None), "source": source_status}
+
+
+class ServedPipeline:
+    """Runs Pipeline(source, observer, tracker) in a thread; restarts replays when looping."""
+
+    def __init__(self, make_source: Callable[[], Any], observer: Any, tracker: Any, *,
+                 setup: dict[str, Any] | None = None, loop: bool = False, pause_seconds: float = 20.0):
+        self.make_source = make_source
+        self.observer = observer
+        self.tracker = tracker
+        self.setup = setup            # a replay's game: started anew for every run
+        self.loop = loop
+        self.pause_seconds = pause_seconds
+        self.runs = 0
+        self.pipeline: Any = None
+        self.state = "idle"
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> "ServedPipeline":
+        """Start the first run in a background thread."""
+        if self._thread is None:
+            if self.setup is not None:  # the game exists before the first page is served
+                self.tracker.new_game(self.setup)
+            self._thread = threading.Thread(target=self._run, name="keltis-serve-pipeline", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        first = True
+        while not self._stop.is_set():
+            if self.setup is not None and not first:
+                self.tracker.new_game(self.setup)
+            first = False
+            source = self.make_source()
+            with self._lock:
+                self.pipeline = Pipeline(source, self.observer, self.tracker)
+                self.runs += 1
+                self.state = "running"
+            if hasattr(source, "start"):
+                source.start()
+            try:
+                self.pipeline.run()
+            except Exception as exc:  # shown on the page; the server keeps serving the last state
+                self.state, self.error = "failed", str(exc)
+                log.exception("the tracking pipeline stopped")
+                return
+            finally:
+                if hasattr(source, "stop"):
+                    source.stop()
+            if self._stop.is_set():
+                break
+            if hasattr(self.tracker, "finish"):
+                self.tracker.finish("recording ended")
+            if not self.loop:
+                self.state = "ended"
+                return
+            self.state = "pausing"
+            if self._stop.wait(self.pause_seconds):
+                break
+        self.state = "stopped"
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the current run and the loop."""
+        self._stop.set()
+        with self._lock:
+            pipeline = self.pipeline
+        if pipeline is not None:
+            pipeline.stop(timeout)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def status(self) -> dict[str, Any]:
+        """The current run's status, plus the loop's."""
+        with self._lock:
+            pipeline = self.pipeline
+        inner = pipeline.status() if pipeline is not None else {}
+        out = dict(inner)
+        out.update({"serve_state": self.state, "runs": self.runs, "loop": self.loop})
+        if self.error:
+            out["serve_error"] = self.error
+        return out
+
+    def latest_frame(self) -> Any | None:
+        """The newest camera (or recorded) frame with its image, or None."""
+        with self._lock:
+            pipeline = self.pipeline
+        source = getattr(pipeline, "source", None)
+        latest = getattr(source, "latest", None)
+        if latest is None:
+            return None
+        try:
+            return latest(timeout=0)
+        except Exception:
+            return None

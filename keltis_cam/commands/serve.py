@@ -17,7 +17,6 @@ import argparse
 import logging
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,48 +24,7 @@ from engine.errors import MalformedInput
 
 log = logging.getLogger("keltis.serve")
 
-#: The bundled example game, relative to the repository (fixtures/ is not installed as package data).
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-PREFERRED_DEMO = ("sessions/demo", "sessions/base-2p")
 WEB_KEYS = {"host": str, "port": int, "threads": int, "pin": (str, int), "public_url": str}
-
-
-def bundled_session() -> Path | None:
-    """The example session shipped in fixtures/ (a board game with truth), or None."""
-    for rel in PREFERRED_DEMO:
-        p = FIXTURES / rel
-        if (p / "session.json").is_file() and (p / "truth").is_dir():
-            return p
-    found = sorted(p.parent for p in FIXTURES.glob("**/session.json") if (p.parent / "truth").is_dir())
-    board_games = [p for p in found if '"keltis"' in (p / "session.json").read_text(encoding="utf-8")]
-    return (board_games or found or [None])[0]
-
-
-def pi_camera_present() -> bool:
-    """True when picamera2 is installed and sees a camera (never raises)."""
-    try:
-        from picamera2 import Picamera2  # type: ignore[import-not-found]
-    except Exception:
-        return False
-    try:
-        return bool(Picamera2.global_camera_info())
-    except Exception:
-        return False
-
-
-def choose_source(explicit: str | None, configured: str | None) -> tuple[str, str]:
-    """(source spec, why it was chosen)."""
-    if explicit:
-        return explicit, "--source"
-    if configured:
-        return configured, "the config file's [camera] source"
-    if pi_camera_present():
-        return "picamera2", "a Raspberry Pi camera is connected"
-    demo = bundled_session()
-    if demo is None:
-        raise MalformedInput("no camera found and no bundled example session in fixtures/; "
-                             "give --source replay:SESSION_FOLDER or --source opencv:0", field="--source")
-    return f"replay:{demo}", "no camera found: replaying the bundled example game"
 
 
 def _web_settings(cfg: Any) -> dict[str, Any]:
@@ -83,60 +41,26 @@ def _web_settings(cfg: Any) -> dict[str, Any]:
 
 def build(args: argparse.Namespace) -> dict[str, Any]:
     """Everything `serve` runs, built but not started: tracker, pipeline, app, and what to print."""
-    from engine.tracking.replay import parse_speed
-    from engine.tracking.config import TrackingConfig
-    from engine.tracking.observers import make_observer
-    from engine.tracking.store import EventStore, default_db_path
-    from engine.tracking.tracker import GameTracker
+    from camera.sources import parse_spec
     from keltis_cam.config import load_config
-    from vision.sources import open_source, parse_spec
-
-    from .app import create_app
-    from .config import WebConfig
-    from .runner import ServedPipeline
+    from keltis_cam.pipeline import build_pipeline, choose_source, parse_speed
+    from webui.app import create_app
+    from webui.config import WebConfig
 
     cfg = load_config(args.config, data_dir=args.data_dir)
     web = _web_settings(cfg)
     spec, why = choose_source(args.source, cfg.camera.source)
-    kind, target, options = parse_spec(spec)
-    session = None
-    setup = None
-    temp_dir = None
-    if kind == "replay":
-        from vision.session import open_session
-
-        session = open_session(target)
-        if not session.frames:
-            raise MalformedInput("the session lists no frames", source=str(session.folder))
-        info = session.info
-        setup = {"game": info.game, "board": info.board, "seats": dict(info.seats), "rules": dict(info.rules or {})}
-        observer_name = args.observer or ("truth" if (session.folder / "truth").is_dir() else "vision")
-    else:
-        observer_name = args.observer or "vision"
-    observer = make_observer(observer_name, session)
-
-    # A replay is a demonstration: its games go to a throw-away directory unless --data-dir is given.
-    if args.data_dir or kind != "replay":
-        data_dir = Path(cfg.data_dir)
-    else:
-        temp_dir = tempfile.TemporaryDirectory(prefix="keltis-serve-")
-        data_dir = Path(temp_dir.name)
-    data_dir.mkdir(parents=True, exist_ok=True)
-
-    tracker = GameTracker(EventStore(default_db_path(data_dir)),
-                          config=TrackingConfig(auto_end_on_empty_draw_pile=kind == "replay"),
-                          observer=observer_name)
+    kind, _target, options = parse_spec(spec)
     speed = parse_speed(args.speed) if args.speed is not None else options.get("speed", 1.0) if kind == "replay" else None
+    # A replay is a demonstration: its games go to a throw-away directory unless --data-dir is given.
+    keep = bool(args.data_dir) or kind != "replay"
+    built = build_pipeline(spec, why=why, observer=args.observer, speed=speed,
+                           data_dir=cfg.data_dir if keep else None, throwaway_replay=not keep,
+                           source_options=cfg.camera.source_options(), tracking=cfg.tracking)
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
-
-    def make_source() -> Any:
-        if kind == "replay":
-            query = f"speed={'fast' if speed is None else speed}"
-            return open_source(f"replay:{session.folder}?{query}")
-        return open_source(spec, **cfg.camera.source_options())
-
-    make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
-    pipeline = ServedPipeline(make_source, observer, tracker, setup=setup, loop=loop)
+    built.make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
+    pipeline = built.served(loop=loop)
+    session = built.session
 
     calibration = args.calibration
     if calibration is None and session is not None and session.info.calibration:
@@ -146,33 +70,36 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         calibration = cfg.calibration_path
     threads = args.threads or int(web.get("threads", 48))
     if threads < 8:
+        built.close()
         raise MalformedInput(f"at least 8 threads are needed, got {threads}", field="--threads")
     label = None
     if session is not None:
         label = f"Replay of {session.folder.name}" + (" (looping)" if loop else "")
-    webcfg = WebConfig(data_dir=data_dir, calibration_file=Path(calibration) if calibration else None,
+    webcfg = WebConfig(data_dir=built.data_dir, calibration_file=Path(calibration) if calibration else None,
                        public_url=args.public_url or web.get("public_url"), source_label=label,
                        max_streams=max(4, threads - 8))
     pin = args.pin or (str(web["pin"]) if "pin" in web else None)
     try:
-        app = create_app(tracker, pipeline=pipeline, pin=pin, config=webcfg)
+        app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg)
     except ValueError as exc:  # a PIN that is not 4-12 digits
+        built.close()
         raise MalformedInput(str(exc), field="--pin") from None
-    return {"app": app, "tracker": tracker, "pipeline": pipeline, "spec": spec, "why": why,
-            "observer": observer_name, "data_dir": data_dir, "temp_dir": temp_dir, "threads": threads,
+    return {"app": app, "tracker": built.tracker, "pipeline": pipeline, "spec": spec, "why": why,
+            "observer": built.observer_name, "data_dir": built.data_dir, "temp_dir": built.temp_dir,
+            "built": built, "threads": threads,
             "host": args.host or web.get("host", "0.0.0.0"), "port": args.port if args.port is not None
             else int(web.get("port", 8000)), "calibration": calibration}
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Start the pipeline and the web server; stop cleanly on Ctrl-C or SIGTERM."""
-    from .qr import page_url
-    from .server import make_server, shutdown
+    from webui.qr import page_url
+    from webui.server import make_server, shutdown
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     parts = build(args)
-    app, pipeline, tracker = parts["app"], parts["pipeline"], parts["tracker"]
+    app, pipeline = parts["app"], parts["pipeline"]
     deps = app.extensions["keltis"]
     try:
         server = make_server(app, host=parts["host"], port=parts["port"], threads=parts["threads"])
@@ -180,9 +107,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"keltis-cam serve: error: cannot listen on {parts['host']}:{parts['port']}: {exc.strerror or exc} "
               "(another server running? use --port)", file=sys.stderr)
         deps.broadcaster.stop()
-        tracker.store.close()
-        if parts["temp_dir"] is not None:
-            parts["temp_dir"].cleanup()
+        parts["built"].close()
         return 1
     port = getattr(server, "effective_port", parts["port"])
     url = page_url(parts["host"], port, deps.page_url)
@@ -203,9 +128,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         deps.broadcaster.stop()
         pipeline.stop()
         shutdown(server)
-        tracker.store.close()
-        if parts["temp_dir"] is not None:
-            parts["temp_dir"].cleanup()
+        parts["built"].close()
     return 0
 
 

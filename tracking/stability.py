@@ -25,8 +25,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from ..cardgame.observed import _copies as deck_copies  # (the deck's composition lives with the card game)
-from ..observation import Observation, PawnObservation, SeatObservation
+from engine.cardgame.observed import _copies as deck_copies  # (the deck's composition lives with the card game)
+from engine.observation import Observation, PawnObservation, SeatObservation
 from .config import TrackingConfig
 
 FieldKey = tuple

@@ -1,0 +1,151 @@
+"""`keltis-cam replay SESSION`: play a recorded session (FORMATS §3) through the live tracking.
+
+    keltis-cam replay SESSION [--observer truth|vision] [--noise RATE] [--seed N] [--json]
+                              [--speed N|fast] [--check] [--data-dir DIR [--resume]]
+
+The frames go through the same pipeline as `serve` (keltis_cam/pipeline.py). --observer truth reads
+the stored truth/ states (no image is decoded); --noise injects misreads into that share of
+frames. --data-dir writes the game to DIR/tracking.db as `serve` does; --resume continues the
+game stored there after the last table state it accepted (after a crash). --check compares the
+moves with truth/events.jsonl (tracking/check.py): every turn that left a visible trace must be
+recovered exactly; the exit status is 1 otherwise.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Mapping
+
+from engine.errors import MalformedInput
+
+
+def _resume_point(data_dir: Any):
+    """start_after for build_pipeline: the last frame the stored game took (MalformedInput if none)."""
+    def start_after(tracker: Any) -> int | None:
+        if tracker.journal is None:
+            raise MalformedInput("there is no game to resume in this data directory", source=str(data_dir))
+        states = [i for i in tracker.journal.inputs if i.kind == "state"]
+        return max((i.payload.get("frame") or -1) for i in states) if states else None
+    return start_after
+
+
+def run_replay(args: Any, out=None) -> int:
+    """The replay command (module docstring); returns the exit status."""
+    from keltis_cam.config import load_config
+    from keltis_cam.pipeline import build_pipeline, parse_speed
+    from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session
+    from tracking.pipeline import Pipeline
+
+    out = out or sys.stdout
+    if args.resume and not args.data_dir:
+        raise MalformedInput("--resume needs --data-dir (the database to resume)", field="--resume")
+    cfg = load_config(getattr(args, "config", None))
+    built = build_pipeline(f"replay:{args.session}", observer=args.observer, noise=args.noise, seed=args.seed,
+                           speed=parse_speed(args.speed), data_dir=args.data_dir, decode_frames=False,
+                           start_after=_resume_point(args.data_dir) if args.resume else None,
+                           tracking=cfg.tracking)
+    session, tracker, observer = built.session, built.tracker, built.observer
+    if not args.resume:
+        tracker.new_game(built.setup)
+    source = built.make_source()
+    pipeline = Pipeline(source, observer, tracker)
+    if hasattr(source, "start"):
+        source.start()
+    try:
+        pipeline.run()
+    finally:
+        if hasattr(source, "stop"):
+            source.stop()
+    tracker.finish("recording ended")
+    snap = tracker.snapshot()
+    result: dict[str, Any] = {"session": str(session.folder), "observer": built.observer_name, "noise": args.noise,
+                              "frames": pipeline.frames, "moves": snap["moves"], "warnings": snap["warnings"],
+                              "scores": snap["scores"], "game_over": snap["game_over"],
+                              "end_reason": snap["end_reason"], "session_warnings": list(session.warnings)}
+    if hasattr(observer, "stats"):
+        result["misreads"] = observer.stats()
+    problems = getattr(getattr(observer, "observer", observer), "problems", [])
+    if problems:
+        result["observer_problems"] = problems[:20]
+    status = 0
+    if args.check:
+        true_sigs, final = true_signatures_of_session(session)
+        if not true_sigs and final is None:
+            built.close()
+            raise MalformedInput("the session has no truth/events.jsonl to check against", source=str(session.folder))
+        model = tracker.journal.model
+        check = compare_turns(true_sigs, [signature_of_turn(model, t) for t in model.turns])
+        if final is not None and snap["scores"]:
+            totals = {s: p["total"] for s, p in snap["scores"]["scores"].items()}
+            check["final_totals"] = {"true": final.get("totals"), "tracked": totals,
+                                     "match": final.get("totals") == totals}
+            check["winners"] = {"true": final.get("winners"), "tracked": snap["scores"]["winners"]}
+        check["ok"] = check["exact"] == check["true_turns"] and check.get("final_totals", {}).get("match", True)
+        result["check"] = check
+        status = 0 if check["ok"] else 1
+    built.close()
+    if args.json:
+        json.dump(result, out, indent=1)
+        out.write("\n")
+    else:
+        _print_text(result, out)
+    return status
+
+
+def _print_text(result: Mapping[str, Any], out) -> None:
+    w = out.write
+    w(f"{result['session']}: {result['frames']} frames, observer {result['observer']}"
+      + (f", misreads in {result['noise']:.0%} of frames" if result["noise"] else "") + "\n")
+    for warning in result.get("session_warnings") or []:
+        w(f"  (session) {warning}\n")
+    w("\nMoves\n")
+    for m in result["moves"]:
+        w(f"  {m['id']:3d}. {m['text']}\n")
+    w("\nWarnings\n")
+    shown = [x for x in result["warnings"]]
+    if not shown:
+        w("  none\n")
+    for x in shown:
+        flag = " (withdrawn: misread)" if x.get("withdrawn") else ""
+        w(f"  move {x['move_id']}: {x['code']}: {x['message']}{flag}\n")
+    scores = result.get("scores")
+    w("\nScores" + (" (final)" if result["game_over"] else " (game not over)")
+      + (f", end: {result['end_reason']}" if result.get("end_reason") else "") + "\n")
+    if scores:
+        for seat, p in scores["scores"].items():
+            w(f"  {seat} ({p['player']}): {p['total']}\n")
+            for part in p["parts"]:
+                if part["points"]:
+                    w(f"      {part['points']:+4d}  {part['label']}\n")
+        w(f"  winners: {', '.join(scores['winners'])}\n")
+    check = result.get("check")
+    if check:
+        w(f"\nCheck against truth/events.jsonl: {check['exact']}/{check['true_turns']} visible turns recovered "
+          f"exactly ({check['recovered']:.1%})" + (f"; {check['invisible_true_turns']} turns left no trace"
+                                                    if check["invisible_true_turns"] else "") + "\n")
+        for mm in check["mismatches"][:10]:
+            w(f"  true:    {json.dumps(mm['true'])}\n  tracked: {json.dumps(mm['tracked'])}\n")
+        if "final_totals" in check:
+            ft = check["final_totals"]
+            w(f"  final totals {'match' if ft['match'] else 'DIFFER'}: true {ft['true']}, tracked {ft['tracked']}\n")
+        w("  OK\n" if check["ok"] else "  MISMATCH\n")
+
+
+def register(sub: Any) -> None:
+    """Add `replay` to the command line."""
+    p = sub.add_parser("replay", help="play a recorded session through the tracker: moves, warnings, scores")
+    p.add_argument("session", help="recorded session folder (FORMATS §3)")
+    p.add_argument("--observer", choices=["truth", "vision"], default="truth",
+                   help="how frames are read: the stored truth/ states, or the camera pipeline (default truth)")
+    p.add_argument("--noise", type=float, default=0.0, metavar="RATE",
+                   help="inject misreads into this share of frames (0–1), e.g. 0.02")
+    p.add_argument("--seed", type=int, default=0, help="seed of the injected misreads")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--speed", default="fast", metavar="N|fast",
+                   help="N times the recorded pace, or fast (default: as fast as possible)")
+    p.add_argument("--check", action="store_true", help="compare with truth/events.jsonl (exit 1 on a mismatch)")
+    p.add_argument("--data-dir", metavar="DIR", help="write the game to DIR/tracking.db (as serve does)")
+    p.add_argument("--resume", action="store_true", help="continue the game stored in --data-dir")
+    p.add_argument("--config", metavar="FILE", help="config file (its [tracking] settings apply)")
+    p.set_defaults(func=run_replay)
+

@@ -1,0 +1,197 @@
+"""The one place that builds a running pipeline: source → observer → tracker → store.
+
+`serve`, `replay` and `record` all get their frame source from here (`choose_source`,
+`open_camera_source`), and `serve` and `replay` their whole pipeline (`build_pipeline`), so the
+two can never drift apart. The floors below stay unaware of each other's wiring: the camera floor
+gives sources, tracking gives the observer, tracker, store and the frame loop (`Pipeline`,
+`ServedPipeline`); this module only joins them, with the configuration read by `keltis_cam.config`.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.errors import MalformedInput
+from tracking.config import TrackingConfig
+
+#: The bundled example game, relative to the repository (fixtures/ is not installed as package data).
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PREFERRED_DEMO = ("sessions/demo", "sessions/base-2p")
+
+
+def bundled_session(fixtures: Path = FIXTURES) -> Path | None:
+    """The example session shipped in fixtures/ (a board game with truth), or None."""
+    for rel in PREFERRED_DEMO:
+        p = fixtures / rel
+        if (p / "session.json").is_file() and (p / "truth").is_dir():
+            return p
+    found = sorted(p.parent for p in fixtures.glob("**/session.json") if (p.parent / "truth").is_dir())
+    board_games = [p for p in found if '"keltis"' in (p / "session.json").read_text(encoding="utf-8")]
+    return (board_games or found or [None])[0]
+
+
+def pi_camera_present() -> bool:
+    """True when picamera2 is installed and sees a camera (never raises)."""
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+    except Exception:
+        return False
+    try:
+        return bool(Picamera2.global_camera_info())
+    except Exception:
+        return False
+
+
+def choose_source(explicit: str | None, configured: str | None, *,
+                  camera_present: Callable[[], bool] = pi_camera_present,
+                  fixtures: Path = FIXTURES) -> tuple[str, str]:
+    """(source spec, why it was chosen) for `serve`: --source, the config's, the Pi camera, the demo."""
+    if explicit:
+        return explicit, "--source"
+    if configured:
+        return configured, "the config file's [camera] source"
+    if camera_present():
+        return "picamera2", "a Raspberry Pi camera is connected"
+    demo = bundled_session(fixtures)
+    if demo is None:
+        raise MalformedInput("no camera found and no bundled example session in fixtures/; "
+                             "give --source replay:SESSION_FOLDER or --source opencv:0", field="--source")
+    return f"replay:{demo}", "no camera found: replaying the bundled example game"
+
+
+def required_source(explicit: str | None, cfg: Any) -> tuple[str, dict[str, Any]]:
+    """`record` and `calibrate`: --source, else the config's [camera] source (never a guess), and its options."""
+    from camera.sources import SPEC_HELP
+
+    spec = explicit or cfg.camera.source
+    if not spec:
+        raise MalformedInput(f"no frame source: pass --source ({SPEC_HELP}) or set [camera] source in {cfg.path}",
+                             field="--source")
+    return spec, cfg.camera.source_options()
+
+
+def open_camera_source(spec: str, options: dict[str, Any] | None = None) -> Any:
+    """A camera-floor frame source for a spec (picamera2, opencv:N, replay:SESSION), not started."""
+    from camera.sources import open_source
+
+    return open_source(spec, **(options or {}))
+
+
+def parse_speed(text: str | None) -> float | None:
+    """A --speed value: N times the recorded pace, or None for as fast as possible ("fast", "0", empty)."""
+    if text in (None, "", "fast", "0"):
+        return None
+    try:
+        value = float(text)  # type: ignore[arg-type]
+    except ValueError:
+        raise MalformedInput(f"expected a number or 'fast', got {text!r}", field="--speed") from None
+    if not value > 0:
+        raise MalformedInput(f"expected a speed > 0, got {text!r}", field="--speed")
+    return value
+
+
+def setup_of_session(session: Any) -> dict[str, Any]:
+    """The game a recorded session was played with, as the tracker's new_game() takes it."""
+    info = session.info
+    return {"game": info.game, "board": info.board, "seats": dict(info.seats), "rules": dict(info.rules or {})}
+
+
+@dataclass
+class BuiltPipeline:
+    """Everything a running pipeline needs, built but not started."""
+
+    spec: str
+    why: str
+    kind: str                          # "replay", "picamera2", "opencv", ...
+    session: Any                       # the recorded session of a replay, else None
+    setup: dict[str, Any] | None       # a replay's game, else None (the page starts games)
+    observer: Any
+    observer_name: str
+    tracker: Any
+    make_source: Callable[[], Any]
+    data_dir: Path | None
+    speed: float | None
+    temp_dir: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def served(self, *, loop: bool) -> Any:
+        """The pipeline `serve` runs in a thread (a replay starts its game anew on every run)."""
+        from tracking.pipeline import ServedPipeline
+
+        return ServedPipeline(self.make_source, self.observer, self.tracker, setup=self.setup, loop=loop)
+
+    def close(self) -> None:
+        """Close the store and remove a throw-away data directory."""
+        self.tracker.store.close()
+        if self.temp_dir is not None:
+            self.temp_dir.cleanup()
+            self.temp_dir = None
+
+
+def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noise: float = 0.0, seed: int = 0,
+                   speed: float | None = None, data_dir: str | Path | None = None, throwaway_replay: bool = False,
+                   decode_frames: bool = True, start_after: Callable[[Any], int | None] | None = None,
+                   source_options: dict[str, Any] | None = None,
+                   tracking: TrackingConfig | None = None) -> BuiltPipeline:
+    """Build source, observer, tracker and store for a spec.
+
+    observer: "truth" or "vision" (default: truth for a recording with truth files, else vision).
+    noise/seed: misreads injected into that share of frames (benches and tests of the tracker).
+    data_dir: where tracking.db lives (None: in memory; throwaway_replay: a temporary folder for a
+    replay, deleted by close()). decode_frames=False lets the truth observer read a recording's
+    frame list without decoding any image. start_after(tracker) names the last frame a resumed
+    game already took. tracking: the tracker's settings (default TrackingConfig(); replays end the
+    game by the draw-pile count since no player is there to say so).
+    """
+    from camera.sources import parse_spec
+    from tracking.noise import MisreadInjector
+    from tracking.observers import make_observer
+    from tracking.pipeline import SessionFrames
+    from tracking.store import EventStore, default_db_path
+    from tracking.tracker import GameTracker
+
+    kind, target, _options = parse_spec(spec)
+    session = None
+    setup = None
+    if kind == "replay":
+        from camera.session import open_session
+
+        session = open_session(target)
+        if not session.frames:
+            raise MalformedInput("the session lists no frames", source=str(session.folder))
+        setup = setup_of_session(session)
+    observer_name = observer or ("truth" if session is not None and (session.folder / "truth").is_dir()
+                                 else "vision")
+    if not 0 <= noise <= 1:
+        raise MalformedInput(f"expected a share of frames between 0 and 1, got {noise}", field="--noise")
+    reader = make_observer(observer_name, session)
+    if noise:
+        reader = MisreadInjector(reader, noise, seed)
+
+    temp_dir = None
+    if data_dir is None and throwaway_replay and kind == "replay":
+        temp_dir = tempfile.TemporaryDirectory(prefix="keltis-serve-")
+        data_dir = temp_dir.name
+    if data_dir is not None:
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+    store = EventStore(default_db_path(data_dir) if data_dir is not None else ":memory:")
+    config = tracking or TrackingConfig()
+    if kind == "replay" and not config.auto_end_on_empty_draw_pile:
+        import dataclasses
+
+        config = dataclasses.replace(config, auto_end_on_empty_draw_pile=True)
+    tracker = GameTracker(store, config=config, observer=observer_name)
+    first_frame = start_after(tracker) if start_after is not None else None
+
+    def make_source() -> Any:
+        if kind != "replay":
+            return open_camera_source(spec, source_options)
+        if not decode_frames and observer_name == "truth":
+            return SessionFrames(session, speed=speed, start_after=first_frame)
+        return open_camera_source(f"replay:{session.folder}?speed={'fast' if speed is None else speed}")
+
+    return BuiltPipeline(spec=spec, why=why, kind=kind, session=session, setup=setup, observer=reader,
+                         observer_name=observer_name, tracker=tracker, make_source=make_source,
+                         data_dir=Path(data_dir) if data_dir is not None else None, speed=speed, temp_dir=temp_dir)
