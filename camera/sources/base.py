@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from engine.errors import MalformedInput
 
-log = logging.getLogger("keltis.vision.sources")
+log = logging.getLogger("keltis.camera.sources")
 
 #: Source states shown by status()["state"].
 STARTING, RUNNING, LOST, RETRYING, STOPPED, ENDED, FAILED = (

@@ -13,7 +13,7 @@ import pytest
 from engine.board import BOARDS_DIR, Board, bundled_board, load_board
 from engine.cards import COLOURS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def routes(board: Board) -> list[list[str]]:

@@ -14,7 +14,7 @@ import pytest
 from engine.board import bundled_board
 from keltis_cam.cli import main
 
-STATES = Path(__file__).resolve().parents[1] / "fixtures" / "states"
+STATES = Path(__file__).resolve().parents[2] / "fixtures" / "states"
 BASE_MIDGAME = STATES / "base-midgame.json"
 NWNZ_BEFORE = STATES / "nwnz-before.json"
 NWNZ_AFTER = STATES / "nwnz-after-row-order.json"

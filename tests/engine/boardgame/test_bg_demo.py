@@ -13,7 +13,7 @@ from bg_builders import nwnz_board
 from engine import demo
 from keltis_cam.cli import main as keltis_cam
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def args(**kw) -> argparse.Namespace:
@@ -58,7 +58,7 @@ def test_demo_json(capsys, players):
 
 
 def test_demo_through_the_command_line(capsys):
-    """`keltis-cam demo` is wired to run_demo (engine/cli.py)."""
+    """`keltis-cam demo` is wired to run_demo (keltis_cam/commands/rules.py)."""
     board = "nwnz" if nwnz_board() is not None else "base"
     assert keltis_cam(["demo", "--board", board, "--players", "2", "--seed", "3"]) == 0
     assert "Final scores" in capsys.readouterr().out
