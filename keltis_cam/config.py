@@ -26,7 +26,7 @@ FORMAT_KIND, FORMAT_MAJOR = "keltis-config", 1
 AUTOFOCUS = ("once", "manual", "continuous")
 
 DEFAULT_TEXT = """\
-# keltis-cam configuration (see README.md, "Raspberry Pi"). Read with tomllib at start-up.
+# keltis-cam configuration (see README.md, "Install on a Raspberry Pi"). Read with tomllib at start-up.
 format = "keltis-config/1"
 
 # Where sessions, the calibration and logs live. Default: ~/.local/share/keltis-cam

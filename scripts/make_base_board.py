@@ -33,7 +33,7 @@ def main() -> None:
         "reconstructed": True,
         "notes": ("Five straight paths of 9 stones with the published values -4 -3 -2 1 2 3 6 7 10 and "
                   "25 tile spots (20 dark stones + 5 end stones). Which stones are dark and where the stones "
-                  "lie are a reconstruction: measure your board and edit x, y, r and tile_spot (see README)."),
+                  "lie are a reconstruction: measure your board and edit x, y, r and tile_spot (see docs/commands.md)."),
         "size_mm": [W, H],
         "tile_set": {"wish-any": 9, "clover": 9, "points-1": 2, "points-2": 3, "points-3": 2},
         "stones": stones,

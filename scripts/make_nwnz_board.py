@@ -97,7 +97,7 @@ NOTES = (
     "board's (it is the same board's back). To correct it: measure your board (stone centres and radii in mm "
     "from the top-left corner seen from the south seat), copy this file, edit stones/next/values/tile_spot/"
     "wish_pile, check it with 'keltis-cam board show FILE --svg out.svg' and pass the file's path wherever a "
-    "board name is taken (see README, 'Board files')."
+    "board name is taken (see docs/commands.md, 'Board files')."
 )
 
 
