@@ -11,10 +11,9 @@ from engine.board import Board, bundled_board
 from engine.cards import COLOURS, HAND_SIZE, SEATS, TWO_PLAYER_REMOVED, board_game_deck, card_game_deck
 from engine.errors import MalformedInput
 from engine.events import ChangeReport
+from engine.games import GAMES, GameRegistry
 from engine.observation import Observation
 from engine.scoring import ScoreSheet
-
-GAMES = ("keltis", "keltis-card")
 
 
 @dataclass(frozen=True)
@@ -51,19 +50,17 @@ class Setup:
         return out
 
     @classmethod
-    def from_json(cls, data: Any, source: str = "setup") -> "Setup":
+    def from_json(cls, data: Any, source: str = "setup", games: GameRegistry = GAMES) -> "Setup":
         """Validate a setup object; MalformedInput names the bad field."""
         from engine.cards import PLAYER_COLOURS
 
         if not isinstance(data, dict):
             raise MalformedInput(f"expected an object, got {data!r}", source=source)
-        game = data.get("game", "keltis")
-        if game not in GAMES:
-            raise MalformedInput(f"unknown game {game!r} (expected one of {', '.join(GAMES)})", source=source,
-                                 field="game")
+        game = data.get("game", games.default)
+        info = games.get(game, source=source)
         board = data.get("board")
-        if game == "keltis":
-            board = board or "nwnz"
+        if info.has_board:
+            board = board or info.default_board
             if not isinstance(board, str):
                 raise MalformedInput(f"expected a board name, got {board!r}", source=source, field="board")
             try:
@@ -99,33 +96,27 @@ class Setup:
                                  source=source, field="first")
         setup = cls(game, board, {s: seats[s] for s in SEATS if s in seats},
                     {k: v.strip()[:40] for k, v in names.items() if v.strip()}, dict(rules), first)
-        GameRules(setup)  # validates the rule settings
+        GameRules(setup, games)  # validates the rule settings
         return setup
 
 
 class GameRules:
     """The rules engine behind one tracked game (board game or card game)."""
 
-    def __init__(self, setup: Setup):
+    def __init__(self, setup: Setup, games: GameRegistry = GAMES):
         self.setup = setup
         self.game = setup.game
-        if setup.game == "keltis":
-            from engine.boardgame import observed
-            from engine.boardgame.settings import Settings
-
-            self.module = observed
-            self.board: Board | None = bundled_board(setup.board or "nwnz")
-            self.settings: Any = Settings.from_json(setup.rules, "setup.rules")
+        self.info = games.get(setup.game, source="setup")
+        self.module = self.info.observed()
+        self.settings: Any = self.info.settings(setup.rules, "setup.rules")
+        if self.info.has_board:
+            self.board: Board | None = bundled_board(setup.board or self.info.default_board)
             deck = len(board_game_deck())
             self.piles: tuple[str, ...] = COLOURS
         else:
-            from engine.cardgame import observed
-            from engine.cardgame.rules import PILES, Settings
-            from engine.settings import parse_settings
+            from engine.cardgame.rules import PILES
 
-            self.module = observed
             self.board = None
-            self.settings = parse_settings(Settings, setup.rules, "setup.rules")
             deck = len(card_game_deck())
             self.piles = PILES
         n = len(setup.seats)
@@ -134,8 +125,8 @@ class GameRules:
 
     @property
     def is_board(self) -> bool:
-        """True for the board game."""
-        return self.game == "keltis"
+        """True for a game played on a board."""
+        return self.info.has_board
 
     def validate(self, obs: Observation) -> None:
         """Raise ObservationError when a state cannot belong to this game (unknown stone, ...)."""

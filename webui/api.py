@@ -92,7 +92,7 @@ def state():
 @bp.get("/api/setup-options")
 def options():
     """Games, boards, seats, pawn colours and rule settings the new-game screen offers."""
-    return jsonify(setup_options())
+    return jsonify(setup_options(deps().games))
 
 
 def _validated_command(validate, action, what: str):
@@ -114,7 +114,8 @@ def _validated_command(validate, action, what: str):
 @bp.post("/api/game")
 def new_game():
     """Start a new game from a setup (docs/tracking-api.md new_game)."""
-    result, failed = _validated_command(validate_setup, deps().tracker.new_game, "new game")
+    d = deps()
+    result, failed = _validated_command(lambda body: validate_setup(body, d.games), d.tracker.new_game, "new game")
     return failed if failed is not None else (jsonify(result), 201)
 
 

@@ -7,17 +7,14 @@ form always matches the engine.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import typing
 from typing import Any
 
-from engine.board import BOARDS_DIR
 from engine.cards import COLOURS, PLAYER_COLOURS, SEATS
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 from engine.observation import TILE_CODES
 
-GAMES = ("keltis", "keltis-card")
-GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end")
 MAX_NAME = 24
 
@@ -26,25 +23,23 @@ class RequestError(MalformedInput):
     """A request body that cannot be used; the message is shown to whoever sent it."""
 
 
-def bundled_boards() -> list[str]:
-    """Names of the board files shipped in engine/boards (base first)."""
-    names = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
-    return sorted(names, key=lambda n: (n != "base", n))
+def bundled_boards(games: GameRegistry = GAMES) -> list[str]:
+    """The bundled boards the registry's board games are played on (base first)."""
+    return list(dict.fromkeys(b for g in games for b in g.boards))
 
 
-def settings_class(game: str) -> type | None:
+def settings_class(game: str, games: GameRegistry = GAMES) -> type | None:
     """The game's Settings dataclass, or None while that game module is not available."""
     try:
-        module = importlib.import_module(GAME_MODULES[game])
-    except ImportError:
+        cls = games.get(game).settings_class()
+    except (ImportError, AttributeError):
         return None
-    cls = getattr(module, "Settings", None)
     return cls if dataclasses.is_dataclass(cls) else None
 
 
-def rule_options(game: str) -> list[dict[str, Any]]:
+def rule_options(game: str, games: GameRegistry = GAMES) -> list[dict[str, Any]]:
     """The rule settings of a game: [{"name", "choices", "default"}] (bool settings: [false, true])."""
-    cls = settings_class(game)
+    cls = settings_class(game, games)
     if cls is None:
         return []
     hints = typing.get_type_hints(cls)
@@ -62,10 +57,10 @@ def rule_options(game: str) -> list[dict[str, Any]]:
     return out
 
 
-def setup_options() -> dict[str, Any]:
-    """Everything the new-game screen offers."""
-    return {"games": list(GAMES), "boards": bundled_boards(), "seats": list(SEATS),
-            "colours": list(PLAYER_COLOURS), "rules": {g: rule_options(g) for g in GAMES}}
+def setup_options(games: GameRegistry = GAMES) -> dict[str, Any]:
+    """Everything the new-game screen offers: the games of the registry, their boards and rules."""
+    return {"games": list(games.ids()), "boards": bundled_boards(games), "seats": list(SEATS),
+            "colours": list(PLAYER_COLOURS), "rules": {g: rule_options(g, games) for g in games.ids()}}
 
 
 def _object(body: Any, what: str) -> dict[str, Any]:
@@ -74,7 +69,7 @@ def _object(body: Any, what: str) -> dict[str, Any]:
     return body
 
 
-def validate_setup(body: Any) -> dict[str, Any]:
+def validate_setup(body: Any, games: GameRegistry = GAMES) -> dict[str, Any]:
     """A checked, normalised setup for tracker.new_game(); RequestError names the bad field."""
     body = _object(body, "setup")
     known = {"game", "board", "seats", "names", "rules", "first"}
@@ -82,11 +77,11 @@ def validate_setup(body: Any) -> dict[str, Any]:
     if unknown:
         raise RequestError(f"unknown field(s) {unknown} (known: {sorted(known)})", source="setup")
     game = body.get("game")
-    if game not in GAMES:
-        raise RequestError(f"{game!r} is not one of {list(GAMES)}", source="setup", field="game")
+    if game not in games:
+        raise RequestError(f"{game!r} is not one of {list(games.ids())}", source="setup", field="game")
     board = body.get("board")
-    if game == "keltis":
-        boards = bundled_boards()
+    if games.get(game).has_board:
+        boards = bundled_boards(games)
         if board not in boards:
             raise RequestError(f"{board!r} is not a bundled board {boards}", source="setup", field="board")
     elif board not in (None, ""):
@@ -125,7 +120,7 @@ def validate_setup(body: Any) -> dict[str, Any]:
     rules = body.get("rules") or {}
     if not isinstance(rules, dict):
         raise RequestError(f"expected an object of rule settings, got {rules!r}", source="setup", field="rules")
-    cls = settings_class(game)
+    cls = settings_class(game, games)
     if cls is not None:
         from engine.settings import parse_settings, settings_to_json
 

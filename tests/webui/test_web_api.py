@@ -190,6 +190,26 @@ def test_setup_options_list_games_boards_and_seats(client):
     assert set(body["rules"]) == {"keltis", "keltis-card"}
 
 
+def test_the_page_offers_the_games_of_the_registry_it_is_given(tracker, config):
+    """create_app(games=...) is the page's one list of games: the options, the setup check and the form."""
+    import dataclasses
+
+    from engine.games import GAMES
+    from webui.app import create_app
+
+    extra = dataclasses.replace(GAMES.get("keltis-card"), id="keltis-card-2", title="Second card game")
+    app = create_app(tracker, pin=PIN, config=config, games=GAMES.with_game(extra))
+    try:
+        client = app.test_client()
+        assert client.get("/api/setup-options").get_json()["games"] == ["keltis", "keltis-card", "keltis-card-2"]
+        resp = post_json(client, "/api/game", {"game": "keltis-card-2", "seats": {"south": "black", "north": "white"}},
+                         **{"X-Keltis-PIN": PIN})
+        assert resp.status_code == 201, resp.get_json()
+        assert tracker.calls[-1][1]["game"] == "keltis-card-2"
+    finally:
+        app.extensions["keltis"].broadcaster.stop()
+
+
 def test_unknown_api_path_and_method_are_json(client):
     resp = client.get("/api/nothing")
     assert resp.status_code == 404 and resp.get_json()["status"] == 404
