@@ -36,8 +36,10 @@ from typing import Any, Mapping, Sequence
 from engine.cardgame.observed import _copies as deck_copies
 from engine.events import ChangeReport
 from engine.observation import Observation
+from engine.setup import Setup
 from engine.violations import Violation
-from .games import GameRules, Setup
+
+from .games import GameRules
 from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, fields_to_observation,
                         observation_fields)
 

@@ -102,8 +102,8 @@ def _validated_command(validate, action, what: str):
         body = validate(json_body())
     except UnsupportedBody as exc:
         return None, error_response(415, str(exc))
-    except MalformedInput as exc:
-        return None, error_response(400, str(exc))
+    except MalformedInput as exc:  # the engine's message names the field; JSON clients also get it apart
+        return None, error_response(400, str(exc), **({"field": exc.field} if exc.field else {}))
     result, err = run_command(action, body)
     if err is not None:
         return None, error_response(*err)
@@ -151,8 +151,9 @@ def board(name: str):
 
     from .validate import bundled_boards
 
-    if name not in bundled_boards():
-        return error_response(404, f"no bundled board {name!r} (bundled: {bundled_boards()})")
+    boards = bundled_boards(deps().games)
+    if name not in boards:
+        return error_response(404, f"no bundled board {name!r} (bundled: {boards})")
     b = bundled_board(name)
     stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row} for s in b.stones.values()}
     resp = jsonify({"name": b.name, "title": b.title, "stones": stones})

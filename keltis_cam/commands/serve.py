@@ -57,7 +57,8 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     keep = bool(args.data_dir) or kind != "replay"
     built = build_pipeline(spec, why=why, observer=args.observer, speed=speed,
                            data_dir=cfg.data_dir if keep else None, throwaway_replay=not keep,
-                           source_options=cfg.camera.source_options(), tracking=cfg.tracking)
+                           source_options=cfg.camera.source_options(), tracking=cfg.tracking,
+                           games=getattr(args, "games", None) or GAMES)
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
     built.make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
     pipeline = built.served(loop=loop)

@@ -67,7 +67,8 @@ def test_the_page_offers_and_accepts_the_registry_games():
 
 def test_the_tracker_and_simulator_play_a_registry_game():
     from simulator.games import Game
-    from tracking.games import GameRules, Setup
+    from engine.setup import Setup
+    from tracking.games import GameRules
 
     setup = Setup.from_json({"game": "keltis-card-2", "seats": {"south": "black", "north": "white"}}, games=BIGGER)
     rules = GameRules(setup, BIGGER)

@@ -9,7 +9,8 @@ import dataclasses
 from engine.events import ChangeReport, Event
 from engine.observation import Observation
 from tracking.config import TrackingConfig
-from tracking.games import GameRules, Setup
+from engine.setup import Setup
+from tracking.games import GameRules
 from tracking.inference import (COST_HAND_MAX, COST_NO_REACH, NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange,
                                        TurnContext, classify_top, hand_cost, infer_moves, own_violations, reconcile,
                                        revealed_depth, turn_facts)

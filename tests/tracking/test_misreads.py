@@ -142,7 +142,8 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move():
 def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
     """RULES §3 Turn (play one card, then draw one): when the tracker's record of a pile missed a draw,
     a single-copy card it believes deeper in the pile showing again is a draw, not a second card."""
-    from tracking.games import GameRules, Setup
+    from engine.setup import Setup
+    from tracking.games import GameRules
     from tracking.inference import TurnContext, infer_moves
     from tracking.model import GameModel
     from tracking.inference import TopChange

@@ -98,6 +98,24 @@ def test_malformed_setups_get_400_with_the_field(client, tracker, body, field):
     assert tracker.calls == []
 
 
+@pytest.mark.parametrize("body", [
+    {**SETUP, "game": "chess"}, {**SETUP, "board": "moon"}, {**SETUP, "seats": {"south": "black", "north": "pink"}},
+    {**SETUP, "names": {"south": "x" * 40}}, {**SETUP, "rules": {"wish_tile": "sometimes"}},
+])
+def test_a_malformed_setup_gets_the_engines_error_and_field(client, tracker, body):
+    """The page does not validate a setup itself: its 400 is the engine's MalformedInput, field included."""
+    from engine.errors import MalformedInput
+    from engine.setup import Setup
+
+    with pytest.raises(MalformedInput) as engine_error:
+        Setup.from_json(body, "setup")
+    resp = post_json(client, "/api/game", body, **{"X-Keltis-PIN": PIN})
+    assert resp.status_code == 400
+    assert resp.get_json()["error"] == str(engine_error.value)
+    assert resp.get_json()["field"] == engine_error.value.field
+    assert tracker.calls == []
+
+
 def test_body_that_is_not_json(client, tracker):
     resp = client.post("/api/game", data="game=keltis", content_type="application/x-www-form-urlencoded",
                        headers={"X-Keltis-PIN": PIN})
