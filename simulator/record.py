@@ -145,7 +145,7 @@ def move_targets(before: Scene, after: Scene, move: dict[str, Any], layout: Tabl
     added.sort(key=lambda p: p[2])  # cards (low hover) before pawns
     picks: list[tuple[float, float, float]] = []
     if move.get("move") == "draw":
-        src = move.get("from", move.get("source"))
+        src = move.get("from")
         pile = "draw" if src == "pile" else src
         if pile in layout.piles:
             x, y, _ = layout.piles[pile]

@@ -291,7 +291,7 @@ def _jumped_over(rules: GameRules, report: ChangeReport) -> set[str]:
     if board is None:
         return out
     for v in report.violations:
-        src, dst = v.details.get("src"), v.details.get("dst")
+        src, dst = v.details.get("from"), v.details.get("to")
         if v.code != "two-steps" or src not in board.stones or dst not in board.stones:
             continue
         total = board.steps(src, dst)

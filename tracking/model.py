@@ -124,8 +124,8 @@ def summarize(rules: GameRules, turn: TurnRecord) -> dict[str, Any]:
                 lays.extend(["points", "P"] for _ in range(int(d.get("count", 1) or 1)))
             else:
                 lays.append([d.get("row"), d.get("card")])
-        elif e.kind in ("pawn-moved", "pawn-entered") and "src" in d:
-            step = {"big": bool(d.get("big")), "from": d.get("src"), "to": d.get("dst"), "paid": d.get("paid")}
+        elif e.kind in ("pawn-moved", "pawn-entered") and "from" in d:
+            step = {"big": bool(d.get("big")), "from": d.get("from"), "to": d.get("to"), "paid": d.get("paid")}
             prev = next((x for x in reversed(steps) if x["to"] == step["from"] and x["big"] == step["big"]), None)
             if step["paid"] == "none" and prev is not None:
                 prev["to"] = step["to"]  # a pawn moved two stones for one card: one move, as made
@@ -701,7 +701,7 @@ def _corrected_table(model: GameModel, c: Mapping[str, Any]) -> Observation:
         player = c.get("player") or setup.seats.get(c.get("seat") or "")
         if player not in setup.seats.values():
             raise CorrectionError(f"no player {player!r} at this table", source="correction", field="player")
-        to = c.get("to", c.get("stone"))
+        to = c.get("to", c.get("stone"))  # "to", as the page writes it; "stone" still read (API clients)
         if to not in rules.board.stones:
             raise CorrectionError(f"no stone {to!r} on the {rules.board.name} board", source="correction",
                                   field="to")

@@ -372,8 +372,7 @@ class GameTracker:
             inp = journal.make_state(payload)
             journal.add(inp)
             model = journal.model
-            data = dict(payload)
-            data["frame_index"] = payload.get("frame")
+            data = dict(payload)  # the frame index is "frame", as in truth/events.jsonl (one spelling)
             data["table"] = model.table.to_json() if model.table is not None else None
             ids = self._commit([("state", data)], self._announcements(model, payload["t"], settled=False))
             inp.id = ids[0]

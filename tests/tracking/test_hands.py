@@ -293,7 +293,7 @@ def test_a_pawn_jumping_over_a_points_tile_scores_nothing():
     one card (a rule break) never stood on the stone between."""
     setup = Setup.from_json({"game": "keltis", "board": "base", "seats": {"south": "black", "north": "white"}})
     rules = GameRules(setup)
-    jump = Violation("two-steps", "...", "south", {"src": "r1", "dst": "r3", "steps": 2})
+    jump = Violation("two-steps", "...", "south", {"from": "r1", "to": "r3", "steps": 2})
     points = Event("points-tile", "south", "...", {"stone": "r2", "points": 3})
     assert turn_facts(rules, "south", ChangeReport((points,), (jump,)), (), "play").points == 0
     assert turn_facts(rules, "south", ChangeReport((points,), ()), (), "play").points == 3

@@ -332,7 +332,7 @@ def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(mon
 
     sim = game("keltis-card", None, 4, 305, max_moves=40)
     k = 7
-    assert any(m["move"] == "draw" and m.get("source") == "yellow" for m in sim.turns[k].moves)
+    assert any(m["move"] == "draw" and m.get("from") == "yellow" for m in sim.turns[k].moves)
     assert "yellow" in {p for p, _, _ in sim.turns[k + 1].pile_tops}
     frames = list(sim.frames)
     for j in range(sim.turns[k].frame, sim.turns[k].frame + 5):   # 1 s: taken as the table
