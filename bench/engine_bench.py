@@ -22,14 +22,12 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.cards import PLAYER_COLOURS, SEATS  # noqa: E402
+from engine.games import GAMES as REGISTRY  # noqa: E402
 
 FOUR_PLAYERS = dict(zip(SEATS, PLAYER_COLOURS))
 #: (name, game module, board) of each game to measure; the card game has no board.
 GAMES: list[tuple[str, str, str | None]] = [
-    ("keltis base", "engine.boardgame.game", "base"),
-    ("keltis nwnz", "engine.boardgame.game", "nwnz"),
-    ("keltis-card", "engine.cardgame.game", None),
-]
+    (f"{game} {board}" if board else game, REGISTRY.get(game).rules_module, board) for game, board in REGISTRY.tables()]
 
 #: A benchmark runs its workload for about `seconds` and returns (operations, elapsed seconds).
 Benchmark = Callable[[float], tuple[int, float]]

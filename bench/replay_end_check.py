@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.games import GAMES  # noqa: E402
 from tracking.config import TrackingConfig  # noqa: E402
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-kind", type=int, default=4)
     args = ap.parse_args(argv)
     total = clean = 0
-    for kind, board in (("keltis", "base"), ("keltis", "nwnz"), ("keltis-card", None)):
+    for kind, board in GAMES.tables():
         for players in (2, 3, 4):
             for seed in range(args.seed0, args.seed0 + args.per_kind):
                 sim = simulate_game(kind, board, players, seed)

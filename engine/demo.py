@@ -1,7 +1,7 @@
 """`keltis-cam demo`: play a seeded random game with a rules engine and print its story and scores.
 
-Works with any game module that has the engine API of docs/engine-api.md (engine.boardgame.game
-for "keltis", engine.cardgame.game for "keltis-card"): it plays with `play_random_game` (using the
+Works with any game of the registry (engine/games.py) whose rules module has the engine API of
+docs/engine-api.md: it plays with `play_random_game` (using the
 module's DEMO_POLICY when it has one), then re-applies the recorded moves with `apply_move` to tell
 the story turn by turn.
 """
@@ -16,9 +16,8 @@ import textwrap
 from typing import Any
 
 from .cards import PLAYER_COLOURS, SEATS
+from .games import GAMES, GameInfo, GameRegistry
 
-#: Game name → module implementing the engine API.
-GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
 #: Where N players sit (2 players face each other).
 SEATING = {2: ("south", "north"), 3: ("south", "west", "north"), 4: SEATS}
 WIDTH = 96
@@ -31,8 +30,8 @@ def default_seats(players: int) -> dict[str, str]:
     return dict(zip(SEATING[players], PLAYER_COLOURS))
 
 
-def _load_module(game: str):
-    name = GAME_MODULES[game]
+def _load_module(info: GameInfo):
+    name = info.rules_module
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -71,21 +70,22 @@ def _settings_line(settings: Any) -> str:
     return ", ".join(f"{k}={json.dumps(v)}" for k, v in fields.items())
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    """Play and print one seeded game; returns the exit status."""
-    game = getattr(args, "game", "keltis") or "keltis"
+def run_demo(args: argparse.Namespace, games: GameRegistry = GAMES) -> int:
+    """Play and print one seeded game of a game in `games`; returns the exit status."""
+    game = getattr(args, "game", None) or games.default
+    info = games.get(game, field="--game")
     players = int(getattr(args, "players", 3) or 3)
     seed = int(getattr(args, "seed", 1) or 0)
     as_json = bool(getattr(args, "json", False))
-    module = _load_module(game)
+    module = _load_module(info)
     if module is None:
-        print(f"keltis-cam demo: the {game} engine ({GAME_MODULES[game]}) is not available in this build yet",
+        print(f"keltis-cam demo: the {game} engine ({info.rules_module}) is not available in this build yet",
               file=sys.stderr)
         return 1
     board = None
-    if game == "keltis":
+    if info.has_board:
         from .board import load_board
-        board = load_board(getattr(args, "board", None) or "nwnz")
+        board = load_board(getattr(args, "board", None) or info.default_board)
     seats = default_seats(players)
     settings = module.Settings()
     record = module.play_random_game(seats, settings, seed, board=board, policy=getattr(module, "DEMO_POLICY", None))
@@ -120,11 +120,11 @@ def run_demo(args: argparse.Namespace) -> int:
         return 0
 
     if board is None:
-        title = "Keltis: Das Kartenspiel"
+        title = info.title
     elif board.name == "base":
-        title = "Keltis on the base board"
+        title = f"{info.title} on the base board"
     else:
-        title = f"Keltis on the {board.title} board ({board.name})"
+        title = f"{info.title} on the {board.title} board ({board.name})"
     print(f"{title}: {players} players, seed {seed}")
     print("Seats: " + ", ".join(f"{seat} {player}" for seat, player in seats.items()))
     print(f"Rules: {_settings_line(settings)}")
@@ -168,7 +168,7 @@ def run_demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.demo`: the same as `keltis-cam demo`."""
     parser = argparse.ArgumentParser(prog="python -m engine.demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=sorted(GAME_MODULES), default="keltis")
+    parser.add_argument("--game", choices=GAMES.ids(), default=GAMES.default)
     parser.add_argument("--board", default="nwnz")
     parser.add_argument("--players", type=int, default=3, choices=[2, 3, 4])
     parser.add_argument("--seed", type=int, default=1)

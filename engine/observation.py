@@ -11,9 +11,9 @@ from typing import Any, Mapping
 
 from .cards import COLOURS, PLAYER_COLOURS, SEATS, Card, parse_row_code
 from .errors import ObservationError, check_format
+from .games import GAMES, GameRegistry
 
 FORMAT = "keltis-observation/1"
-GAMES = ("keltis", "keltis-card")
 TILE_CODES = ("clover", "points-1", "points-2", "points-3", "discard",
               *(f"wish-{c}" for c in COLOURS), "wish-any")
 WISH_COLOURS = (*COLOURS, "any")
@@ -136,27 +136,28 @@ def _parse_seat(seat: str, raw: Any, source: str) -> SeatObservation:
     return SeatObservation(player, rows, points_row, wish, tuple(cards_raw), extra)
 
 
-def parse_observation(data: Any, source: str = "<observation>") -> Observation:
+def parse_observation(data: Any, source: str = "<observation>", games: GameRegistry = GAMES) -> Observation:
     """Validate a FORMATS §2 JSON object; raises ObservationError naming the source and field."""
     check_format(data, "keltis-observation", 1, source)
     game = data.get("game")
-    if game not in GAMES:
-        raise _fail(f"unknown game {game!r} (expected one of {', '.join(GAMES)})", source, "game")
+    if game not in games:
+        raise _fail(f"unknown game {game!r} (expected one of {', '.join(games.ids())})", source, "game")
+    has_board = games.get(game).has_board
     usable = data.get("usable", True)
     if not isinstance(usable, bool):
         raise _fail(f"expected true or false, got {usable!r}", source, "usable")
     reason = data.get("reason")
     board = data.get("board")
-    if game == "keltis" and usable and not isinstance(board, str):
+    if has_board and usable and not isinstance(board, str):
         raise _fail(f"a board game observation needs a board name, got {board!r}", source, "board")
-    if game == "keltis-card" and board is not None:
+    if not has_board and board is not None:
         raise _fail(f"the card game has no board, got {board!r}", source, "board")
     if not usable:
         return Observation(game, board if isinstance(board, str) else None, False,
                            reason if isinstance(reason, str) else "unknown",
                            extra={k: v for k, v in data.items() if k not in _TOP_FIELDS})
     pawns = None
-    if game == "keltis":
+    if has_board:
         raw_pawns = data.get("pawns")
         if not isinstance(raw_pawns, list):
             raise _fail(f"expected a list of pawns, got {raw_pawns!r}", source, "pawns")
@@ -171,7 +172,7 @@ def parse_observation(data: Any, source: str = "<observation>") -> Observation:
             parsed.append(PawnObservation(p["stone"], p["player"], p.get("big", False)))
         pawns = tuple(parsed)
     tiles = None
-    if game == "keltis":
+    if has_board:
         raw_tiles = data.get("tiles") or {}
         if not isinstance(raw_tiles, dict):
             raise _fail(f"expected an object of tiles, got {raw_tiles!r}", source, "tiles")

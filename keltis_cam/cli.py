@@ -1,7 +1,7 @@
 """`keltis-cam`: one command; its subcommands live in keltis_cam/commands/.
 
-Each module listed in COMMAND_MODULES has `register(subparsers)`, which adds its subcommands and
-sets `func` on each; modules import heavy libraries (OpenCV, Flask) only inside their handlers,
+Each module listed in COMMAND_MODULES has `register(subparsers, games)`, which adds its subcommands
+(offering the games of the registry, engine/games.py) and sets `func` on each; modules import heavy libraries (OpenCV, Flask) only inside their handlers,
 so `keltis-cam score` starts fast.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 #: Modules that add subcommands, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -23,19 +24,19 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every part's subcommands."""
+def build_parser(games: GameRegistry = GAMES) -> argparse.ArgumentParser:
+    """The full argument parser with every part's subcommands; `--game` offers the games of `games`."""
     parser = argparse.ArgumentParser(prog="keltis-cam", description="Camera assistant for Keltis tables.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+        importlib.import_module(name).register(sub, games)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, games: GameRegistry = GAMES) -> int:
     """Entry point: exit 0 on success, 2 on malformed input (one line naming the file or field)."""
-    parser = build_parser()
+    parser = build_parser(games)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

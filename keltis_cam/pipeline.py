@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 from tracking.config import TrackingConfig
 
 #: The bundled example game, relative to the repository (fixtures/ is not installed as package data).
@@ -134,7 +135,7 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
                    speed: float | None = None, data_dir: str | Path | None = None, throwaway_replay: bool = False,
                    decode_frames: bool = True, start_after: Callable[[Any], int | None] | None = None,
                    source_options: dict[str, Any] | None = None,
-                   tracking: TrackingConfig | None = None) -> BuiltPipeline:
+                   tracking: TrackingConfig | None = None, games: GameRegistry = GAMES) -> BuiltPipeline:
     """Build source, observer, tracker and store for a spec.
 
     observer: "truth" or "vision" (default: truth for a recording with truth files, else vision).
@@ -143,7 +144,8 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
     replay, deleted by close()). decode_frames=False lets the truth observer read a recording's
     frame list without decoding any image. start_after(tracker) names the last frame a resumed
     game already took. tracking: the tracker's settings (default TrackingConfig(); replays end the
-    game by the draw-pile count since no player is there to say so).
+    game by the draw-pile count since no player is there to say so). games: the games a setup may
+    name (engine/games.py).
     """
     from camera.sources import parse_spec
     from tracking.noise import MisreadInjector
@@ -182,7 +184,7 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
         import dataclasses
 
         config = dataclasses.replace(config, auto_end_on_empty_draw_pile=True)
-    tracker = GameTracker(store, config=config, observer=observer_name)
+    tracker = GameTracker(store, config=config, observer=observer_name, games=games)
     first_frame = start_after(tracker) if start_after is not None else None
 
     def make_source() -> Any:

@@ -49,7 +49,7 @@ class FrameSpec:
 
 def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
     """Render one frame of `spec`: (JPEG bytes, truth)."""
-    game = Game.new(spec.game, spec.board if spec.game == "keltis" else None, spec.players, spec.seed)
+    game = Game.new(spec.game, spec.board, spec.players, spec.seed)
     # Play the whole seeded game, then stop at the wanted point of it.
     states = [game.state]
     r = random.Random(f"sim-frame-{spec.seed}")

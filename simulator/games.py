@@ -7,7 +7,6 @@ the board and the seats, and reads pile sizes from the engine's state for drawin
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -15,9 +14,9 @@ from typing import Any
 from engine.board import Board, bundled_board, load_board
 from engine.cards import COLOURS, PLAYER_COLOURS, SEATS
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameInfo, GameRegistry
 from engine.observation import Observation
 
-GAMES = ("keltis", "keltis-card")
 #: Which seats play for each player count: two players sit opposite each other.
 SEATS_FOR = {2: ("south", "north"), 3: ("south", "west", "north"), 4: SEATS}
 
@@ -44,22 +43,18 @@ class Game:
 
     @classmethod
     def new(cls, game: str = "keltis", board: str | None = "nwnz", players: int = 3, seed: int = 0,
-            rules: dict[str, Any] | None = None) -> "Game":
-        """Deal a new game ("keltis" on a board name or board file, or "keltis-card")."""
-        if game not in GAMES:
-            raise MalformedInput(f"unknown game {game!r} (expected {' or '.join(GAMES)})", field="--game")
+            rules: dict[str, Any] | None = None, games: GameRegistry = GAMES) -> "Game":
+        """Deal a new game of the registry (a board game on a board name or board file, or a board-less one)."""
+        info: GameInfo = games.get(game, field="--game")
         seats = seats_for(players, seed)
-        if game == "keltis":
-            module = importlib.import_module("engine.boardgame.game")
-            b = bundled_board(board) if board in ("base", "nwnz") else load_board(board or "nwnz")
-            settings = module.Settings.from_json(rules) if rules else None
+        module = info.rules()
+        settings = info.settings(rules) if rules else None
+        if info.has_board:
+            board = board or info.default_board
+            b = bundled_board(board) if board in info.boards else load_board(board)
             state = module.new_game(seats, settings, seed, board=b)
         else:
-            module = importlib.import_module("engine.cardgame.game")
             b = None
-            from engine.settings import parse_settings
-
-            settings = parse_settings(module.Settings, rules) if rules else None
             state = module.new_game(seats, settings, seed)
         return cls(game, b, seats, module, state, seed)
 
@@ -101,7 +96,7 @@ class Game:
     def hints(self, state: Any = None) -> dict[str, Any]:
         """What the table shows beyond FORMATS §2: pile sizes, wish piles, points-card values."""
         s = self.state if state is None else state
-        if self.game == "keltis":
+        if self.board is not None:
             return {"draw_pile": len(s.draw_pile),
                     "discard_counts": {c: len(p) for c, p in zip(COLOURS, s.discards)},
                     "wish_piles": dict(zip(COLOURS, s.wish_piles))}

@@ -145,7 +145,7 @@ def move_targets(before: Scene, after: Scene, move: dict[str, Any], layout: Tabl
     added.sort(key=lambda p: p[2])  # cards (low hover) before pawns
     picks: list[tuple[float, float, float]] = []
     if move.get("move") == "draw":
-        src = move.get("from", move.get("source"))
+        src = move.get("from")
         pile = "draw" if src == "pile" else src
         if pile in layout.piles:
             x, y, _ = layout.piles[pile]
@@ -231,7 +231,7 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
     """Play and film a game into the session folder `out`; returns a summary."""
     from camera.session import SessionInfo, SessionWriter
 
-    game = Game.new(opts.game, opts.board if opts.game == "keltis" else None, opts.players, opts.seed, opts.rules)
+    game = Game.new(opts.game, opts.board, opts.players, opts.seed, opts.rules)
     table = setup_table(game, opts.seed, opts.size, hard=opts.hard, distractors=opts.distractors)
     if opts.quality:
         table.conditions = replace(table.conditions, jpeg_quality=int(opts.quality))

@@ -36,8 +36,10 @@ from typing import Any, Mapping, Sequence
 from engine.cardgame.observed import _copies as deck_copies
 from engine.events import ChangeReport
 from engine.observation import Observation
+from engine.setup import Setup
 from engine.violations import Violation
-from .games import GameRules, Setup
+
+from .games import GameRules
 from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, fields_to_observation,
                         observation_fields)
 
@@ -289,7 +291,7 @@ def _jumped_over(rules: GameRules, report: ChangeReport) -> set[str]:
     if board is None:
         return out
     for v in report.violations:
-        src, dst = v.details.get("src"), v.details.get("dst")
+        src, dst = v.details.get("from"), v.details.get("to")
         if v.code != "two-steps" or src not in board.stones or dst not in board.stones:
             continue
         total = board.steps(src, dst)

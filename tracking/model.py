@@ -17,10 +17,13 @@ from typing import Any, Mapping, Sequence
 from engine.cards import COLOURS, parse_row_code
 from engine.errors import MalformedInput, ObservationError
 from engine.events import ChangeReport
+from engine.games import GAMES, GameRegistry
 from engine.observation import TILE_CODES, Observation, PawnObservation, SeatObservation, parse_observation
+from engine.setup import Setup
 from engine.violations import Violation
+
 from .config import TrackingConfig
-from .games import GameRules, Setup
+from .games import GameRules
 from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,
                         Inference, Segment, TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves,
                         own_violations, reconcile, revealed_depth, turn_facts)
@@ -121,8 +124,8 @@ def summarize(rules: GameRules, turn: TurnRecord) -> dict[str, Any]:
                 lays.extend(["points", "P"] for _ in range(int(d.get("count", 1) or 1)))
             else:
                 lays.append([d.get("row"), d.get("card")])
-        elif e.kind in ("pawn-moved", "pawn-entered") and "src" in d:
-            step = {"big": bool(d.get("big")), "from": d.get("src"), "to": d.get("dst"), "paid": d.get("paid")}
+        elif e.kind in ("pawn-moved", "pawn-entered") and "from" in d:
+            step = {"big": bool(d.get("big")), "from": d.get("from"), "to": d.get("to"), "paid": d.get("paid")}
             prev = next((x for x in reversed(steps) if x["to"] == step["from"] and x["big"] == step["big"]), None)
             if step["paid"] == "none" and prev is not None:
                 prev["to"] = step["to"]  # a pawn moved two stones for one card: one move, as made
@@ -196,9 +199,10 @@ def turn_text(rules: GameRules, setup: Setup, turn: TurnRecord) -> str:
 class GameModel:
     """What the tracker believes at one moment (module docstring); cheap to clone."""
 
-    def __init__(self, setup: Setup, config: TrackingConfig | None = None):
+    def __init__(self, setup: Setup, config: TrackingConfig | None = None, games: GameRegistry = GAMES):
         self.setup = setup
-        self.rules = GameRules(setup)
+        self.games = games
+        self.rules = GameRules(setup, games)
         self.config = config or TrackingConfig()
         self.table: Observation | None = None   # the table as read, corrections applied
         self.raw: Observation | None = None     # the last accepted reading, as read
@@ -615,13 +619,13 @@ class GameModel:
         data = {**self.setup.to_json(), "seats": seats, "names": names}
         if self.setup.first and self.setup.first not in (seats or {}):
             data.pop("first", None)
-        setup = Setup.from_json(data, "correction")
+        setup = Setup.from_json(data, "correction", self.games)
         if set(setup.seats) != set(self.setup.seats) and self.turns:
             raise CorrectionError("seats cannot be added or removed once the game is under way; declare "
                                   "who sits where among the same seats, or start a new game",
                                   source="correction", field="seats")
         self.setup = setup
-        self.rules = GameRules(setup)
+        self.rules = GameRules(setup, self.games)
         if self.table is not None:
             self.table = _relabel(self.table, setup)
         if self.raw is not None:
@@ -697,7 +701,7 @@ def _corrected_table(model: GameModel, c: Mapping[str, Any]) -> Observation:
         player = c.get("player") or setup.seats.get(c.get("seat") or "")
         if player not in setup.seats.values():
             raise CorrectionError(f"no player {player!r} at this table", source="correction", field="player")
-        to = c.get("to", c.get("stone"))
+        to = c.get("to", c.get("stone"))  # "to", as the page writes it; "stone" still read (API clients)
         if to not in rules.board.stones:
             raise CorrectionError(f"no stone {to!r} on the {rules.board.name} board", source="correction",
                                   field="to")
@@ -934,10 +938,10 @@ def _owners(prev: Input | None, inp: Input, setup: Setup) -> tuple[tuple[str, ..
 class Journal:
     """The inputs that count, with the model after each (models[i] follows inputs[:i])."""
 
-    def __init__(self, setup: Setup, config: TrackingConfig | None = None):
+    def __init__(self, setup: Setup, config: TrackingConfig | None = None, games: GameRegistry = GAMES):
         self.config = config or TrackingConfig()
         self.inputs: list[Input] = []
-        self.models: list[GameModel] = [GameModel(setup, self.config)]
+        self.models: list[GameModel] = [GameModel(setup, self.config, games)]
 
     @property
     def model(self) -> GameModel:

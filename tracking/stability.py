@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 from engine.cardgame.observed import _copies as deck_copies  # (the deck's composition lives with the card game)
+from engine.games import GAMES
 from engine.observation import Observation, PawnObservation, SeatObservation
 from .config import TrackingConfig
 
@@ -126,7 +127,7 @@ def fields_to_observation(fields: Fields, template: Observation | None = None) -
     if template is not None:
         order = list(template.seats) + [s for s in seat_obs if s not in template.seats]
         seat_obs = {s: seat_obs[s] for s in order if s in seat_obs}
-    is_board = game == "keltis"
+    is_board = GAMES.get(game).has_board
     return Observation(game, board, True, None,
                        tuple(sorted(pawns, key=lambda p: (p.player, p.stone, not p.big))) if is_board else None,
                        tiles if is_board else None, seat_obs, tops)

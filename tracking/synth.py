@@ -14,13 +14,13 @@ injected rule break whether a camera can see it at all (`judge_invisible`).
 """
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from engine.cards import PLAYER_COLOURS, SEATS
+from engine.games import GAMES
 from engine.observation import Observation
 
 #: Codes a camera can see when a move breaks them (hands, the draw pile and a card drawn back
@@ -30,7 +30,6 @@ VISIBLE_CODES = frozenset({
     "out-of-turn", "tile-not-taken", "wish-not-taken", "two-cards", "clover-not-used", "discard-tile-not-used",
     "row-changed", "game-over", "row-ended", "row-closed", "points-card-mismatch", "no-wish-card", "pair-mismatch",
 })
-GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
 # One tiny valid JPEG (8×8 grey): sessions for truth replays need frame files, not pictures.
 TINY_JPEG = bytes.fromhex(
     "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c1912130f14"
@@ -79,7 +78,7 @@ class SimulatedGame:
 
 
 def _engine(game: str):
-    return importlib.import_module(GAME_MODULES[game])
+    return GAMES.get(game).rules()
 
 
 def _seats(n: int, rng: random.Random) -> dict[str, str]:
@@ -114,7 +113,7 @@ def _as_turn(eng, state, seat):
 
 def _policy(game: str):
     eng = _engine(game)
-    if game == "keltis":
+    if GAMES.get(game).has_board:
         return eng.random_policy
     return getattr(eng, "sensible_policy", None) or getattr(eng, "laying_policy", None) or eng.uniform_policy
 
@@ -129,13 +128,14 @@ def simulate_game(game: str, board: str | None, players: int, seed: int, *, ille
     rng = random.Random(f"synth-{game}-{board}-{players}-{seed}")
     eng = _engine(game)
     seats = _seats(players, rng)
+    info = GAMES.get(game)
     board_obj = None
-    if game == "keltis":
+    if info.has_board:
         from engine.board import bundled_board
-        board_obj = bundled_board(board or "nwnz")
-    state = eng.new_game(seats, None, seed, board=board_obj) if game == "keltis" else eng.new_game(seats, None, seed)
+        board_obj = bundled_board(board or info.default_board)
+    state = eng.new_game(seats, None, seed, board=board_obj) if info.has_board else eng.new_game(seats, None, seed)
     policy = _policy(game)
-    setup = {"game": game, "board": board if game == "keltis" else None, "seats": seats, "rules": {}}
+    setup = {"game": game, "board": board if info.has_board else None, "seats": seats, "rules": {}}
     turns: list[TrueTurn] = []
     moves_log: list[tuple[Any, Any, Any, list[str]]] = []  # (move, state before, state after, codes)
     steps = 0
@@ -390,12 +390,12 @@ def write_session(sim: SimulatedGame, folder: str | Path, *, overwrite: bool = T
 
 
 def game_matrix(count: int, seed0: int) -> list[tuple[str, str | None, int, int]]:
-    """`count` (game, board, players, seed) combinations cycling through both boards, the card game and
-    2–4 players."""
-    kinds = [("keltis", "base"), ("keltis", "nwnz"), ("keltis-card", None)]
+    """`count` (game, board, players, seed) combinations cycling through every table of the registry
+    (each board of the board game, the card game) and 2–4 players."""
+    kinds = GAMES.tables()
     out = []
     for i in range(count):
-        game, board = kinds[i % 3]
-        players = 2 + (i // 3) % 3
+        game, board = kinds[i % len(kinds)]
+        players = 2 + (i // len(kinds)) % 3
         out.append((game, board, players, seed0 + i))
     return out

@@ -19,9 +19,11 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 from engine.observation import Observation
+from engine.setup import Setup
+
 from .config import TrackingConfig
-from .games import Setup
 from .model import CORRECTION_KINDS, GameModel, Input, Journal, TurnRecord, summarize, turn_text
 from .stability import StableStateFilter, suspicious_fields
 from .store import EventStore
@@ -64,8 +66,10 @@ class GameTracker:
     """The live game behind the phone page and the replay command (module docstring)."""
 
     def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
-                 config: TrackingConfig | None = None, observer: str | None = None):
+                 config: TrackingConfig | None = None, observer: str | None = None,
+                 games: GameRegistry = GAMES):
         self.store = store
+        self.games = games  # the games a setup may name (engine/games.py)
         self.clock = clock
         self.config = config or TrackingConfig()
         self.observer = observer
@@ -109,9 +113,9 @@ class GameTracker:
         journal: Journal | None = None
         for e in events:
             if e.kind == "game":
-                setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}")
+                setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
                 started = e.payload.get("started")
-                journal = Journal(setup, self.config)
+                journal = Journal(setup, self.config, self.games)
             elif e.kind == "state":
                 if journal is None:
                     continue
@@ -156,14 +160,14 @@ class GameTracker:
 
     def new_game(self, setup: dict[str, Any]) -> dict[str, Any]:
         """Start a new game (docs/tracking-api.md); the previous one stays in the database."""
-        parsed = Setup.from_json(setup, "setup")
+        parsed = Setup.from_json(setup, "setup", self.games)
         with self._cond:
             started = _now_iso()
             payload = {"setup": parsed.to_json(), "started": started, "observer": self.observer}
             game_id, event_id = self.store.new_game(parsed.to_json(), started, payload)
             self._reset_game_state()
             self.game_id, self.setup, self.started = game_id, parsed, started
-            self.journal = Journal(parsed, self.config)
+            self.journal = Journal(parsed, self.config, self.games)
             self.filter.set_reference(None, hand=True)
             self.filter.reset()
             self._arm_filter()
@@ -368,8 +372,7 @@ class GameTracker:
             inp = journal.make_state(payload)
             journal.add(inp)
             model = journal.model
-            data = dict(payload)
-            data["frame_index"] = payload.get("frame")
+            data = dict(payload)  # the frame index is "frame", as in truth/events.jsonl (one spelling)
             data["table"] = model.table.to_json() if model.table is not None else None
             ids = self._commit([("state", data)], self._announcements(model, payload["t"], settled=False))
             inp.id = ids[0]

@@ -92,7 +92,7 @@ def state():
 @bp.get("/api/setup-options")
 def options():
     """Games, boards, seats, pawn colours and rule settings the new-game screen offers."""
-    return jsonify(setup_options())
+    return jsonify(setup_options(deps().games))
 
 
 def _validated_command(validate, action, what: str):
@@ -102,8 +102,8 @@ def _validated_command(validate, action, what: str):
         body = validate(json_body())
     except UnsupportedBody as exc:
         return None, error_response(415, str(exc))
-    except MalformedInput as exc:
-        return None, error_response(400, str(exc))
+    except MalformedInput as exc:  # the engine's message names the field; JSON clients also get it apart
+        return None, error_response(400, str(exc), **({"field": exc.field} if exc.field else {}))
     result, err = run_command(action, body)
     if err is not None:
         return None, error_response(*err)
@@ -114,7 +114,8 @@ def _validated_command(validate, action, what: str):
 @bp.post("/api/game")
 def new_game():
     """Start a new game from a setup (docs/tracking-api.md new_game)."""
-    result, failed = _validated_command(validate_setup, deps().tracker.new_game, "new game")
+    d = deps()
+    result, failed = _validated_command(lambda body: validate_setup(body, d.games), d.tracker.new_game, "new game")
     return failed if failed is not None else (jsonify(result), 201)
 
 
@@ -150,8 +151,9 @@ def board(name: str):
 
     from .validate import bundled_boards
 
-    if name not in bundled_boards():
-        return error_response(404, f"no bundled board {name!r} (bundled: {bundled_boards()})")
+    boards = bundled_boards(deps().games)
+    if name not in boards:
+        return error_response(404, f"no bundled board {name!r} (bundled: {boards})")
     b = bundled_board(name)
     stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row} for s in b.stones.values()}
     resp = jsonify({"name": b.name, "title": b.title, "stones": stones})

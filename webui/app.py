@@ -1,4 +1,4 @@
-"""The Flask app factory: `create_app(tracker, *, pipeline=None, pin=None, config=None)`.
+"""The Flask app factory: `create_app(tracker, *, pipeline=None, pin=None, config=None, games=GAMES)`.
 
 Blueprints: viewer (the phone page, pictures, exports), table (PIN-protected setup, corrections,
 calibration check), api (JSON state and commands, /healthz), stream (Server-Sent Events).
@@ -17,6 +17,8 @@ from typing import Any
 
 from flask import Flask, g, request
 from werkzeug.exceptions import HTTPException
+
+from engine.games import GAMES, GameRegistry
 
 from . import security
 from .context import WebDeps, deps, error_response
@@ -50,8 +52,9 @@ def _secret_key(data_dir: Path | None) -> bytes:
 
 
 def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
-               config: WebConfig | None = None) -> Flask:
-    """Build the web app around a tracker (and optionally the pipeline feeding it)."""
+               config: WebConfig | None = None, games: GameRegistry = GAMES) -> Flask:
+    """Build the web app around a tracker (and optionally the pipeline feeding it); the new-game
+    screen offers the games of `games` (engine/games.py)."""
     config = config or WebConfig()
     app = Flask(__name__, static_folder="static", template_folder="templates")
     app.config.update(
@@ -75,7 +78,7 @@ def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
         translations=Translations(config.languages),
         limiter=security.AttemptLimiter(config.pin_attempts, config.pin_window_seconds),
         stream_slots=threading.BoundedSemaphore(max(1, config.max_streams)),
-        pictures=FramePictures.from_file(pipeline, config.calibration_file),
+        pictures=FramePictures.from_file(pipeline, config.calibration_file), games=games,
         page_url=config.public_url.rstrip("/") + "/" if config.public_url else None)
 
     from .api import bp as api_bp

@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import current_app, jsonify, render_template, request
 
+from engine.games import GAMES, GameRegistry
+
 from . import security
 from .broadcast import Broadcaster
 from .config import WebConfig
@@ -32,6 +34,7 @@ class WebDeps:
     limiter: security.AttemptLimiter
     stream_slots: threading.BoundedSemaphore
     pictures: FramePictures
+    games: GameRegistry = GAMES  # the games the new-game screen offers and the setups it accepts
     started: float = field(default_factory=time.time)
     page_url: str | None = None  # set by the server once it knows its host and port
     open_streams: int = 0

@@ -17,7 +17,7 @@ from . import frames, security
 from .api import run_command
 from .context import deps, error_response
 from .qr import qr_svg
-from .validate import GAMES, rule_options, setup_options, validate_correction, validate_setup
+from .validate import rule_options, setup_options, validate_correction, validate_setup
 from .viewer import page_address, tr
 
 bp = Blueprint("table", __name__, url_prefix="/table")
@@ -83,12 +83,13 @@ def home():
 
 
 def _setup_from_form(form: Any) -> dict[str, Any]:
+    games = deps().games
     game = form.get("game")
     seats = {s: form.get(f"colour_{s}") for s in SEATS if form.get(f"colour_{s}")}
     names = {s: form.get(f"name_{s}", "") for s in seats if form.get(f"name_{s}", "").strip()}
     rules: dict[str, Any] = {}
-    if game in GAMES:
-        for opt in rule_options(game):
+    if game in games:
+        for opt in rule_options(game, games):
             raw = form.get(f"rule_{game}_{opt['name']}")
             if raw is None:
                 continue
@@ -97,7 +98,7 @@ def _setup_from_form(form: Any) -> dict[str, Any]:
             else:
                 rules[opt["name"]] = raw
     setup: dict[str, Any] = {"game": game, "seats": seats, "rules": rules}
-    if game == "keltis":
+    if game in games and games.get(game).has_board:
         setup["board"] = form.get("board")
     if names:
         setup["names"] = names
@@ -112,19 +113,19 @@ def new_game():
     current = (d.tracker.snapshot().get("game") or {})
     if request.method == "POST":
         try:
-            setup = validate_setup(_setup_from_form(request.form))
+            setup = validate_setup(_setup_from_form(request.form), d.games)
         except MalformedInput as exc:
             flash(str(exc), "error")
-            return render_template("table_new.html", options=setup_options(), current=current,
+            return render_template("table_new.html", options=setup_options(d.games), current=current,
                                    form=request.form), 400
         _, err = run_command(d.tracker.new_game, setup)
         if err is not None:
             flash(err[1], "error")
-            return render_template("table_new.html", options=setup_options(), current=current,
+            return render_template("table_new.html", options=setup_options(d.games), current=current,
                                    form=request.form), err[0]
         flash(tr("new.started"), "ok")
         return redirect(url_for("viewer.live"))
-    return render_template("table_new.html", options=setup_options(), current=current, form=None)
+    return render_template("table_new.html", options=setup_options(d.games), current=current, form=None)
 
 
 def _correction_from_form(form: Any) -> dict[str, Any]:

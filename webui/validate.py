@@ -1,50 +1,48 @@
 """Checks on what the table sends (a new game's setup, a correction) before the tracker sees it.
 
-A request that fails here gets 400 with the reason and changes nothing. The rule settings offered
+A request that fails here gets 400 with the reason (and the field) and changes nothing. A setup is
+validated by the engine (engine/setup.py), the one setup validation; this module adds only what
+is the page's own: the body's shape and the fields it may carry. The rule settings offered
 are read from the game modules' Settings dataclasses (RULES.md variants as Literal fields), so the
 form always matches the engine.
 """
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import typing
 from typing import Any
 
-from engine.board import BOARDS_DIR
 from engine.cards import COLOURS, PLAYER_COLOURS, SEATS
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 from engine.observation import TILE_CODES
+from engine.settings import settings_to_json
+from engine.setup import SETUP_FIELDS, Setup
 
-GAMES = ("keltis", "keltis-card")
-GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end")
-MAX_NAME = 24
 
 
 class RequestError(MalformedInput):
     """A request body that cannot be used; the message is shown to whoever sent it."""
 
 
-def bundled_boards() -> list[str]:
-    """Names of the board files shipped in engine/boards (base first)."""
-    names = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
-    return sorted(names, key=lambda n: (n != "base", n))
+def bundled_boards(games: GameRegistry = GAMES) -> list[str]:
+    """The bundled boards the registry's board games are played on (base first)."""
+    return list(dict.fromkeys(b for g in games for b in g.boards))
 
 
-def settings_class(game: str) -> type | None:
+def settings_class(game: str, games: GameRegistry = GAMES) -> type | None:
     """The game's Settings dataclass, or None while that game module is not available."""
     try:
-        module = importlib.import_module(GAME_MODULES[game])
-    except ImportError:
+        cls = games.get(game).settings_class()
+    except (ImportError, AttributeError):
         return None
-    cls = getattr(module, "Settings", None)
     return cls if dataclasses.is_dataclass(cls) else None
 
 
-def rule_options(game: str) -> list[dict[str, Any]]:
+def rule_options(game: str, games: GameRegistry = GAMES) -> list[dict[str, Any]]:
     """The rule settings of a game: [{"name", "choices", "default"}] (bool settings: [false, true])."""
-    cls = settings_class(game)
+    cls = settings_class(game, games)
     if cls is None:
         return []
     hints = typing.get_type_hints(cls)
@@ -62,10 +60,10 @@ def rule_options(game: str) -> list[dict[str, Any]]:
     return out
 
 
-def setup_options() -> dict[str, Any]:
-    """Everything the new-game screen offers."""
-    return {"games": list(GAMES), "boards": bundled_boards(), "seats": list(SEATS),
-            "colours": list(PLAYER_COLOURS), "rules": {g: rule_options(g) for g in GAMES}}
+def setup_options(games: GameRegistry = GAMES) -> dict[str, Any]:
+    """Everything the new-game screen offers: the games of the registry, their boards and rules."""
+    return {"games": list(games.ids()), "boards": bundled_boards(games), "seats": list(SEATS),
+            "colours": list(PLAYER_COLOURS), "rules": {g: rule_options(g, games) for g in games.ids()}}
 
 
 def _object(body: Any, what: str) -> dict[str, Any]:
@@ -74,75 +72,17 @@ def _object(body: Any, what: str) -> dict[str, Any]:
     return body
 
 
-def validate_setup(body: Any) -> dict[str, Any]:
-    """A checked, normalised setup for tracker.new_game(); RequestError names the bad field."""
+def validate_setup(body: Any, games: GameRegistry = GAMES) -> dict[str, Any]:
+    """A checked, normalised setup for tracker.new_game(): the engine's validation (Setup.from_json,
+    whose MalformedInput names the bad field) after the page's own check of the body's shape. The
+    rule settings come back complete, defaults included, so the page shows which a game uses."""
     body = _object(body, "setup")
-    known = {"game", "board", "seats", "names", "rules", "first"}
-    unknown = sorted(set(body) - known)
+    unknown = sorted(set(body) - set(SETUP_FIELDS))
     if unknown:
-        raise RequestError(f"unknown field(s) {unknown} (known: {sorted(known)})", source="setup")
-    game = body.get("game")
-    if game not in GAMES:
-        raise RequestError(f"{game!r} is not one of {list(GAMES)}", source="setup", field="game")
-    board = body.get("board")
-    if game == "keltis":
-        boards = bundled_boards()
-        if board not in boards:
-            raise RequestError(f"{board!r} is not a bundled board {boards}", source="setup", field="board")
-    elif board not in (None, ""):
-        raise RequestError(f"the card game has no board, got {board!r}", source="setup", field="board")
-    else:
-        board = None
-    seats = body.get("seats")
-    if not isinstance(seats, dict):
-        raise RequestError(f"expected an object seat → pawn colour, got {seats!r}", source="setup", field="seats")
-    for seat, colour in seats.items():
-        if seat not in SEATS:
-            raise RequestError(f"unknown seat {seat!r} (seats: {list(SEATS)})", source="setup", field="seats")
-        if colour not in PLAYER_COLOURS:
-            raise RequestError(f"unknown pawn colour {colour!r} (colours: {list(PLAYER_COLOURS)})",
-                               source="setup", field=f"seats.{seat}")
-    if not 2 <= len(seats) <= 4:
-        raise RequestError(f"2 to 4 players sit at the table, got {len(seats)}", source="setup", field="seats")
-    colours = list(seats.values())
-    if len(set(colours)) != len(colours):
-        raise RequestError(f"two seats have the same pawn colour: {colours}", source="setup", field="seats")
-    names_raw = body.get("names") or {}
-    if not isinstance(names_raw, dict):
-        raise RequestError(f"expected an object seat → name, got {names_raw!r}", source="setup", field="names")
-    names: dict[str, str] = {}
-    for seat, name in names_raw.items():
-        if seat not in seats:
-            raise RequestError(f"a name for {seat!r}, where nobody sits", source="setup", field="names")
-        if not isinstance(name, str):
-            raise RequestError(f"expected text, got {name!r}", source="setup", field=f"names.{seat}")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME or any(not ch.isprintable() for ch in name):
-            raise RequestError(f"a name is at most {MAX_NAME} printable characters, got {name!r}",
-                               source="setup", field=f"names.{seat}")
-        if name:
-            names[seat] = name
-    rules = body.get("rules") or {}
-    if not isinstance(rules, dict):
-        raise RequestError(f"expected an object of rule settings, got {rules!r}", source="setup", field="rules")
-    cls = settings_class(game)
-    if cls is not None:
-        from engine.settings import parse_settings, settings_to_json
-
-        rules = settings_to_json(parse_settings(cls, rules, source="setup.rules"))
-    elif rules:
-        raise RequestError("rule settings cannot be checked yet (the game module is missing)",
-                           source="setup", field="rules")
-    first = body.get("first")
-    if first is not None and first not in seats:
-        raise RequestError(f"the first player must sit at one of {sorted(seats)}, got {first!r}",
-                           source="setup", field="first")
-    ordered = {seat: seats[seat] for seat in SEATS if seat in seats}
-    out: dict[str, Any] = {"game": game, "board": board, "seats": ordered, "rules": rules}
-    if first is not None:
-        out["first"] = first
-    if names:
-        out["names"] = names
+        raise RequestError(f"unknown field(s) {unknown} (known: {sorted(SETUP_FIELDS)})", source="setup")
+    setup = Setup.from_json(body, "setup", games)
+    out = setup.to_json()
+    out["rules"] = settings_to_json(games.get(setup.game).settings(setup.rules, "setup.rules"))
     return out
 
 

@@ -665,14 +665,14 @@ class _Checker:
                 # Not forward: backwards, or to a stone no forward step reaches.
                 word = _pawn_word(src.big)
                 text = f"{who}'s {word} went from {_where(board, src.stone)} to {_where(board, dst.stone)}"
-                self.change("pawn-moved", seat, text, src=src.stone, dst=dst.stone, big=dst.big)
+                self.change("pawn-moved", seat, text, **{"from": src.stone, "to": dst.stone}, big=dst.big)
                 if board.steps(dst.stone, src.stone) is not None:
                     self.violate("pawn-backwards", seat, f"{text}: pawns only move forward, never back toward "
-                                 "the start", src=src.stone, dst=dst.stone)
+                                 "the start", **{"from": src.stone, "to": dst.stone})
                 else:
                     self.violate("pawn-not-adjacent", seat, f"{text}: that stone is not ahead of it on "
                                  f"{'its path' if board.ruleset == 'base' else 'any path'}; a pawn moves one "
-                                 "stone forward along the lines", src=src.stone, dst=dst.stone)
+                                 "stone forward along the lines", **{"from": src.stone, "to": dst.stone})
                 if holder is not None:
                     holder.pawn_faults += 1
             if resized:
@@ -811,7 +811,7 @@ class _Checker:
                     text += " (clover step)"
                 elif s.pay == "overflow":
                     text += f" with the {s.card[0]} card: the {s.card[0]} path is finished"  # type: ignore[index]
-                self.change(kind, seat, text, src=s.src, dst=s.dst, big=bigs[s.pawn], paid=s.pay,
+                self.change(kind, seat, text, **{"from": s.src, "to": s.dst}, big=bigs[s.pawn], paid=s.pay,
                             card=list(s.card) if s.card else None)
                 if s.pay == "overflow":
                     self.change("end-stone-overflow", seat,
@@ -867,13 +867,13 @@ class _Checker:
                 self.violate("two-steps", seat,
                              f"{who}'s {word} moved {k} stones ({route}) for one card: a card moves a pawn one "
                              "stone, and a further step needs a clover landed on this turn",
-                             src=src, dst=dst, steps=k)
+                             **{"from": src, "to": dst}, steps=k)
             else:
                 cards = ("no card was laid" if not change.laid
                          else f"the card laid ({_cards_text(change.laid)}) paid for another step")
                 self.violate("no-card", seat,
                              f"{who}'s {word} moved ({route}) but {cards} and no clover explains it",
-                             src=src, dst=dst, steps=k)
+                             **{"from": src, "to": dst}, steps=k)
         for s in faults:
             if s.fault == "game-over":
                 self.violate("game-over", seat, f"{who}'s {word} moved on to {_where(board, s.dst)} after the fifth "

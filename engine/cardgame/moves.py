@@ -72,8 +72,8 @@ class Draw:
     kind: ClassVar[str] = "draw"
 
     def to_json(self) -> dict[str, Any]:
-        """{"move": "draw", "seat", "source"}."""
-        return {"move": self.kind, "seat": self.seat, "source": self.source}
+        """{"move": "draw", "seat", "from": "pile"|<pile>} ("from", as the board game's draw writes it)."""
+        return {"move": self.kind, "seat": self.seat, "from": self.source}
 
     def __str__(self) -> str:
         return f"{self.seat} draws from the {'draw pile' if self.source == 'pile' else self.source + ' discard pile'}"
@@ -128,9 +128,12 @@ def move_from_json(d: Any) -> Move:
             raise MoveError(f"expected a wish card value, got {wish!r}", source=where, field="wish")
         return DiscardPair(seat, (_card(d, "cards", cards[0]), _card(d, "cards", cards[1])), wish)
     if kind == "draw":
-        source = d.get("source")
+        # "source" is how moves were written before the one spelling: stored games and recorded
+        # sessions' truth/events.jsonl still hold it.
+        key = "from" if "from" in d or "source" not in d else "source"
+        source = d.get(key)
         if not isinstance(source, str):
-            raise MoveError(f"expected a source, got {source!r}", source=where, field="source")
+            raise MoveError(f"expected a pile, got {source!r}", source=where, field=key)
         return Draw(seat, source)
     if kind == "pass":
         return Pass(seat)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 
 def _config(args: argparse.Namespace):
@@ -198,7 +199,7 @@ def cmd_lens(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
     """Add `calibrate markers|lens|check|default`."""
     from keltis_cam.commands.camera import add_config_options
 

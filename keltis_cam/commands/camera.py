@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 
 def _load_config(args: argparse.Namespace):
@@ -59,7 +60,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
         calibration = load_calibration(cal_path)
     board = args.board or (calibration or {}).get("board") or cfg.board
-    if args.game == "keltis-card":
+    if not (getattr(args, "games", None) or GAMES).get(args.game, field="--game").has_board:
         board = None
     info = SessionInfo(game=args.game, board=board, seats=_parse_seats(args.seats), rules={},
                        calibration=None, source=source_kind(spec), started=now_iso(),
@@ -137,8 +138,8 @@ def add_config_options(p: argparse.ArgumentParser) -> None:
                                                      "data_dir, or ~/.local/share/keltis-cam)")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add `record`, `doctor` and `config`."""
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
+    """Add `record`, `doctor` and `config` (`record --game` offers the games of `games`)."""
     p = sub.add_parser("record", help="record a session folder from a camera",
                        description="Record a session folder (FORMATS §3) from a live camera, for bug reports "
                                    "and new fixtures. Stops on Ctrl-C, --frames or --duration.")
@@ -148,14 +149,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--duration", type=float, help="stop after this many seconds")
     p.add_argument("--frames", type=int, help="stop after this many frames")
     p.add_argument("--quality", type=int, default=90, help="JPEG quality (default 90)")
-    p.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis")
+    p.add_argument("--game", choices=games.ids(), default=games.default)
     p.add_argument("--board", help="board name for session.json (default: the calibration's)")
     p.add_argument("--seats", help="who sits where, e.g. south=black,north=white")
     p.add_argument("--calibration", metavar="FILE", help="calibration to store in the session (default: the "
                                                          "config's, when it exists)")
     p.add_argument("--overwrite", action="store_true", help="replace a session already in OUT")
     add_config_options(p)
-    p.set_defaults(func=cmd_record)
+    p.set_defaults(func=cmd_record, games=games)
 
     p = sub.add_parser("doctor", help="check the installation and say what to fix",
                        description="Check the install: Python, numpy, OpenCV, picamera2, cameras, config file, "

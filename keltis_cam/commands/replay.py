@@ -17,6 +17,7 @@ import sys
 from typing import Any, Mapping
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 
 def _resume_point(data_dir: Any):
@@ -131,7 +132,7 @@ def _print_text(result: Mapping[str, Any], out) -> None:
         w("  OK\n" if check["ok"] else "  MISMATCH\n")
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, games: GameRegistry = GAMES) -> None:
     """Add `replay` to the command line."""
     p = sub.add_parser("replay", help="play a recorded session through the tracker: moves, warnings, scores")
     p.add_argument("session", help="recorded session folder (FORMATS §3)")

@@ -1,31 +1,28 @@
 """Engine subcommands: `score`, `check`, `board show`, `demo`.
 
-Scoring and checking dispatch on the observation's "game": `engine.boardgame.observed` for
-"keltis", `engine.cardgame.observed` for "keltis-card"; both return the same shapes.
+Scoring and checking dispatch on the observation's "game" through the registry (engine/games.py):
+each game's observed-state module returns the same shapes.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameInfo, GameRegistry
 from engine.observation import Observation, load_observation
 
-_GAME_MODULES = {"keltis": "engine.boardgame.observed", "keltis-card": "engine.cardgame.observed"}
+
+def _game(args: argparse.Namespace, obs: Observation, source: str) -> GameInfo:
+    games: GameRegistry = getattr(args, "games", None) or GAMES
+    return games.get(obs.game, source=source)
 
 
-def _observed_module(obs: Observation):
-    return importlib.import_module(_GAME_MODULES[obs.game])
-
-
-def _validate(obs: Observation, source: str) -> None:
-    """Let the game's module check a state against its board (if it can), so errors name the file."""
-    check = getattr(_observed_module(obs), "validate_observation", None)
-    if check is not None:
-        check(obs, source)
+def _validate(info: GameInfo, obs: Observation, source: str) -> None:
+    """Let the game's module check a state against its board, so errors name the file."""
+    info.validate(obs, source)
 
 
 def _parse_points(items: list[str]) -> dict[str, int]:
@@ -43,12 +40,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     obs = load_observation(args.state)
     if not obs.usable:
         raise MalformedInput(f"the frame is marked unusable ({obs.reason}); nothing to score", source=args.state)
-    _validate(obs, args.state)
+    info = _game(args, obs, args.state)
+    _validate(info, obs, args.state)
     points = _parse_points(args.points or [])
     unknown = sorted(set(points) - set(obs.seats))
     if unknown:
         raise MalformedInput(f"no such seat in the state: {', '.join(unknown)}", field="--points")
-    sheet = _observed_module(obs).score_observation(obs, points=points)
+    sheet = info.score(obs, points=points)
     if args.json:
         json.dump(sheet.to_json(), sys.stdout, indent=1)
         print()
@@ -69,9 +67,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not before.usable or not after.usable:
         bad = args.before if not before.usable else args.after
         raise MalformedInput("the frame is marked unusable; nothing to compare", source=bad)
-    _validate(before, args.before)
-    _validate(after, args.after)
-    report = _observed_module(before).check_change(before, after)
+    info = _game(args, before, args.before)
+    _validate(info, before, args.before)
+    _validate(info, after, args.after)
+    report = info.check(before, after)
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=1)
         print()
@@ -106,23 +105,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Play a seeded game with the engine and print its story and scores (the bundled example)."""
     from engine.demo import run_demo
 
-    return run_demo(args)
+    return run_demo(args, getattr(args, "games", None) or GAMES)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the engine's subcommands."""
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
+    """Add the engine's subcommands (`demo --game` offers the games of `games`)."""
     p = sub.add_parser("score", help="score an observed state (FORMATS §2)")
     p.add_argument("state", help="observed-state JSON file")
     p.add_argument("--points", nargs="*", metavar="SEAT=N",
                    help="points-tile points a seat has scored (the camera cannot see them)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_score)
+    p.set_defaults(func=cmd_score, games=games)
 
     p = sub.add_parser("check", help="what changed between two observed states, and the rules broken")
     p.add_argument("before")
     p.add_argument("after")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func=cmd_check, games=games)
 
     p = sub.add_parser("board", help="board files")
     bsub = p.add_subparsers(dest="board_command", metavar="ACTION")
@@ -133,9 +132,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=cmd_board_show)
 
     p = sub.add_parser("demo", help="play a seeded example game with the engine and print it")
-    p.add_argument("--game", choices=["keltis", "keltis-card"], default="keltis")
+    p.add_argument("--game", choices=games.ids(), default=games.default)
     p.add_argument("--board", default="nwnz", help="board for the board game (base, nwnz or a file)")
     p.add_argument("--players", type=int, default=3, choices=[2, 3, 4])
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the log and scores as JSON")
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_demo, games=games)

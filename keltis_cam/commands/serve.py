@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 log = logging.getLogger("keltis.serve")
 
@@ -56,7 +57,8 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     keep = bool(args.data_dir) or kind != "replay"
     built = build_pipeline(spec, why=why, observer=args.observer, speed=speed,
                            data_dir=cfg.data_dir if keep else None, throwaway_replay=not keep,
-                           source_options=cfg.camera.source_options(), tracking=cfg.tracking)
+                           source_options=cfg.camera.source_options(), tracking=cfg.tracking,
+                           games=getattr(args, "games", None) or GAMES)
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
     built.make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
     pipeline = built.served(loop=loop)
@@ -80,7 +82,8 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
                        max_streams=max(4, threads - 8))
     pin = args.pin or (str(web["pin"]) if "pin" in web else None)
     try:
-        app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg)
+        app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg,
+                         games=getattr(args, "games", None) or GAMES)
     except ValueError as exc:  # a PIN that is not 4-12 digits
         built.close()
         raise MalformedInput(str(exc), field="--pin") from None
@@ -160,7 +163,7 @@ def _banner(url: str, pin: str, parts: dict[str, Any]) -> None:
     out.flush()
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
     """Add `serve`."""
     p = sub.add_parser("serve", help="run the pipeline and serve the phone dashboard on the local network",
                        description="Live scores, warnings and the story of the game on every player's phone.")
@@ -184,4 +187,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loop", action=argparse.BooleanOptionalAction, default=None,
                    help="start a replay again when it ends (default: on for the bundled example)")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the server does")
-    p.set_defaults(func=cmd_serve)
+    p.set_defaults(func=cmd_serve, games=games)

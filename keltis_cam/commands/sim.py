@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import MalformedInput
+from engine.games import GAMES, GameRegistry
 
 FULL_SIZE = (2304, 1296)
 
@@ -27,9 +28,9 @@ def _size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def _game_args(p: argparse.ArgumentParser, players: int = 3) -> None:
-    p.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis",
-                   help="the board game (default) or the card game (no board)")
+def _game_args(p: argparse.ArgumentParser, games: GameRegistry, players: int = 3) -> None:
+    p.add_argument("--game", choices=games.ids(), default=games.default,
+                   help="which game: " + ", ".join(f"{g.id} ({g.title})" for g in games))
     p.add_argument("--board", default="nwnz", help="board name (base, nwnz) or a board file (board game only)")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=players)
     p.add_argument("--seed", type=int, default=7, help="seed of the game, the camera, the table and the light")
@@ -40,7 +41,13 @@ def _game_args(p: argparse.ArgumentParser, players: int = 3) -> None:
                    help="no mug, phone or pad beside the board")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def _board(args: argparse.Namespace) -> str | None:
+    """--board for a game played on a board, None for a board-less game."""
+    games: GameRegistry = getattr(args, "games", None) or GAMES
+    return args.board if games.get(args.game, field="--game").has_board else None
+
+
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
     """Add `sim` and its subcommands."""
     sim = sub.add_parser("sim", help="simulated camera frames and recorded sessions with exact truth",
                          description="Render realistic camera frames of a Keltis table with exact ground truth.")
@@ -53,15 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_components)
 
     p = ss.add_parser("render", help="render one state of a seeded game to a JPEG (+ truth JSON)")
-    _game_args(p)
+    _game_args(p, games)
     p.add_argument("--progress", type=float, default=0.6, help="how far into the game (0-1, default 0.6)")
     p.add_argument("--hand", choices=("still", "moving"), help="a player's hand over the table")
     p.add_argument("--out", default="frame.jpg", help="JPEG to write (default frame.jpg)")
     p.add_argument("--truth", help="truth JSON to write (default: the JPEG's name with .json)")
-    p.set_defaults(func=cmd_render)
+    p.set_defaults(func=cmd_render, games=games)
 
     p = ss.add_parser("session", help="play a whole game and record it as a session folder (FORMATS §3)")
-    _game_args(p)
+    _game_args(p, games)
     p.add_argument("--out", required=True, help="session folder to write")
     p.add_argument("--fps", type=float, default=1.0, help="frames per second (default 1)")
     p.add_argument("--max-moves", type=int, help="stop after this many moves (default: the whole game)")
@@ -73,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="full: each frame's truth says where everything is in the image (default); none: only "
                         "the observed state (a long session stays small)")
     p.add_argument("--overwrite", action="store_true", help="replace a session already in the folder")
-    p.set_defaults(func=cmd_session)
+    p.set_defaults(func=cmd_session, games=games)
 
     p = ss.add_parser("frames", help="a data set of single frames with truth across all conditions")
     p.add_argument("--n", type=int, default=500, help="number of frames (default 500)")
@@ -101,7 +108,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.progress <= 1.0:
         raise MalformedInput(f"must be between 0 and 1, got {args.progress}", field="--progress")
-    spec = FrameSpec(game=args.game, board=args.board if args.game == "keltis" else None, players=args.players,
+    spec = FrameSpec(game=args.game, board=_board(args), players=args.players,
                      seed=args.seed, progress=args.progress, size=args.size, hard=args.hard, hand=args.hand,
                      distractors=args.distractors)
     jpeg, truth = render_single(spec)
@@ -110,7 +117,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     out.write_bytes(jpeg)
     truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
     truth_path.write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
-    what = f"{args.game}" + (f" on the {args.board} board" if args.game == "keltis" else "")
+    what = f"{args.game}" + (f" on the {args.board} board" if _board(args) else "")
     print(f"frame of {what} ({args.players} players, seed {args.seed}, state {truth['state_id']}) "
           f"written to {out} ({len(jpeg) // 1024} KB, {spec.size[0]}x{spec.size[1]}); truth in {truth_path}")
     return 0
@@ -129,7 +136,7 @@ def cmd_session(args: argparse.Namespace) -> int:
             raise MalformedInput(f"expected a JSON object, got {args.rules!r}", field="--rules")
     if args.fps <= 0 or args.fps > 30:
         raise MalformedInput(f"must be in (0, 30], got {args.fps}", field="--fps")
-    opts = SessionOptions(game=args.game, board=args.board if args.game == "keltis" else None, players=args.players,
+    opts = SessionOptions(game=args.game, board=_board(args), players=args.players,
                           seed=args.seed, size=args.size, fps=args.fps, max_moves=args.max_moves,
                           illegal=max(0, args.illegal), hard=args.hard, quality=args.quality,
                           distractors=args.distractors, rules=rules, truth_render=args.truth_render)

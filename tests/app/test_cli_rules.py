@@ -91,7 +91,7 @@ def test_check_nwnz_row_order_json(capsys):
     assert "card-laid" in kinds and "pawn-moved" in kinds
     moved = next(c for c in data["changes"] if c["kind"] == "pawn-moved")
     src, dst = _moved_pawn(NWNZ_BEFORE, NWNZ_AFTER)
-    assert moved["seat"] == "south" and (moved["data"]["src"], moved["data"]["dst"]) == (src, dst)
+    assert moved["seat"] == "south" and (moved["data"]["from"], moved["data"]["to"]) == (src, dst)
     board = bundled_board("nwnz")  # the pawn took one step onto a stone a red card may enter (RULES §2)
     assert dst in board.stones[src].next and board.stones[dst].color in ("red", "joker")
 

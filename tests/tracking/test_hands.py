@@ -9,7 +9,8 @@ import dataclasses
 from engine.events import ChangeReport, Event
 from engine.observation import Observation
 from tracking.config import TrackingConfig
-from tracking.games import GameRules, Setup
+from engine.setup import Setup
+from tracking.games import GameRules
 from tracking.inference import (COST_HAND_MAX, COST_NO_REACH, NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange,
                                        TurnContext, classify_top, hand_cost, infer_moves, own_violations, reconcile,
                                        revealed_depth, turn_facts)
@@ -292,7 +293,7 @@ def test_a_pawn_jumping_over_a_points_tile_scores_nothing():
     one card (a rule break) never stood on the stone between."""
     setup = Setup.from_json({"game": "keltis", "board": "base", "seats": {"south": "black", "north": "white"}})
     rules = GameRules(setup)
-    jump = Violation("two-steps", "...", "south", {"src": "r1", "dst": "r3", "steps": 2})
+    jump = Violation("two-steps", "...", "south", {"from": "r1", "to": "r3", "steps": 2})
     points = Event("points-tile", "south", "...", {"stone": "r2", "points": 3})
     assert turn_facts(rules, "south", ChangeReport((points,), (jump,)), (), "play").points == 0
     assert turn_facts(rules, "south", ChangeReport((points,), ()), (), "play").points == 3

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from tracking.games import GameRules, Setup
+from engine.setup import Setup
+from tracking.games import GameRules
 from tracking.inference import TopChange, TurnContext, classify_top, infer_moves
 from tracking.model import TurnRecord, summarize
 

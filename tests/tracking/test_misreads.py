@@ -142,7 +142,8 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move():
 def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
     """RULES §3 Turn (play one card, then draw one): when the tracker's record of a pile missed a draw,
     a single-copy card it believes deeper in the pile showing again is a draw, not a second card."""
-    from tracking.games import GameRules, Setup
+    from engine.setup import Setup
+    from tracking.games import GameRules
     from tracking.inference import TurnContext, infer_moves
     from tracking.model import GameModel
     from tracking.inference import TopChange
@@ -331,7 +332,7 @@ def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(mon
 
     sim = game("keltis-card", None, 4, 305, max_moves=40)
     k = 7
-    assert any(m["move"] == "draw" and m.get("source") == "yellow" for m in sim.turns[k].moves)
+    assert any(m["move"] == "draw" and m.get("from") == "yellow" for m in sim.turns[k].moves)
     assert "yellow" in {p for p, _, _ in sim.turns[k + 1].pile_tops}
     frames = list(sim.frames)
     for j in range(sim.turns[k].frame, sim.turns[k].frame + 5):   # 1 s: taken as the table

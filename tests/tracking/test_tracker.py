@@ -200,6 +200,16 @@ def test_snapshot_shape_is_the_contract():
     assert snap["event_id"] == tracker.last_event_id > 0
 
 
+def test_state_events_name_their_frame_once():
+    """One spelling: a state event carries its frame index as "frame" (as truth/events.jsonl does)."""
+    sim = game("keltis", "base", 2, 81, max_moves=6)
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    states = [e for e in feed(tracker, sim, finish=False) if e.type == "state"]
+    assert states and all("frame" in e.data and "frame_index" not in e.data for e in states)
+    assert all(isinstance(e.data["frame"], int) for e in states)
+
+
 def test_new_game_rejects_a_bad_setup():
     tracker = make_tracker()
     with pytest.raises(MalformedInput, match="seats"):
@@ -281,7 +291,7 @@ def test_a_pair_for_a_wish_card_then_two_cards_drawn_off_one_pile_is_legal():
     sim = game("keltis-card", None, 2, 591)
     k = 78
     assert sim.turns[k].moves[0]["move"] == "discard-pair"
-    assert [m.get("source") for m in sim.turns[k].moves[1:]] == ["blue", "blue"]
+    assert [m.get("from") for m in sim.turns[k].moves[1:]] == ["blue", "blue"]
     tracker = make_tracker()
     tracker.new_game(sim.setup)
     feed(tracker, sim, stop=sim.turns[k + 3].frame, finish=False)

@@ -98,6 +98,24 @@ def test_malformed_setups_get_400_with_the_field(client, tracker, body, field):
     assert tracker.calls == []
 
 
+@pytest.mark.parametrize("body", [
+    {**SETUP, "game": "chess"}, {**SETUP, "board": "moon"}, {**SETUP, "seats": {"south": "black", "north": "pink"}},
+    {**SETUP, "names": {"south": "x" * 40}}, {**SETUP, "rules": {"wish_tile": "sometimes"}},
+])
+def test_a_malformed_setup_gets_the_engines_error_and_field(client, tracker, body):
+    """The page does not validate a setup itself: its 400 is the engine's MalformedInput, field included."""
+    from engine.errors import MalformedInput
+    from engine.setup import Setup
+
+    with pytest.raises(MalformedInput) as engine_error:
+        Setup.from_json(body, "setup")
+    resp = post_json(client, "/api/game", body, **{"X-Keltis-PIN": PIN})
+    assert resp.status_code == 400
+    assert resp.get_json()["error"] == str(engine_error.value)
+    assert resp.get_json()["field"] == engine_error.value.field
+    assert tracker.calls == []
+
+
 def test_body_that_is_not_json(client, tracker):
     resp = client.post("/api/game", data="game=keltis", content_type="application/x-www-form-urlencoded",
                        headers={"X-Keltis-PIN": PIN})
@@ -188,6 +206,26 @@ def test_setup_options_list_games_boards_and_seats(client):
     assert "base" in body["boards"]
     assert body["seats"] == ["south", "west", "north", "east"]
     assert set(body["rules"]) == {"keltis", "keltis-card"}
+
+
+def test_the_page_offers_the_games_of_the_registry_it_is_given(tracker, config):
+    """create_app(games=...) is the page's one list of games: the options, the setup check and the form."""
+    import dataclasses
+
+    from engine.games import GAMES
+    from webui.app import create_app
+
+    extra = dataclasses.replace(GAMES.get("keltis-card"), id="keltis-card-2", title="Second card game")
+    app = create_app(tracker, pin=PIN, config=config, games=GAMES.with_game(extra))
+    try:
+        client = app.test_client()
+        assert client.get("/api/setup-options").get_json()["games"] == ["keltis", "keltis-card", "keltis-card-2"]
+        resp = post_json(client, "/api/game", {"game": "keltis-card-2", "seats": {"south": "black", "north": "white"}},
+                         **{"X-Keltis-PIN": PIN})
+        assert resp.status_code == 201, resp.get_json()
+        assert tracker.calls[-1][1]["game"] == "keltis-card-2"
+    finally:
+        app.extensions["keltis"].broadcaster.stop()
 
 
 def test_unknown_api_path_and_method_are_json(client):

@@ -83,7 +83,7 @@ class FakeTracker:
         """Take an observation as the new table state (the fake infers no moves from it)."""
         with self._cond:
             self.table = obs.to_json()
-            ev = self._emit("state", {"frame_index": frame_index, "t": t})
+            ev = self._emit("state", {"frame": frame_index, "t": t})
             self._cond.notify_all()
             return [ev]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 from bg_builders import nwnz_board
 
 from engine import demo
+from engine.games import GAMES
 from keltis_cam.cli import main as keltis_cam
 
 REPO = Path(__file__).resolve().parents[3]
@@ -64,10 +66,10 @@ def test_demo_through_the_command_line(capsys):
     assert "Final scores" in capsys.readouterr().out
 
 
-def test_demo_names_a_missing_game_module(capsys, monkeypatch):
+def test_demo_names_a_missing_game_module(capsys):
     """A game whose engine module does not exist yet gets a clear error naming it."""
-    monkeypatch.setitem(demo.GAME_MODULES, "keltis-card", "engine.cardgame.not_written_yet")
-    assert demo.run_demo(args(game="keltis-card")) == 1
+    unwritten = dataclasses.replace(GAMES.get("keltis-card"), rules_module="engine.cardgame.not_written_yet")
+    assert demo.run_demo(args(game="keltis-card"), games=GAMES.with_game(unwritten)) == 1
     assert "engine.cardgame.not_written_yet" in capsys.readouterr().err
 
 

@@ -57,7 +57,7 @@ def test_base_legal_turn_lay_a_card_and_step_rules_1_turn():
     assert report.legal, report.violations
     assert kinds(report) == ["card-laid", "pawn-moved"]
     assert report.changes[0].text == "south (black) laid a blue 5 in the blue row"
-    assert report.changes[1].data["src"] == blue[1] and report.changes[1].data["dst"] == blue[2]
+    assert report.changes[1].data["from"] == blue[1] and report.changes[1].data["to"] == blue[2]
     assert report.to_json()["legal"] is True
 
 

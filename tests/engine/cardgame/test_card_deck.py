@@ -91,10 +91,33 @@ def test_moves_round_trip_through_json(move):
     ({"move": "lay", "seat": "up", "card": "red 7", "row": "red"}, "seat"),
     ({"move": "jump", "seat": "south"}, "move"),
     ({"move": "discard-pair", "seat": "south", "cards": ["red 5"], "wish": 5}, "cards"),
-    ({"move": "draw", "seat": "south"}, "source")])
+    ({"move": "draw", "seat": "south"}, "from"),
+    ({"move": "draw", "seat": "south", "source": 3}, "source")])
 def test_malformed_moves_name_the_field(data, field):
     with pytest.raises(MoveError, match=f"field '{field}'"):
         move_from_json(data)
+
+
+def test_a_draw_writes_its_pile_as_from_and_still_reads_the_old_source():
+    """One spelling with the board game's draw ("from"); moves written before it said "source"."""
+    assert Draw("south", "green").to_json() == {"move": "draw", "seat": "south", "from": "green"}
+    assert move_from_json({"move": "draw", "seat": "south", "source": "pile"}) == Draw("south", "pile")
+    assert move_from_json({"move": "draw", "seat": "south", "from": "red", "source": "pile"}) == Draw("south", "red")
+
+
+def test_a_recorded_session_written_with_source_still_loads():
+    """fixtures/sessions/card-3p/truth/events.jsonl was written with "source": every move reads back."""
+    import json
+    from pathlib import Path
+
+    events = Path(__file__).resolve().parents[3] / "fixtures" / "sessions" / "card-3p" / "truth" / "events.jsonl"
+    moves = [json.loads(line)["move"] for line in events.read_text(encoding="utf-8").splitlines() if line.strip()]
+    moves = [m for m in moves if m]
+    old = [m for m in moves if m.get("move") == "draw" and "source" in m]
+    assert old, "the fixture no longer holds the old spelling"
+    read = [move_from_json(m) for m in moves]
+    assert [d.source for d in read if isinstance(d, Draw)][:len(old)] == [m["source"] for m in old]
+    assert all(move_from_json(m.to_json()) == m for m in read)
 
 
 def test_inexpressible_moves_raise_move_error():
