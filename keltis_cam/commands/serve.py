@@ -24,6 +24,9 @@ from engine.errors import MalformedInput
 
 log = logging.getLogger("keltis.serve")
 
+#: Longest wait for the server's threads on stop (streams end at once; a picture being drawn may not).
+STOP_SECONDS = 1.0
+
 WEB_KEYS = {"host": str, "port": int, "threads": int, "pin": (str, int), "public_url": str}
 
 
@@ -115,20 +118,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     pipeline.start()
     _banner(url, deps.pin, parts)
 
-    def on_term(signum, frame):  # SIGTERM (systemd stop) ends like Ctrl-C
+    def on_stop(signum, frame):
+        """Ctrl-C and SIGTERM (systemd stop): end the open event streams first, then the server.
+
+        waitress waits up to 5 s for its busy threads when the loop is interrupted; each open
+        phone page holds one until the broadcaster says stop, so say it before waitress waits.
+        """
+        deps.broadcaster.stop(timeout=0)
         raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, on_term)
+    previous = {sig: signal.signal(sig, on_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         print("keltis-cam serve: stopping", file=sys.stderr)
         deps.broadcaster.stop()
         pipeline.stop()
-        shutdown(server)
-        parts["built"].close()
+        shutdown(server, timeout=STOP_SECONDS)
+        parts["built"].close()  # after the pipeline stopped: every accepted state is committed
     return 0
 
 
