@@ -17,6 +17,7 @@ from .broadcast import Broadcaster
 from .config import WebConfig
 from .frames import FramePictures
 from .i18n import Translations
+from .slots import StreamSlots
 
 
 @dataclass
@@ -30,7 +31,7 @@ class WebDeps:
     broadcaster: Broadcaster
     translations: Translations
     limiter: security.AttemptLimiter
-    stream_slots: threading.BoundedSemaphore
+    stream_slots: StreamSlots
     pictures: FramePictures
     started: float = field(default_factory=time.time)
     page_url: str | None = None  # set by the server once it knows its host and port
