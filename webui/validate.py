@@ -19,6 +19,19 @@ from engine.observation import TILE_CODES
 GAMES = ("keltis", "keltis-card")
 GAME_MODULES = {"keltis": "engine.boardgame.game", "keltis-card": "engine.cardgame.game"}
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end")
+#: The fields each correction kind takes (tracking/model.py reads exactly these); any other field is
+#: refused by name rather than silently ignored. A kind not listed here is only shape-checked.
+CORRECTION_FIELDS = {
+    "pawn": {"player", "seat", "to", "stone", "big", "from"},
+    "row": {"seat", "colour", "cards"},
+    "tile": {"stone", "tile"},
+    "seats": {"seats", "names"},
+    "end": {"ended", "reason"},
+    "turn": {"seat"},
+    "points": {"seat", "points"},
+    "wish": {"seat", "colour", "count"},
+    "discard": {"pile", "top"},
+}
 MAX_NAME = 24
 
 
@@ -134,7 +147,7 @@ def validate_setup(body: Any) -> dict[str, Any]:
         raise RequestError("rule settings cannot be checked yet (the game module is missing)",
                            source="setup", field="rules")
     first = body.get("first")
-    if first is not None and first not in seats:
+    if first is not None and (not isinstance(first, str) or first not in seats):
         raise RequestError(f"the first player must sit at one of {sorted(seats)}, got {first!r}",
                            source="setup", field="first")
     ordered = {seat: seats[seat] for seat in SEATS if seat in seats}
@@ -168,6 +181,11 @@ def validate_correction(body: Any) -> dict[str, Any]:
     kind = body.get("kind")
     if kind not in kinds:
         raise RequestError(f"{kind!r} is not one of {list(kinds)}", source="correction", field="kind")
+    takes = CORRECTION_FIELDS.get(kind)
+    unknown = sorted(set(body) - {"kind"} - takes) if takes is not None else []
+    if unknown:
+        raise RequestError(f"a {kind} correction takes {sorted(takes)}, not {unknown}", source="correction",
+                           field=unknown[0])
     seat = body.get("seat")
     if seat is not None and seat not in SEATS:
         raise RequestError(f"unknown seat {seat!r}", source="correction", field="seat")
