@@ -1,40 +1,15 @@
 """A real `keltis-cam serve` stops quickly and cleanly on SIGTERM while phones hold event streams."""
 from __future__ import annotations
 
-import os
-import re
 import signal
 import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from webui_replay import write_replay_session
+from serve_process import start_serve
 
-ROOT = Path(__file__).resolve().parents[2]
 STOP_LIMIT_SECONDS = 2.0
-
-
-def start_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int]:
-    """`keltis-cam serve` on a free loopback port; returns the process and its port."""
-    session = write_replay_session(tmp_path / "session")
-    env = {**os.environ, "KELTIS_CAM_CONFIG": "/nonexistent/keltis-test-config.toml", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "keltis_cam", "serve", "--source", f"replay:{session}",
-                             "--host", "127.0.0.1", "--port", "0", "--speed", "1", "--data-dir",
-                             str(tmp_path / "data"), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        if m:
-            return proc, int(m.group(1))
-    proc.kill()
-    raise AssertionError(f"serve printed no address: {proc.stderr.read()}")
 
 
 def open_stream(port: int) -> socket.socket:
@@ -57,7 +32,7 @@ def read_to_end(s: socket.socket, seconds: float) -> bool:
 
 
 def test_sigterm_with_open_streams_stops_within_two_seconds(tmp_path):
-    proc, port = start_serve(tmp_path)
+    proc, port, _ = start_serve(tmp_path)
     streams = []
     try:
         streams = [open_stream(port) for _ in range(5)]
@@ -83,7 +58,7 @@ def test_sigterm_with_open_streams_stops_within_two_seconds(tmp_path):
 
 
 def test_ctrl_c_stops_as_quickly(tmp_path):
-    proc, port = start_serve(tmp_path)
+    proc, port, _ = start_serve(tmp_path)
     try:
         streams = [open_stream(port) for _ in range(3)]
         time.sleep(0.3)
