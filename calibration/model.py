@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from engine.cards import SEATS
 from engine.errors import FormatVersionError, MalformedInput
+from engine.jsontext import loads
 
 FORMAT = "keltis-calibration/1"
 FORMAT_KIND, FORMAT_MAJOR = "keltis-calibration", 1
@@ -243,16 +244,16 @@ def load_calibration(path: str | Path) -> dict[str, Any]:
     """Read, migrate and validate a calibration.json; errors name the file and field."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise CalibrationError("no such calibration file (write one with `keltis-cam calibrate default "
                                "--board NAME --out FILE`)", source=str(path)) from None
     except OSError as exc:
         raise CalibrationError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=str(path)) from None
+        data = loads(raw, str(path))
+    except MalformedInput as exc:
+        raise CalibrationError(str(exc)) from None
     return parse_calibration(data, str(path))
 
 

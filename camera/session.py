@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from engine.errors import MalformedInput, check_format
+from engine.jsontext import loads as json_loads
 
 FORMAT = "keltis-session/1"
 FORMAT_KIND, FORMAT_MAJOR = "keltis-session", 1
@@ -323,11 +324,11 @@ class Session:
         if not path.exists():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json_loads(path.read_bytes(), str(path))
         except OSError as exc:
             raise SessionError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SessionError(f"not valid JSON: {exc}", source=str(path)) from None
+        except MalformedInput as exc:
+            raise SessionError(str(exc)) from None
         if not isinstance(data, dict):
             raise SessionError(f"expected a JSON object, got {type(data).__name__}", source=str(path))
         return data
@@ -392,8 +393,8 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, Any, str | None]]:
             continue
         lineno = i + 1
         try:
-            yield lineno, json.loads(line.decode("utf-8")), None
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            yield lineno, json_loads(line), None
+        except MalformedInput:
             if i == last and not ends_cleanly:
                 yield lineno, None, f"{path}: line {lineno}: truncated last line ignored ({len(line)} bytes)"
             else:
@@ -411,13 +412,13 @@ def open_session(folder: str | Path) -> Session:
     if not folder.is_dir():
         raise SessionError("no such session folder", source=str(folder))
     try:
-        data = json.loads(info_path.read_text(encoding="utf-8"))
+        data = json_loads(info_path.read_bytes(), str(info_path))
     except FileNotFoundError:
         raise SessionError("not a recorded session: session.json is missing", source=str(folder)) from None
     except OSError as exc:
         raise SessionError(f"cannot read: {exc.strerror or exc}", source=str(info_path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SessionError(f"not valid JSON: {exc}", source=str(info_path)) from None
+    except MalformedInput as exc:
+        raise SessionError(str(exc)) from None
     info = SessionInfo.from_json(data, str(info_path))
 
     warnings: list[str] = []

@@ -8,7 +8,6 @@ Beyond FORMATS §1 a board file may carry (extensions, all optional with default
 """
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import COLOURS
+from .jsontext import read_json_file
 from .errors import BoardFileError, check_format
 
 BOARDS_DIR = Path(__file__).parent / "boards"
@@ -270,11 +270,9 @@ def load_board(name_or_path: str | Path) -> Board:
             raise BoardFileError(f"no bundled board named {str(name_or_path)!r} (known: {known})",
                                  source=str(name_or_path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, BoardFileError)
     except OSError as exc:
         raise BoardFileError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise BoardFileError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=str(path)) from None
     return parse_board(data, str(path))
 
 

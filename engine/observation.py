@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .cards import COLOURS, PLAYER_COLOURS, SEATS, Card, parse_row_code
+from .jsontext import read_json_file
 from .errors import ObservationError, check_format
 from .games import GAMES, GameRegistry
 
@@ -207,14 +208,9 @@ def load_observation(path: str | Path) -> Observation:
     """Read and validate an observed-state file; errors name the file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_json_file(path, ObservationError)
     except OSError as exc:
         raise ObservationError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ObservationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                               source=str(path)) from None
     return parse_observation(data, str(path))
 
 

@@ -71,7 +71,7 @@ class Setup:
             raise MalformedInput(f"expected an object of rule settings, got {rules!r}", source=source, field="rules")
         info.settings(rules, f"{source}.rules")  # MalformedInput names the setting
         first = data.get("first")
-        if first is not None and first not in seats:
+        if first is not None and (not isinstance(first, str) or first not in seats):
             raise MalformedInput(f"the first player must sit at one of {sorted(seats)}, got {first!r}",
                                  source=source, field="first")
         return cls(info.id, board, {s: seats[s] for s in SEATS if s in seats}, names, dict(rules), first)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.errors import FormatVersionError, MalformedInput
+from engine.jsontext import check_json_value
 from tracking.config import TrackingConfig
 
 FORMAT = "keltis-config/1"
@@ -197,9 +198,18 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     try:
         with open(p, "rb") as fh:
             data = tomllib.load(fh)
+        check_json_value(data, str(p))
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", source=str(p)) from None
     except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", source=str(p)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text (a binary file?): byte {exc.start}", source=str(p)) from None
+    except RecursionError:
+        raise ConfigError("not valid TOML: nested too deep", source=str(p)) from None
+    except MalformedInput as exc:
+        raise ConfigError(str(exc)) from None
+    except ValueError as exc:  # tomllib refuses a number it cannot convert (over 4300 digits)
         raise ConfigError(f"not valid TOML: {exc}", source=str(p)) from None
     return parse_config(data, p, data_dir=data_dir)
 

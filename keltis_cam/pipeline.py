@@ -93,6 +93,48 @@ def parse_speed(text: str | None) -> float | None:
     return value
 
 
+def session_identity(session: Any) -> dict[str, Any]:
+    """What names a recorded session for a game stored from it: its folder's name, when it was
+    recorded, and a hash of its session.json (a renamed copy is the same recording; a different
+    recording with the same folder name is not)."""
+    import hashlib
+
+    from camera.session import SESSION_FILE
+
+    digest = hashlib.sha256((session.folder / SESSION_FILE).read_bytes()).hexdigest()
+    return {"session": session.folder.name, "started": session.info.started, "session_sha256": digest}
+
+
+def same_recording(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:
+    """True when a stored game's origin is this recording (the hash decides; the name may differ)."""
+    return bool(stored) and stored.get("session_sha256") == current.get("session_sha256")
+
+
+def describe_origin(origin: dict[str, Any] | None) -> str:
+    if not origin:
+        return "no recorded session (a camera, or a database from before sessions were stored with games)"
+    return f"session {origin.get('session')!r} recorded {origin.get('started')}"
+
+
+def last_frame_taken(tracker: Any) -> int | None:
+    """The index of the last frame the tracker's current game accepted a table state from (None: none)."""
+    if tracker.journal is None:
+        return None
+    frames = [i.payload.get("frame") for i in tracker.journal.inputs if i.kind == "state"]
+    frames = [f for f in frames if isinstance(f, int)]
+    return max(frames) if frames else None
+
+
+def check_resumable(tracker: Any, identity: dict[str, Any], where: str) -> None:
+    """`replay --resume`: refuse (MalformedInput) unless the stored game came from this recording."""
+    if tracker.journal is None:
+        raise MalformedInput("there is no game to resume in this data directory", source=where)
+    if not same_recording(getattr(tracker, "origin", None), identity):
+        raise MalformedInput(f"the stored game was recorded from {describe_origin(tracker.origin)}, not from "
+                             f"{describe_origin(identity)}: replay that session, or leave out --resume to start "
+                             "a new game", source=where, field="--resume")
+
+
 def setup_of_session(session: Any) -> dict[str, Any]:
     """The game a recorded session was played with, as the tracker's new_game() takes it."""
     info = session.info
@@ -115,13 +157,32 @@ class BuiltPipeline:
     data_dir: Path | None
     speed: float | None
     temp_dir: Any = None
+    origin: dict[str, Any] | None = None      # a replay's session identity, stored with its games
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def resumable(self) -> bool:
+        """True when the tracker resumed an unfinished game of this very recording (a restart)."""
+        if self.kind != "replay" or self.tracker.journal is None:
+            return False
+        return (same_recording(getattr(self.tracker, "origin", None), self.origin or {})
+                and not self.tracker.snapshot().get("game_over"))
+
     def served(self, *, loop: bool) -> Any:
-        """The pipeline `serve` runs in a thread (a replay starts its game anew on every run)."""
+        """The pipeline `serve` runs in a thread.
+
+        A camera: the tracker already resumed the latest game from the database; games start when
+        the table asks. A replay: its game starts anew on every run, except that after a restart an
+        unfinished game of the same recording continues from the frame after the last one it took.
+        """
         from tracking.pipeline import ServedPipeline
 
-        return ServedPipeline(self.make_source, self.observer, self.tracker, setup=self.setup, loop=loop)
+        resume_after = None
+        if self.resumable():
+            resume_after = last_frame_taken(self.tracker)
+            if resume_after is None:
+                resume_after = -1
+        return ServedPipeline(self.make_source, self.observer, self.tracker, setup=self.setup, loop=loop,
+                              origin=self.origin, resume_after=resume_after)
 
     def close(self) -> None:
         """Close the store and remove a throw-away data directory."""
@@ -187,13 +248,17 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
     tracker = GameTracker(store, config=config, observer=observer_name, games=games)
     first_frame = start_after(tracker) if start_after is not None else None
 
-    def make_source() -> Any:
+    def make_source(start_after: int | None = None) -> Any:
+        """A new source (start_after: a served replay continuing a resumed game)."""
         if kind != "replay":
             return open_camera_source(spec, source_options)
+        after = first_frame if start_after is None else start_after
         if not decode_frames and observer_name == "truth":
-            return SessionFrames(session, speed=speed, start_after=first_frame)
-        return open_camera_source(f"replay:{session.folder}?speed={'fast' if speed is None else speed}")
+            return SessionFrames(session, speed=speed, start_after=after)
+        return open_camera_source(f"replay:{session.folder}?speed={'fast' if speed is None else speed}",
+                                  {"start_after": after} if after is not None else None)
 
     return BuiltPipeline(spec=spec, why=why, kind=kind, session=session, setup=setup, observer=reader,
                          observer_name=observer_name, tracker=tracker, make_source=make_source,
-                         data_dir=Path(data_dir) if data_dir is not None else None, speed=speed, temp_dir=temp_dir)
+                         data_dir=Path(data_dir) if data_dir is not None else None, speed=speed, temp_dir=temp_dir,
+                         origin=session_identity(session) if session is not None else None)

@@ -180,14 +180,22 @@ class Pipeline:
 
 
 class ServedPipeline:
-    """Runs Pipeline(source, observer, tracker) in a thread; restarts replays when looping."""
+    """Runs Pipeline(source, observer, tracker) in a thread; restarts replays when looping.
 
-    def __init__(self, make_source: Callable[[], Any], observer: Any, tracker: Any, *,
-                 setup: dict[str, Any] | None = None, loop: bool = False, pause_seconds: float = 20.0):
+    resume_after: the tracker resumed an unfinished game of this replay (a restart): the first run
+    continues it from the frame after this index instead of starting the game anew (-1: from the
+    start, keeping the game). Later runs of a looping replay start new games as usual.
+    """
+
+    def __init__(self, make_source: Callable[..., Any], observer: Any, tracker: Any, *,
+                 setup: dict[str, Any] | None = None, loop: bool = False, pause_seconds: float = 20.0,
+                 origin: dict[str, Any] | None = None, resume_after: int | None = None):
         self.make_source = make_source
         self.observer = observer
         self.tracker = tracker
         self.setup = setup            # a replay's game: started anew for every run
+        self.origin = origin          # the recording's identity, stored with each game it starts
+        self.resume_after = resume_after
         self.loop = loop
         self.pause_seconds = pause_seconds
         self.runs = 0
@@ -201,19 +209,26 @@ class ServedPipeline:
     def start(self) -> "ServedPipeline":
         """Start the first run in a background thread."""
         if self._thread is None:
-            if self.setup is not None:  # the game exists before the first page is served
-                self.tracker.new_game(self.setup)
+            if self.setup is not None and self.resume_after is None:  # the game exists before the first page
+                self._new_game()
             self._thread = threading.Thread(target=self._run, name="keltis-serve-pipeline", daemon=True)
             self._thread.start()
         return self
+
+    def _new_game(self) -> None:
+        if self.origin is not None:
+            self.tracker.new_game(self.setup, origin=self.origin)
+        else:
+            self.tracker.new_game(self.setup)
 
     def _run(self) -> None:
         first = True
         while not self._stop.is_set():
             if self.setup is not None and not first:
-                self.tracker.new_game(self.setup)
+                self._new_game()
+            resume = first and self.resume_after is not None
             first = False
-            source = self.make_source()
+            source = self.make_source(self.resume_after) if resume else self.make_source()
             with self._lock:
                 self.pipeline = Pipeline(source, self.observer, self.tracker)
                 self.runs += 1

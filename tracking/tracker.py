@@ -89,6 +89,7 @@ class GameTracker:
         self.game_id: int | None = None
         self.setup: Setup | None = None
         self.started: str | None = None
+        self.origin: dict[str, Any] | None = None      # where the game's frames come from (a recording)
         self.journal: Journal | None = None
         self.announced_moves: dict[int, dict[str, Any]] = {}
         self.announced_warnings: dict[tuple, dict[str, Any]] = {}
@@ -110,11 +111,13 @@ class GameTracker:
         stack: list[Input] = []
         setup = None
         started = None
+        origin = None
         journal: Journal | None = None
         for e in events:
             if e.kind == "game":
                 setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
                 started = e.payload.get("started")
+                origin = e.payload.get("origin")
                 journal = Journal(setup, self.config, self.games)
             elif e.kind == "state":
                 if journal is None:
@@ -146,6 +149,7 @@ class GameTracker:
         for inp in stack:
             journal.add(inp)
         self.game_id, self.setup, self.started, self.journal = game, setup, started, journal
+        self.origin = origin if isinstance(origin, dict) else None
         self.resumed = True
         model = journal.model
         self.filter.set_reference(model.raw, hand=True)
@@ -158,15 +162,21 @@ class GameTracker:
 
     # -- the contract -----------------------------------------------------------------------
 
-    def new_game(self, setup: dict[str, Any]) -> dict[str, Any]:
-        """Start a new game (docs/tracking-api.md); the previous one stays in the database."""
+    def new_game(self, setup: dict[str, Any], *, origin: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Start a new game (docs/tracking-api.md); the previous one stays in the database.
+
+        origin: where the frames come from (a recorded session's identity), stored with the game
+        so that a resumed replay can be refused for a different recording."""
         parsed = Setup.from_json(setup, "setup", self.games)
         with self._cond:
             started = _now_iso()
             payload = {"setup": parsed.to_json(), "started": started, "observer": self.observer}
+            if origin is not None:
+                payload["origin"] = dict(origin)
             game_id, event_id = self.store.new_game(parsed.to_json(), started, payload)
             self._reset_game_state()
             self.game_id, self.setup, self.started = game_id, parsed, started
+            self.origin = payload.get("origin")
             self.journal = Journal(parsed, self.config, self.games)
             self.filter.set_reference(None, hand=True)
             self.filter.reset()

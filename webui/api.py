@@ -5,7 +5,6 @@ Every POST has already passed the PIN/CSRF guard (app.py). A body that cannot be
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 
 from engine.errors import MalformedInput
+from engine.jsontext import loads
 
 from .context import deps, error_response
 from .validate import setup_options, validate_correction, validate_setup
@@ -30,11 +30,7 @@ def json_body(*, optional: bool = False) -> Any:
         raise MalformedInput("the request has no body; expected a JSON object", source="request body")
     if request.mimetype != "application/json":
         raise UnsupportedBody(f"expected Content-Type application/json, got {request.mimetype or 'none'!r}")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise MalformedInput(f"not valid JSON: {getattr(exc, 'msg', exc)}{where}", source="request body") from None
+    return loads(raw, "request body")
 
 
 class UnsupportedBody(MalformedInput):

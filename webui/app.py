@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from .broadcast import Broadcaster
 from .config import WebConfig
 from .frames import FramePictures
 from .i18n import LANG_COOKIE, Translations
+from .slots import StreamSlots
 
 __all__ = ["create_app", "deps", "error_response"]
 
@@ -77,7 +77,7 @@ def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
                                 else None),
         translations=Translations(config.languages),
         limiter=security.AttemptLimiter(config.pin_attempts, config.pin_window_seconds),
-        stream_slots=threading.BoundedSemaphore(max(1, config.max_streams)),
+        stream_slots=StreamSlots(config.max_streams, config.max_streams_per_address, config.table_stream_reserve),
         pictures=FramePictures.from_file(pipeline, config.calibration_file), games=games,
         page_url=config.public_url.rstrip("/") + "/" if config.public_url else None)
 

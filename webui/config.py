@@ -18,6 +18,10 @@ class WebConfig:
     backlog: int = 512
     #: Open event streams at most; each holds one server thread (waitress threads minus headroom).
     max_streams: int = 40
+    #: Open event streams one client address may hold (a phone has one or two tabs; a script more).
+    max_streams_per_address: int = 6
+    #: Stream slots viewers never take, so the table screen (logged in with the PIN) always gets one.
+    table_stream_reserve: int = 2
     #: Close a stream after this long; the browser reconnects at once with Last-Event-ID (0: never).
     stream_max_seconds: float = 0.0
     #: Largest request body accepted (a setup or correction is a few hundred bytes).

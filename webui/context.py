@@ -19,6 +19,7 @@ from .broadcast import Broadcaster
 from .config import WebConfig
 from .frames import FramePictures
 from .i18n import Translations
+from .slots import StreamSlots
 
 
 @dataclass
@@ -32,7 +33,7 @@ class WebDeps:
     broadcaster: Broadcaster
     translations: Translations
     limiter: security.AttemptLimiter
-    stream_slots: threading.BoundedSemaphore
+    stream_slots: StreamSlots
     pictures: FramePictures
     games: GameRegistry = GAMES  # the games the new-game screen offers and the setups it accepts
     started: float = field(default_factory=time.time)

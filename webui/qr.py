@@ -34,8 +34,24 @@ def page_url(host: str, port: int, public_url: str | None = None) -> str:
 
 
 def qr_svg(url: str, scale: int = 4) -> str:
-    """An SVG QR code of `url` that scales to its container (class "qr")."""
+    """An SVG QR code of `url` to put inside an HTML page; it scales to its container (class "qr")."""
     import segno
 
     return segno.make(url, error="m").svg_inline(scale=scale, border=2, omitsize=True, svgclass="qr",
                                                  dark="#000", light="#fff")
+
+
+def qr_svg_document(url: str, scale: int = 4) -> str:
+    """The QR code of `url` as a standalone SVG file (served as /qr.svg for an <img>).
+
+    An <img> only renders an SVG that declares the SVG namespace, and gets a natural size only
+    when the file states width and height: the inline form has neither.
+    """
+    import io
+
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(url, error="m").save(buf, kind="svg", scale=scale, border=2, xmldecl=False, svgns=True,
+                                    svgclass="qr", dark="#000", light="#fff")
+    return buf.getvalue().decode("utf-8")

@@ -38,6 +38,25 @@ def check_pin_format(pin: str) -> str:
     return pin
 
 
+#: PINs printed in the docs and service file as examples: whoever read them must not be able to use them.
+EXAMPLE_PINS = frozenset({"4711", "123456", "1234", "0000"})
+
+
+def check_pin_strength(pin: str) -> str:
+    """Refuse a PIN anyone would try first: the docs' examples, one digit repeated, a straight run.
+
+    Only for a PIN someone chose (--pin, KELTIS_CAM_PIN, a PIN file, the config); random PINs are
+    6 digits and drawn from the secrets module.
+    """
+    pin = check_pin_format(pin)
+    steps = {int(b) - int(a) for a, b in zip(pin, pin[1:])}
+    if pin in EXAMPLE_PINS:
+        raise ValueError(f"the PIN {pin} is the example in the docs: choose your own")
+    if len(set(pin)) == 1 or steps in ({1}, {-1}):
+        raise ValueError(f"the PIN {pin} is the first anyone would try (a repeated digit or a straight run)")
+    return pin
+
+
 def pin_matches(expected: str, given: str | None) -> bool:
     """Constant-time comparison."""
     if not given:
@@ -79,13 +98,22 @@ def log_out() -> None:
 
 
 class AttemptLimiter:
-    """Counts failed PIN attempts per client address in a sliding window."""
+    """Counts failed PIN attempts per client address in a sliding window.
+
+    After `attempts` wrong PINs within the window an address waits until the oldest leaves it.
+    Each further round of wrong PINs from the same address (without a right one in between)
+    doubles that wait, up to a day: guessing a 6-digit PIN stays out of reach.
+    """
+
+    MAX_BLOCK_SECONDS = 24 * 3600.0
 
     def __init__(self, attempts: int, window_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.attempts = attempts
         self.window = window_seconds
         self._clock = clock
         self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._rounds: dict[str, int] = defaultdict(int)       # times an address used up its attempts
+        self._blocked_until: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def _prune(self, key: str) -> deque[float]:
@@ -98,17 +126,31 @@ class AttemptLimiter:
     def blocked_for(self, key: str) -> float:
         """Seconds until `key` may try again (0 when it may try now)."""
         with self._lock:
+            now = self._clock()
+            until = self._blocked_until.get(key, 0.0)
+            if until > now:
+                return until - now
             q = self._prune(key)
             if len(q) < self.attempts:
                 return 0.0
-            return max(0.0, q[0] + self.window - self._clock())
+            return max(0.0, q[0] + self.window - now)
 
     def failed(self, key: str) -> None:
         """Record one wrong PIN from `key`."""
         with self._lock:
-            self._prune(key).append(self._clock())
+            q = self._prune(key)
+            q.append(self._clock())
+            if len(q) >= self.attempts:
+                self._rounds[key] += 1
+                rounds = self._rounds[key]
+                if rounds > 1:
+                    block = min(self.MAX_BLOCK_SECONDS, self.window * 2 ** (rounds - 1))
+                    self._blocked_until[key] = self._clock() + block
+                    q.clear()
 
     def succeeded(self, key: str) -> None:
         """Forget `key`'s failures."""
         with self._lock:
             self._failures.pop(key, None)
+            self._rounds.pop(key, None)
+            self._blocked_until.pop(key, None)

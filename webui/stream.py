@@ -5,7 +5,8 @@ message it saw (the browser's automatic Last-Event-ID header on reconnect, or `?
 when the page itself reconnects): then exactly the change messages it missed. After that, each
 change (`event: change`, increasing ids) as it happens, and a comment line every
 heartbeat_seconds so a phone that walked away is noticed and its server thread freed.
-Streams are limited (each holds a server thread); beyond the limit 503 tells the page to poll.
+Streams are limited (each holds a server thread; webui/slots.py): beyond the limit per address 429,
+beyond the limit in all 503, each saying so; the page then polls. The table screen always gets a slot.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import time
 
 from flask import Blueprint, Response, request
 
+from . import security
 from .context import deps, error_response
 from .broadcast import sse_message
 
@@ -41,8 +43,11 @@ def stream():
         last_id = _last_event_id()
     except ValueError as exc:
         return error_response(400, str(exc))
-    if not d.stream_slots.acquire(blocking=False):
-        resp = error_response(503, "too many live connections; the page falls back to polling")
+    address = request.remote_addr or "?"
+    table = security.table_logged_in()
+    refused = d.stream_slots.acquire(address, table=table)
+    if refused is not None:
+        resp = error_response(refused.status, refused.reason)
         resp.headers["Retry-After"] = "15"
         return resp
     with d.lock:
@@ -55,7 +60,7 @@ def stream():
             released = True
             with d.lock:
                 d.open_streams -= 1
-            d.stream_slots.release()
+            d.stream_slots.release(address, table=table)
 
     broadcaster = d.broadcaster
     heartbeat = d.config.heartbeat_seconds

@@ -156,7 +156,8 @@ def _correction_from_form(form: Any) -> dict[str, Any]:
 def _number(text: str | None) -> Any:
     """A whole number from a form field; anything else is passed on for the checks to name."""
     text = (text or "").strip()
-    return int(text) if text.isdigit() else text
+    # ASCII digits only ("²".isdigit() is true) and short: int() of 5000 digits raises ValueError
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text
 
 
 def _fix_page(status: int = 200):

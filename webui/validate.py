@@ -20,6 +20,19 @@ from engine.settings import settings_to_json
 from engine.setup import SETUP_FIELDS, Setup
 
 CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end")
+#: The fields each correction kind takes (tracking/model.py reads exactly these); any other field is
+#: refused by name rather than silently ignored. A kind not listed here is only shape-checked.
+CORRECTION_FIELDS = {
+    "pawn": {"player", "seat", "to", "stone", "big", "from"},
+    "row": {"seat", "colour", "cards"},
+    "tile": {"stone", "tile"},
+    "seats": {"seats", "names"},
+    "end": {"ended", "reason"},
+    "turn": {"seat"},
+    "points": {"seat", "points"},
+    "wish": {"seat", "colour", "count"},
+    "discard": {"pile", "top"},
+}
 
 
 class RequestError(MalformedInput):
@@ -108,6 +121,11 @@ def validate_correction(body: Any) -> dict[str, Any]:
     kind = body.get("kind")
     if kind not in kinds:
         raise RequestError(f"{kind!r} is not one of {list(kinds)}", source="correction", field="kind")
+    takes = CORRECTION_FIELDS.get(kind)
+    unknown = sorted(set(body) - {"kind"} - takes) if takes is not None else []
+    if unknown:
+        raise RequestError(f"a {kind} correction takes {sorted(takes)}, not {unknown}", source="correction",
+                           field=unknown[0])
     seat = body.get("seat")
     if seat is not None and seat not in SEATS:
         raise RequestError(f"unknown seat {seat!r}", source="correction", field="seat")

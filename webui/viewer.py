@@ -12,7 +12,7 @@ from engine.errors import MalformedInput
 
 from .context import deps, error_response
 from .i18n import LANG_COOKIE
-from .qr import lan_ip, qr_svg
+from .qr import lan_ip, qr_svg_document
 from .render import chart_svg, game_title, ranking, summary_svg, table_svg
 
 bp = Blueprint("viewer", __name__)
@@ -114,7 +114,7 @@ def camera_picture():
 @bp.get("/qr.svg")
 def qr_code():
     """A QR code of this page's local address, to join from another phone."""
-    return Response(qr_svg(page_address()), mimetype="image/svg+xml",
+    return Response(qr_svg_document(page_address()), mimetype="image/svg+xml",
                     headers={"Cache-Control": "no-cache"})
 
 

@@ -19,7 +19,8 @@ from .base import SKIP, CaptureThreadSource, log
 class ReplaySource(CaptureThreadSource):
     """Frames of a recorded session, at its pace (speed) or as fast as the consumer takes them."""
 
-    def __init__(self, folder: str | Path, *, speed: float | None = 1.0, loop: bool = False, **kwargs: Any):
+    def __init__(self, folder: str | Path, *, speed: float | None = 1.0, loop: bool = False,
+                 start_after: int | None = None, **kwargs: Any):
         if speed is not None and not speed > 0:
             raise ValueError(f"replay speed must be > 0 or None (as fast as possible), got {speed!r}")
         kwargs.setdefault("lossless", speed is None)
@@ -29,7 +30,8 @@ class ReplaySource(CaptureThreadSource):
         self.session: Session = open_session(folder)
         self.speed = speed
         self.loop = loop
-        self._pos = 0
+        # start_after: continue a game resumed after a restart with the frame after this index
+        self._pos = 0 if start_after is None else sum(1 for ref in self.session.frames if ref.index <= start_after)
         self._t0: float | None = None
         self._skipped = 0
         for warning in self.session.warnings:
@@ -55,7 +57,7 @@ class ReplaySource(CaptureThreadSource):
         if self.speed is not None:
             first_t = frames[0].t
             now = time.monotonic()
-            if self._t0 is None or ref is frames[0]:
+            if self._t0 is None or ref is frames[0]:  # the first frame read (also after start_after) is due now
                 self._t0 = now - (ref.t - first_t) / self.speed
             due = self._t0 + (ref.t - first_t) / self.speed
             if self._sleep(due - now):

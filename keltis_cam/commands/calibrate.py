@@ -73,15 +73,33 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_image_file(path: str, flags: int) -> Any:
+    """An image file decoded by OpenCV; MalformedInput names the file when it cannot be, or when a
+    JPEG is truncated (libjpeg decodes the missing part as grey with only a warning: a check on such
+    a frame would judge markers that are not there)."""
+    import cv2
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise MalformedInput(f"cannot read image: {exc.strerror or exc}", source=path) from None
+    if data.startswith(b"\xff\xd8"):
+        from camera.session import decode_jpeg
+
+        image = decode_jpeg(data, source=path)
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if flags == cv2.IMREAD_GRAYSCALE else image
+    image = cv2.imread(path, flags)
+    if image is None:
+        raise MalformedInput("cannot read image (missing, or not an image OpenCV can decode)", source=path)
+    return image
+
+
 def _one_frame(args: argparse.Namespace, cfg: Any):
     """One image from --image FILE or the source (after the camera's exposure settled)."""
     import cv2
 
     if args.image:
-        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if image is None:
-            raise MalformedInput("cannot read image (missing, or not an image OpenCV can decode)", source=args.image)
-        return image, args.image
+        return read_image_file(args.image, cv2.IMREAD_COLOR), args.image
     from keltis_cam.commands.camera import resolve_source
     from keltis_cam.pipeline import open_camera_source
 
@@ -148,9 +166,7 @@ def cmd_lens(args: argparse.Namespace) -> int:
     size: tuple[int, int] | None = None
     if args.images:
         for path in args.images:
-            image = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
-            if image is None:
-                raise MalformedInput("cannot read image", source=path)
+            image = read_image_file(path, cv2.IMREAD_GRAYSCALE)
             size = (image.shape[1], image.shape[0])
             kept = collector.offer(detect_charuco(config, image))
             print(f"{path}: {'kept' if kept else 'not used (board not found or same view as before)'}")

@@ -20,13 +20,15 @@ from engine.errors import MalformedInput
 from engine.games import GAMES, GameRegistry
 
 
-def _resume_point(data_dir: Any):
-    """start_after for build_pipeline: the last frame the stored game took (MalformedInput if none)."""
+def _resume_point(data_dir: Any, session_folder: Any):
+    """start_after for build_pipeline: the last frame the stored game took. MalformedInput when there
+    is no stored game, or when it was recorded from another session than the one given."""
     def start_after(tracker: Any) -> int | None:
-        if tracker.journal is None:
-            raise MalformedInput("there is no game to resume in this data directory", source=str(data_dir))
-        states = [i for i in tracker.journal.inputs if i.kind == "state"]
-        return max((i.payload.get("frame") or -1) for i in states) if states else None
+        from camera.session import open_session
+        from keltis_cam.pipeline import check_resumable, last_frame_taken, session_identity
+
+        check_resumable(tracker, session_identity(open_session(session_folder)), str(data_dir))
+        return last_frame_taken(tracker)
     return start_after
 
 
@@ -43,11 +45,11 @@ def run_replay(args: Any, out=None) -> int:
     cfg = load_config(getattr(args, "config", None))
     built = build_pipeline(f"replay:{args.session}", observer=args.observer, noise=args.noise, seed=args.seed,
                            speed=parse_speed(args.speed), data_dir=args.data_dir, decode_frames=False,
-                           start_after=_resume_point(args.data_dir) if args.resume else None,
+                           start_after=_resume_point(args.data_dir, args.session) if args.resume else None,
                            tracking=cfg.tracking)
     session, tracker, observer = built.session, built.tracker, built.observer
     if not args.resume:
-        tracker.new_game(built.setup)
+        tracker.new_game(built.setup, origin=built.origin)
     source = built.make_source()
     pipeline = Pipeline(source, observer, tracker)
     if hasattr(source, "start"):

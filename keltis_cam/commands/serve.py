@@ -8,13 +8,19 @@ if one is connected, else the bundled example session (a replayed game, looping)
 newcomer sees a game at once. Until the vision observer exists, a recorded session with truth
 files is read by the tracking's truth observer, and the page says so in small print.
 
-The config file may hold a [web] table: host, port, threads, pin, public_url.
+The config file may hold a [web] table: host, port, threads, pin, pin_file, public_url.
+
+The table PIN: --pin-file, $KELTIS_CAM_PIN or the config (never in the process arguments, which
+every user sees in `ps`; --pin still works for trying things out). Run as a service (--service,
+or standard output not a terminal, as under systemd) the banner never prints the PIN: a random
+PIN is written to DATA_DIR/table-pin (mode 0600) instead, and the table screen shows it.
 Heavy imports (Flask, waitress, OpenCV) happen inside the handler.
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -25,7 +31,69 @@ from engine.games import GAMES, GameRegistry
 
 log = logging.getLogger("keltis.serve")
 
-WEB_KEYS = {"host": str, "port": int, "threads": int, "pin": (str, int), "public_url": str}
+#: Longest wait for the server's threads on stop (streams end at once; a picture being drawn may not).
+STOP_SECONDS = 1.0
+
+WEB_KEYS = {"host": str, "port": int, "threads": int, "pin": (str, int), "pin_file": str, "public_url": str}
+#: The environment variable that may hold the table PIN (not visible in `ps`, unlike --pin).
+PIN_ENV = "KELTIS_CAM_PIN"
+#: Where a service's random PIN is written (in the data directory, readable by its owner only).
+PIN_FILE = "table-pin"
+
+
+def _read_pin_file(path: str | Path, field: str) -> str:
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MalformedInput(f"cannot read the PIN file {path}: {getattr(exc, 'strerror', None) or exc}",
+                             field=field) from None
+    return text.strip()
+
+
+def choose_pin(args: argparse.Namespace, web: dict[str, Any], environ: Any = None) -> tuple[str | None, str]:
+    """(the table PIN someone chose, where it came from); (None, "") when the server should pick one.
+
+    Order: --pin (visible to every user in `ps`: for trying things out), --pin-file, $KELTIS_CAM_PIN,
+    the config's [web] pin_file, then [web] pin. A chosen PIN must not be one anyone tries first.
+    """
+    from webui.security import check_pin_strength
+
+    environ = os.environ if environ is None else environ
+    candidates = ((getattr(args, "pin", None), "--pin"),
+                  (_read_pin_file(args.pin_file, "--pin-file") if getattr(args, "pin_file", None) else None,
+                   "--pin-file"),
+                  (environ.get(PIN_ENV) or None, PIN_ENV),
+                  (_read_pin_file(web["pin_file"], "web.pin_file") if "pin_file" in web else None, "web.pin_file"),
+                  (str(web["pin"]) if "pin" in web else None, "web.pin"))
+    for pin, where in candidates:
+        if pin is not None:
+            try:
+                return check_pin_strength(pin), where
+            except ValueError as exc:
+                raise MalformedInput(str(exc), field=where) from None
+    return None, ""
+
+
+def is_service(args: argparse.Namespace, stream: Any = None) -> bool:
+    """Running as a service (--service, or standard output is not a terminal: journald, a log file)."""
+    if getattr(args, "service", None) is not None:
+        return bool(args.service)
+    stream = sys.stdout if stream is None else stream
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError):
+        return True
+
+
+def write_pin_file(data_dir: Path, pin: str) -> Path:
+    """The PIN in DATA_DIR/table-pin, mode 0600: a service's operator reads it there, not in the log."""
+    path = Path(data_dir) / PIN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(pin + "\n")
+    os.chmod(path, 0o600)
+    return path
 
 
 def _web_settings(cfg: Any) -> dict[str, Any]:
@@ -80,16 +148,20 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     webcfg = WebConfig(data_dir=built.data_dir, calibration_file=Path(calibration) if calibration else None,
                        public_url=args.public_url or web.get("public_url"), source_label=label,
                        max_streams=max(4, threads - 8))
-    pin = args.pin or (str(web["pin"]) if "pin" in web else None)
     try:
-        app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg,
-                         games=getattr(args, "games", None) or GAMES)
-    except ValueError as exc:  # a PIN that is not 4-12 digits
+        pin, pin_source = choose_pin(args, web)
+    except MalformedInput:
         built.close()
-        raise MalformedInput(str(exc), field="--pin") from None
+        raise
+    app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg,
+                     games=getattr(args, "games", None) or GAMES)
+    service = is_service(args)
+    pin_file = None
+    if service and pin is None:  # a random PIN the log must not show: its owner reads it from a file
+        pin_file = write_pin_file(built.data_dir, app.extensions["keltis"].pin)
     return {"app": app, "tracker": built.tracker, "pipeline": pipeline, "spec": spec, "why": why,
             "observer": built.observer_name, "data_dir": built.data_dir, "temp_dir": built.temp_dir,
-            "built": built, "threads": threads,
+            "built": built, "threads": threads, "service": service, "pin_file": pin_file, "pin_source": pin_source,
             "host": args.host or web.get("host", "0.0.0.0"), "port": args.port if args.port is not None
             else int(web.get("port", 8000)), "calibration": calibration}
 
@@ -116,22 +188,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     url = page_url(parts["host"], port, deps.page_url)
     deps.page_url = url
     pipeline.start()
-    _banner(url, deps.pin, parts)
 
-    def on_term(signum, frame):  # SIGTERM (systemd stop) ends like Ctrl-C
+    def on_stop(signum, frame):
+        """Ctrl-C and SIGTERM (systemd stop): end the open event streams first, then the server.
+
+        waitress waits up to 5 s for its busy threads when the loop is interrupted; each open
+        phone page holds one until the broadcaster says stop, so say it before waitress waits.
+        """
+        deps.broadcaster.stop(timeout=0)
         raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, on_term)
+    previous = {sig: signal.signal(sig, on_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        _banner(url, deps.pin, parts)  # after the handlers: a stop during the banner still ends cleanly
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         print("keltis-cam serve: stopping", file=sys.stderr)
         deps.broadcaster.stop()
         pipeline.stop()
-        shutdown(server)
-        parts["built"].close()
+        shutdown(server, timeout=STOP_SECONDS)
+        parts["built"].close()  # after the pipeline stopped: every accepted state is committed
     return 0
 
 
@@ -141,7 +220,12 @@ def _banner(url: str, pin: str, parts: dict[str, Any]) -> None:
     out.write(f"  Open on phones (same Wi-Fi):  {url}\n")
     if parts["host"] in ("0.0.0.0", "::", ""):
         out.write(f"  On this machine:              http://127.0.0.1:{url.rsplit(':', 1)[-1]}\n")
-    out.write(f"  Table PIN:                    {pin}   (new game, corrections, camera check: {url}table/)\n")
+    if not parts.get("service"):
+        out.write(f"  Table PIN:                    {pin}   (new game, corrections, camera check: {url}table/)\n")
+    elif parts.get("pin_file"):  # journald keeps what a service prints: never the PIN
+        out.write(f"  Table PIN:                    in {parts['pin_file']} (not printed when run as a service)\n")
+    else:
+        out.write(f"  Table PIN:                    the one set with {parts.get('pin_source')} (not printed)\n")
     out.write(f"  Source:                       {parts['spec']}  ({parts['why']})\n")
     if parts["observer"] == "truth":
         out.write("  Read by:                      the truth observer (the recording's truth files, not the camera's "
@@ -177,7 +261,13 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--data-dir", metavar="DIR", help="where games are stored (default: the config's data dir; "
                                                       "a temporary one for replays)")
     p.add_argument("--config", metavar="FILE", help="config file (default ~/.config/keltis-cam/config.toml)")
-    p.add_argument("--pin", help="table PIN, 4-12 digits (default: a new random one, printed here)")
+    p.add_argument("--pin", help="table PIN, 4-12 digits; visible to every user of this machine in `ps`: "
+                                 f"prefer --pin-file, ${PIN_ENV} or [web] pin in the config "
+                                 "(default: a new random 6-digit one, printed here)")
+    p.add_argument("--pin-file", metavar="FILE", help="read the table PIN from this file")
+    p.add_argument("--service", action=argparse.BooleanOptionalAction, default=None,
+                   help="run as a service: never print the PIN (a random one is written to DATA_DIR/table-pin); "
+                        "default: when standard output is not a terminal")
     p.add_argument("--threads", type=int, help="server threads (default 48; each open phone page holds one)")
     p.add_argument("--public-url", metavar="URL", help="the address phones use, for the QR code "
                                                        "(default: this machine's LAN address)")

@@ -128,10 +128,12 @@ def cmd_session(args: argparse.Namespace) -> int:
 
     rules = {}
     if args.rules:
+        from engine.jsontext import loads
+
         try:
-            rules = json.loads(args.rules)
-        except json.JSONDecodeError as exc:
-            raise MalformedInput(f"not valid JSON: {exc.msg}", field="--rules") from None
+            rules = loads(args.rules)
+        except MalformedInput as exc:
+            raise MalformedInput(str(exc), field="--rules") from None
         if not isinstance(rules, dict):
             raise MalformedInput(f"expected a JSON object, got {args.rules!r}", field="--rules")
     if args.fps <= 0 or args.fps > 30:

@@ -172,7 +172,7 @@ def test_new_game_replaces_the_game_and_the_move_list(app, client, tracker):
 
 @pytest.fixture
 def config():
-    return WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05, max_streams=2)
+    return WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05, max_streams=2, table_stream_reserve=0)
 
 
 def test_streams_beyond_the_limit_get_503_and_slots_come_back(app, client, tracker):

@@ -128,9 +128,12 @@ def test_qr_code_holds_the_configured_address(tracker):
         app.extensions["keltis"].broadcaster.stop()
     import segno
 
+    import re
+
     expected = segno.make("http://192.168.1.20:8000/", error="m").svg_inline(
         scale=4, border=2, omitsize=True, svgclass="qr", dark="#000", light="#fff")
-    assert svg == expected
+    modules = re.compile(r'class="qrline"[^>]* d="([^"]+)"')
+    assert modules.search(svg).group(1) == modules.search(expected).group(1)  # the same modules
 
 
 def test_game_record_export(client, tracker):
