@@ -24,7 +24,7 @@ class TrackingConfig:
     #: last min_frames frames before the hand read it as it was before the state is revised at once.
     revise_seconds: float = 2.0
     #: A discard pile that the last this many frames before a hand read otherwise than the state
-    #: taken is evidence of a misread, used when the next state reads the pile that way too.
+    #: taken is evidence of a misread, used when the next state reads the pile that way too (0: off).
     tail_frames: int = 2
     #: Each field's most common reading must have at least this share of the frames in the window.
     agree_fraction: float = 0.6
@@ -60,6 +60,45 @@ class TrackingConfig:
     #: End the game by itself when the draw pile runs out by the tracker's count (replays and
     #: benches: no players to press "end"); live, the page asks the players instead.
     auto_end_on_empty_draw_pile: bool = False
+    #: Usable frames kept since the last hand (the still period read again when the next hand comes).
+    period_frames: int = 200
+    #: A field reading again as it did before the state taken last is that state's misread undone
+    #: (or a move taken back) and is taken at once; False: it waits like any odd field.
+    undo_misreads: bool = True
+
+    # Costs of an explanation of a change (inference), in "rule breaks"-like units: lower is likelier.
+    cost_violation: int = 10      # one rule break (shown or owed)
+    cost_pending: int = 2         # a finding the rest of the turn may still settle (a deferred code)
+    cost_turn: int = 1            # one more turn in the explanation
+    cost_odd_draw: int = 6        # a card drawn beyond the cards played (also: how close a runner-up counts)
+    cost_hint: int = 15           # going against an explicit hint (a correction naming who played)
+    cost_misread: int = 5         # a discard of the open turn that the pile, reading otherwise later, proves misread
+    cost_twin: int = 4            # a pile showing the card below its top again read as that card's twin discarded
+    cost_deep_draw: int = 6       # a pile showing a card believed deeper in it read as drawn down to it
+    cost_quiet: int = 1           # a reach read as a turn that left no trace
+    cost_quiet_unused: int = 3    # a reach that left no trace and is not read as a turn or a draw
+    cost_hand_per_frame: int = 3  # a reach given to a player: per frame their seat trails the seat most named
+    cost_hand_max: int = 8        # ... at most this per reach (below one rule break: a reach may be misread)
+    cost_no_reach: int = 8        # a turn (or a traceless turn) with no reach seen for it, when hands are read
+    max_top_choices: int = 3      # beyond this many changed discard piles, all go to one turn (a very odd change)
+    #: A turn that ends still owing a discard (a discard-a-card tile) pays for it at once, so a card
+    #: discarded under someone else's hand stays with the player who owes it; False: judged later only.
+    owed_discards: bool = True
+    #: Card game: a pile showing a card the deck holds no other copy of (every copy accounted for) is
+    #: never read as that card's twin discarded; False: the deck's copies are not counted.
+    count_card_copies: bool = True
+
+    # Reading earlier changes again (the journal), in accepted states and explanation costs.
+    reread_chain: int = 8                  # discard-only changes read again when a new change comes (0: none)
+    second_opinion: bool = True            # a costly change reads the change before with its runner-up
+    second_opinion_trigger: int = 6        # ... when it costs this or more
+    second_opinion_margin: int = 6         # ... and that runner-up cost at most this much more
+    read_otherwise_states: int = 5         # states back a new rule break sends the tracker to read otherwise (0: off)
+    read_otherwise_margin: int = 16        # ... a change whose best other reading cost at most this much more
+    hindsight_states: int = 6              # states back a new state may prove a reading misread (0: off)
+    hindsight_came_and_went: float = 0.5   # cost of a misread that came and went (or a row's newest card reread)
+    hindsight_other: float = 1.0           # cost of any other misread that held a whole still moment
+    pile_record_rereads: bool = True       # a pile's record can prove a draw-looking reading misread
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None, source: str = "tracking config") -> "TrackingConfig":

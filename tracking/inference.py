@@ -14,12 +14,12 @@ being over. The cheapest explanation wins; when another one is as cheap the infe
 When the observer says whose arm reached over the table (the "hands" extension, read from the
 table edge the arm crosses), every explanation is also held against the reaches seen since the
 last state (`hand_cost`): a reach clearly naming a seat that the explanation does not have acting
-at that moment costs COST_HAND_*, a turn with no reach seen for it COST_NO_REACH. This is strong
+at that moment costs cost_hand_*, a turn with no reach seen for it cost_no_reach (TrackingConfig). This is strong
 evidence for who dropped a card on a discard pile, and for who made a reach that changed nothing
 visible (a draw, or a card discarded onto its twin) — but never certainty: a rule break still
 outweighs one misread reach, and turn order decides when the hands say nothing. With hands read,
 a pile the open turn discarded on that reads otherwise later (or shows its old top again), with no
-one else's hand in between, may also be that discard misread (COST_MISREAD).
+one else's hand in between, may also be that discard misread (config.cost_misread).
 
 A turn that is still going on (the last part) does not yet count what is missing from it — a
 pawn not yet moved, a wish stone not yet taken — since players do things in any order: those
@@ -39,6 +39,7 @@ from engine.observation import Observation
 from engine.setup import Setup
 from engine.violations import Violation
 
+from .config import TrackingConfig
 from .games import GameRules
 from .stability import (FieldKey, Fields, Reach, changed_fields, field_default, fields_to_observation,
                         observation_fields)
@@ -53,21 +54,7 @@ DEFERRED_CODES = frozenset({"no-card", "pawn-not-moved", "no-pawn-to-move", "til
 #: explanation that ends the turn without it pays for the rule break at once (other deferred
 #: findings are judged when the turn is over, whatever explains the change).
 OWED_CODES = frozenset({"discard-tile-not-used"})
-# Costs of an explanation (in "rule breaks"): lower is likelier.
-COST_VIOLATION = 10
-COST_PENDING = 2
-COST_TURN = 1
-COST_ODD_DRAW = 6
-COST_HINT = 15
-COST_MISREAD = 5  # a discard of the open turn that the pile, reading otherwise later, proves misread
-COST_TWIN = 4  # a pile showing the card below its top again read as that card's twin discarded (not a draw)
-COST_DEEP_DRAW = 6  # a pile showing a card believed deeper in it read as drawn down to it (a draw missed)
-COST_QUIET = 1
-COST_QUIET_UNUSED = 3  # a reach that left no trace and is not read as a turn or a draw
-COST_HAND_PER_FRAME = 3  # a reach given to a player: per frame their seat trails the seat most named
-COST_HAND_MAX = 8        # ... at most this per reach (below one rule break: a reach may be misread)
-COST_NO_REACH = 8        # a turn (or a traceless turn) with no reach seen for it, when hands are read
-_MAX_TOP_CHOICES = 3  # beyond this many changed discard piles, all go to one turn (a very odd change)
+# The costs of an explanation (in "rule breaks": lower is likelier) are TrackingConfig's cost_* settings.
 
 
 @dataclass(frozen=True)
@@ -181,17 +168,19 @@ NEED_NONE, NEED_REACH, NEED_ACTIVE = 0, 1, 2
 
 
 def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_table: Sequence[str],
-              cap: int = COST_HAND_MAX) -> int:
+              config: TrackingConfig, cap: int | None = None) -> int:
     """How badly an explanation's actors (in order: (seat, NEED_*)) fit the reaches seen.
 
     The reaches are shared out in order: each goes to the actor acting at that moment. A reach
     given to a player whose seat its frames named less often than another seat at the table costs
-    COST_HAND_PER_FRAME per frame of difference (at most COST_HAND_MAX: one reach never outweighs a
-    rule break); an actor whose need is not met costs COST_NO_REACH. Frames naming no seat, or a
-    seat where nobody sits, say nothing; when no reach was read at all (an observer without hands)
-    the cost is 0."""
+    config.cost_hand_per_frame per frame of difference (at most `cap`, default config.cost_hand_max:
+    one reach never outweighs a rule break); an actor whose need is not met costs
+    config.cost_no_reach. Frames naming no seat, or a seat where nobody sits, say nothing; when no
+    reach was read at all (an observer without hands) the cost is 0."""
     if not actors or not any(r.read for r in reaches):
         return 0
+    cap = config.cost_hand_max if cap is None else cap
+    per_frame, no_reach = config.cost_hand_per_frame, config.cost_no_reach
     m, k = len(reaches), len(actors)
     memo: dict[tuple[int, int, int], int] = {}
     votes = [{s: n for s, n in r.votes if s in at_table} for r in reaches]
@@ -201,15 +190,15 @@ def hand_cost(reaches: Sequence[Reach], actors: Sequence[tuple[str, int]], at_ta
         v = votes[i]
         if not v:
             return 0
-        return min(cap, COST_HAND_PER_FRAME * (max(v.values()) - v.get(seat, 0)))
+        return min(cap, per_frame * (max(v.values()) - v.get(seat, 0)))
 
     def f(i: int, j: int, has: int) -> int:
         key = (i, j, has)
         if key in memo:
             return memo[key]
-        left = 0 if has >= actors[j][1] else COST_NO_REACH
+        left = 0 if has >= actors[j][1] else no_reach
         if i == m:
-            out = left + sum(COST_NO_REACH for _, need in actors[j + 1:] if need)
+            out = left + sum(no_reach for _, need in actors[j + 1:] if need)
         else:
             out = mismatch(i, actors[j][0]) + f(i + 1, j, max(has, level[i]))
             if j + 1 < k:
@@ -502,8 +491,15 @@ def _actors(ctx: TurnContext, segments: Sequence[Segment]) -> list[tuple[str, in
 
 
 def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: GameRules,
-                setup: Setup) -> Inference:
-    """Explain the change prev → new as a sequence of turns (docs/tracking-api.md infer_moves)."""
+                setup: Setup, config: TrackingConfig | None = None) -> Inference:
+    """Explain the change prev → new as a sequence of turns (docs/tracking-api.md infer_moves);
+    `config` holds the costs of an explanation and the switches of the mechanisms below."""
+    config = config or TrackingConfig()
+    owed_codes = OWED_CODES if config.owed_discards else frozenset()
+
+    def all_copies_known(key: FieldKey, code: str, stack: Sequence[str], after: Fields) -> bool:
+        return config.count_card_copies and _all_copies_known(key, code, stack, after)
+
     fb, fa = observation_fields(prev), observation_fields(new)
     changed = changed_fields(fb, fa)
     order = setup.order
@@ -539,10 +535,10 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # back) by its player, who made no other visible reach meanwhile
             top_options[key].append(TopChange(first.pile, first.old, first.new, "misread"))
         if first.kind == "draw" and first.new is not None and (
-                rules.is_board or not _all_copies_known(key, first.new, stack, fa)):
+                rules.is_board or not all_copies_known(key, first.new, stack, fa)):
             # (card game: not when every copy of that card is accounted for — the deck has no twin left)
             top_options[key].append(TopChange(first.pile, first.old, first.new, "discard"))
-        elif first.new is not None and not rules.is_board and _all_copies_known(key, first.new, stack, fa):
+        elif first.new is not None and not rules.is_board and all_copies_known(key, first.new, stack, fa):
             # a card believed deeper in this pile shows again, and every copy the deck holds is
             # accounted for (there, or seen elsewhere): it cannot come from a hand — the pile was
             # drawn down to it (the tracker's record of the pile missed a draw)
@@ -594,7 +590,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
             # (or as far as a seat whose hand was seen)
             reach = max((k for k, st in enumerate(slot_seats) if st in named), default=0)
             top_range = list(range(0, max(reach, min(n, max(used) + 1 + ctx.quiet)) + 1))
-            if len(tops) > _MAX_TOP_CHOICES:
+            if len(tops) > config.max_top_choices:
                 top_assignments = [tuple(k for _ in tops) for k in top_range]
             else:
                 top_assignments = list(itertools.product(top_range, repeat=len(tops)))
@@ -663,7 +659,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         if ctx.seat is not None and ctx.started and not anyone and slots[0][0] != 0:
             # The open turn ends with this change: a card it still owed to a discard pile is a rule
             # break now (a discard seen now is likelier that card than the next player's).
-            cost += COST_VIOLATION * len(ctx.known & OWED_CODES)
+            cost += config.cost_violation * len(ctx.known & owed_codes)
         for idx, (k, seat, keys) in enumerate(slots):
             nxt_f = dict(cur_f)
             for key in keys:
@@ -697,7 +693,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                     segments.append(Segment(quiet_seat, False, (), cur, cur, ChangeReport((), ()), (), (),
                                             SILENT_FACTS, (), False, True))
                     describe.append((quiet_seat + " (no visible change)", False, ()))
-                    cost += COST_QUIET
+                    cost += config.cost_quiet
                 skipped = tuple(passed)
                 t_before, t_before_f = cur, cur_f
             prior = ctx.tops if continues else ()
@@ -711,7 +707,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 if not (continues and ctx.started):
                     cost += 10 ** 6  # (only the open turn's own discard can turn out a misread)
                 seg_tops = _drop_misread(seg_tops)
-                cost += COST_MISREAD * len(misreads)
+                cost += config.cost_misread * len(misreads)
             report = check(t_before_f, t_before, nxt_f, nxt)
             # (card game: a card of a wish card's value showing on a pile in the turn that takes that
             # wish card is the pair's second card — a twin discarded, at no extra cost — not a draw)
@@ -719,7 +715,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                       if e.kind == "wish-taken" and e.seat == seat} if not rules.is_board else set()
             twins = sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "discard"
                         and top_options[key][0].kind == "draw" and _value(top_changes[key].new) not in wished)
-            cost += COST_DEEP_DRAW * sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
+            cost += config.cost_deep_draw * sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
                                          and top_options[key][0].kind == "discard")
             # ... and between readings as likely, the one that does not call it a card drawn wins
             awkward += sum(1 for key in keys if key[0] == "top" and _kind(top_changes[key]) == "draw"
@@ -738,7 +734,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 hidden_draws += min(owed, quiet_after.get(seat, 0))
                 facts = dataclasses.replace(facts, hidden_plays=hidden_plays, hidden_draws=hidden_draws)
             if double and not (facts.allowance > 1 and facts.all_draws <= facts.from_hand):
-                cost += COST_TWIN * double  # (two cards off one pile: a turn that may draw two, else odd)
+                cost += config.cost_twin * double  # (two cards off one pile: a turn that may draw two, else odd)
             if rules.is_board and facts.allowance > 1:
                 # A discard-a-card tile landed on asks for one more card: a pile showing the card
                 # below its top again is that card's twin discarded as likely as a draw, and a draw
@@ -746,24 +742,24 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 if facts.plays <= facts.allowance:
                     twins = 0
                 if facts.plays < facts.allowance and facts.all_draws > 0:
-                    cost += COST_TWIN
-            cost += COST_TWIN * twins
+                    cost += config.cost_twin
+            cost += config.cost_twin * twins
             own = tuple(own_violations(rules, setup, seat, report, facts, skipped, phase, seg_tops))
             report = reconcile(report, own, facts, phase)
             # (what the open turn had broken already costs nothing more: it is no new explanation)
             old_codes = ctx.known if goes_on else frozenset()
             if not final:
-                old_codes = old_codes - OWED_CODES  # (the turn ends here: that card is missing now)
+                old_codes = old_codes - owed_codes  # (the turn ends here: that card is missing now)
             shown = [v for v in report.violations if not (final and v.code in DEFERRED_CODES)
                      and v.code not in old_codes]
             pending = [v for v in report.violations if final and v.code in DEFERRED_CODES and v.code not in old_codes]
             new_own = [v for v in own if v.code not in old_codes]
-            cost += COST_VIOLATION * (len(shown) + len(new_own)) + COST_PENDING * len(pending)
+            cost += config.cost_violation * (len(shown) + len(new_own)) + config.cost_pending * len(pending)
             if goes_on and misreads:
                 # ... and a discard proved misread that explains one of them away earns it back
                 now = {v.code for v in report.violations} | {v.code for v in own}
                 earned = len({c for c in old_codes - now if c not in DEFERRED_CODES})
-                cost -= COST_VIOLATION * earned
+                cost -= config.cost_violation * earned
             if idx == 0 and ctx.pause is not None and ctx.pause_cost and ctx.seat is not None and ctx.started:
                 if ctx.pause >= ctx.turn_pause + ctx.pause_margin and continues:
                     cost += ctx.pause_cost   # a long rest, yet the same turn
@@ -775,25 +771,25 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
                 if seat in queue:
                     queue = queue[queue.index(seat) + 1:]
                 else:
-                    cost += COST_VIOLATION
+                    cost += config.cost_violation
             if not continues:
-                cost += COST_TURN
+                cost += config.cost_turn
                 if new_turns:
                     cost += ctx.split_cost  # one still table read as two turns: a still moment missed
                 new_turns += 1
             if facts.hidden_plays > (ctx.hidden[0] if goes_on else 0):
-                cost += COST_TWIN * (facts.hidden_plays - (ctx.hidden[0] if goes_on else 0))
+                cost += config.cost_twin * (facts.hidden_plays - (ctx.hidden[0] if goes_on else 0))
             extra = quiet_after.get(seat, 0) - (facts.hidden_draws - (ctx.hidden[1] if goes_on else 0)) \
                 if goes_on else 0   # the open turn's player reached again after drawing all they may
             if facts.all_draws + extra > max(facts.from_hand, 0):
-                cost += COST_ODD_DRAW * (facts.all_draws + extra - max(facts.from_hand, 0))
+                cost += config.cost_odd_draw * (facts.all_draws + extra - max(facts.from_hand, 0))
             if ctx.target is not None and final and not owned and k != ctx.target and not (
                     goes_on and misreads and earned
                     and all(_kind(top_changes[key]) == "misread" for key in keys if key[0] == "top")):
                 # A re-read knowing who acted next (Journal.discard_target): follow it. (It weighs
                 # discards and draws; a discard the open turn made, read again otherwise so that a
                 # rule break it made goes away, is neither.)
-                cost += COST_HINT
+                cost += config.cost_hint
             segments.append(Segment(seat, continues, keys, t_before, nxt, report, seg_tops, skipped, facts, own,
                                     final))
             describe.append((seat, continues, skipped))
@@ -803,12 +799,12 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
         if hands_read:
             # Whose hands came and went is known: the reaches themselves are weighed.
             actors = _actors(ctx, segments)
-            cost += hand_cost(ctx.reaches, actors, order)
+            cost += hand_cost(ctx.reaches, actors, order, config)
             # (between readings as likely, the one whose players the hands named more often wins:
             # the cap keeps one reach below a rule break, not below another reading's reach)
-            deficit = hand_cost(ctx.reaches, actors, order, cap=10 ** 6)
+            deficit = hand_cost(ctx.reaches, actors, order, config, cap=10 ** 6)
         else:
-            cost += COST_QUIET_UNUSED * quiet_left
+            cost += config.cost_quiet_unused * quiet_left
         inference = Inference(tuple(segments), cost, 1.0, (), None)
         judged.append((cost, len(segments), awkward, deficit, inference, _describe(describe, setup)))
     judged.sort(key=lambda j: (j[0], j[1], j[2], j[3]))
@@ -820,7 +816,7 @@ def infer_moves(prev: Observation, new: Observation, ctx: TurnContext, rules: Ga
     best_signature = _signature(best, best_text)
     other = next((j[0] for j in judged[1:] if _signature(j[4], j[5]) != best_signature), None)
     tied = [text for c, text in runners if c == best_cost]
-    close = [text for c, text in runners if c < best_cost + COST_ODD_DRAW]
+    close = [text for c, text in runners if c < best_cost + config.cost_odd_draw]
     if tied:
         confidence = 1.0 / (1 + len(set(tied)))
         note = f"ambiguous: {best_text} fits as well as {'; '.join(dict.fromkeys(tied))}; chose the first"

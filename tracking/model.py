@@ -24,7 +24,7 @@ from engine.violations import Violation
 
 from .config import TrackingConfig
 from .games import GameRules
-from .inference import (COST_TWIN, DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,
+from .inference import (DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILENT_FACTS, UNKNOWN_CARD,
                         Inference, Segment, TopChange, TurnContext, TurnFacts, classify_top, hand_cost, infer_moves,
                         own_violations, reconcile, revealed_depth, turn_facts)
 from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
@@ -36,8 +36,6 @@ CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wi
 #: players do things in any order), so they are judged on the whole turn as seen now, never kept
 #: from an earlier part.
 WHOLE_TURN_CODES = frozenset({"two-cards", "discard-mismatch", "row-changed"})
-#: How many discard-only changes back a new change makes the tracker read again.
-REREAD_CHAIN = 8
 
 
 class CorrectionError(MalformedInput):
@@ -538,7 +536,7 @@ class GameModel:
                                   pause_margin=cfg.pause_margin_seconds, pause_cost=cfg.pause_cost,
                                   reaches=tuple(reaches),
                                   last_seat=self.turns[-1].seat if self.turns else None, exclude=exclude)
-        inference = infer_moves(self.table, table, ctx, self.rules, self.setup)
+        inference = infer_moves(self.table, table, ctx, self.rules, self.setup, self.config)
         self.step = inference
         self._apply_segments(inference, t, frame)
         self.table = table
@@ -844,22 +842,8 @@ def apply_delta(table: Observation, old_raw: Observation, new_raw: Observation) 
 # ---------------------------------------------------------------------------------------------
 # The journal: inputs with checkpoints
 
-#: Journal._second_opinion: a change explained at this cost or more (a reach given to another seat
-#: than it named, a rule break) makes the tracker read the change before it again with its runner-up,
-#: when that one cost at most this much more.
-SECOND_OPINION_TRIGGER = 6
-SECOND_OPINION_MARGIN = 6
-#: Journal._read_otherwise: how many accepted states back a new rule break sends the tracker to
-#: read a change otherwise, and only a change whose best other reading cost at most this much more.
-READ_OTHERWISE_STATES = 5
-READ_OTHERWISE_MARGIN = 16
-#: How many accepted states back a new state may prove a reading misread (Journal._hindsight).
-HINDSIGHT_STATES = 6
-#: How unlikely a misread that held a whole still moment is, in rule breaks: one that came and went
-#: (or a row's newest card read as another), against any other reading (a misread that explains
-#: away one rule break only must look like one).
-HINDSIGHT_CAME_AND_WENT = 0.5
-HINDSIGHT_OTHER = 1.0
+# The journal's re-reading settings (how far back, which margins, what a misread costs) are
+# TrackingConfig's reread_chain, second_opinion*, read_otherwise_*, hindsight_* and pile_record_rereads.
 
 
 def _last_card_reread(key: tuple, held: Any, cur: Any) -> bool:
@@ -871,10 +855,10 @@ def _last_card_reread(key: tuple, held: Any, cur: Any) -> bool:
 def _owed_at_end(model: GameModel, plays: int, bonus: int) -> int:
     """What it costs (Journal._target) to end the open turn after `plays` cards when a discard-a-card
     tile let it play 1 + `bonus`: the card it owes went onto its twin unseen at best, and is a rule
-    break when every discard pile is empty (nothing could hide it)."""
-    if not model.rules.is_board or plays >= 1 + bonus:
+    break when every discard pile is empty (nothing could hide it). Nothing with owed_discards off."""
+    if not model.rules.is_board or plays >= 1 + bonus or not model.config.owed_discards:
         return 0
-    return (1 + bonus - plays) * (10 if not any(model.piles.values()) else COST_TWIN)
+    return (1 + bonus - plays) * (10 if not any(model.piles.values()) else model.config.cost_twin)
 
 
 def _recent_violations(model: GameModel, since: int) -> int:
@@ -988,9 +972,9 @@ class Journal:
         if inp.kind == "state" and (inp.owners or inp.discard_only):
             # Read the discard-only changes just before this one again, now that more is known
             # (who acts next, or at least how the chain goes on). A chain is re-read at most
-            # REREAD_CHAIN back; older readings stay.
+            # config.reread_chain back; older readings stay.
             k = start
-            while (k > 0 and start - k < REREAD_CHAIN and self.inputs[k - 1].kind == "state"
+            while (k > 0 and start - k < self.config.reread_chain and self.inputs[k - 1].kind == "state"
                    and self.inputs[k - 1].discard_only):
                 k -= 1
             start = k
@@ -1004,15 +988,17 @@ class Journal:
         """Who played is chosen one change at a time; a close call can start a chain of turns given to
         the wrong players (a reach misread as the neighbour's, then every later reach "wrong").
         When state k's explanation is costly and the state before it had a runner-up within
-        SECOND_OPINION_MARGIN, the two are read again with that runner-up; the reading whose two
-        explanations cost less in all wins. Kept as the earlier input's `exclude`, put back when
-        state k is taken out (like a misread found by hindsight)."""
-        if k == 0 or self.inputs[k - 1].kind != "state" or self.inputs[k - 1].raw is None:
+        config.second_opinion_margin (and state k's cost is config.second_opinion_trigger or more),
+        the two are read again with that runner-up; the reading whose two explanations cost less in
+        all wins. Kept as the earlier input's `exclude`, put back when state k is taken out (like a
+        misread found by hindsight). Off with config.second_opinion False."""
+        cfg = self.config
+        if not cfg.second_opinion or k == 0 or self.inputs[k - 1].kind != "state" or self.inputs[k - 1].raw is None:
             return
         now, before = self.models[k + 1].step, self.models[k].step
         if now is None or before is None or before.runner_up is None or not before.text:
             return
-        if now.cost < SECOND_OPINION_TRIGGER or before.runner_up - before.cost > SECOND_OPINION_MARGIN:
+        if now.cost < cfg.second_opinion_trigger or before.runner_up - before.cost > cfg.second_opinion_margin:
             return
         original = before.cost + now.cost
         broken = len(before.violations) + len(now.violations)
@@ -1037,16 +1023,17 @@ class Journal:
         """Each change is explained as it comes; a later one can prove a close call wrong (which of
         two players drew a card, a pile's card drawn or its twin discarded): the next changes then
         read as a rule break. When state k adds rule breaks to the recent moves, each of the
-        READ_OTHERWISE_STATES states before it whose best other reading (other players, or another
-        reading of a pile) cost at most READ_OTHERWISE_MARGIN more is read with that one; the fold
+        config.read_otherwise_states states before it (0: none) whose best other reading (other players,
+        or another reading of a pile) cost at most config.read_otherwise_margin more is read with that one; the fold
         with fewer rule breaks and a lower cost in all (rule breaks included), and no more turns
         that left no trace, wins. Kept as that
         input's `exclude`, put back when state k is taken out (like _second_opinion). `prior`: the
         model before state k came (its coming may have read the changes before it again)."""
-        if self.inputs[k].kind != "state" or k < 1:
+        states = self.config.read_otherwise_states
+        if self.inputs[k].kind != "state" or k < 1 or states <= 0:
             return
         lo = k - 1
-        while lo > 0 and k - lo < READ_OTHERWISE_STATES and self.inputs[lo - 1].kind == "state":
+        while lo > 0 and k - lo < states and self.inputs[lo - 1].kind == "state":
             lo -= 1
         since = max(0, len(self.models[lo].turns) - 1)
         bad = _recent_violations(self.models[k + 1], since)
@@ -1065,7 +1052,7 @@ class Journal:
             for j in range(k - 1, lo - 1, -1):
                 step = saved_models[j + 1].step
                 if (saved_inputs[j].kind != "state" or step is None or step.runner_up_reading is None
-                        or step.runner_up_reading - step.cost > READ_OTHERWISE_MARGIN):
+                        or step.runner_up_reading - step.cost > self.config.read_otherwise_margin):
                     continue
                 trial = list(saved_inputs)
                 trial[j] = dataclasses.replace(trial[j], exclude=trial[j].exclude | {step.signature})
@@ -1137,17 +1124,19 @@ class Journal:
 
         A misread can hold for a whole still moment (until the next hand), and so be taken as the
         table. When state k's change touches a field whose reading had changed only in the last
-        HINDSIGHT_STATES states, the tracker tries reading it there as it reads now, or as it read
+        config.hindsight_states states (0: never), the tracker tries reading it there as it reads now, or as it read
         before (the reading came and went), for each such field alone and for all of them together;
         the fold with the fewest rule breaks in the recent moves wins, and only when it has fewer
         than the fold as read (a real rule break stays one: a misread that explains it away must
         explain away more than it costs). The readings are kept as read (payload), so the same
         inputs fold to the same model after a restart; taking state k out puts them back."""
         inp = self.inputs[k]
-        if inp.raw is None or k == 0 or self.inputs[k - 1].kind != "state":
+        cfg = self.config
+        if inp.raw is None or k == 0 or self.inputs[k - 1].kind != "state" or cfg.hindsight_states <= 0:
             return
+        came_and_went, other = cfg.hindsight_came_and_went, cfg.hindsight_other
         span_start = k - 1
-        while (span_start > 0 and k - span_start < HINDSIGHT_STATES
+        while (span_start > 0 and k - span_start < cfg.hindsight_states
                and self.inputs[span_start - 1].kind == "state"):
             span_start -= 1
         if span_start == 0 or self.inputs[span_start - 1].kind != "state":
@@ -1175,7 +1164,7 @@ class Journal:
                 # (below).
                 if key[1] in tail and tail[key[1]] != held:
                     # (as it reads now, or as the tail read it when it changed again since)
-                    options[key] = [(k - 1, k, tail[key[1]], HINDSIGHT_CAME_AND_WENT)]
+                    options[key] = [(k - 1, k, tail[key[1]], came_and_went)]
                 continue
             j = k - 1  # the reading `held` began at input j
             while j > span_start and fields[j - 1 - (span_start - 1)].get(key, d) == held:
@@ -1187,15 +1176,16 @@ class Journal:
             opts: dict[Any, float] = {}
             # The reading came and went (reads as before again): a misread's own signature.
             # (not for a row: the NWNZ discard tile takes a row's top card back off legally)
-            opts[before] = HINDSIGHT_CAME_AND_WENT if cur == before and key[0] != "row" else HINDSIGHT_OTHER
+            opts[before] = came_and_went if cur == before and key[0] != "row" else other
             if cur != before:
-                opts[cur] = HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, cur) else HINDSIGHT_OTHER
+                opts[cur] = came_and_went if _last_card_reread(key, held, cur) else other
             if key[0] == "row" and isinstance(cur, tuple) and isinstance(held, tuple) and len(cur) > len(held):
                 start = cur[:len(held)]  # (the row has grown since: its start as read now)
-                opts.setdefault(start, HINDSIGHT_CAME_AND_WENT if _last_card_reread(key, held, start)
-                                else HINDSIGHT_OTHER)
+                opts.setdefault(start, came_and_went if _last_card_reread(key, held, start)
+                                else other)
             options[key] = [(j, k, v, c) for v, c in opts.items() if v != held]
-        for key, opts in self._top_rereads(span_start, k, fields, since).items():
+        rereads = self._top_rereads(span_start, k, fields, since) if cfg.pile_record_rereads else {}
+        for key, opts in rereads.items():
             options.setdefault(key, []).extend(o for o in opts if o not in options.get(key, []))
         if not options:
             return
@@ -1249,8 +1239,10 @@ class Journal:
         was misread). In play either takes a second copy of a card coming back at once, or a rule
         break; a misread held for a still moment does it alone. (Not the first in the card game: a
         card drawn and its twin discarded at once is how a pair for a wish card is made.)
-        Options as in _hindsight: (first patched input, end, value, cost)."""
+        Options as in _hindsight: (first patched input, end, value, cost). Used only with
+        config.pile_record_rereads."""
         out: dict[FieldKey, list[tuple]] = {}
+        came = self.config.hindsight_came_and_went
         base = span_start - 1
         keys = {key for f in fields for key in f if key[0] == "top"}
         for key in keys:
@@ -1270,12 +1262,12 @@ class Journal:
                     stack = self.models[base + a].piles.get(key[1], ())
                     if (after == before and held is not None and self.models[base + a].rules.is_board
                             and revealed_depth(stack, before, held) is not None):
-                        out.setdefault(key, []).append((base + a, base + b + 1, before, HINDSIGHT_CAME_AND_WENT))
+                        out.setdefault(key, []).append((base + a, base + b + 1, before, came))
                     elif (after not in (before, None) and revealed_depth(stack, before, after) is not None
                           and _recent_violations(self.models[base + a + 1], since)
                           > _recent_violations(self.models[base + a], since)):
                         # (... when the card between made a rule break as read: a draw misread as a play)
-                        out.setdefault(key, []).append((base + a, base + b + 1, after, HINDSIGHT_CAME_AND_WENT))
+                        out.setdefault(key, []).append((base + a, base + b + 1, after, came))
                 a = b + 1
         return out
 
@@ -1436,7 +1428,7 @@ class Journal:
                 + 10 * (max(0, d2 - p2) - max(0, draws - plays))  # (more cards drawn than played)
             cost += 10 if back or (twin and redraw) else 0  # drawing back the card just discarded breaks a rule
             if hands:  # whose hands came and went is known: weigh them (inference.hand_cost)
-                cost += hand_cost(reaches, [(order[cur], NEED_ACTIVE)], order)
+                cost += hand_cost(reaches, [(order[cur], NEED_ACTIVE)], order, cfg)
             else:
                 cost += 3 * spare_here     # reaches that left no trace, left unexplained
             cost += pc if rest > 0 else 0  # a long rest, yet the same turn
@@ -1447,14 +1439,14 @@ class Journal:
             if discards:
                 firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike, False))
             elif drawlike and not emptied:  # a pile showing its old top again: a twin card discarded
-                firsts.append((1 + COST_TWIN * drawlike + 10 * (drawlike - 1), drawlike, 0, True))
+                firsts.append((1 + cfg.cost_twin * drawlike + 10 * (drawlike - 1), drawlike, 0, True))
             if not discards and drawlike >= 2 and drawlike > emptied:
                 # one pile showing its old top again is the twin card discarded, the rest were drawn
-                firsts.append((1 + COST_TWIN + 10 * max(0, drawlike - 2), 1, drawlike - 1, True))
+                firsts.append((1 + cfg.cost_twin + 10 * max(0, drawlike - 2), 1, drawlike - 1, True))
             if not discards and drawlike and hands and any(r.quiet for r in reaches):
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
-                firsts.append((1 + COST_TWIN + 10 * (drawlike - 1), 1, drawlike, False))
+                firsts.append((1 + cfg.cost_twin + 10 * (drawlike - 1), 1, drawlike, False))
             if cur == i0:
                 owed = _owed_at_end(model, plays, bonus0)
                 firsts = [(f[0] + owed, *f[1:]) for f in firsts]
@@ -1464,7 +1456,7 @@ class Journal:
                     if hands:
                         actors = [(order[cur], NEED_NONE)] + [(order[(cur + 1 + j) % n], NEED_REACH)
                                                               for j in range(s)] + [(order[(cur + 1 + s) % n], NEED_ACTIVE)]
-                        evidence = s + hand_cost(reaches, actors, order)
+                        evidence = s + hand_cost(reaches, actors, order, cfg)
                     else:
                         evidence = s + 3 * (spare_here - s)
                     options.append((first[0] + evidence + (pc if rest < 0 else 0) + sub[0], (1 + s, *sub[1])))

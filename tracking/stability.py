@@ -37,9 +37,6 @@ Fields = dict[FieldKey, Hashable]
 _DEFAULTS: dict[str, Hashable] = {"row": (), "points_row": 0, "wish": (), "wish_cards": (), "pawns": (),
                                   "tile": None, "top": None, "player": None}
 _EPS = 1e-6
-#: The still period between two hands is read again when the next hand comes: at most this many frames.
-PERIOD_FRAMES = 200
-
 
 def observation_fields(obs: Observation) -> Fields:
     """An observation as independent, hashable fields (the units of voting and of change)."""
@@ -330,7 +327,8 @@ class StableStateFilter:
         # Judging reaches quiet as soon as two frames after them agree with the table before them
         # (a player's second reach often comes before the table has been still for still_seconds).
         self._first_frames: list[Fields] = []  # the first usable frame after the last hand
-        self._period: deque[tuple[float, Fields]] = deque(maxlen=PERIOD_FRAMES)  # usable frames since the hand
+        # usable frames since the hand (read again when the next hand comes)
+        self._period: deque[tuple[float, Fields]] = deque(maxlen=self.config.period_frames)
         self._carry: tuple[Reach, ...] = ()    # reaches of a move accepted without its odd fields
         self._tail: dict[str, str | None] = {}  # Acceptance.tail of the next state
         self._previous: Fields | None = None   # the accepted state before the reference
@@ -626,10 +624,11 @@ class StableStateFilter:
 
     def _tail_readings(self) -> dict[str, str | None]:
         """Discard piles whose last tail_frames frames before this hand agree on a top other than the
-        state taken since the previous hand (a pile cannot change with no hand over the table)."""
+        state taken since the previous hand (a pile cannot change with no hand over the table).
+        None with config.tail_frames 0."""
         cfg = self.config
         acc = self.last_acceptance
-        if self.reference is None or acc is None or self._usable_since is None \
+        if cfg.tail_frames <= 0 or self.reference is None or acc is None or self._usable_since is None \
                 or acc.t < self._usable_since - _EPS or len(self._period) < cfg.tail_frames:
             return {}
         frames = [f for _, f in self._period][-cfg.tail_frames:]
@@ -675,8 +674,9 @@ class StableStateFilter:
                 and tuple(cur[:-1]) == tuple(before) and old[-1] != cur[-1])
 
     def _undone(self, key: FieldKey, consensus: Fields) -> bool:
-        """Does `key` read again as it did before the state accepted last (which changed it)?"""
-        if self.reference is None or self._previous is None:
+        """Does `key` read again as it did before the state accepted last (which changed it)?
+        Never with config.undo_misreads off."""
+        if not self.config.undo_misreads or self.reference is None or self._previous is None:
             return False
         d = field_default(key)
         before = self._previous.get(key, d)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -79,18 +79,29 @@ def describe_reading(snapshot: dict[str, Any]) -> str:
     return ", ".join(parts) or "no reading accepted yet"
 
 
+def _register_board(calibration: dict[str, Any], image: Any) -> Any:
+    from calibration.registration import DEFAULT_CONFIG, register_board
+
+    return register_board(DEFAULT_CONFIG, calibration, image)
+
+
 class FramePictures:
     """JPEGs of the latest frame for the page and the calibration check, cached per frame."""
 
-    def __init__(self, pipeline: Any, calibration: dict[str, Any] | None = None):
+    def __init__(self, pipeline: Any, calibration: dict[str, Any] | None = None, *,
+                 register: Callable[[dict[str, Any], Any], Any] | None = None):
+        """register(calibration, image) -> Registration: how a frame is registered (default:
+        calibration.registration.register_board with its DEFAULT_CONFIG)."""
         self.pipeline = pipeline
         self.calibration = calibration
+        self.register = register or _register_board
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[Any, bytes]] = {}
         self._registration: tuple[Any, Any] | None = None  # (frame seq, Registration)
 
     @classmethod
-    def from_file(cls, pipeline: Any, path: str | Path | None) -> "FramePictures":
+    def from_file(cls, pipeline: Any, path: str | Path | None, *,
+                  register: Callable[[dict[str, Any], Any], Any] | None = None) -> "FramePictures":
         """With the calibration read from `path` (None or an unreadable file: pictures without overlay)."""
         calibration = None
         if path:
@@ -100,7 +111,7 @@ class FramePictures:
                 calibration = load_calibration(path)
             except Exception as exc:  # the pictures are a help, never a reason not to serve
                 log.warning("no registration overlay: %s", exc)
-        return cls(pipeline, calibration)
+        return cls(pipeline, calibration, register=register)
 
     def _cached(self, kind: str, key: Any, make) -> bytes | None:
         with self._lock:
@@ -120,9 +131,7 @@ class FramePictures:
         if self._registration is not None and self._registration[0] == key:
             return self._registration[1]
         try:
-            from calibration.registration import DEFAULT_CONFIG, register_board
-
-            reg = register_board(DEFAULT_CONFIG, self.calibration, frame.image)
+            reg = self.register(self.calibration, frame.image)
         except Exception as exc:
             log.warning("registration failed: %s", exc)
             reg = None

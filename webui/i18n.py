@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any
+from typing import Any, Mapping
 
 LANG_COOKIE = "lang"
 
@@ -16,9 +16,14 @@ LANG_COOKIE = "lang"
 class Translations:
     """All strings of the offered languages, loaded once."""
 
-    def __init__(self, languages: tuple[str, ...] = ("en", "it", "ja")):
+    def __init__(self, languages: tuple[str, ...] = ("en", "it", "ja"), codes: Mapping[str, str] | None = None):
+        """codes: rule code → its English meaning (default: the engine's, engine.violations.CODES),
+        the title of a code no translation knows yet."""
         if not languages:
             raise ValueError("at least one language must be offered")
+        if codes is None:
+            from engine.violations import CODES as codes
+        self.codes: Mapping[str, str] = codes
         self.languages = tuple(languages)
         self.fallback = self.languages[0]
         self.strings: dict[str, dict[str, str]] = {code: load_language(code) for code in self.languages}
@@ -33,7 +38,7 @@ class Translations:
         if text is None:
             text = self.strings[self.fallback].get(key)
         if text is None:
-            text = engine_fallback(key) or key
+            text = self.engine_fallback(key) or key
         if values:
             try:
                 return text.format(**values)
@@ -43,10 +48,18 @@ class Translations:
 
     def bundle(self, lang: str) -> dict[str, str]:
         """Every string for `lang` (English filling the gaps), for the page's script."""
-        out = {f"violation.{code}": engine_fallback(f"violation.{code}") for code in violation_codes()}
+        out = {f"violation.{code}": self.engine_fallback(f"violation.{code}") for code in self.codes}
         out.update(self.strings[self.fallback])
         out.update(self.strings.get(lang, {}))
         return out
+
+    def engine_fallback(self, key: str) -> str | None:
+        """A title for a rule code no translation knows yet: the engine's own English meaning."""
+        if key.startswith("violation."):
+            meaning = self.codes.get(key[len("violation."):])
+            if meaning:
+                return meaning[:1].upper() + meaning[1:]
+        return None
 
     def choose(self, query_lang: str | None, cookie_lang: str | None, accept_languages: Any) -> str:
         """The language for a request (see the module docstring for the order)."""
@@ -77,21 +90,3 @@ def load_language(code: str) -> dict[str, str]:
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise ValueError(f"webui/i18n/{code}.json: expected an object of strings")
     return data
-
-
-def violation_codes() -> tuple[str, ...]:
-    """The engine's stable rule codes."""
-    from engine.violations import CODES
-
-    return tuple(CODES)
-
-
-def engine_fallback(key: str) -> str | None:
-    """A title for a rule code no translation knows yet: the engine's own English meaning."""
-    if key.startswith("violation."):
-        from engine.violations import CODES
-
-        meaning = CODES.get(key[len("violation."):])
-        if meaning:
-            return meaning[:1].upper() + meaning[1:]
-    return None

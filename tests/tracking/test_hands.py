@@ -10,10 +10,10 @@ from engine.events import ChangeReport, Event
 from engine.observation import Observation
 from tracking.config import TrackingConfig
 from engine.setup import Setup
+from tracking.config import TrackingConfig
 from tracking.games import GameRules
-from tracking.inference import (COST_HAND_MAX, COST_NO_REACH, NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange,
-                                       TurnContext, classify_top, hand_cost, infer_moves, own_violations, reconcile,
-                                       revealed_depth, turn_facts)
+from tracking.inference import (NEED_ACTIVE, NEED_NONE, NEED_REACH, TopChange, TurnContext, classify_top, hand_cost,
+                                infer_moves, own_violations, reconcile, revealed_depth, turn_facts)
 from tracking.noise import MisreadInjector, neighbour_seat
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.stability import Reach, StableStateFilter, fields_equal, observation_fields
@@ -88,23 +88,24 @@ def reach(votes: dict[str, int], quiet: bool = False) -> Reach:
 
 
 def test_hand_cost_weighs_each_reach_against_who_acts_then():
+    CONFIG = TrackingConfig()
     order = ("south", "west", "north")
     east_reach = reach({"west": 5, "south": 1})
-    assert hand_cost([east_reach], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order) == 0
+    assert hand_cost([east_reach], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order, CONFIG) == 0
     # given to the wrong player: per frame of difference, never more than one rule break
-    assert hand_cost([reach({"west": 2, "south": 1})], [("south", NEED_ACTIVE)], order) == 3
-    assert hand_cost([east_reach], [("south", NEED_ACTIVE)], order) == COST_HAND_MAX < 10
+    assert hand_cost([reach({"west": 2, "south": 1})], [("south", NEED_ACTIVE)], order, CONFIG) == 3
+    assert hand_cost([east_reach], [("south", NEED_ACTIVE)], order, CONFIG) == CONFIG.cost_hand_max < 10
     # a turn with no reach at all, when hands are read
-    assert hand_cost([reach({"south": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order) \
-        == COST_NO_REACH
+    assert hand_cost([reach({"south": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order, CONFIG) \
+        == CONFIG.cost_no_reach
     # a traceless turn needs a reach, a quiet one will do; a turn that changed the table needs one that did
-    assert hand_cost([reach({"west": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_REACH)], order) == 0
-    assert hand_cost([reach({"west": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order) \
-        == COST_NO_REACH
+    assert hand_cost([reach({"west": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_REACH)], order, CONFIG) == 0
+    assert hand_cost([reach({"west": 4}, quiet=True)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order, CONFIG) \
+        == CONFIG.cost_no_reach
     # frames naming nobody, or a seat where nobody sits, say nothing; no hands read at all: no cost
-    assert hand_cost([reach({"east": 6})], [("south", NEED_ACTIVE)], order) == 0
-    assert hand_cost([Reach((), 6, 6)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order) == 0
-    assert hand_cost([Reach((), 6, 0)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order) == 0
+    assert hand_cost([reach({"east": 6})], [("south", NEED_ACTIVE)], order, CONFIG) == 0
+    assert hand_cost([Reach((), 6, 6)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order, CONFIG) == 0
+    assert hand_cost([Reach((), 6, 0)], [("south", NEED_NONE), ("west", NEED_ACTIVE)], order, CONFIG) == 0
 
 
 # -- inference: who played ----------------------------------------------------------------------------

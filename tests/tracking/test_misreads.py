@@ -215,8 +215,8 @@ def test_a_move_on_the_table_before_the_players_say_the_game_is_over_comes_befor
     assert again.snapshot()["moves"] == snap["moves"] and again.snapshot()["game_over"]
 
 
-def _recovered(sim, noise_seed):
-    tracker = make_tracker()
+def _recovered(sim, noise_seed, **config):
+    tracker = make_tracker(**config)
     tracker.new_game(sim.setup)
     feed(tracker, sim, noise=0.02, seed=noise_seed)
     true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
@@ -224,16 +224,15 @@ def _recovered(sim, noise_seed):
     return compare_turns(true, tracked)
 
 
-def test_a_close_call_is_read_again_when_the_next_change_is_costly(monkeypatch):
+def test_a_close_call_is_read_again_when_the_next_change_is_costly():
     """RULES §3 Turn (play goes on clockwise): who played is chosen one change at a time. In this
     card game (rule breaks injected, misreads in 2 % of frames) one change is a close call that the
-    next change shows was read wrong; reading the two again together (Journal._second_opinion)
+    next change shows was read wrong; reading the two again together (TrackingConfig.second_opinion)
     recovers every move, reading them one at a time does not."""
     sim = game("keltis-card", None, 3, 500, illegal_rate=0.12)
     check = _recovered(sim, 500)
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
-    monkeypatch.setattr(Journal, "_second_opinion", lambda self, k: None)
-    assert _recovered(sim, 500)["exact"] < check["true_turns"]
+    assert _recovered(sim, 500, second_opinion=False)["exact"] < check["true_turns"]
 
 
 def _through_still_moment(sim: SimulatedGame, turn_index: int, change) -> list:
@@ -271,8 +270,9 @@ def _hands_read_as(sim: SimulatedGame, turn_index: int, seat: str) -> list:
     return frames
 
 
-def _replayed(sim: SimulatedGame, frames: list) -> tuple[bool, list]:
-    tracker = make_tracker()
+def _replayed(sim: SimulatedGame, frames: list, **config) -> tuple[bool, list]:
+    """Feed `frames` to a tracker with these TrackingConfig settings: (every move right?, warnings)."""
+    tracker = make_tracker(**config)
     tracker.new_game(sim.setup)
     _feed_frames(tracker, frames)
     tracker.finish()
@@ -282,12 +282,12 @@ def _replayed(sim: SimulatedGame, frames: list) -> tuple[bool, list]:
     return check["exact"] == check["true_turns"], tracker.snapshot()["warnings"]
 
 
-def test_a_discard_pile_misread_as_the_card_below_its_top_is_read_again_by_the_pile_record(monkeypatch):
+def test_a_discard_pile_misread_as_the_card_below_its_top_is_read_again_by_the_pile_record():
     """RULES §1 Turn (a card is drawn from the draw pile or a discard pile): a pile whose top reads,
     for a whole still moment, as the card the tracker knows lies under it looks like a draw; the
     next state, showing the old top again, would make it a second copy discarded at once. The pile's
-    record says the first reading was the misread (Journal._top_rereads): no warning, every move
-    right — and without that re-read a warning appears."""
+    record says the first reading was the misread (TrackingConfig.pile_record_rereads): no warning,
+    every move right — and without that re-read a warning appears."""
     sim = game("keltis", "base", 3, 301, max_moves=40)
     k = 11
     stacks = _truth_stacks(sim, k + 1)
@@ -297,18 +297,15 @@ def test_a_discard_pile_misread_as_the_card_below_its_top_is_read_again_by_the_p
         obs, discard_tops={**obs.discard_tops, "yellow": "9"}))
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
-    monkeypatch.setattr(Journal, "_top_rereads", lambda self, *args: {})
-    exact, warnings = _replayed(sim, frames)
+    exact, warnings = _replayed(sim, frames, pile_record_rereads=False)
     assert warnings != []
 
 
-def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_state(monkeypatch):
+def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_state():
     """RULES §1 Tiles (a points tile stays on the board): a tile misread as gone for a whole still
     moment becomes a state; when the next still moment shows it again, that reading is the first
-    state's misread undone (StableStateFilter._undone) and is taken at once — not held back as a
+    state's misread undone (TrackingConfig.undo_misreads) and is taken at once — not held back as a
     tile appearing, which no move makes — so the later pawn landing there scores as it should."""
-    from tracking.stability import StableStateFilter
-
     sim = game("keltis", "base", 3, 300, max_moves=40)
     k = 12
     assert sim.frames[sim.turns[k].frame][1].tiles.get("y1") == "points-1"
@@ -317,19 +314,16 @@ def test_a_tile_misread_missing_for_a_still_moment_comes_back_with_the_next_stat
         obs, tiles={s: v for s, v in obs.tiles.items() if s != "y1"}))
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
-    monkeypatch.setattr(StableStateFilter, "_undone", lambda self, *args: False)
-    exact, warnings = _replayed(sim, frames)
+    exact, warnings = _replayed(sim, frames, undo_misreads=False)
     assert warnings != []
 
 
-def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(monkeypatch):
+def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken():
     """RULES §3 Turn (play one card, then draw one): a pile top misread for the first frames of a
     still moment becomes the state; the last frames before the next hand read it right (the
     "tail"), too briefly to revise the state. When the next player's discard then lands on that
     pile, hindsight reads the state with the tail's card: no warning, every move right — and
-    without the tail the moves go wrong."""
-    from tracking.stability import StableStateFilter
-
+    without the tail (TrackingConfig.tail_frames 0) the moves go wrong."""
     sim = game("keltis-card", None, 4, 305, max_moves=40)
     k = 7
     assert any(m["move"] == "draw" and m.get("from") == "yellow" for m in sim.turns[k].moves)
@@ -341,28 +335,22 @@ def test_a_pile_read_otherwise_just_before_the_hand_corrects_the_state_taken(mon
         frames[j] = (t, dataclasses.replace(obs, discard_tops={**obs.discard_tops, "yellow": "3"}))
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
-    monkeypatch.setattr(StableStateFilter, "_tail_readings", lambda self: {})
-    exact, warnings = _replayed(sim, frames)
+    exact, warnings = _replayed(sim, frames, tail_frames=0)
     assert not exact
 
 
-def test_the_discard_tile_card_stays_with_its_player_when_the_hand_is_misread(monkeypatch):
+def test_the_discard_tile_card_stays_with_its_player_when_the_hand_is_misread():
     """RULES §2 Tiles (the discard-a-card tile: discard one card at once): a card discarded while
     every hand over the table reads as the next player's still belongs to the player who landed on
-    the tile and owes it — ending their turn without it would be a rule break (inference.OWED_CODES
-    in the inference, model._owed_at_end in the discard-chain re-read)."""
-    import tracking.inference as inference
-    import tracking.model as model
-
+    the tile and owes it — ending their turn without it would be a rule break
+    (TrackingConfig.owed_discards, in the inference and in the discard-chain re-read)."""
     sim = game("keltis", "nwnz", 2, 300, max_moves=40)
     k = 6
     assert any(m["move"] == "tile-discard" and m.get("from") == "hand" for m in sim.turns[k].moves)
     frames = _hands_read_as(sim, k, sim.turns[k + 1].seat)
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
-    monkeypatch.setattr(model, "_owed_at_end", lambda *args: 0)
-    monkeypatch.setattr(inference, "OWED_CODES", frozenset())
-    exact, warnings = _replayed(sim, frames)
+    exact, warnings = _replayed(sim, frames, owed_discards=False)
     assert not exact
 
 
@@ -383,43 +371,39 @@ def test_the_first_table_is_not_revised_to_a_reading_nothing_came_before():
     assert taken and all(obs.tiles.get(stone) == table.tiles[stone] for obs in taken)
 
 
-def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded(monkeypatch):
+def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded():
     """RULES §3 Components (values 0–2 and 8–10 exist once per colour): a pile showing the card the
     tracker knows lies under its top was drawn from — or, when the deck holds another copy, had that
     copy discarded onto it. Here the hands of the drawing player's turn read as the next player's;
     the card uncovered exists once, so no twin can explain it and the draw stays with its player.
-    Without the deck count (inference._all_copies_known) the tracker warns."""
-    import tracking.inference as inference
-
+    Without the deck count (TrackingConfig.count_card_copies) the tracker warns."""
     sim = game("keltis-card", None, 3, 384, max_moves=60)
     k = 19
     assert ("green", "5", "9") in sim.turns[k].pile_tops
     frames = _hands_read_as(sim, k, sim.turns[k + 1].seat)
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
-    monkeypatch.setattr(inference, "_all_copies_known", lambda *args: False)
-    exact, warnings = _replayed(sim, frames)
+    exact, warnings = _replayed(sim, frames, count_card_copies=False)
     assert warnings != []
 
 
-def test_a_pair_for_a_wish_card_no_longer_there_is_flagged_as_such_once_its_turn_is_seen_whole(monkeypatch):
+def test_a_pair_for_a_wish_card_no_longer_there_is_flagged_as_such_once_its_turn_is_seen_whole():
     """RULES §3 (two cards of the same value discarded take the wish-stone card of that value): here
     a player discards a blue 5 and a green 5 although the wish card 5 is gone. The green 5 went onto
     a pile whose card under the top the tracker knew as a 5 (discarded two turns before): read first
     as that top card drawn, a legal turn so far; the turn's next pile change (a card drawn from the
     red pile) then made it two cards drawn for one played ("two-cards"). The rule break that change
-    adds sends the tracker back to read the earlier change otherwise (Journal._read_otherwise): the
-    pair, flagged with its own code — without it, "two-cards"."""
+    adds sends the tracker back to read the earlier change otherwise (TrackingConfig
+    read_otherwise_states): the pair, flagged with its own code — without it (0 states), "two-cards"."""
     sim = game("keltis-card", None, 3, 413, illegal_rate=0.12)
     k = 149
     assert sim.turns[k].codes == ["no-wish-card"] and sim.turns[k].moves[0]["cards"] == ["blue 5", "green 5"]
 
-    def flagged() -> list[tuple[int, str]]:
-        tracker = make_tracker()
+    def flagged(**config) -> list[tuple[int, str]]:
+        tracker = make_tracker(**config)
         tracker.new_game(sim.setup)
         feed(tracker, sim, noise=0.02, seed=413, stop=sim.turns[k + 3].frame)
         return [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if w["move_id"] > k]
 
     assert flagged() == [(k + 1, "no-wish-card")]
-    monkeypatch.setattr(Journal, "_read_otherwise", lambda self, k, prior: None)
-    assert (k + 1, "two-cards") in flagged()
+    assert (k + 1, "two-cards") in flagged(read_otherwise_states=0)

@@ -83,11 +83,17 @@ def test_calibration_view_shows_the_registration(frame):
     assert np.abs(with_cal.astype(int) - without.astype(int)).mean() > 1  # outline, stones, seat zones
 
 
-def test_pictures_are_made_once_per_frame(frame, monkeypatch):
-    pics = FramePictures.from_file(pipeline_with(frame), SESSION / "calibration.json")
+def test_pictures_are_made_once_per_frame(frame):
+    """The calibration check of one frame is drawn (and its frame registered) once, however often asked."""
+    from calibration.registration import DEFAULT_CONFIG, register_board
+
     calls = []
-    real = pics._draw_registration
-    monkeypatch.setattr(pics, "_draw_registration", lambda f: calls.append(1) or real(f))
+
+    def counting_register(calibration, image):
+        calls.append(1)
+        return register_board(DEFAULT_CONFIG, calibration, image)
+
+    pics = FramePictures.from_file(pipeline_with(frame), SESSION / "calibration.json", register=counting_register)
     first = pics.calibration_view()
     assert pics.calibration_view() is first and len(calls) == 1
 

@@ -32,11 +32,11 @@ def test_every_violation_code_has_a_title(code):
     assert not missing, f"add violation.<code> titles to webui/i18n/{code}.json for {missing}"
 
 
-def test_a_code_nobody_translated_yet_shows_the_engines_meaning(monkeypatch):
-    monkeypatch.setitem(CODES, "brand-new-code", "something new happened")
-    tr = Translations()
+def test_a_code_nobody_translated_yet_shows_the_engines_meaning():
+    tr = Translations(codes={**CODES, "brand-new-code": "something new happened"})
     assert tr.gettext("it", "violation.brand-new-code") == "Something new happened"
     assert tr.bundle("ja")["violation.brand-new-code"] == "Something new happened"
+    assert Translations().codes is CODES  # by default the engine's codes
 
 
 def test_choice_order_query_cookie_header():
