@@ -36,6 +36,8 @@ class TrackingConfig:
     #: a hand over the table; a single unusable frame is ignored as a glitch.
     hand_min_seconds: float = 0.3
     hand_min_frames: int = 2
+    #: A reach's frames name its seat when one seat has at least this share of the frames that named one.
+    hand_vote_share: float = 0.6
     #: Reading one accepted change as two or more turns means a still moment between them was
     #: missed: unlikely with a fast camera (cost in "rule breaks" ×10 of inference), common at 1 fps.
     split_cost_fast: int = 10

@@ -1397,8 +1397,9 @@ class Journal:
                     d = d or n  # the same player again: after a round of turns that left no trace?
                     skipped = d - 1
                     spare = max(0, quiet_last - max(0, plays - draws))
-                    result = (min(skipped, spare) + 3 * max(0, spare - skipped) + (10 if skipped > spare else 0),
-                              ())
+                    cfg = self.config
+                    result = (cfg.cost_quiet * min(skipped, spare) + cfg.cost_quiet_unused * max(0, spare - skipped)
+                              + (cfg.cost_violation if skipped > spare else 0), ())
                 memo[key] = result
                 return result
             discards, drawlike, quiet, back, pause, emptied, reaches, redraw, maybe = events[i]
@@ -1424,29 +1425,31 @@ class Journal:
             spare_here = max(0, quiet - max(0, plays - draws))  # reaches beyond the open turn's draws
             p2, d2 = plays + discards, draws + drawlike
             allowed = 1 + (bonus0 if cur == i0 else 0)  # (approximately: the open seat's turn)
-            cost = 10 * (max(0, p2 - allowed) - max(0, plays - allowed)) \
-                + 10 * (max(0, d2 - p2) - max(0, draws - plays))  # (more cards drawn than played)
-            cost += 10 if back or (twin and redraw) else 0  # drawing back the card just discarded breaks a rule
+            rule = cfg.cost_violation
+            cost = rule * (max(0, p2 - allowed) - max(0, plays - allowed)) \
+                + rule * (max(0, d2 - p2) - max(0, draws - plays))  # (more cards drawn than played)
+            cost += rule if back or (twin and redraw) else 0  # drawing back the card just discarded breaks a rule
             if hands:  # whose hands came and went is known: weigh them (inference.hand_cost)
                 cost += hand_cost(reaches, [(order[cur], NEED_ACTIVE)], order, cfg)
             else:
-                cost += 3 * spare_here     # reaches that left no trace, left unexplained
+                cost += cfg.cost_quiet_unused * spare_here     # reaches that left no trace, left unexplained
             cost += pc if rest > 0 else 0  # a long rest, yet the same turn
             sub = best(i + 1, cur, p2, d2)
             options.append((cost + sub[0], (0, *sub[1])))
             # the next seat's turn (after s traceless turns): its discard, and maybe its draw
             firsts = []
             if discards:
-                firsts.append((1 + 10 * (discards - 1) + 10 * max(0, drawlike - discards), discards, drawlike, False))
+                firsts.append((cfg.cost_turn + rule * (discards - 1) + rule * max(0, drawlike - discards), discards,
+                               drawlike, False))
             elif drawlike and not emptied:  # a pile showing its old top again: a twin card discarded
-                firsts.append((1 + cfg.cost_twin * drawlike + 10 * (drawlike - 1), drawlike, 0, True))
+                firsts.append((cfg.cost_turn + cfg.cost_twin * drawlike + rule * (drawlike - 1), drawlike, 0, True))
             if not discards and drawlike >= 2 and drawlike > emptied:
                 # one pile showing its old top again is the twin card discarded, the rest were drawn
-                firsts.append((1 + cfg.cost_twin + 10 * max(0, drawlike - 2), 1, drawlike - 1, True))
+                firsts.append((cfg.cost_turn + cfg.cost_twin + rule * max(0, drawlike - 2), 1, drawlike - 1, True))
             if not discards and drawlike and hands and any(r.quiet for r in reaches):
                 # a hand came and went, then a card was drawn from a pile: the next player's card went
                 # onto its twin (no trace) and they drew
-                firsts.append((1 + cfg.cost_twin + 10 * (drawlike - 1), 1, drawlike, False))
+                firsts.append((cfg.cost_turn + cfg.cost_twin + rule * (drawlike - 1), 1, drawlike, False))
             if cur == i0:
                 owed = _owed_at_end(model, plays, bonus0)
                 firsts = [(f[0] + owed, *f[1:]) for f in firsts]
@@ -1456,9 +1459,9 @@ class Journal:
                     if hands:
                         actors = [(order[cur], NEED_NONE)] + [(order[(cur + 1 + j) % n], NEED_REACH)
                                                               for j in range(s)] + [(order[(cur + 1 + s) % n], NEED_ACTIVE)]
-                        evidence = s + hand_cost(reaches, actors, order, cfg)
+                        evidence = cfg.cost_quiet * s + hand_cost(reaches, actors, order, cfg)
                     else:
-                        evidence = s + 3 * (spare_here - s)
+                        evidence = cfg.cost_quiet * s + cfg.cost_quiet_unused * (spare_here - s)
                     options.append((first[0] + evidence + (pc if rest < 0 else 0) + sub[0], (1 + s, *sub[1])))
             return min(options)
 

@@ -230,6 +230,7 @@ class Reach:
     read: int = 0                             # of those, frames that located a hand (with or without a seat)
     quiet: bool = False                       # the table was seen unchanged after it
     end: float | None = None                  # the frame time the hand was gone (None: not known)
+    share: float = 0.6                        # the share of votes a seat needs to be `seat` (TrackingConfig.hand_vote_share)
 
     @property
     def seat(self) -> str | None:
@@ -238,7 +239,7 @@ class Reach:
             return None
         total = sum(n for _, n in self.votes)
         seat, n = self.votes[0]
-        return seat if n >= 0.6 * total - _EPS else None
+        return seat if n >= self.share * total - _EPS else None
 
     @property
     def strength(self) -> int:
@@ -250,7 +251,7 @@ class Reach:
     def to_json(self) -> dict[str, Any]:
         """{"seat", "votes": {seat: frames}, "frames", "quiet"} (stored with each accepted state)."""
         return {"seat": self.seat, "votes": dict(self.votes), "frames": self.frames, "read": self.read,
-                "quiet": self.quiet, "end": self.end}
+                "quiet": self.quiet, "end": self.end, "share": self.share}
 
     @classmethod
     def from_json(cls, d: Any) -> "Reach":
@@ -261,8 +262,11 @@ class Reach:
         pairs = sorted(((str(k), int(v)) for k, v in votes.items() if isinstance(v, int) and v > 0),
                        key=lambda kv: (-kv[1], kv[0]))
         end = d.get("end")
+        share = d.get("share")
         return cls(tuple(pairs), int(d.get("frames") or 0), int(d.get("read") or 0), bool(d.get("quiet")),
-                   float(end) if isinstance(end, (int, float)) and not isinstance(end, bool) else None)
+                   float(end) if isinstance(end, (int, float)) and not isinstance(end, bool) else None,
+                   float(share) if isinstance(share, (int, float)) and not isinstance(share, bool)
+                   and 0.5 < share <= 1 else cls.share)
 
 
 def hand_seats(obs: Observation) -> list[str] | None:
@@ -419,7 +423,8 @@ class StableStateFilter:
             return None
         if self._unusable_run and self._run_is_hand:
             self._reaches.append(Reach(tuple(sorted(self._run_votes.items(), key=lambda kv: (-kv[1], kv[0]))),
-                                       self._unusable_run, self._run_read, end=t))
+                                       self._unusable_run, self._run_read, end=t,
+                                       share=self.config.hand_vote_share))
         self._run_is_hand = False
         self._unusable_run = 0
         self._last_usable_t = t
