@@ -108,13 +108,31 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if any(c.status == FAIL for c in checks) else 0
 
 
+def init_source(explicit: str | None) -> tuple[str | None, str]:
+    """The source `config init` writes: the one asked for if it can start here, else one that exists.
+
+    Never a source that cannot start on this machine (then `serve` would fail): an explicit one
+    that cannot is refused, naming why; without one, detect_camera_source picks (or leaves it unset)."""
+    from keltis_cam.pipeline import detect_camera_source, source_problem
+
+    if explicit:
+        problem = source_problem(explicit)
+        if problem:
+            raise MalformedInput(f"{explicit} cannot start on this machine: {problem} (leave out --source to "
+                                 "write the camera found here, or none)", field="--source")
+        return explicit, "--source"
+    return detect_camera_source()
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     """Write the default config file, or show where everything is."""
     from keltis_cam.config import config_path, write_default_config
 
     if args.action == "init":
-        path = write_default_config(args.path or args.config or config_path(), force=args.force, source=args.source)
-        print(f"wrote {path}")
+        source, why = init_source(args.source)
+        path = write_default_config(args.path or args.config or config_path(), force=args.force, source=source)
+        print(f"wrote {path}: " + (f"source = {source} ({why})" if source else
+                                   f"no camera source ({why}); `keltis-cam serve` replays the example game"))
         return 0
     cfg = _load_config(args)
     print(f"config file:  {cfg.path} ({'found' if cfg.exists else 'not found, defaults used'})")
@@ -172,6 +190,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("action", choices=("init", "show"))
     p.add_argument("path", nargs="?", help="for init: where to write (default: the config location)")
     p.add_argument("--force", action="store_true", help="init: overwrite an existing file")
-    p.add_argument("--source", help="init: the camera source to write (default picamera2)")
+    p.add_argument("--source", help="init: the camera source to write, if it can start here (default: the Pi "
+                                    "camera if connected, else a /dev/video* camera OpenCV opens, else none: "
+                                    "serve then replays the example game)")
     add_config_options(p)
     p.set_defaults(func=cmd_config)
