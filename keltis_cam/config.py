@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "init":
-            from keltis_cam.commands.camera import init_source
+            from keltis_cam.pipeline import init_source
 
             source, _why = init_source(args.source)
             print(write_default_config(args.path, force=args.force, source=source))

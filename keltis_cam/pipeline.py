@@ -111,6 +111,20 @@ def source_problem(spec: str, *, camera_present: Callable[[], bool] | None = Non
     return None
 
 
+def init_source(explicit: str | None) -> tuple[str | None, str]:
+    """The source `config init` writes: the one asked for if it can start here, else one that exists.
+
+    Never a source that cannot start on this machine (then `serve` would fail): an explicit one
+    that cannot is refused, naming why; without one, detect_camera_source picks (or leaves it unset)."""
+    if explicit:
+        problem = source_problem(explicit)
+        if problem:
+            raise MalformedInput(f"{explicit} cannot start on this machine: {problem} (leave out --source to "
+                                 "write the camera found here, or none)", field="--source")
+        return explicit, "--source"
+    return detect_camera_source()
+
+
 def choose_source(explicit: str | None, configured: str | None, *,
                   camera_present: Callable[[], bool] = pi_camera_present,
                   fixtures: Path = FIXTURES) -> tuple[str, str]:

@@ -108,27 +108,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if any(c.status == FAIL for c in checks) else 0
 
 
-def init_source(explicit: str | None) -> tuple[str | None, str]:
-    """The source `config init` writes: the one asked for if it can start here, else one that exists.
-
-    Never a source that cannot start on this machine (then `serve` would fail): an explicit one
-    that cannot is refused, naming why; without one, detect_camera_source picks (or leaves it unset)."""
-    from keltis_cam.pipeline import detect_camera_source, source_problem
-
-    if explicit:
-        problem = source_problem(explicit)
-        if problem:
-            raise MalformedInput(f"{explicit} cannot start on this machine: {problem} (leave out --source to "
-                                 "write the camera found here, or none)", field="--source")
-        return explicit, "--source"
-    return detect_camera_source()
-
-
 def cmd_config(args: argparse.Namespace) -> int:
     """Write the default config file, or show where everything is."""
     from keltis_cam.config import config_path, write_default_config
 
     if args.action == "init":
+        from keltis_cam.pipeline import init_source
+
         source, why = init_source(args.source)
         path = write_default_config(args.path or args.config or config_path(), force=args.force, source=source)
         print(f"wrote {path}: " + (f"source = {source} ({why})" if source else
