@@ -214,17 +214,42 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     return parse_config(data, p, data_dir=data_dir)
 
 
-def write_default_config(path: str | Path | None = None, *, force: bool = False, source: str | None = None) -> Path:
-    """Write the commented default config file (refuses to overwrite unless force)."""
+NO_SOURCE_NOTE = ("# No camera was found when this file was written: `keltis-cam serve` replays the bundled\n"
+                  "# example game. Connect a camera and set the source:\n")
+
+
+def _toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def default_config_text(source: str | None = None, *, board: str | None = None, note: str | None = None) -> str:
+    """The commented config file: `source` set (None: left unset, with a note saying why), and the
+    board of the game set up on the first-run page, if any. `note`: a comment put on top."""
+    text = DEFAULT_TEXT
+    if source:
+        text = text.replace('source = "picamera2"', f"source = {_toml_string(source)}")
+    else:
+        text = text.replace('source = "picamera2"\n', NO_SOURCE_NOTE + '# source = "picamera2"\n')
+    if board:
+        text = text.replace('[game]\n# board = "nwnz"\n', f"[game]\nboard = {_toml_string(board)}\n")
+    if note:
+        text = "".join(f"# {line}\n" for line in note.splitlines()) + text
+    return text
+
+
+def write_default_config(path: str | Path | None = None, *, force: bool = False, source: str | None = None,
+                         board: str | None = None, note: str | None = None) -> Path:
+    """Write the commented default config file (refuses to overwrite unless force).
+
+    source None leaves [camera] source unset (serve then falls back to the demo): the caller
+    decides which source exists on this machine (keltis_cam.pipeline.detect_camera_source)."""
     p = Path(path).expanduser() if path else config_path()
     if p.exists() and not force:
         raise ConfigError("already exists (pass --force to overwrite)", source=str(p))
-    text = DEFAULT_TEXT
-    if source:
-        text = text.replace('source = "picamera2"', f'source = "{source}"')
+    text = default_config_text(source, board=board, note=note)
+    parse_config(tomllib.loads(text), p)  # the template must always parse
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text, encoding="utf-8")
-    parse_config(tomllib.loads(text), p)  # the template must always parse
     return p
 
 
@@ -242,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "init":
-            print(write_default_config(args.path, force=args.force, source=args.source))
+            from keltis_cam.pipeline import init_source
+
+            source, _why = init_source(args.source)
+            print(write_default_config(args.path, force=args.force, source=source))
         else:
             cfg = load_config()
             print(f"config file: {cfg.path} ({'found' if cfg.exists else 'missing, defaults used'})")

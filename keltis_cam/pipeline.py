@@ -45,6 +45,87 @@ def pi_camera_present() -> bool:
         return False
 
 
+def opencv_camera_opens(device: int) -> bool:
+    """True when OpenCV opens /dev/videoN and reads a frame from it (never raises)."""
+    try:
+        import cv2
+    except ImportError:
+        return False
+    cap = None
+    try:
+        cap = cv2.VideoCapture(device)
+        return bool(cap.isOpened() and cap.read()[0])
+    except Exception:
+        return False
+    finally:
+        if cap is not None:
+            cap.release()
+
+
+def video_devices() -> list[int]:
+    """The N of every /dev/videoN, USB (uvcvideo) cameras first."""
+    from camera.doctor import v4l2_cameras
+
+    nodes = v4l2_cameras()
+    ordered = sorted(nodes, key=lambda c: c[2] != "uvcvideo")
+    return [int(dev.removeprefix("/dev/video")) for dev, _name, _driver in ordered
+            if dev.removeprefix("/dev/video").isdigit()]
+
+
+def detect_camera_source(*, camera_present: Callable[[], bool] | None = None,
+                         devices: Callable[[], list[int]] | None = None,
+                         opens: Callable[[int], bool] | None = None) -> tuple[str | None, str]:
+    """(a source that works on this machine, why): the Pi camera if one is connected, else the
+    first /dev/videoN OpenCV opens, else (None, why) — then `serve` falls back to the demo."""
+    camera_present = camera_present or pi_camera_present
+    devices = devices or video_devices
+    opens = opens or opencv_camera_opens
+    if camera_present():
+        return "picamera2", "a Raspberry Pi camera is connected"
+    for n in devices():
+        if opens(n):
+            return f"opencv:{n}", f"OpenCV opens /dev/video{n}"
+    return None, "no Pi camera and no /dev/video* camera that OpenCV opens"
+
+
+def source_problem(spec: str, *, camera_present: Callable[[], bool] | None = None,
+                   opens: Callable[[int], bool] | None = None) -> str | None:
+    """Why `spec` cannot start on this machine (None when it can): what `config init --source` checks."""
+    from camera.sources import parse_spec
+
+    camera_present = camera_present or pi_camera_present
+    opens = opens or opencv_camera_opens
+    kind, target, _options = parse_spec(spec)
+    if kind == "picamera2":
+        return None if camera_present() else "no Raspberry Pi camera is connected to this machine"
+    if kind == "opencv":
+        if target.isdigit():
+            return None if opens(int(target)) else f"OpenCV cannot open /dev/video{target}"
+        return None if Path(target).expanduser().is_file() else f"no video file {target}"
+    if kind == "replay":
+        from camera.session import open_session
+
+        try:
+            open_session(target)
+        except MalformedInput as exc:
+            return str(exc)
+    return None
+
+
+def init_source(explicit: str | None) -> tuple[str | None, str]:
+    """The source `config init` writes: the one asked for if it can start here, else one that exists.
+
+    Never a source that cannot start on this machine (then `serve` would fail): an explicit one
+    that cannot is refused, naming why; without one, detect_camera_source picks (or leaves it unset)."""
+    if explicit:
+        problem = source_problem(explicit)
+        if problem:
+            raise MalformedInput(f"{explicit} cannot start on this machine: {problem} (leave out --source to "
+                                 "write the camera found here, or none)", field="--source")
+        return explicit, "--source"
+    return detect_camera_source()
+
+
 def choose_source(explicit: str | None, configured: str | None, *,
                   camera_present: Callable[[], bool] = pi_camera_present,
                   fixtures: Path = FIXTURES) -> tuple[str, str]:

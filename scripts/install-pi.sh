@@ -14,14 +14,14 @@
 #      ~/.config/keltis-cam/config.toml (left alone if it exists).
 #   5. `keltis-cam doctor`, which says what is still missing (camera, calibration).
 #
-# Options: --venv DIR  --data-dir DIR  --source SPEC (default picamera2)  --dry-run (print the
+# Options: --venv DIR  --data-dir DIR  --source SPEC (default: the camera found)  --dry-run (print the
 # commands only)  --force (run on a machine that is not a Raspberry Pi).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 DATA_DIR=${KELTIS_CAM_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/keltis-cam}
 VENV=""
-SOURCE="picamera2"
+SOURCE=""  # empty: `config init` writes the camera it finds (Pi camera, else a USB camera, else none)
 DRY_RUN=0
 FORCE=0
 # The OpenCV wheel used when apt's OpenCV is older than 4.7: aarch64 build, runs with numpy 1.x and 2.x.
@@ -125,7 +125,7 @@ CONFIG=${KELTIS_CAM_CONFIG:-${XDG_CONFIG_HOME:-$HOME/.config}/keltis-cam/config.
 if [ -e "$CONFIG" ]; then
     echo "    keeping the existing config $CONFIG"
 else
-    run "$VENV/bin/keltis-cam" config init "$CONFIG" --source "$SOURCE"
+    run "$VENV/bin/keltis-cam" config init "$CONFIG" ${SOURCE:+--source "$SOURCE"}
     if [ "$DATA_DIR" != "${XDG_DATA_HOME:-$HOME/.local/share}/keltis-cam" ] && [ "$DRY_RUN" -eq 0 ]; then
         sed -i "s|^# data_dir = .*|data_dir = \"$DATA_DIR\"|" "$CONFIG"
     fi

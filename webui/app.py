@@ -82,6 +82,7 @@ def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
         page_url=config.public_url.rstrip("/") + "/" if config.public_url else None)
 
     from .api import bp as api_bp
+    from .first_run import bp as first_run_bp
     from .stream import bp as stream_bp
     from .table import bp as table_bp
     from .viewer import bp as viewer_bp
@@ -90,6 +91,7 @@ def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
     app.register_blueprint(table_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(stream_bp)
+    app.register_blueprint(first_run_bp)
 
     @app.before_request
     def _language_and_guard():

@@ -39,6 +39,9 @@ class WebDeps:
     started: float = field(default_factory=time.time)
     page_url: str | None = None  # set by the server once it knows its host and port
     open_streams: int = 0
+    #: First run (no configuration file): writes the configuration for a setup, returns where (serve sets it).
+    save_setup: Any = None
+    setup_saved: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 

@@ -4,11 +4,16 @@ view with the registration overlay for the calibration check.
 The pipeline's source keeps its latest frame (one capture thread, consumers never block the
 camera); this module only reads it. Work is done on request and cached per frame, so thirty phones
 asking for the same picture cost one registration and one JPEG encoding. OpenCV is imported lazily.
+
+Every picture is drawn on one long-lived thread (`PAINTER`), never on the server's request
+threads: OpenCV's text drawing keeps memory per calling thread that it never gives back, so 48
+waitress threads drawing in turn grew the server from ~90 MB to ~380 MB (bench/frame_memory.py).
 """
 from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,6 +22,10 @@ log = logging.getLogger(__name__)
 #: Longest side of a picture sent to phones (a Pi frame is 2304 px wide; phones need far less).
 MAX_SIDE = 960
 JPEG_QUALITY = 80
+#: Longest a request waits for its picture to be drawn (a Pi draws one in well under a second).
+DRAW_TIMEOUT_SECONDS = 10.0
+#: The one thread every picture is drawn on (module docstring); it lives as long as the process.
+PAINTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keltis-pictures")
 #: Frames smaller than this are placeholders, not camera pictures.
 MIN_SIDE = 64
 #: Pawn colours in BGR, with a contrasting outline.
@@ -118,7 +127,7 @@ class FramePictures:
             hit = self._cache.get(kind)
             if hit is not None and hit[0] == key:
                 return hit[1]
-            data = make()
+            data = PAINTER.submit(make).result(DRAW_TIMEOUT_SECONDS)  # drawn on the painter thread
             if data is not None:
                 self._cache[kind] = (key, data)
             return data

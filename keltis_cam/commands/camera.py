@@ -114,8 +114,12 @@ def cmd_config(args: argparse.Namespace) -> int:
     from keltis_cam.config import config_path, write_default_config
 
     if args.action == "init":
-        path = write_default_config(args.path or args.config or config_path(), force=args.force, source=args.source)
-        print(f"wrote {path}")
+        from keltis_cam.pipeline import init_source
+
+        source, why = init_source(args.source)
+        path = write_default_config(args.path or args.config or config_path(), force=args.force, source=source)
+        print(f"wrote {path}: " + (f"source = {source} ({why})" if source else
+                                   f"no camera source ({why}); `keltis-cam serve` replays the example game"))
         return 0
     cfg = _load_config(args)
     print(f"config file:  {cfg.path} ({'found' if cfg.exists else 'not found, defaults used'})")
@@ -173,6 +177,8 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("action", choices=("init", "show"))
     p.add_argument("path", nargs="?", help="for init: where to write (default: the config location)")
     p.add_argument("--force", action="store_true", help="init: overwrite an existing file")
-    p.add_argument("--source", help="init: the camera source to write (default picamera2)")
+    p.add_argument("--source", help="init: the camera source to write, if it can start here (default: the Pi "
+                                    "camera if connected, else a /dev/video* camera OpenCV opens, else none: "
+                                    "serve then replays the example game)")
     add_config_options(p)
     p.set_defaults(func=cmd_config)

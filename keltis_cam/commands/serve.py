@@ -145,9 +145,21 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     label = None
     if session is not None:
         label = f"Replay of {session.folder.name}" + (" (looping)" if loop else "")
+    first_run = not cfg.exists  # no configuration file yet: the table screen opens the setup page
+    camera_source = None
+    if first_run:
+        if args.source and kind != "replay":
+            camera_source = args.source
+        elif kind != "replay":
+            camera_source = spec
+        else:
+            from keltis_cam.pipeline import detect_camera_source
+
+            camera_source = detect_camera_source()[0]
     webcfg = WebConfig(data_dir=built.data_dir, calibration_file=Path(calibration) if calibration else None,
                        public_url=args.public_url or web.get("public_url"), source_label=label,
-                       max_streams=max(4, threads - 8))
+                       max_streams=max(4, threads - 8),
+                       extra={"config_path": str(cfg.path), "camera_source": camera_source} if first_run else {})
     try:
         pin, pin_source = choose_pin(args, web)
     except MalformedInput:
@@ -155,15 +167,34 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         raise
     app = create_app(built.tracker, pipeline=pipeline, pin=pin, config=webcfg,
                      games=getattr(args, "games", None) or GAMES)
+    if first_run:
+        app.extensions["keltis"].save_setup = _config_writer(cfg.path, camera_source)
     service = is_service(args)
     pin_file = None
     if service and pin is None:  # a random PIN the log must not show: its owner reads it from a file
         pin_file = write_pin_file(built.data_dir, app.extensions["keltis"].pin)
     return {"app": app, "tracker": built.tracker, "pipeline": pipeline, "spec": spec, "why": why,
             "observer": built.observer_name, "data_dir": built.data_dir, "temp_dir": built.temp_dir,
-            "built": built, "threads": threads, "service": service, "pin_file": pin_file, "pin_source": pin_source,
+            "built": built, "threads": threads, "service": service, "first_run": first_run,
+            "config_path": cfg.path, "pin_file": pin_file, "pin_source": pin_source,
             "host": args.host or web.get("host", "0.0.0.0"), "port": args.port if args.port is not None
             else int(web.get("port", 8000)), "calibration": calibration}
+
+
+def _config_writer(path: Path, source: str | None):
+    """What the first-run page calls with the checked setup: writes the configuration file (the
+    camera found here, or none; the board chosen), returns its path."""
+    def save(setup: dict[str, Any]) -> Path:
+        from datetime import datetime
+
+        from keltis_cam.config import write_default_config
+
+        players = ", ".join(f"{seat} {colour}" + (f" ({setup['names'][seat]})" if seat in setup.get("names", {}) else "")
+                            for seat, colour in setup["seats"].items())
+        note = (f"Written by the first-run page on {datetime.now().strftime('%Y-%m-%d %H:%M')}: "
+                f"{setup['game']}{', board ' + setup['board'] if setup.get('board') else ''}; {players}.")
+        return write_default_config(path, source=source, board=setup.get("board"), note=note)
+    return save
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -226,6 +257,9 @@ def _banner(url: str, pin: str, parts: dict[str, Any]) -> None:
         out.write(f"  Table PIN:                    in {parts['pin_file']} (not printed when run as a service)\n")
     else:
         out.write(f"  Table PIN:                    the one set with {parts.get('pin_source')} (not printed)\n")
+    if parts.get("first_run"):
+        out.write(f"  First run:                    set up the table on {url}table/setup "
+                  f"(no configuration file yet: {parts['config_path']})\n")
     out.write(f"  Source:                       {parts['spec']}  ({parts['why']})\n")
     if parts["observer"] == "truth":
         out.write("  Read by:                      the truth observer (the recording's truth files, not the camera's "

@@ -31,7 +31,7 @@ def test_dry_run_shows_the_install_plan(tmp_path):
     assert f"/usr/bin/python3 -m venv --system-site-packages {tmp_path}/.local/share/keltis-cam/venv" in out
     assert "-c " in out and "keltis-constraints.txt" in out  # numpy pinned to apt's
     assert "opencv-python-headless==4.10.0.84" in out or "python3-opencv" in out
-    assert f"config init {tmp_path}/.config/keltis-cam/config.toml --source picamera2" in out
+    assert f"config init {tmp_path}/.config/keltis-cam/config.toml\n" in out  # config init finds the camera
     assert not (tmp_path / ".local").exists()  # nothing was done
 
 

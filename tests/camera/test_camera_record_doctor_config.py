@@ -103,7 +103,7 @@ def test_config_defaults_without_a_file(env):
 
 
 def test_config_file_round_trip_and_sections_kept(env):
-    path = write_default_config()
+    path = write_default_config(source="picamera2")
     assert path == env / "cfg" / "config.toml"
     with open(path, "a") as fh:
         fh.write('\n[web]\nport = 8080\n')
@@ -141,7 +141,10 @@ def test_data_dir_precedence(env, monkeypatch):
     assert load_config().data_dir == env / "from-file"
 
 
-def test_cli_config_init_and_show(env, capsys):
+def test_cli_config_init_and_show(env, capsys, monkeypatch):
+    from keltis_cam import pipeline
+
+    monkeypatch.setattr(pipeline, "opencv_camera_opens", lambda n: n == 0)  # a USB camera at /dev/video0
     assert main(["config", "init", "--source", "opencv:0"]) == 0
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
@@ -164,7 +167,7 @@ def test_doctor_on_a_fresh_dev_machine(env):
 
 
 def test_doctor_on_a_complete_install_with_the_fake_pi_camera(env, fake_picamera2, capsys):
-    write_default_config()
+    write_default_config(source="picamera2")
     (env / "data").mkdir()
     save_calibration(default_calibration("base"), env / "data" / "calibration.json")
     checks = by_name(run_checks(load_config))
@@ -178,7 +181,7 @@ def test_doctor_on_a_complete_install_with_the_fake_pi_camera(env, fake_picamera
 
 
 def test_doctor_says_what_to_fix(env, fake_picamera2, capsys):
-    write_default_config()
+    write_default_config(source="picamera2")
     fake_picamera2.WORLD.cameras = []
     (env / "data").mkdir()
     (env / "data" / "calibration.json").write_text("{}")
@@ -192,7 +195,7 @@ def test_doctor_says_what_to_fix(env, fake_picamera2, capsys):
 
 
 def test_doctor_without_picamera2_but_configured_for_it(env, no_picamera2, capsys):
-    write_default_config()
+    write_default_config(source="picamera2")
     checks = by_name(run_checks(load_config))
     assert checks["picamera2"].status == FAIL and "apt install python3-picamera2" in checks["picamera2"].fix
 
