@@ -69,10 +69,14 @@ def setup():
     except MalformedInput as exc:
         flash(str(exc), "error")
         return _page(400, request.form)
-    _, err = run_command(d.tracker.new_game, setup)
-    if err is not None:
-        flash(err[1], "error")
-        return _page(err[0], request.form)
+    # Without a camera the example game is being replayed: its frames would be read as this game's,
+    # so the game starts when serve starts again with a camera; the configuration is written now.
+    no_camera = "camera_source" in d.config.extra and not d.config.extra["camera_source"]
+    if not no_camera:
+        _, err = run_command(d.tracker.new_game, setup)
+        if err is not None:
+            flash(err[1], "error")
+            return _page(err[0], request.form)
     where = d.config.extra.get("config_path", "")
     if d.save_setup is not None:
         try:
@@ -81,7 +85,7 @@ def setup():
             flash(f"the game started, but the configuration was not written: {exc}", "error")
             return _page(500, request.form)
         d.setup_saved = True
-    flash(tr("firstrun.saved", path=where), "ok")
+    flash(tr("firstrun.saved_no_camera" if no_camera else "firstrun.saved", path=where), "ok")
     return redirect(url_for("viewer.live"))
 
 

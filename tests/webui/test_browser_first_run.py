@@ -34,17 +34,36 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def first_run(tmp_path):
+def make_first_run(tmp_path, camera_source):
     """The app as `serve` builds it with no configuration file: a real tracker, and a config writer."""
     config_path = tmp_path / "cfg" / "config.toml"
     tracker = GameTracker(EventStore(":memory:"), observer="vision")
     app = create_app(tracker, pin=PIN, config=WebConfig(poll_seconds=0.05, extra={
-        "config_path": str(config_path), "camera_source": None}))
-    app.extensions["keltis"].save_setup = _config_writer(config_path, None)
-    server = LiveServer(app)
+        "config_path": str(config_path), "camera_source": camera_source}))
+    app.extensions["keltis"].save_setup = _config_writer(config_path, camera_source)
+    return LiveServer(app), tracker, config_path
+
+
+@pytest.fixture
+def first_run(tmp_path):
+    """First run on a machine with a camera (a Pi camera found when serve started)."""
+    server, tracker, config_path = make_first_run(tmp_path, "picamera2")
     yield server, tracker, config_path
     server.close()
+
+
+@pytest.fixture
+def first_run_without_camera(tmp_path):
+    server, tracker, config_path = make_first_run(tmp_path, None)
+    yield server, tracker, config_path
+    server.close()
+
+
+def log_in_to_setup(page, server):
+    page.goto(server.url + "/table/")
+    page.fill("#pin", PIN)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/table/setup$"))  # the table screen opens the setup page
 
 
 def test_the_setup_page_filled_in_starts_the_game_and_writes_the_config(browser, first_run):
@@ -52,13 +71,10 @@ def test_the_setup_page_filled_in_starts_the_game_and_writes_the_config(browser,
     ctx = browser.new_context(viewport=PHONE, locale="en-GB")
     try:
         page = ctx.new_page()
-        page.goto(server.url + "/table/")
-        page.fill("#pin", PIN)
-        page.click("button[type=submit]")
-        page.wait_for_url(re.compile(r"/table/setup$"))  # the table screen opens the setup page
+        log_in_to_setup(page, server)
         assert page.locator("h1").inner_text() == "Set up the table"
         assert PIN in page.locator("#pin").inner_text()
-        assert "No camera found" in page.locator("#camera-source").inner_text()
+        assert "Camera: picamera2" in page.locator("#camera-source").inner_text()
         pdf = page.request.get(server.url + page.locator("#markers-base").get_attribute("href"))
         assert pdf.status == 200 and pdf.body().startswith(b"%PDF")
         page.check("input[name=game][value=keltis]")
@@ -80,8 +96,29 @@ def test_the_setup_page_filled_in_starts_the_game_and_writes_the_config(browser,
     assert game["board"] == "base" and game["seats"] == {"south": "black", "west": "white", "north": "grey"}
     assert game["names"] == {"south": "Anna", "west": "Ben", "north": "Chiara"}
     cfg = load_config(config_path)
-    assert cfg.board == "base" and cfg.camera.source is None
+    assert cfg.board == "base" and cfg.camera.source == "picamera2"
     assert "Anna" in config_path.read_text()
+
+
+def test_without_a_camera_the_setup_is_saved_and_the_example_game_goes_on(browser, first_run_without_camera):
+    server, tracker, config_path = first_run_without_camera
+    ctx = browser.new_context(viewport=PHONE, locale="en-GB")
+    try:
+        page = ctx.new_page()
+        log_in_to_setup(page, server)
+        assert "No camera found" in page.locator("#camera-source").inner_text()
+        page.check("input[name=game][value=keltis-card]")
+        page.select_option("select[name=colour_south]", "black")
+        page.select_option("select[name=colour_west]", "white")
+        page.click("#first-run button[type=submit]")
+        page.wait_for_url(server.url + "/")
+        assert "No camera yet" in page.locator(".flash.ok").inner_text()
+    finally:
+        ctx.close()
+    assert tracker.snapshot()["game"] is None  # the replayed example's frames are not read as this game
+    cfg = load_config(config_path)
+    assert cfg.camera.source is None and cfg.board is None
+    assert "keltis-card" in config_path.read_text()
 
 
 def test_a_setup_the_checks_refuse_is_shown_and_nothing_is_written(browser, first_run):
