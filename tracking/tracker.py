@@ -402,7 +402,7 @@ class GameTracker:
             for v in turn.violations():
                 key = (turn.move_id, v.code, v.seat)
                 present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
-                                         "move_id": turn.move_id})
+                                         "move_id": turn.move_id, "details": _plain(v.details)})
         for key, w in present.items():
             old = self.announced_warnings.get(key)
             if key[0] in fresh or (not settled and (old is None or old.get("withdrawn"))
@@ -415,8 +415,8 @@ class GameTracker:
                 data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
                         "key": list(key)}
                 self.warning_order.append(key)
-            elif old.get("withdrawn") or old.get("message") != w["message"]:
-                data = {**old, "message": w["message"], "withdrawn": False}
+            elif old.get("withdrawn") or old.get("message") != w["message"] or old.get("details") != w["details"]:
+                data = {**old, "message": w["message"], "details": w["details"], "withdrawn": False}
             else:
                 continue
             self.announced_warnings[key] = data
@@ -538,6 +538,13 @@ class GameTracker:
         return {"observer": self.observer, "tracking": self.filter.status(),
                 "frames": self.filter.frames_seen, "unusable": self.filter.frames_unusable,
                 "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
+
+
+def _plain(details: dict[str, Any]) -> dict[str, Any]:
+    """A violation's details as plain JSON (what the page words its warning from)."""
+    import json
+
+    return json.loads(json.dumps(details, default=str))
 
 
 def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observer: str | None = None,

@@ -44,7 +44,7 @@ class UnsupportedBody(MalformedInput):
 def state_with_pipeline() -> dict[str, Any]:
     """The tracker's live snapshot, plus the pipeline's status when there is a pipeline."""
     d = deps()
-    snap = dict(d.tracker.snapshot())
+    snap = dict(d.broadcaster.snapshot())  # with the warnings in words
     if d.pipeline is not None:
         try:
             snap["pipeline"] = d.pipeline.status()

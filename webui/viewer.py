@@ -145,7 +145,7 @@ def export_json():
 @bp.get("/export/summary")
 def export_summary():
     """A printable one-page summary of the game."""
-    snap = dict(deps().tracker.snapshot())
+    snap = dict(deps().broadcaster.snapshot())  # the warnings in words
     snap["warnings"] = [w for w in snap.get("warnings") or [] if not w.get("withdrawn")]  # misreads taken back
     return render_template("summary.html", snapshot=snap, title=game_title(snap, tr), ranking=ranking(snap),
                            chart=chart_svg(snap, tr, width=700, height=260),

@@ -13,8 +13,10 @@
   var T = JSON.parse(document.getElementById("i18n-data").textContent);
   var state = JSON.parse(document.getElementById("initial-state").textContent) || {};
   var lastId = typeof state.event_id === "number" ? state.event_id : null;
+  var LANG = document.documentElement.lang || "en";
   var seenWarnings = {};
   (state.warnings || []).forEach(function (w) { seenWarnings[w.id] = true; });
+  var bannerShows = [];  // the warnings the banner stands for (closing it marks them read on this phone)
   var wasOver = !!state.game_over;
   var es = null, pollTimer = null, retryTimer = null, retryDelay = 3000;
   var health = null;  // the camera and pipeline right now (status messages; no event id)
@@ -86,6 +88,7 @@
     state = JSON.parse(e.data) || {};
     lastId = Number(e.lastEventId);
     notify(before, state);
+    if ($("banner").hidden) showCurrent();
     render();
   }
   function onChange(e) {
@@ -112,22 +115,46 @@
     wasOver = !!after.game_over;
   }
   function warningTitle(w) {
-    var who = w.seat ? nameOf(w.seat) + ": " : "";
-    return who + tt("violation." + w.code, w.code);
+    return tt("violation." + w.code, tt("violation.unknown", "Rule problem"));
   }
-  function showBanner(fresh) {
+  /* The sentence the server words for every phone ("Anna laid two cards this turn: red 4 and blue 7"). */
+  function warningText(w) {
+    var text = w.text || {};
+    return text[LANG] || text.en || w.message || "";
+  }
+  /* Warnings this phone already closed the banner for (a reload or a late join does not repeat them). */
+  function readKey() { return "keltis-read-" + ((game() && game().started) || ""); }
+  function readWarnings() {
+    try { return JSON.parse(sessionStorage.getItem(readKey()) || "{}") || {}; } catch (err) { return {}; }
+  }
+  function markRead(ws) {
+    var read = readWarnings();
+    ws.forEach(function (w) { read[w.id] = true; });
+    try { sessionStorage.setItem(readKey(), JSON.stringify(read)); } catch (err) { /* private mode */ }
+  }
+  /* A phone that joins (or reconnects to a fresh snapshot) sees the warnings about the last move. */
+  function showCurrent() {
+    var ids = state.current_warnings || [];
+    var read = readWarnings();
+    var ws = (state.warnings || []).filter(function (w) { return ids.indexOf(w.id) >= 0 && !w.withdrawn && !read[w.id]; });
+    if (ws.length) showBanner(ws, true);
+  }
+  function showBanner(fresh, quiet) {
     var w = fresh[fresh.length - 1];
+    bannerShows = fresh.slice();
     $("banner-title").textContent = warningTitle(w);
     var more = fresh.length > 1 ? " " + tt("banner.more", "(+{n})", {n: fresh.length - 1}) : "";
-    $("banner-text").textContent = (w.message || "") + more;
+    $("banner").dataset.code = w.code;
+    $("banner-text").textContent = warningText(w) + more;
     var b = $("banner");
     b.hidden = false;
     b.classList.remove("flash-in"); void b.offsetWidth; b.classList.add("flash-in");
-    vibrate([200, 100, 200]);
+    if (!quiet) vibrate([200, 100, 200]);
     document.title = "⚠ " + document.title.replace(/^⚠ /, "");
   }
   $("banner-close").addEventListener("click", function () {
     $("banner").hidden = true;
+    markRead(bannerShows);
     document.title = document.title.replace(/^⚠ /, "");
   });
 
@@ -325,7 +352,7 @@
 
   function violationItems(vs) {
     return (vs || []).map(function (v) {
-      return h("li", {cls: "violation"}, [h("strong", {text: tt("violation." + v.code, v.code)}), " " + (v.message || "")]);
+      return h("li", {cls: "violation"}, [h("strong", {text: warningTitle(v)}), " " + warningText(v)]);
     });
   }
 
@@ -334,7 +361,7 @@
     var ws = (state.warnings || []).slice().reverse();
     if (!ws.length) { list.appendChild(h("li", {cls: "empty", text: tt("warnings.none", "No warnings so far.")})); return; }
     ws.forEach(function (w) {
-      var children = [h("strong", {text: warningTitle(w)}), h("span", {text: " " + (w.message || "")})];
+      var children = [h("strong", {text: warningTitle(w)}), h("span", {cls: "wtext", text: " " + warningText(w)})];
       if (w.withdrawn) children.unshift(h("span", {cls: "tag", text: tt("warnings.withdrawn", "withdrawn")}));
       list.appendChild(h("li", {cls: w.withdrawn ? "warning withdrawn" : "warning", "data-code": w.code}, children));
     });
@@ -540,5 +567,6 @@
 
   window.keltis = {state: function () { return state; }, lastId: function () { return lastId; }};
   render();
+  showCurrent();
   connect();
 })();
