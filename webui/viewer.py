@@ -97,7 +97,8 @@ def table_picture():
         board = load_board(game["board"])
     except MalformedInput as exc:
         return error_response(404, str(exc))
-    svg = table_svg(board, snapshot.get("table"), tr)
+    names = {colour: (game.get("names") or {}).get(seat) for seat, colour in (game.get("seats") or {}).items()}
+    svg = table_svg(board, snapshot.get("table"), tr, {c: n for c, n in names.items() if n})
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 

@@ -314,8 +314,7 @@
     var table = state.table || null;
     var boardFig = $("board-fig");
     if (g && g.board && table) {
-      var src = "/view/table.svg?v=" + (state.event_id || 0);
-      if ($("board-img").getAttribute("src") !== src) $("board-img").setAttribute("src", src);
+      loadBoard("/view/table.svg?v=" + (state.event_id || 0));
       boardFig.hidden = false;
     } else {
       boardFig.hidden = true;
@@ -348,6 +347,24 @@
       ].concat(lines.length ? lines : [h("p", {cls: "empty", text: tt("view.no_rows", "no cards laid yet")})])
        .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])));
     });
+  }
+
+  /* The board drawing is put into the page (not an <img>) so its pawns, stones and tiles can be
+   * tapped. It is the server's own SVG, parsed as XML: no script runs from it. */
+  var boardSrc = null, boardWanted = null;
+  function loadBoard(src) {
+    if (src === boardSrc || src === boardWanted) return;
+    boardWanted = src;
+    fetch(src, {cache: "no-store"}).then(function (r) { return r.ok ? r.text() : null; }).then(function (text) {
+      if (!text || boardWanted !== src) return;
+      var doc = new DOMParser().parseFromString(text, "image/svg+xml");
+      var svg = doc.documentElement;
+      if (!svg || svg.nodeName !== "svg") return;
+      var box = clear($("board"));
+      box.appendChild(document.importNode(svg, true));
+      boardSrc = src;
+      box.dispatchEvent(new CustomEvent("board-drawn"));
+    }).catch(function () { boardWanted = null; });
   }
 
   function violationItems(vs) {
