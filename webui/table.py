@@ -79,7 +79,26 @@ def home():
     d = deps()
     address = page_address()
     return render_template("table_home.html", pin=d.pin, address=address, qr=qr_svg(address),
-                           snapshot=d.tracker.snapshot())
+                           snapshot=d.tracker.snapshot(), can_replay=can_play_again())
+
+
+def can_play_again() -> bool:
+    """A replayed recording can be played again from its start (the demo's "play again")."""
+    return bool(getattr(deps().pipeline, "can_restart", False))
+
+
+@bp.post("/again")
+@table_required
+def play_again():
+    """Play the replayed recording again from its first frame, as a new game."""
+    if not can_play_again():
+        return error_response(409, "only a replayed recording can be played again (this is a live camera)")
+    _, err = run_command(deps().pipeline.restart)
+    if err is not None:
+        flash(err[1], "error")
+        return redirect(url_for("table.home"))
+    flash(tr("again.started"), "ok")
+    return redirect(url_for("viewer.live"))
 
 
 def _setup_from_form(form: Any) -> dict[str, Any]:

@@ -67,7 +67,8 @@ def live():
     strings = d.translations.bundle(g.lang)
     return render_template("live.html", snapshot=snapshot, strings=strings,
                            title=game_title(snapshot, tr), source_note=source_note(snapshot),
-                           source_label=d.config.source_label or "", has_frames=d.pipeline is not None)
+                           source_label=d.config.source_label or "", has_frames=d.pipeline is not None,
+                           can_replay=bool(getattr(d.pipeline, "can_restart", False)))
 
 
 @bp.get("/lang/<code>")

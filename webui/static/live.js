@@ -265,6 +265,11 @@
       return h("li", null, [h("span", {cls: "place", text: r.place + "."}), swatch(r.seat),
         h("span", {cls: "name", text: nameOf(r.seat)}), h("span", {cls: "total", text: String(r.total)})]);
     })));
+    // what next: a replay (the demo) can be played again, a real table starts a new game
+    var replay = document.body.dataset.replay === "1";
+    box.appendChild(h("p", {cls: "again"}, [h("a", {cls: "button primary", id: "play-again",
+      href: replay ? "/table/#again" : "/table/new",
+      text: replay ? tt("again.offer", "Play the recorded game again") : tt("again.new_game", "Start a new game")})]));
   }
 
   function renderChart() {
