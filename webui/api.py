@@ -153,7 +153,8 @@ def board(name: str):
     if name not in bundled_boards():
         return error_response(404, f"no bundled board {name!r} (bundled: {bundled_boards()})")
     b = bundled_board(name)
-    stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row} for s in b.stones.values()}
+    stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row, "next": list(s.next)}
+              for s in b.stones.values()}
     resp = jsonify({"name": b.name, "title": b.title, "stones": stones})
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp

@@ -368,9 +368,106 @@
       var box = clear($("board"));
       box.appendChild(document.importNode(svg, true));
       boardSrc = src;
+      boardInfo();  // the stones' neighbours, for tapping a pawn
       box.dispatchEvent(new CustomEvent("board-drawn"));
     }).catch(function () { boardWanted = null; });
   }
+
+  /* ---------- corrections by tapping the drawing (PIN-protected: the table's login) ---------- */
+  var TILES = ["clover", "points-1", "points-2", "points-3", "discard"];
+  var WISH = ["red", "yellow", "pink", "green", "blue"];
+  var fix = null;  // {kind, body(choice) -> correction, choice}
+  function seatOfColour(colour) {
+    var seats = (game() && game().seats) || {};
+    for (var k in seats) if (seats[k] === colour) return k;
+    return null;
+  }
+  function playerName(colour) {
+    var seat = seatOfColour(colour);
+    return seat ? nameOf(seat) : tt("colour." + colour, colour);
+  }
+  function tileWords(code) {
+    if (!code) return tt("tap.no_tile", "no tile");
+    if (code.indexOf("wish-") === 0 && code !== "wish-any") return tt("tile.wish", "wish stone") + " (" + colourName(code.slice(5)) + ")";
+    return tt(code === "wish-any" ? "tile.wish" : "tile." + code, code);
+  }
+  function openSheet(title, help, choices, current, makeBody, extra) {
+    fix = {choice: current, makeBody: makeBody, extra: extra || null};
+    $("fix-title").textContent = title;
+    $("fix-help").textContent = help;
+    $("fix-message").textContent = "";
+    var box = clear($("fix-choices"));
+    choices.forEach(function (c) {
+      var b = h("button", {type: "button", cls: "choice", "data-value": c.value === null ? "" : c.value,
+                           "aria-pressed": String(c.value === current), text: c.label});
+      b.addEventListener("click", function () {
+        fix.choice = c.value;
+        box.querySelectorAll(".choice").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
+        $("fix-confirm").disabled = !canSend();
+      });
+      box.appendChild(b);
+    });
+    if (extra) box.appendChild(extra);
+    var table = document.body.dataset.table === "1";
+    $("fix-login").hidden = table;
+    if (!table) $("fix-message").textContent = tt("tap.need_pin", "Only the table can correct the reading.");
+    $("fix-confirm").disabled = !canSend();
+    $("fix-sheet").hidden = false;
+  }
+  function canSend() { return document.body.dataset.table === "1" && fix && fix.choice !== fix.initial; }
+  function closeSheet() { $("fix-sheet").hidden = true; fix = null; }
+  $("fix-cancel").addEventListener("click", closeSheet);
+  $("fix-confirm").addEventListener("click", function () {
+    if (!fix) return;
+    var body = fix.makeBody(fix.choice);
+    $("fix-confirm").disabled = true;
+    $("fix-message").textContent = tt("tap.sending", "Correcting…");
+    fetch("/api/corrections", {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+      body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        if (res.ok) { $("fix-message").textContent = tt("tap.done", "Corrected."); setTimeout(closeSheet, 900); }
+        else { $("fix-message").textContent = tt("tap.failed", "Not corrected: {reason}", {reason: res.body.error || "?"}); $("fix-confirm").disabled = false; }
+      }).catch(function () { $("fix-message").textContent = tt("conn.offline", "offline"); $("fix-confirm").disabled = false; });
+  });
+  function stoneLabel(id) { return id === "start" || isStart(id) ? tt("stone.start", "the start") : stoneWords(id); }
+  function tapPawn(g) {
+    var b = boardInfo();
+    if (!b) return;
+    var player = g.getAttribute("data-player"), from = g.getAttribute("data-stone"), big = g.getAttribute("data-big") === "1";
+    var ids = [from];
+    Object.keys(b.stones).forEach(function (id) { if ((b.stones[id].next || []).indexOf(from) >= 0 && ids.indexOf(id) < 0) ids.push(id); });
+    ((b.stones[from] || {}).next || []).forEach(function (id) { if (ids.indexOf(id) < 0) ids.push(id); });
+    var start = Object.keys(b.stones).filter(function (id) { return b.stones[id].kind === "start"; })[0];
+    if (start && ids.indexOf(start) < 0) ids.push(start);
+    var bigBox = h("label", {cls: "bigpawn"}, [h("input", {type: "checkbox", id: "fix-big"}), " " + tt("tap.big", "It is the big pawn")]);
+    bigBox.querySelector("input").checked = big;
+    bigBox.querySelector("input").addEventListener("change", function () { fix.initial = undefined; $("fix-confirm").disabled = !canSend(); });
+    openSheet(tt("tap.pawn_title", "Where is this pawn?", {player: playerName(player), pawn: big ? tt("pawn.big", "the big pawn") : tt("pawn.small", "a pawn")}),
+      tt("tap.pawn_help", "", {stone: stoneLabel(from)}),
+      ids.map(function (id) { return {value: id, label: stoneLabel(id)}; }), from,
+      function (to) { return {kind: "pawn", player: player, from: from, to: to, big: $("fix-big").checked}; }, bigBox);
+    fix.initial = from;
+    $("fix-confirm").disabled = !canSend();
+  }
+  function tapTile(stone, current) {
+    var board = game() && game().board;
+    var codes = [null].concat(TILES).concat(board === "base" ? ["wish-any"] : WISH.map(function (c) { return "wish-" + c; }));
+    openSheet(tt("tap.tile_title", "Which tile?", {stone: stoneLabel(stone)}), tt("tap.tile_help", "", {tile: tileWords(current)}),
+      codes.map(function (c) { return {value: c, label: tileWords(c)}; }), current,
+      function (tile) { return {kind: "tile", stone: stone, tile: tile}; });
+    fix.initial = current;
+    $("fix-confirm").disabled = !canSend();
+  }
+  $("board").addEventListener("click", function (e) {
+    var el = e.target;
+    while (el && el !== this && !(el.classList && (el.classList.contains("pawn") || el.classList.contains("tile") || el.classList.contains("stone")))) el = el.parentNode;
+    if (!el || el === this) return;
+    if (el.classList.contains("pawn")) tapPawn(el);
+    else if (el.classList.contains("tile")) tapTile(el.getAttribute("data-stone"), el.getAttribute("data-tile"));
+    else if (el.getAttribute("data-stone") && !isStart(el.getAttribute("data-stone"))) tapTile(el.getAttribute("data-stone"), null);
+  });
 
   function violationItems(vs) {
     return (vs || []).map(function (v) {
