@@ -143,6 +143,27 @@ def undo():
     return jsonify(result)
 
 
+@bp.post("/api/disputed")
+def resolve_disputed():
+    """After an undo the table still shows the move: {"keep": true} keeps it, false: "I took it back"."""
+    d = deps()
+    try:
+        body = json_body()
+    except UnsupportedBody as exc:
+        return error_response(415, str(exc))
+    except MalformedInput as exc:
+        return error_response(400, str(exc))
+    if not isinstance(body, dict) or set(body) != {"keep"} or not isinstance(body["keep"], bool):
+        return error_response(400, f"expected {{\"keep\": true or false}}, got {body!r}"[:200])
+    if not hasattr(d.tracker, "resolve_disputed"):
+        return error_response(501, "this tracker cannot hold an undone move")
+    result, err = run_command(d.tracker.resolve_disputed, body["keep"])
+    if err is not None:
+        return error_response(*err)
+    log.info("undone move %s", "kept" if body["keep"] else "taken back")
+    return jsonify(result)
+
+
 @bp.get("/api/boards/<name>")
 def board(name: str):
     """A bundled board's stones (colour, value, kind), so the page can name stones in its language."""

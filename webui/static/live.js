@@ -159,7 +159,37 @@
   });
 
   /* ---------- rendering ---------- */
+  /* After an undo the table may still show the move: ask the players instead of taking it back in. */
+  function renderDisputed() {
+    var d = state.disputed;
+    var box = $("disputed");
+    if (!d || !d.move) { box.hidden = true; return; }
+    var m = d.move;
+    var who = m.seat ? nameOf(m.seat) + " " : "";
+    $("disputed-text").textContent = tt(d.seen ? "disputed.seen" : "disputed.waiting", "Move {n} was undone.",
+      {n: m.id, move: who + moveSentence(m)});
+    var table = document.body.dataset.table === "1";
+    $("disputed-keep").disabled = !table || !d.seen;
+    $("disputed-back").disabled = !table;
+    if (!table) $("disputed-message").textContent = tt("tap.need_pin", "Only the table can decide.");
+    box.hidden = false;
+  }
+  function decide(keep) {
+    $("disputed-message").textContent = tt("tap.sending", "…");
+    fetch("/api/disputed", {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+      body: JSON.stringify({keep: keep})})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        $("disputed-message").textContent = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
+        if (res.ok) { state = applyPatch(state, {set: {disputed: res.body.disputed}}); renderDisputed(); }
+      }).catch(function () { $("disputed-message").textContent = tt("conn.offline", "offline"); });
+  }
+  $("disputed-keep").addEventListener("click", function () { decide(true); });
+  $("disputed-back").addEventListener("click", function () { decide(false); });
+
   function render() {
+    renderDisputed();
     renderHeadline();
     renderScores();
     renderResult();
