@@ -23,7 +23,7 @@ mkdir -p "$OUT"
     --out "$OUT/nwnz-illegal"
 "$KC" sim session --board base --players 4 --seed 13 --max-moves 4 --hard "${SMALL[@]}" "${COMMON[@]}" --out "$OUT/base-hard"
 # the demo is a whole game (to its end: the winner, the final scores), so it is filmed at 1 frame/s
-"$KC" sim session --board nwnz --players 3 --seed 42 --size 480x270 --quality 45 --fps 1 --truth-render none \
+"$KC" sim session --board nwnz --players 3 --seed 42 --size 480x270 --quality 40 --fps 1 --truth-render none \
     --overwrite --out "$OUT/demo"
 du -sh "$OUT"/*
 du -sh "$OUT"
