@@ -3,6 +3,9 @@ stone it really stands on, confirm; tap a tile, pick the tile that really lies t
 page sends the PIN-protected correction; a phone without the table's login is told it needs the PIN."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from browser_support import launch, require_chromium, sync_api
@@ -60,6 +63,9 @@ def test_tap_a_pawn_pick_its_stone_and_confirm(browser, live_server, tracker):
         assert choices[0] == "r3" and {"r2", "r4", "start"} <= set(choices) and len(choices) <= 6  # a few
         assert page.locator("#fix-confirm").is_disabled()  # nothing changed yet
         sheet.locator('.choice[data-value="r4"]').click()
+        shots = os.environ.get("KELTIS_SCREENSHOTS")  # `KELTIS_SCREENSHOTS=docs/img pytest ...`
+        if shots:
+            page.screenshot(path=str(Path(shots) / "phone-tap-fix.png"))
         page.locator("#fix-confirm").click()
         expect(page.locator("#fix-message")).to_have_text("Corrected: the scores are recomputed.")
         assert corrections(tracker) == [{"kind": "pawn", "player": "black", "from": "r3", "to": "r4", "big": True}]
@@ -95,5 +101,29 @@ def test_a_phone_without_the_pin_is_told_so(browser, live_server, tracker):
         assert page.locator("#fix-confirm").is_disabled()
         assert "PIN" in page.locator("#fix-sheet").inner_text()
         assert corrections(tracker) == []
+    finally:
+        ctx.close()
+
+
+def test_tap_a_card_or_a_wish_stone_count_and_confirm(browser, live_server, tracker):
+    start_game(tracker)
+    tracker.feed(parse_observation(OBS), 1.0, 1)
+    ctx, page = open_page(browser, live_server, login=True)
+    try:
+        page.locator('#rows .cardchip[data-seat="south"][data-colour="red"][data-index="1"]').click()
+        sheet = page.locator("#fix-sheet")
+        expect(sheet).to_be_visible()
+        assert "Anna" in page.locator("#fix-title").inner_text() and "red" in page.locator("#fix-title").inner_text()
+        sheet.locator('.choice[data-value="6"]').click()
+        page.locator("#fix-confirm").click()
+        expect(page.locator("#fix-message")).to_have_text("Corrected: the scores are recomputed.")
+        expect(sheet).to_be_hidden(timeout=3_000)
+        page.locator('#rows .wishchip[data-seat="west"]').first.click()
+        expect(sheet).to_be_visible()
+        sheet.locator('.choice[data-value="2"]').click()
+        page.locator("#fix-confirm").click()
+        expect(page.locator("#fix-message")).to_have_text("Corrected: the scores are recomputed.")
+        assert corrections(tracker) == [{"kind": "row", "seat": "south", "colour": "red", "cards": ["3", "6"]},
+                                        {"kind": "wish", "seat": "west", "colour": "any", "count": 2}]
     finally:
         ctx.close()

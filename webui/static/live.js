@@ -369,18 +369,28 @@
         var cards = st.rows[colour] || [];
         if (!cards.length) return;
         lines.push(h("div", {cls: "row"}, [h("span", {cls: "row-name card-" + colour, text: tt("colour." + colour, colour)})]
-          .concat(cards.map(function (code) { return h("span", {cls: "cardchip card-" + colour, text: code}); }))));
+          .concat(cards.map(function (code, i) {
+            return h("button", {type: "button", cls: "cardchip card-" + colour, text: code, "data-seat": seat,
+                                "data-colour": colour, "data-index": String(i)});
+          }))));
       });
       var extras = [];
       var wish = st.wish || {};
       var nWish = Object.keys(wish).reduce(function (a, k) { return a + wish[k]; }, 0);
       if (nWish) extras.push(tt("view.wish", "wish stones: {n}", {n: nWish}));
+      // each colour's wish stones, tappable to correct their count (the board's piles: none yet → 0)
+      var wishColours = g && g.board === "base" ? ["any"] : WISH;
+      var wishChips = h("p", {cls: "wishchips"}, wishColours.map(function (c) {
+        return h("button", {type: "button", cls: "wishchip card-" + c, "data-seat": seat, "data-colour": c,
+                            "data-count": String(wish[c] || 0), text: (c === "any" ? "◆" : colourName(c)) + " " + (wish[c] || 0)});
+      }));
       if (st.points_row) extras.push(tt("view.points_row", "points row: {n}", {n: st.points_row}));
       if ((st.wish_cards || []).length) extras.push(tt("view.wish_cards", "wish cards: {list}", {list: st.wish_cards.join(", ")}));
       rows.appendChild(h("div", {cls: "seat-rows"}, [
         h("h3", null, [swatch(seat), " " + nameOf(seat)])
       ].concat(lines.length ? lines : [h("p", {cls: "empty", text: tt("view.no_rows", "no cards laid yet")})])
-       .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])));
+       .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])
+       .concat(g && g.board ? [wishChips] : [])));
     });
   }
 
@@ -490,6 +500,36 @@
     fix.initial = current;
     $("fix-confirm").disabled = !canSend();
   }
+  function tapCard(el) {
+    var seat = el.getAttribute("data-seat"), colour = el.getAttribute("data-colour"), i = Number(el.getAttribute("data-index"));
+    var row = ((((state.table || {}).seats || {})[seat] || {}).rows || {})[colour] || [];
+    var values = [null, "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+    openSheet(tt("tap.card_title", "Which card?", {player: nameOf(seat), colour: colourName(colour), n: i + 1}),
+      tt("tap.card_help", "", {card: row[i]}),
+      values.map(function (v) { return {value: v, label: v === null ? tt("tap.no_card", "no card") : v}; }), row[i],
+      function (v) {
+        var cards = row.slice();
+        if (v === null) cards.splice(i, 1); else cards[i] = v;
+        return {kind: "row", seat: seat, colour: colour, cards: cards};
+      });
+    fix.initial = row[i];
+    $("fix-confirm").disabled = !canSend();
+  }
+  function tapWish(el) {
+    var seat = el.getAttribute("data-seat"), colour = el.getAttribute("data-colour"), n = Number(el.getAttribute("data-count"));
+    var counts = [];
+    for (var k = Math.max(0, n - 3); k <= n + 3; k++) counts.push(k);
+    openSheet(tt("tap.wish_title", "How many wish stones?", {player: nameOf(seat), colour: colour === "any" ? "" : colourName(colour)}),
+      tt("tap.wish_help", "", {n: n}), counts.map(function (k) { return {value: k, label: String(k)}; }), n,
+      function (k) { return {kind: "wish", seat: seat, colour: colour, count: k}; });
+    fix.initial = n;
+    $("fix-confirm").disabled = !canSend();
+  }
+  $("rows").addEventListener("click", function (e) {
+    var el = e.target;
+    if (el.classList.contains("cardchip") && el.hasAttribute("data-index")) tapCard(el);
+    else if (el.classList.contains("wishchip")) tapWish(el);
+  });
   $("board").addEventListener("click", function (e) {
     var el = e.target;
     while (el && el !== this && !(el.classList && (el.classList.contains("pawn") || el.classList.contains("tile") || el.classList.contains("stone")))) el = el.parentNode;
