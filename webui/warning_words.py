@@ -19,6 +19,10 @@ from typing import Any, Iterable
 from .i18n import Translations
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: Italian joins a preposition and an article ("da la partenza" → "dalla partenza"); a filled-in
+#: stone or card word may start with an article the template's preposition must merge with.
+CONTRACTIONS = {"it": ((" da la ", " dalla "), (" a la ", " alla "), (" su la ", " sulla "), (" di la ", " della "),
+                       (" da il ", " dal "), (" a il ", " al "), (" su il ", " sul "), (" di il ", " del "))}
 
 
 @lru_cache(maxsize=8)
@@ -179,6 +183,8 @@ class WarningWords:
         for text, needs in self.templates(lang, str(warning.get("code"))):
             if needs <= values.keys():
                 sentence = text.format(**{k: values[k] for k in needs})
+                for a, b in CONTRACTIONS.get(lang, ()):
+                    sentence = sentence.replace(a, b)
                 return sentence[:1].upper() + sentence[1:]
         # A code no translation knows (a newer engine): its title, never the bare code.
         return self._t(lang, f"violation.{warning.get('code')}")
@@ -189,11 +195,15 @@ class WarningWords:
         that joins now should see in its banner)."""
         warnings = snapshot.get("warnings") or []
         game = snapshot.get("game") or {}
+        seat_of_move = {m.get("id"): m.get("seat") for m in snapshot.get("moves") or [] if isinstance(m, dict)}
         out = []
         for w in warnings:
             if not isinstance(w, dict):
                 out.append(w)
                 continue
+            if not w.get("seat") and seat_of_move.get(w.get("move_id")):
+                # (a rule the table as a whole breaks, e.g. a discard as well: the move's player did it)
+                w = {**w, "seat": seat_of_move[w["move_id"]]}
             text = {lang: self.sentence(lang, w, game) for lang in self.translations.languages}
             out.append({**w, "text": text})
         moves = snapshot.get("moves") or []

@@ -100,3 +100,14 @@ def test_the_snapshot_names_the_warnings_of_the_last_move_as_current():
     assert out["current_warnings"] == [2]
     assert out["warnings"][1]["text"]["en"] == "Ben played out of turn"
     assert out["warnings"][1]["text"]["it"] == "Ben ha giocato fuori turno"
+
+
+def test_a_warning_without_a_seat_names_the_player_of_its_move_and_italian_contracts():
+    snap = {"game": GAME, "moves": [{"id": 1, "seat": "south"}],
+            "warnings": [{"id": 1, "code": "two-cards", "seat": None, "move_id": 1, "withdrawn": False,
+                          "details": {"piles": ["pink"]}},
+                         {"id": 2, "code": "two-steps", "seat": "south", "move_id": 1, "withdrawn": False,
+                          "details": {"src": "start", "dst": "r2", "steps": 2}}]}
+    out = WORDS.decorate(snap)["warnings"]
+    assert out[0]["text"]["en"].startswith("Anna laid a card and discarded onto the pink pile")
+    assert "dalla partenza a " in out[1]["text"]["it"] and "da la" not in out[1]["text"]["it"]
