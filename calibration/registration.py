@@ -42,6 +42,19 @@ class RegistrationConfig:
     detect_max_side: int = 1280              # larger frames are searched downscaled to this, then corners
                                              # are refined at full resolution (4x less work at 2304x1296)
     refine_window: int = 5                   # cornerSubPix half-window at full resolution (px)
+    # Small frames (a 480x270 recording: 40 mm markers ~10 px wide, 1.6 px per module after JPEG)
+    # are searched upscaled and sharpened, where the contour and bit reading find them; their
+    # corners come back to the frame's pixels. Larger frames are searched as they are.
+    upscale_below_side: int = 900            # frames whose larger side is smaller are searched upscaled
+    upscale_factor: int = 3                  # ... this many times (cubic), then unsharp-masked:
+    upscale_sharpen: float = 0.8             # amount of the unsharp mask (0: none)
+    small_error_correction_rate: float = 1.0 # ArUco errorCorrectionRate for those (default 0.6): the
+                                             # JPEG-blurred bits of a 10-px marker need all of 4x4_50's margin
+    # On such a frame two markers place the far board corners badly (their 7-px squares barely fix
+    # the tilt), so a marker the first search missed is looked for again where the two put it: a crop
+    # around that place, upscaled further.
+    small_search_radius_px: int = 32         # half the side of that crop, in frame pixels
+    small_search_factor: int = 6             # its upscaling
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
 
@@ -134,11 +147,13 @@ _REFINE = {"none": "CORNER_REFINE_NONE", "subpix": "CORNER_REFINE_SUBPIX", "cont
 
 
 @lru_cache(maxsize=8)
-def _detector(dictionary: str, config: RegistrationConfig):
-    """One ArucoDetector per (dictionary, config): built once, not per frame."""
+def _detector(dictionary: str, config: RegistrationConfig, small: bool = False):
+    """One ArucoDetector per (dictionary, config, small frame or not): built once, not per frame."""
     import cv2
 
     params = cv2.aruco.DetectorParameters()
+    if small:
+        params.errorCorrectionRate = config.small_error_correction_rate
     params.cornerRefinementMethod = getattr(cv2.aruco, _REFINE[config.corner_refinement])
     params.adaptiveThreshWinSizeMin = config.adaptive_thresh_win_min
     params.adaptiveThreshWinSizeMax = config.adaptive_thresh_win_max
@@ -162,6 +177,8 @@ def detect_markers(config: RegistrationConfig, image: Any, dictionary: str | Non
     import cv2
 
     grey = _grey(image)
+    if max(grey.shape[:2]) < config.upscale_below_side and config.upscale_factor > 1:
+        return _detect_small(config, grey, dictionary or config.dictionary)
     scale = min(1.0, config.detect_max_side / max(grey.shape[:2]))
     small = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     corners, ids, _rejected = _detector(dictionary or config.dictionary, config).detectMarkers(small)
@@ -175,6 +192,62 @@ def detect_markers(config: RegistrationConfig, image: Any, dictionary: str | Non
                          (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 30, 0.01))
     found = [DetectedMarker(int(i), pts[4 * k:4 * k + 4].astype(np.float64)) for k, i in enumerate(ids.ravel())]
     return sorted(found, key=lambda m: m.id)
+
+
+def _detect_small(config: RegistrationConfig, grey: Any, dictionary: str) -> list[DetectedMarker]:
+    """detect_markers for a small frame: search it upscaled and sharpened (see RegistrationConfig)."""
+    import numpy as np
+
+    import cv2
+
+    f = config.upscale_factor
+    big = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+    if config.upscale_sharpen > 0:
+        blur = cv2.GaussianBlur(big, (0, 0), f)
+        big = cv2.addWeighted(big, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
+    corners, ids, _rejected = _detector(dictionary, config, small=True).detectMarkers(big)
+    if ids is None:
+        return []
+    # (corners are refined sub-pixel in the upscaled image; back to the frame's pixel centres)
+    found = [DetectedMarker(int(i), (np.asarray(c, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5)
+             for c, i in zip(corners, ids.ravel())]
+    return sorted(found, key=lambda m: m.id)
+
+
+def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], image: Any,
+                    usable: list[DetectedMarker], placed: dict[int, Any], camera: Any) -> list[DetectedMarker]:
+    """Small frames: look again for the calibration's markers not found yet, each in a crop around
+    where the markers found place it (see RegistrationConfig.small_search_radius_px)."""
+    import cv2
+    import numpy as np
+
+    src = np.array([p for m in usable for p in marker_corners_mm(placed[m.id])], dtype=np.float64)
+    dst = np.concatenate([m.corners for m in usable]).astype(np.float64)
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        return []
+    grey = _grey(image)
+    h, w = grey.shape[:2]
+    r, f = config.small_search_radius_px, config.small_search_factor
+    have = {m.id for m in usable}
+    out: list[DetectedMarker] = []
+    for mid in sorted(set(placed) - have):
+        corners = cv2.perspectiveTransform(np.array(marker_corners_mm(placed[mid]), float).reshape(-1, 1, 2), H)
+        cx, cy = corners.reshape(-1, 2).mean(axis=0)
+        x0, y0 = int(max(0, cx - r)), int(max(0, cy - r))
+        x1, y1 = int(min(w, cx + r)), int(min(h, cy + r))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue  # (predicted outside the frame)
+        crop = cv2.resize(grey[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+        if config.upscale_sharpen > 0:
+            blur = cv2.GaussianBlur(crop, (0, 0), f)
+            crop = cv2.addWeighted(crop, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
+        cs, ids, _ = _detector(calibration["markers"]["dictionary"], config, small=True).detectMarkers(crop)
+        hits = [c for c, i in zip(cs, ids.ravel()) if int(i) == mid] if ids is not None else []
+        if len(hits) == 1:
+            pts = (np.asarray(hits[0], np.float64).reshape(4, 2) + 0.5) / f - 0.5 + (x0, y0)
+            out.append(DetectedMarker(mid, pts))
+    return out
 
 
 def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], image: Any) -> Registration:
@@ -192,6 +265,10 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
     for m in found:
         counts[m.id] = counts.get(m.id, 0) + 1
     usable = [m for m in found if m.id in placed and counts[m.id] == 1]
+    if (max(w, h) < config.upscale_below_side and config.min_markers <= len(usable) < len(placed)):
+        extra = _search_missing(config, calibration, image, usable, placed, camera)
+        found = found + extra
+        usable = usable + extra
     unknown = tuple(sorted({m.id for m in found if m.id not in placed}))
     ids = tuple(m.id for m in usable)
 

@@ -5,7 +5,8 @@
 #   - five short sessions (a few turns each) for the tests: one per game, one with rule breaks, one
 #     in hard light; those the calibration tests register stay 960x540 (20-px markers), the others
 #     640x360; per-frame truth without the `render` extension (simulator.json keeps the geometry);
-#   - demo: 22 turns of NWNZ with 3 players, what `keltis-cam serve` replays (looping) for a newcomer.
+#   - demo: a whole game of NWNZ with 3 players (1 frame/s), what `keltis-cam serve` replays (looping)
+#     for a newcomer: it plays to its end (the draw pile runs out), the result and the chart.
 #   usage: bash scripts/make_fixtures.sh [OUT_DIR]     (default fixtures/sessions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,8 @@ mkdir -p "$OUT"
 "$KC" sim session --board nwnz --players 2 --seed 21 --max-moves 8 --illegal 2 "${SMALL[@]}" "${COMMON[@]}" \
     --out "$OUT/nwnz-illegal"
 "$KC" sim session --board base --players 4 --seed 13 --max-moves 4 --hard "${SMALL[@]}" "${COMMON[@]}" --out "$OUT/base-hard"
-"$KC" sim session --board nwnz --players 3 --seed 42 --max-moves 44 --size 480x270 --quality 55 "${COMMON[@]}" \
-    --out "$OUT/demo"
+# the demo is a whole game (to its end: the winner, the final scores), so it is filmed at 1 frame/s
+"$KC" sim session --board nwnz --players 3 --seed 42 --size 480x270 --quality 40 --fps 1 --truth-render none \
+    --overwrite --out "$OUT/demo"
 du -sh "$OUT"/*
 du -sh "$OUT"

@@ -203,6 +203,7 @@ class ServedPipeline:
         self.state = "idle"
         self.error: str | None = None
         self._stop = threading.Event()
+        self._again = threading.Event()   # restart(): play the recording again now
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -246,15 +247,48 @@ class ServedPipeline:
                     source.stop()
             if self._stop.is_set():
                 break
+            if self._again.is_set():  # asked to start over mid-run: the next run begins at once
+                self._again.clear()
+                continue
             if hasattr(self.tracker, "finish"):
                 self.tracker.finish("recording ended")
             if not self.loop:
                 self.state = "ended"
-                return
+                if not self._wait_for_again():  # the last state stays shown until restart() or stop()
+                    return
+                continue
             self.state = "pausing"
-            if self._stop.wait(self.pause_seconds):
+            if self._wait_for_again(self.pause_seconds) is None:
                 break
         self.state = "stopped"
+
+    def _wait_for_again(self, timeout: float | None = None) -> bool | None:
+        """Wait for restart() (True), the timeout (False) or stop() (None)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._stop.is_set():
+            if self._again.wait(0.2):
+                self._again.clear()
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+        return None
+
+    @property
+    def can_restart(self) -> bool:
+        """A replay (its game is known) can be played again from its first frame."""
+        return self.setup is not None
+
+    def restart(self) -> None:
+        """Play the recording again from its first frame, as a new game (a replay's "play again")."""
+        if not self.can_restart:
+            raise LookupError("only a replayed recording can be played again")
+        if self._stop.is_set() or self._thread is None:
+            raise LookupError("the pipeline is not running")
+        self._again.set()
+        with self._lock:
+            pipeline = self.pipeline
+        if self.state == "running" and pipeline is not None:
+            pipeline.stop()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the current run and the loop."""

@@ -101,6 +101,9 @@ class GameTracker:
         self._unsettled_until: float | None = None   # warnings of the last state wait until then
         self._last_frame: int | None = None          # the index of the last frame fed
         self._held_warnings: set[tuple] = set()      # ... which were these (a new state shows them)
+        # After undo: the table state it took back, held while the table still shows it, until the
+        # players say "keep the move" or "I took it back" (resolve_disputed) or the table changes.
+        self._disputed: dict[str, Any] | None = None
 
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
@@ -207,7 +210,15 @@ class GameTracker:
             if self.journal is None:
                 if not self._auto_setup(accepted):
                     return out
-            return out + self._add_state(self._state_payload(accepted, t, frame_index))
+            payload = self._state_payload(accepted, t, frame_index)
+            if self._disputed is not None:
+                if payload["raw"] == self._disputed["raw"]:
+                    # the table still shows the move that was undone: it waits for the players' word
+                    self._disputed["payload"] = payload
+                    return out
+                self._disputed = None  # the table changed since: read it as usual
+                self._publish_disputed()
+            return out + self._add_state(payload)
 
     def _state_payload(self, accepted: Observation, t: float, frame_index: int | None) -> dict[str, Any]:
         """The "state" event's payload for a table the stability filter has just accepted."""
@@ -282,6 +293,8 @@ class GameTracker:
                 raise LookupError("there is no move to undo")
             undone = [inp.id for inp in journal.inputs[first:] if inp.id is not None]
             payload = {"undone": undone, "move_id": n, "text": f"move {n} undone"}
+            undone_move = dict(self.announced_moves.get(model.turns[-1].move_id) or {})
+            undone_raw = model.raw.to_json() if model.raw is not None else None
             before = self._save()
             try:
                 journal.pop(undone)
@@ -290,7 +303,39 @@ class GameTracker:
                 self._restore(before)
                 raise
             self.filter.set_reference(journal.model.raw, hand=True)
+            if undone_raw is not None:
+                self._disputed = {"raw": undone_raw, "move": undone_move, "payload": None, "taken_back": False}
             return self._snapshot_locked()
+
+    def resolve_disputed(self, keep: bool) -> dict[str, Any]:
+        """The players' word on a move undone while the table still shows it: keep=True reads that
+        table again (the move comes back), keep=False ("I took it back") keeps it undone while
+        the table is put back (states showing the move go on being held until the table changes)."""
+        with self._cond:
+            self._need_game()
+            if self._disputed is None or self._disputed["taken_back"]:
+                raise LookupError("no undone move is waiting for a decision")
+            held = self._disputed["payload"]
+            if keep:
+                if held is None:
+                    raise LookupError("the camera has not seen the table since the undo: nothing to keep yet")
+                self._disputed = None
+                self._add_state(held)
+            else:
+                self._disputed["taken_back"] = True
+            self._publish_disputed()
+            return self._snapshot_locked()
+
+    def _publish_disputed(self) -> None:
+        """A live event so every page learns at once that the question is settled."""
+        if self.game_id is not None:
+            self._commit([("status", {"disputed": self._disputed_json()})], [])
+
+    def _disputed_json(self) -> dict[str, Any] | None:
+        d = self._disputed
+        if d is None or d["taken_back"]:
+            return None
+        return {"move": d["move"], "seen": d["payload"] is not None}
 
     # -- extensions --------------------------------------------------------------------------
 
@@ -415,7 +460,7 @@ class GameTracker:
             for v in turn.violations():
                 key = (turn.move_id, v.code, v.seat)
                 present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
-                                         "move_id": turn.move_id})
+                                         "move_id": turn.move_id, "details": _plain(v.details)})
         for key, w in present.items():
             old = self.announced_warnings.get(key)
             if key[0] in fresh or (not settled and (old is None or old.get("withdrawn"))
@@ -428,8 +473,8 @@ class GameTracker:
                 data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
                         "key": list(key)}
                 self.warning_order.append(key)
-            elif old.get("withdrawn") or old.get("message") != w["message"]:
-                data = {**old, "message": w["message"], "withdrawn": False}
+            elif old.get("withdrawn") or old.get("message") != w["message"] or old.get("details") != w["details"]:
+                data = {**old, "message": w["message"], "details": w["details"], "withdrawn": False}
             else:
                 continue
             self.announced_warnings[key] = data
@@ -519,6 +564,7 @@ class GameTracker:
             "draw_pile": {"estimate": model.draw_pile_left() if model.table is not None else None,
                           "empty": model.table is not None and model.draw_pile_left() <= 0},
             "notes": list(model.notes[-5:]),
+            "disputed": self._disputed_json(),
             "status": self._status(),
         }
 
@@ -551,6 +597,13 @@ class GameTracker:
         return {"observer": self.observer, "tracking": self.filter.status(),
                 "frames": self.filter.frames_seen, "unusable": self.filter.frames_unusable,
                 "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
+
+
+def _plain(details: dict[str, Any]) -> dict[str, Any]:
+    """A violation's details as plain JSON (what the page words its warning from)."""
+    import json
+
+    return json.loads(json.dumps(details, default=str))
 
 
 def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observer: str | None = None,

@@ -40,7 +40,7 @@ class UnsupportedBody(MalformedInput):
 def state_with_pipeline() -> dict[str, Any]:
     """The tracker's live snapshot, plus the pipeline's status when there is a pipeline."""
     d = deps()
-    snap = dict(d.tracker.snapshot())
+    snap = dict(d.broadcaster.snapshot())  # with the warnings in words
     if d.pipeline is not None:
         try:
             snap["pipeline"] = d.pipeline.status()
@@ -140,6 +140,27 @@ def undo():
     return jsonify(result)
 
 
+@bp.post("/api/disputed")
+def resolve_disputed():
+    """After an undo the table still shows the move: {"keep": true} keeps it, false: "I took it back"."""
+    d = deps()
+    try:
+        body = json_body()
+    except UnsupportedBody as exc:
+        return error_response(415, str(exc))
+    except MalformedInput as exc:
+        return error_response(400, str(exc))
+    if not isinstance(body, dict) or set(body) != {"keep"} or not isinstance(body["keep"], bool):
+        return error_response(400, f"expected {{\"keep\": true or false}}, got {body!r}"[:200])
+    if not hasattr(d.tracker, "resolve_disputed"):
+        return error_response(501, "this tracker cannot hold an undone move")
+    result, err = run_command(d.tracker.resolve_disputed, body["keep"])
+    if err is not None:
+        return error_response(*err)
+    log.info("undone move %s", "kept" if body["keep"] else "taken back")
+    return jsonify(result)
+
+
 @bp.get("/api/boards/<name>")
 def board(name: str):
     """A bundled board's stones (colour, value, kind), so the page can name stones in its language."""
@@ -151,7 +172,8 @@ def board(name: str):
     if name not in boards:
         return error_response(404, f"no bundled board {name!r} (bundled: {boards})")
     b = bundled_board(name)
-    stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row} for s in b.stones.values()}
+    stones = {s.id: {"kind": s.kind, "color": s.color, "value": s.value, "row": s.row, "next": list(s.next)}
+              for s in b.stones.values()}
     resp = jsonify({"name": b.name, "title": b.title, "stones": stones})
     resp.headers["Cache-Control"] = "public, max-age=3600"
     return resp

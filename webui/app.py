@@ -26,6 +26,7 @@ from .config import WebConfig
 from .frames import FramePictures
 from .i18n import LANG_COOKIE, Translations
 from .slots import StreamSlots
+from .warning_words import WarningWords
 
 __all__ = ["create_app", "deps", "error_response"]
 
@@ -70,12 +71,13 @@ def create_app(tracker: Any, *, pipeline: Any = None, pin: str | None = None,
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     the_pin = security.check_pin_format(pin) if pin else security.generate_pin()
+    translations = Translations(config.languages)
     app.extensions["keltis"] = WebDeps(
         tracker=tracker, pipeline=pipeline, pin=the_pin, config=config,
         broadcaster=Broadcaster(tracker, poll_seconds=config.poll_seconds, backlog=config.backlog,
                                 status=pipeline.status if pipeline is not None and hasattr(pipeline, "status")
-                                else None),
-        translations=Translations(config.languages),
+                                else None, decorate=WarningWords(translations).decorate),
+        translations=translations,
         limiter=security.AttemptLimiter(config.pin_attempts, config.pin_window_seconds),
         stream_slots=StreamSlots(config.max_streams, config.max_streams_per_address, config.table_stream_reserve),
         pictures=FramePictures.from_file(pipeline, config.calibration_file), games=games,

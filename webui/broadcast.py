@@ -89,8 +89,10 @@ class Broadcaster:
 
     def __init__(self, tracker: Any, *, poll_seconds: float = 1.0, backlog: int = 512,
                  clock: Callable[[], float] = time.time, follow: bool = True,
-                 status: Callable[[], dict[str, Any]] | None = None, status_seconds: float = 2.0):
+                 status: Callable[[], dict[str, Any]] | None = None, status_seconds: float = 2.0,
+                 decorate: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
         self._tracker = tracker
+        self._decorate = decorate         # adds what the page needs once for every phone (warning words)
         self._status_fn = status          # the pipeline's health (camera lost, ...): no tracker event
         self._status_seconds = status_seconds
         self._status_checked = 0.0
@@ -113,7 +115,7 @@ class Broadcaster:
         """Take the first snapshot and start following the tracker (idempotent)."""
         with self._start_lock:
             if self._state is None:
-                snap = self._tracker.snapshot()
+                snap = self.snapshot()
                 with self._cond:
                     self._state = snap
                     self._last_id = int(snap.get("event_id") or 0)
@@ -134,6 +136,11 @@ class Broadcaster:
         """True once stop() was called."""
         return self._stop.is_set()
 
+    def snapshot(self) -> dict[str, Any]:
+        """The tracker's snapshot as the page gets it (decorated)."""
+        snap = self._tracker.snapshot()
+        return self._decorate(snap) if self._decorate is not None else snap
+
     # -- the follower thread --------------------------------------------------------------
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -152,7 +159,7 @@ class Broadcaster:
         events = list(self._tracker.wait(self._last_id, timeout))
         if not events or self._stop.is_set():
             return None
-        snap = self._tracker.snapshot()
+        snap = self.snapshot()
         new_id = max(int(snap.get("event_id") or 0), events[-1].id)
         if new_id > events[-1].id:  # events that landed between wait() and snapshot()
             events += [e for e in self._tracker.wait(events[-1].id, 0) if e.id <= new_id]

@@ -147,6 +147,10 @@ class FramePictures:
         self._registration = (key, reg)
         return reg
 
+    def registration_of(self, frame: Any) -> Any | None:
+        """The board registration of a frame (the same one the overlay draws), or None."""
+        return self._register(frame)
+
     def _board(self, name: str | None) -> Any | None:
         if not name:
             return None

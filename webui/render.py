@@ -16,7 +16,7 @@ CARD_COLOURS = {"red": "#9b2f24", "yellow": "#e0b400", "pink": "#d9639b", "green
 PAWN_COLOURS = {"black": "#1b1b1b", "white": "#ffffff", "grey": "#8a8f98", "brown": "#8b5a2b"}
 LINE_COLOURS = {"black": "#1b1b1b", "white": "#8c6bb1", "grey": "#6b7280", "brown": "#8b5a2b"}
 LINE_DASH = {"black": "", "white": "7 4", "grey": "2 3", "brown": "10 3 2 3"}
-TILE_GLYPHS = {"clover": "♣", "points-1": "+1", "points-2": "+2", "points-3": "+3", "discard": "✕",
+TILE_GLYPHS = {"clover": "♣", "points-1": "1", "points-2": "2", "points-3": "3", "discard": "✕",
                "wish-any": "◆"}
 
 Translate = Callable[..., str]
@@ -32,12 +32,103 @@ def player_name(snapshot: dict[str, Any], seat: str, t: Translate) -> str:
     return names.get(seat) or t(f"seat.{seat}")
 
 
-def table_svg(board: Any, table: dict[str, Any] | None, t: Translate) -> str:
-    """The board as read from the last accepted frame: stones, tiles on them, pawns (big ones ringed)."""
+#: Pawn and tile sizes on the drawing (board units, mm): chosen so that at a 360 px wide phone a small
+#: pawn is a ~12 px disc, a big one ~17 px, and pawns on neighbouring stones (28 mm apart at the
+#: closest) never touch.
+SMALL_PAWN_R, BIG_PAWN_R, PAWN_GAP, TILE_R = 10.0, 14.0, 1.6, 10.0
+#: Room below the board for the pawns still at the start (up to 20 of them stand there).
+TRAY = 32.0
+#: The outline of every pawn: a white halo under a dark ring, so black, white, grey and brown pawns
+#: all stand out on any stone colour.
+PAWN_HALO, PAWN_RING = 2.6, 1.4
+
+
+def _free(x: float, y: float, r: float, placed: list[tuple[float, float, float]], w: float, h: float) -> bool:
+    if x - r < 0 or y - r < 0 or x + r > w or y + r > h:
+        return False
+    return all(math.hypot(x - px, y - py) >= r + pr + PAWN_GAP for px, py, pr in placed)
+
+
+def _spots(cx: float, cy: float, r: float):
+    """Places for a pawn of radius r around a stone centre: the centre, then rings fanning out."""
+    yield cx, cy
+    step = 2 * r + PAWN_GAP
+    for ring in range(1, 7):
+        n = 6 * ring
+        for k in range(n):
+            a = -math.pi / 2 + 2 * math.pi * k / n + (math.pi / n if ring % 2 == 0 else 0)
+            yield cx + ring * step * math.cos(a), cy + ring * step * math.sin(a)
+
+
+def pawn_layout(board: Any, pawns: list[dict[str, Any]], tiles: dict[str, Any]) -> list[tuple[dict[str, Any], float, float, float]]:
+    """Where each pawn is drawn: (pawn, x, y, radius), no two discs overlapping and none on a tile.
+
+    Pawns sharing a stone fan out around it (the big pawn first, at the centre when it is free);
+    a pawn pushed off its stone by its neighbours gets the nearest free place.
+    """
     w, h = board.size_mm
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_num(w)} {_num(h)}" '
+    h += TRAY
+    placed: list[tuple[float, float, float]] = []
+    for stone_id in tiles:
+        st = board.stones.get(stone_id)
+        if st is not None:
+            placed.append((st.x, st.y, TILE_R * 1.2))  # (the badge is a square)
+    by_stone: dict[str, list[dict[str, Any]]] = {}
+    for pawn in pawns:
+        if pawn.get("stone") in board.stones:
+            by_stone.setdefault(pawn["stone"], []).append(pawn)
+    out = []
+    # the pawns waiting at the start stand in a row in the tray under the board, out of the paths' way
+    start = board.start
+    waiting = sorted(by_stone.pop(start.id, []), key=lambda p: (str(p.get("player")), not p.get("big")))
+    x_left = start.x - (sum(2 * (BIG_PAWN_R if p.get("big") else SMALL_PAWN_R) + PAWN_GAP for p in waiting)) / 2
+    for pawn in waiting:
+        r = BIG_PAWN_R if pawn.get("big") else SMALL_PAWN_R
+        x = min(max(x_left + r, r), w - r)
+        placed.append((x, h - TRAY / 2, r))
+        out.append((pawn, x, h - TRAY / 2, r))
+        x_left += 2 * r + PAWN_GAP
+    # lone pawns first, on their stones; crowded stones then fan out into the room that is left
+    for stone_id in sorted(by_stone, key=lambda sid: (len(by_stone[sid]), sid)):
+        stone = board.stones[stone_id]
+        group = sorted(by_stone[stone_id], key=lambda p: (not p.get("big"), str(p.get("player"))))
+        for pawn in group:
+            r = BIG_PAWN_R if pawn.get("big") else SMALL_PAWN_R
+            cy = stone.y
+            spot = next(((x, y) for x, y in _spots(stone.x, cy, r) if _free(x, y, r, placed, w, h)),
+                        (stone.x, stone.y))
+            placed.append((spot[0], spot[1], r))
+            out.append((pawn, spot[0], spot[1], r))
+    return out
+
+
+def _tile_badge(x: float, y: float, tile: str, label: str, stone_id: str) -> str:
+    """A tile: a square badge (pawns are discs) with its symbol (♣ clover, 1/2/3 points, ✕ discard, ◆ wish stone)."""
+    glyph = TILE_GLYPHS.get(tile, "◆")
+    wish = tile.startswith("wish-") and tile != "wish-any"
+    colour = CARD_COLOURS.get(tile[5:], "#222") if wish else "#222"
+    size = TILE_R * (1.25 if glyph in ("♣", "◆", "✕") else 1.05)
+    return (f'<g class="tile" data-tile={quoteattr(tile)} data-stone={quoteattr(stone_id)}><title>{escape(label)}</title>'
+            f'<rect class="badge" x="{_num(x - TILE_R)}" y="{_num(y - TILE_R)}" width="{_num(2 * TILE_R)}" '
+            f'height="{_num(2 * TILE_R)}" rx="3" fill="#fff7d6" stroke="#6b5a2e" stroke-width="1.4"/>'
+            f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" text-anchor="middle" dominant-baseline="central" '
+            f'font-family="DejaVu Sans, sans-serif" font-weight="700" fill="{colour}">{escape(glyph)}</text></g>')
+
+
+def table_svg(board: Any, table: dict[str, Any] | None, t: Translate,
+              names: dict[str, str] | None = None) -> str:
+    """The board as read from the last accepted frame: stones, tiles on them, pawns.
+
+    Readable on a phone: each pawn a disc in its player's colour with a halo and a ring (so it shows
+    on any stone), the big pawn bigger and marked, pawns sharing a stone fanned out, each tile a badge
+    with its symbol. Every stone, tile and pawn carries data-* attributes (the page taps them).
+    `names`: player colour → the name typed at the table, for the pawns' titles.
+    """
+    w, h = board.size_mm
+    names = names or {}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_num(w)} {_num(h + TRAY)}" class="board" '
            f'role="img" aria-label={quoteattr(t("view.board_read", board=board.title))}>',
-           f'<rect width="{_num(w)}" height="{_num(h)}" rx="12" fill="#f3efe2"/>']
+           f'<rect width="{_num(w)}" height="{_num(h + TRAY)}" rx="12" fill="#f3efe2"/>']
     stones = board.stones
     for stone in stones.values():  # the paths first, under the stones
         for nxt in stone.next:
@@ -48,39 +139,35 @@ def table_svg(board: Any, table: dict[str, Any] | None, t: Translate) -> str:
     for stone in stones.values():
         fill = "#d8d2bf" if stone.kind == "start" else CARD_COLOURS.get(stone.color or "", "#bbb")
         ring = ' stroke="#111" stroke-width="2.5"' if stone.end else ' stroke="#5c5648" stroke-width="1"'
-        out.append(f'<circle cx="{_num(stone.x)}" cy="{_num(stone.y)}" r="{_num(stone.r)}" fill="{fill}"{ring}/>')
-        tile = tiles.get(stone.id)
-        if tile:
-            glyph = TILE_GLYPHS.get(tile, "◆")
-            colour = CARD_COLOURS.get(tile[5:], "#222") if tile.startswith("wish-") and tile != "wish-any" else "#222"
-            key = "tile.wish" if tile.startswith("wish-") else "tile." + tile
-            out.append(f'<g><title>{escape(t(key))}</title>'
-                       f'<circle cx="{_num(stone.x)}" cy="{_num(stone.y)}" r="{_num(stone.r * 0.62)}" fill="#fffdf5" stroke="#222" stroke-width="1"/>'
-                       f'<text x="{_num(stone.x)}" y="{_num(stone.y + stone.r * 0.25)}" font-size="{_num(stone.r * 0.8)}" '
-                       f'text-anchor="middle" font-family="sans-serif" font-weight="700" fill="{colour}">{escape(glyph)}</text></g>')
-    by_stone: dict[str, list[dict[str, Any]]] = {}
-    for pawn in (table or {}).get("pawns") or []:
-        by_stone.setdefault(pawn.get("stone"), []).append(pawn)
-    for stone_id, pawns in by_stone.items():
+        out.append(f'<circle class="stone" data-stone={quoteattr(stone.id)} cx="{_num(stone.x)}" '
+                   f'cy="{_num(stone.y)}" r="{_num(stone.r)}" fill="{fill}"{ring}/>')
+    for stone_id, tile in tiles.items():
         stone = stones.get(stone_id)
-        if stone is None:
+        if stone is None or not tile:
             continue
-        n = len(pawns)
-        spread = 0 if n == 1 else stone.r * 0.55
-        for i, pawn in enumerate(pawns):
-            angle = -math.pi / 2 + 2 * math.pi * i / max(n, 1)
-            x = stone.x + spread * math.cos(angle)
-            y = stone.y + spread * math.sin(angle)
-            size = stone.r * (0.62 if pawn.get("big") else 0.42) * (0.8 if n > 2 else 1)
-            fill = PAWN_COLOURS.get(pawn.get("player"), "#f0f")
-            label = t("view.pawn_big" if pawn.get("big") else "view.pawn", player=t("colour." + str(pawn.get("player"))),
-                      stone=stone_id)
-            out.append(f'<g><title>{escape(label)}</title>'
-                       f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(size)}" fill="{fill}" stroke="#000" stroke-width="1.6"/>')
-            if pawn.get("big"):
-                out.append(f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(size * 0.55)}" fill="none" '
-                           f'stroke="{"#fff" if pawn.get("player") in ("black", "brown", "grey") else "#000"}" stroke-width="1.4"/>')
-            out.append("</g>")
+        key = "tile.wish" if str(tile).startswith("wish-") else f"tile.{tile}"
+        out.append(_tile_badge(stone.x, stone.y, str(tile), t(key), stone_id))
+    for pawn, x, y, r in pawn_layout(board, (table or {}).get("pawns") or [], {k: v for k, v in tiles.items() if v}):
+        stone = stones[pawn["stone"]]
+        player = str(pawn.get("player"))
+        fill = PAWN_COLOURS.get(player, "#f0f")
+        who = names.get(player) or t("colour." + player)
+        label = t("view.pawn_big" if pawn.get("big") else "view.pawn", player=who, stone=pawn["stone"])
+        big = bool(pawn.get("big"))
+        out.append(f'<g class="pawn{" big" if big else ""}" data-player={quoteattr(player)} '
+                   f'data-stone={quoteattr(pawn["stone"])} data-big="{int(big)}"><title>{escape(label)}</title>')
+        if math.hypot(x - stone.x, y - stone.y) > stone.r:  # pushed off its stone: a lead shows where it stands
+            out.append(f'<line x1="{_num(stone.x)}" y1="{_num(stone.y)}" x2="{_num(x)}" y2="{_num(y)}" '
+                       f'stroke="#111" stroke-width="1.2" stroke-dasharray="2 1.5"/>')
+        out.append(f'<circle class="disc" cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" fill="{fill}" '
+                   f'stroke="#fff" stroke-width="{_num(PAWN_HALO * 2)}" paint-order="stroke"/>'
+                   f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" fill="none" stroke="#111" '
+                   f'stroke-width="{_num(PAWN_RING)}"/>')
+        if big:  # a crown-like inner ring: big at a glance even without comparing sizes
+            inner = "#fff" if player in ("black", "brown", "grey") else "#111"
+            out.append(f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r * 0.5)}" fill="none" '
+                       f'stroke="{inner}" stroke-width="2"/>')
+        out.append("</g>")
     out.append("</svg>")
     return "".join(out)
 

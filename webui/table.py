@@ -79,7 +79,26 @@ def home():
     d = deps()
     address = page_address()
     return render_template("table_home.html", pin=d.pin, address=address, qr=qr_svg(address),
-                           snapshot=d.tracker.snapshot())
+                           snapshot=d.tracker.snapshot(), can_replay=can_play_again())
+
+
+def can_play_again() -> bool:
+    """A replayed recording can be played again from its start (the demo's "play again")."""
+    return bool(getattr(deps().pipeline, "can_restart", False))
+
+
+@bp.post("/again")
+@table_required
+def play_again():
+    """Play the replayed recording again from its first frame, as a new game."""
+    if not can_play_again():
+        return error_response(409, "only a replayed recording can be played again (this is a live camera)")
+    _, err = run_command(deps().pipeline.restart)
+    if err is not None:
+        flash(err[1], "error")
+        return redirect(url_for("table.home"))
+    flash(tr("again.started"), "ok")
+    return redirect(url_for("viewer.live"))
 
 
 def _setup_from_form(form: Any) -> dict[str, Any]:
@@ -210,7 +229,50 @@ def calibration():
         except Exception as exc:
             status = {"error": str(exc)}
     return render_template("table_calibration.html", has_camera=frames.latest_frame(d.pipeline) is not None,
-                           status=status)
+                           status=status, checklist=_worded(camera_checklist()))
+
+
+def camera_checklist() -> list[dict[str, Any]]:
+    """The camera check as lines a person can act on: camera found, focus, exposure, markers seen,
+    board registered, seats found (calibration/camera_check.py), on the latest frame."""
+    from calibration.camera_check import DEFAULT_CONFIG, CheckLine, check_image
+
+    d = deps()
+    frame = frames.latest_frame(d.pipeline)
+    state = None
+    if d.pipeline is not None:
+        try:
+            status = d.pipeline.status()
+            state = (status.get("source") or {}).get("state") if isinstance(status.get("source"), dict) else None
+            state = "failed" if status.get("serve_state") == "failed" else state
+        except Exception:
+            state = "failed"
+    if frame is None or getattr(frame, "image", None) is None:
+        camera = CheckLine("camera", False, state if state in ("lost", "failed") else "none")
+        return [camera.to_json()]
+    lines = [CheckLine("camera", state not in ("lost", "failed"), state if state in ("lost", "failed") else "ok")]
+    calibration = d.pictures.calibration
+    registration = d.pictures.registration_of(frame) if calibration is not None else None
+    lines += check_image(DEFAULT_CONFIG, frame.image, calibration, registration)
+    return [line.to_json() for line in lines]
+
+
+def _worded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each line with its title, what it found and, when it failed, what to do, in the page's language."""
+    out = []
+    for line in lines:
+        values = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in line["values"].items()}
+        base = f"check.{line['key']}"
+        out.append({**line, "title": tr(f"{base}.title"), "text": tr(f"{base}.{line['state']}", **values),
+                    "todo": None if line["ok"] else tr(f"{base}.{line['state']}.todo", **values)})
+    return out
+
+
+@bp.get("/camera-check.json")
+@table_required
+def camera_check():
+    """The checklist as JSON (the camera check page refreshes it)."""
+    return {"lines": _worded(camera_checklist())}
 
 
 @bp.get("/camera.jpg")

@@ -67,7 +67,8 @@ def live():
     strings = d.translations.bundle(g.lang)
     return render_template("live.html", snapshot=snapshot, strings=strings,
                            title=game_title(snapshot, tr), source_note=source_note(snapshot),
-                           source_label=d.config.source_label or "", has_frames=d.pipeline is not None)
+                           source_label=d.config.source_label or "", has_frames=d.pipeline is not None,
+                           can_replay=bool(getattr(d.pipeline, "can_restart", False)))
 
 
 @bp.get("/lang/<code>")
@@ -97,7 +98,8 @@ def table_picture():
         board = load_board(game["board"])
     except MalformedInput as exc:
         return error_response(404, str(exc))
-    svg = table_svg(board, snapshot.get("table"), tr)
+    names = {colour: (game.get("names") or {}).get(seat) for seat, colour in (game.get("seats") or {}).items()}
+    svg = table_svg(board, snapshot.get("table"), tr, {c: n for c, n in names.items() if n})
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 
@@ -145,7 +147,7 @@ def export_json():
 @bp.get("/export/summary")
 def export_summary():
     """A printable one-page summary of the game."""
-    snap = dict(deps().tracker.snapshot())
+    snap = dict(deps().broadcaster.snapshot())  # the warnings in words
     snap["warnings"] = [w for w in snap.get("warnings") or [] if not w.get("withdrawn")]  # misreads taken back
     return render_template("summary.html", snapshot=snap, title=game_title(snap, tr), ranking=ranking(snap),
                            chart=chart_svg(snap, tr, width=700, height=260),

@@ -1,6 +1,8 @@
 """Board registration from the table markers, on synthetic views with a known homography."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -120,3 +122,50 @@ def test_overlay_and_cli_check_on_an_image(tmp_path, capsys):
     assert main(["calibrate", "check", "--image", str(blank), "--board", "base", "--out", str(out)]) == 1
     assert "NOT REGISTERED" in capsys.readouterr().out
     assert main(["calibrate", "check", "--image", str(tmp_path / "missing.png"), "--board", "base"]) == 2
+
+
+# ---- small frames: the bundled demo is filmed at 480x270, where a 40 mm marker is ~7-10 px wide ----
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
+BOARD_CORNERS_MM = np.array([[0, 0], [560, 0], [560, 395], [0, 395]], float)
+
+
+def _frames(session: str, step: int):
+    import json
+
+    from calibration.model import load_calibration
+
+    folder = FIXTURES / session
+    cal = load_calibration(folder / "calibration.json")
+    truth = np.array(json.loads((folder / "simulator.json").read_text())["render_static"]["board"]["corners"])
+    files = sorted((folder / "frames").glob("*.jpg"))[::step]
+    return cal, truth, files
+
+
+def test_the_demos_small_frames_register():
+    cal, truth, files = _frames("demo", 7)
+    regs = [register_board(DEFAULT_CONFIG, cal, cv2.imread(str(f))) for f in files]
+    ok = [r for r in regs if r.ok]
+    assert len(ok) >= 0.75 * len(regs), f"{len(ok)} of {len(regs)} demo frames registered"
+    # With three or four markers the board lies where the simulator drew it (truth, in pixels).
+    # (Two markers, both on one side, leave the far corners ~17 px off at this size: the far
+    # markers are 7 px wide, 1.2 px per module; that limit is reported, not hidden.)
+    good = [r for r in ok if len(r.marker_ids) >= 3]
+    assert len(good) >= 0.15 * len(regs), f"{len(good)} of {len(regs)}"
+    errors = [np.abs(r.board_to_image(BOARD_CORNERS_MM) - truth).max() for r in good]
+    assert np.median(errors) < 2.0 and max(errors) < 3.5, errors
+
+
+@pytest.mark.parametrize("session", ["nwnz-3p", "base-2p"])
+def test_frames_shrunk_to_480x270_register_from_three_or_four_markers(session):
+    """Sessions filmed at 960x540, shrunk: frames the small-frame search was not tuned on."""
+    cal, truth, files = _frames(session, 9)
+    good = 0
+    for f in files:
+        image = cv2.resize(cv2.imread(str(f)), (480, 270), interpolation=cv2.INTER_AREA)
+        reg = register_board(DEFAULT_CONFIG, cal, image)
+        assert reg.ok, (f.name, reg.reason)
+        if len(reg.marker_ids) >= 3:  # (an arm may cover a marker)
+            good += 1
+            assert np.abs(reg.board_to_image(BOARD_CORNERS_MM) - truth / 2).max() < 2.0, f.name
+    assert good >= 0.8 * len(files), f"{good} of {len(files)}"

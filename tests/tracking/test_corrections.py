@@ -105,13 +105,34 @@ def test_undo_the_last_move_recomputes_and_the_camera_reads_the_table_again():
     assert after["score_history"] == snap["score_history"][:n]
     kinds = [e.type for e in tracker.events(last)]
     assert kinds[0] == "undo" and "move" in kinds
-    # the table still shows the move: after a still moment the tracker takes it again
+    # the table still shows the move: it does not come back by itself, the players are asked
     t, obs = SIM.frames[-1]
     for k in range(10):
         tracker.feed(obs, t + 1 + k * 0.2, len(SIM.frames) + k)
-    assert len(tracker.snapshot()["moves"]) == n
+    held = tracker.snapshot()
+    assert len(held["moves"]) == n - 1
+    assert held["disputed"]["move"]["id"] == snap["moves"][-1]["id"] and held["disputed"]["seen"]
+    # "keep the move": the table is read again and the move is back
+    kept = tracker.resolve_disputed(keep=True)
+    assert len(kept["moves"]) == n and kept["disputed"] is None
+    assert kept["score_history"] == snap["score_history"]
     with pytest.raises(LookupError):
         make_tracker().undo()
+
+
+def test_an_undone_move_taken_back_stays_undone():
+    tracker = started()
+    n = len(tracker.snapshot()["moves"])
+    tracker.undo()
+    t, obs = SIM.frames[-1]
+    tracker.feed(obs, t + 1, len(SIM.frames))
+    snap = tracker.resolve_disputed(keep=False)  # "I took it back"
+    assert snap["disputed"] is None and len(snap["moves"]) == n - 1
+    for k in range(10):  # the table still shows it for a moment while the cards go back: no move
+        tracker.feed(obs, t + 2 + k * 0.2, len(SIM.frames) + 1 + k)
+    assert len(tracker.snapshot()["moves"]) == n - 1
+    with pytest.raises(LookupError):
+        tracker.resolve_disputed(keep=True)
 
 
 def test_declare_seats_names_and_the_end():

@@ -93,11 +93,13 @@ def test_a_warning_appears_as_it_happens(page, live_server, tracker):
     open_live(page, live_server)
     assert page.locator("#banner").is_hidden()
     tracker.play("south", "Anna laid blue 8 on blue 7", {"south": 1},
-                 [{"code": "row-order", "message": "blue row is descending: an 8 cannot follow the 7"}])
+                 [{"code": "row-order", "message": "blue row is descending: an 8 cannot follow the 7",
+                   "details": {"colour": "blue", "card": "8", "direction": "descending"}}])
     banner = page.locator("#banner")
     banner.wait_for(state="visible", timeout=5_000)
-    assert "Anna: Card out of order" in banner.inner_text()
-    assert "an 8 cannot follow the 7" in banner.inner_text()
+    assert "Card out of order" in banner.inner_text()
+    assert "Anna laid blue 8 out of order in the blue row" in banner.inner_text()
+    assert "row-order" not in banner.inner_text()
     assert page.evaluate("window.__vibrations.length") == 1
     assert page.locator("#warnings li.warning").count() == 1
     assert page.locator("#history li.illegal").count() == 1

@@ -101,7 +101,11 @@ def test_a_replayed_rule_break_raises_a_warning(browser, server, replay):
         banner = page.locator("#banner")
         banner.wait_for(state="visible", timeout=5_000)
         assert warning["code"] == "wrong-colour"
-        assert "Wrong colour" in banner.inner_text() and warning["message"] in banner.inner_text()
+        colour, value = warning["details"]["card"]
+        seat = warning["seat"].capitalize()  # no names in this setup: the seat names the player
+        text = banner.inner_text()
+        assert "Wrong colour" in text and f"{seat} laid {colour} {value} but a pawn went onto" in text
+        assert "wrong-colour" not in text and "{" not in text
         assert page.evaluate("window.__vibrations.length") >= 1
         expect(page.locator("#warnings li.warning")).to_have_count(1)
         assert page.evaluate("window.__marker") == "no reload"
@@ -115,5 +119,32 @@ def test_the_story_is_told_in_italian(browser, server, replay):
     try:
         expect(page.locator("#history li.move").first.locator(".text")).to_contain_text("ha giocato", timeout=5_000)
         assert page.locator("#history-h").inner_text() == "Cosa è successo"
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("locale, words", [("en-GB", "laid {colour} {value} but a pawn went onto"),
+                                           ("it-IT", "ha posato il {value} {colour} ma una pedina")])
+def test_a_phone_joining_after_a_warning_sees_it_in_its_language(browser, server, replay, locale, words):
+    snap = replay.step_until(lambda s: any(not w["withdrawn"] for w in s["warnings"]), "a warning")
+    warning = next(w for w in snap["warnings"] if not w["withdrawn"])
+    assert warning["move_id"] == snap["moves"][-1]["id"]  # a warning about the last move: still current
+    colour, value = warning["details"]["card"]
+    if locale.startswith("it"):
+        colour = {"red": "rosso", "blue": "blu", "green": "verde", "yellow": "giallo", "pink": "rosa"}[colour]
+    ctx, page = open_page(browser, server, locale=locale)  # joins after the warning was raised
+    try:
+        banner = page.locator("#banner")
+        expect(banner).to_be_visible(timeout=5_000)
+        text = banner.inner_text()
+        assert words.format(colour=colour, value=value) in text
+        assert "wrong-colour" not in text and "{" not in text
+        assert page.locator("#warnings li.warning").first.locator(".wtext").inner_text().strip() in text
+        # closed once, a reload does not raise it again on this phone
+        page.locator("#banner-close").click()
+        page.reload()
+        page.wait_for_selector("#conn[data-state=live]", timeout=10_000)
+        page.wait_for_timeout(300)
+        assert banner.is_hidden()
     finally:
         ctx.close()

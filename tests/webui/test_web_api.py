@@ -246,7 +246,7 @@ def test_wrong_pins_are_limited(client, tracker):
 def test_board_stones_for_naming_them(client):
     body = client.get("/api/boards/base").get_json()
     assert body["stones"]["start"]["kind"] == "start"
-    assert body["stones"]["b6"] == {"kind": "stone", "color": "blue", "value": 3, "row": 6}
+    assert body["stones"]["b6"] == {"kind": "stone", "color": "blue", "value": 3, "row": 6, "next": ["b7"]}
     resp = client.get("/api/boards/moon")
     assert resp.status_code == 404 and "no bundled board" in resp.get_json()["error"]
     assert client.get("/api/boards/..%2Fsecrets").status_code == 404

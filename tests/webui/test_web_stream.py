@@ -32,6 +32,11 @@ def wait_published(app, tracker, timeout=5.0):
     raise AssertionError("the broadcaster did not catch up")
 
 
+def page_snapshot(client):
+    """The tracker's snapshot as every phone gets it (warnings in words, the current ones named)."""
+    return client.application.extensions["keltis"].broadcaster.snapshot()
+
+
 def test_connect_gets_a_full_snapshot(client, tracker):
     start_game(tracker)
     tracker.play("south", "Anna laid red 3", {"south": 3})
@@ -42,7 +47,26 @@ def test_connect_gets_a_full_snapshot(client, tracker):
         resp.close()
     assert msg["event"] == "snapshot"
     assert int(msg["id"]) == tracker.snapshot()["event_id"]
-    assert msg["data"] == tracker.snapshot()
+    # the tracker's snapshot, plus which warnings a phone joining now must see (none here)
+    assert msg["data"] == {**tracker.snapshot(), "current_warnings": []}
+    assert msg["data"] == page_snapshot(client)
+
+
+def test_the_first_message_carries_the_current_warnings_in_words(client, tracker):
+    start_game(tracker)
+    tracker.play("south", "Anna laid red 4 and blue 7", {}, [
+        {"code": "two-cards", "message": "south (black) laid 2 cards", "details": {"cards": [["red", "4"], ["blue", "7"]]}}])
+    resp = open_stream(client)
+    try:
+        msg = first_event(resp)
+    finally:
+        resp.close()
+    assert msg["event"] == "snapshot"
+    assert msg["data"]["current_warnings"] == [1]
+    assert msg["data"]["warnings"][0]["text"]["en"] == "Anna laid 2 cards this turn: red 4 and blue 7"
+    assert msg["data"]["warnings"][0]["text"]["it"] == "Anna ha posato 2 carte in questo turno: il 4 rosso e il 7 blu"
+    tracker.play("west", "Ben laid green 3", {})
+    assert page_snapshot(client)["current_warnings"] == []  # the next move: history, no banner for newcomers
 
 
 def test_a_move_arrives_as_a_change_that_patches_the_snapshot(client, tracker):
@@ -63,7 +87,7 @@ def test_a_move_arrives_as_a_change_that_patches_the_snapshot(client, tracker):
     patch = change["data"]["patch"]
     assert patch["append"]["moves"][0]["text"] == "Anna laid red 3"  # appended, not the whole list again
     assert patch["append"]["warnings"][0]["code"] == "row-order"
-    assert apply_patch(snap["data"], patch) == tracker.snapshot()
+    assert apply_patch(snap["data"], patch) == page_snapshot(client)
 
 
 def test_ids_strictly_increase_over_many_changes(client, tracker):
@@ -108,7 +132,7 @@ def test_resume_by_last_event_id_sends_only_what_was_missed(app, client, tracker
         resp.close()
     assert changes and changes[0]["data"]["after_id"] == int(snap["id"])
     assert [m["text"] for m in state["moves"]] == ["missed one", "missed two"]
-    assert state == tracker.snapshot()
+    assert state == page_snapshot(client)
 
 
 def test_resume_when_nothing_was_missed_waits_for_the_next_change(app, client, tracker):
@@ -134,7 +158,7 @@ def test_unknown_last_event_id_gets_a_fresh_snapshot(client, tracker):
         msg = first_event(resp)
     finally:
         resp.close()
-    assert msg["event"] == "snapshot" and msg["data"] == tracker.snapshot()
+    assert msg["event"] == "snapshot" and msg["data"] == page_snapshot(client)
 
 
 @pytest.mark.parametrize("bad", ["abc", "-4", "1.5", "9" * 30])
@@ -167,7 +191,7 @@ def test_new_game_replaces_the_game_and_the_move_list(app, client, tracker):
         resp.close()
     state = apply_patch(snap["data"], msg["data"]["patch"])
     assert state["moves"] == [] and set(state["game"]["seats"]) == {"south", "west"}
-    assert state == tracker.snapshot()
+    assert state == page_snapshot(client)
 
 
 @pytest.fixture

@@ -103,8 +103,8 @@ def test_table_picture_draws_what_was_read(client, tracker):
     assert resp.status_code == 200 and resp.mimetype == "image/svg+xml"
     root = ET.fromstring(resp.data)
     titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
-    assert "black big pawn on r3" in titles
-    assert titles.count("white pawn on b2") == 1 and "grey pawn on b2" in titles
+    assert "Anna big pawn on r3" in titles  # the names typed at the table (black is Anna's colour)
+    assert titles.count("Ben pawn on b2") == 1 and "Chiara pawn on b2" in titles
     assert "clover" in titles and "2 points" in titles
 
 

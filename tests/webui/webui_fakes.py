@@ -101,7 +101,7 @@ class FakeTracker:
             out = [self._emit("move", self.moves[-1])]
             for v in violations:
                 w = {"id": len(self.warnings) + 1, "code": v["code"], "message": v["message"],
-                     "seat": seat, "move_id": move_id, "t": float(move_id)}
+                     "seat": seat, "move_id": move_id, "t": float(move_id), "details": v.get("details") or {}}
                 self.warnings.append(w)
                 out.append(self._emit("warning", w))
             out.append(self._emit("score", {"totals": self._totals_after(len(self.moves))}))

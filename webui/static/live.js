@@ -13,8 +13,10 @@
   var T = JSON.parse(document.getElementById("i18n-data").textContent);
   var state = JSON.parse(document.getElementById("initial-state").textContent) || {};
   var lastId = typeof state.event_id === "number" ? state.event_id : null;
+  var LANG = document.documentElement.lang || "en";
   var seenWarnings = {};
   (state.warnings || []).forEach(function (w) { seenWarnings[w.id] = true; });
+  var bannerShows = [];  // the warnings the banner stands for (closing it marks them read on this phone)
   var wasOver = !!state.game_over;
   var es = null, pollTimer = null, retryTimer = null, retryDelay = 3000;
   var health = null;  // the camera and pipeline right now (status messages; no event id)
@@ -86,6 +88,7 @@
     state = JSON.parse(e.data) || {};
     lastId = Number(e.lastEventId);
     notify(before, state);
+    if ($("banner").hidden) showCurrent();
     render();
   }
   function onChange(e) {
@@ -112,27 +115,81 @@
     wasOver = !!after.game_over;
   }
   function warningTitle(w) {
-    var who = w.seat ? nameOf(w.seat) + ": " : "";
-    return who + tt("violation." + w.code, w.code);
+    return tt("violation." + w.code, tt("violation.unknown", "Rule problem"));
   }
-  function showBanner(fresh) {
+  /* The sentence the server words for every phone ("Anna laid two cards this turn: red 4 and blue 7"). */
+  function warningText(w) {
+    var text = w.text || {};
+    return text[LANG] || text.en || w.message || "";
+  }
+  /* Warnings this phone already closed the banner for (a reload or a late join does not repeat them). */
+  function readKey() { return "keltis-read-" + ((game() && game().started) || ""); }
+  function readWarnings() {
+    try { return JSON.parse(sessionStorage.getItem(readKey()) || "{}") || {}; } catch (err) { return {}; }
+  }
+  function markRead(ws) {
+    var read = readWarnings();
+    ws.forEach(function (w) { read[w.id] = true; });
+    try { sessionStorage.setItem(readKey(), JSON.stringify(read)); } catch (err) { /* private mode */ }
+  }
+  /* A phone that joins (or reconnects to a fresh snapshot) sees the warnings about the last move. */
+  function showCurrent() {
+    var ids = state.current_warnings || [];
+    var read = readWarnings();
+    var ws = (state.warnings || []).filter(function (w) { return ids.indexOf(w.id) >= 0 && !w.withdrawn && !read[w.id]; });
+    if (ws.length) showBanner(ws, true);
+  }
+  function showBanner(fresh, quiet) {
     var w = fresh[fresh.length - 1];
+    bannerShows = fresh.slice();
     $("banner-title").textContent = warningTitle(w);
     var more = fresh.length > 1 ? " " + tt("banner.more", "(+{n})", {n: fresh.length - 1}) : "";
-    $("banner-text").textContent = (w.message || "") + more;
+    $("banner").dataset.code = w.code;
+    $("banner-text").textContent = warningText(w) + more;
     var b = $("banner");
     b.hidden = false;
     b.classList.remove("flash-in"); void b.offsetWidth; b.classList.add("flash-in");
-    vibrate([200, 100, 200]);
+    if (!quiet) vibrate([200, 100, 200]);
     document.title = "⚠ " + document.title.replace(/^⚠ /, "");
   }
   $("banner-close").addEventListener("click", function () {
     $("banner").hidden = true;
+    markRead(bannerShows);
     document.title = document.title.replace(/^⚠ /, "");
   });
 
   /* ---------- rendering ---------- */
+  /* After an undo the table may still show the move: ask the players instead of taking it back in. */
+  function renderDisputed() {
+    var d = state.disputed;
+    var box = $("disputed");
+    if (!d || !d.move) { box.hidden = true; return; }
+    var m = d.move;
+    var who = m.seat ? nameOf(m.seat) + " " : "";
+    $("disputed-text").textContent = tt(d.seen ? "disputed.seen" : "disputed.waiting", "Move {n} was undone.",
+      {n: m.id, move: who + moveSentence(m)});
+    var table = document.body.dataset.table === "1";
+    $("disputed-keep").disabled = !table || !d.seen;
+    $("disputed-back").disabled = !table;
+    if (!table) $("disputed-message").textContent = tt("tap.need_pin", "Only the table can decide.");
+    box.hidden = false;
+  }
+  function decide(keep) {
+    $("disputed-message").textContent = tt("tap.sending", "…");
+    fetch("/api/disputed", {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+      body: JSON.stringify({keep: keep})})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        $("disputed-message").textContent = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
+        if (res.ok) { state = applyPatch(state, {set: {disputed: res.body.disputed}}); renderDisputed(); }
+      }).catch(function () { $("disputed-message").textContent = tt("conn.offline", "offline"); });
+  }
+  $("disputed-keep").addEventListener("click", function () { decide(true); });
+  $("disputed-back").addEventListener("click", function () { decide(false); });
+
   function render() {
+    renderDisputed();
     renderHeadline();
     renderScores();
     renderResult();
@@ -238,6 +295,11 @@
       return h("li", null, [h("span", {cls: "place", text: r.place + "."}), swatch(r.seat),
         h("span", {cls: "name", text: nameOf(r.seat)}), h("span", {cls: "total", text: String(r.total)})]);
     })));
+    // what next: a replay (the demo) can be played again, a real table starts a new game
+    var replay = document.body.dataset.replay === "1";
+    box.appendChild(h("p", {cls: "again"}, [h("a", {cls: "button primary", id: "play-again",
+      href: replay ? "/table/#again" : "/table/new",
+      text: replay ? tt("again.offer", "Play the recorded game again") : tt("again.new_game", "Start a new game")})]));
   }
 
   function renderChart() {
@@ -287,8 +349,7 @@
     var table = state.table || null;
     var boardFig = $("board-fig");
     if (g && g.board && table) {
-      var src = "/view/table.svg?v=" + (state.event_id || 0);
-      if ($("board-img").getAttribute("src") !== src) $("board-img").setAttribute("src", src);
+      loadBoard("/view/table.svg?v=" + (state.event_id || 0));
       boardFig.hidden = false;
     } else {
       boardFig.hidden = true;
@@ -308,24 +369,179 @@
         var cards = st.rows[colour] || [];
         if (!cards.length) return;
         lines.push(h("div", {cls: "row"}, [h("span", {cls: "row-name card-" + colour, text: tt("colour." + colour, colour)})]
-          .concat(cards.map(function (code) { return h("span", {cls: "cardchip card-" + colour, text: code}); }))));
+          .concat(cards.map(function (code, i) {
+            return h("button", {type: "button", cls: "cardchip card-" + colour, text: code, "data-seat": seat,
+                                "data-colour": colour, "data-index": String(i)});
+          }))));
       });
       var extras = [];
       var wish = st.wish || {};
       var nWish = Object.keys(wish).reduce(function (a, k) { return a + wish[k]; }, 0);
       if (nWish) extras.push(tt("view.wish", "wish stones: {n}", {n: nWish}));
+      // each colour's wish stones, tappable to correct their count (the board's piles: none yet → 0)
+      var wishColours = g && g.board === "base" ? ["any"] : WISH;
+      var wishChips = h("p", {cls: "wishchips"}, wishColours.map(function (c) {
+        return h("button", {type: "button", cls: "wishchip card-" + c, "data-seat": seat, "data-colour": c,
+                            "data-count": String(wish[c] || 0), text: (c === "any" ? "◆" : colourName(c)) + " " + (wish[c] || 0)});
+      }));
       if (st.points_row) extras.push(tt("view.points_row", "points row: {n}", {n: st.points_row}));
       if ((st.wish_cards || []).length) extras.push(tt("view.wish_cards", "wish cards: {list}", {list: st.wish_cards.join(", ")}));
       rows.appendChild(h("div", {cls: "seat-rows"}, [
         h("h3", null, [swatch(seat), " " + nameOf(seat)])
       ].concat(lines.length ? lines : [h("p", {cls: "empty", text: tt("view.no_rows", "no cards laid yet")})])
-       .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])));
+       .concat(extras.length ? [h("p", {cls: "extras", text: extras.join(" · ")})] : [])
+       .concat(g && g.board ? [wishChips] : [])));
     });
   }
 
+  /* The board drawing is put into the page (not an <img>) so its pawns, stones and tiles can be
+   * tapped. It is the server's own SVG, parsed as XML: no script runs from it. */
+  var boardSrc = null, boardWanted = null;
+  function loadBoard(src) {
+    if (src === boardSrc || src === boardWanted) return;
+    boardWanted = src;
+    fetch(src, {cache: "no-store"}).then(function (r) { return r.ok ? r.text() : null; }).then(function (text) {
+      if (!text || boardWanted !== src) return;
+      var doc = new DOMParser().parseFromString(text, "image/svg+xml");
+      var svg = doc.documentElement;
+      if (!svg || svg.nodeName !== "svg") return;
+      var box = clear($("board"));
+      box.appendChild(document.importNode(svg, true));
+      boardSrc = src;
+      boardInfo();  // the stones' neighbours, for tapping a pawn
+      box.dispatchEvent(new CustomEvent("board-drawn"));
+    }).catch(function () { boardWanted = null; });
+  }
+
+  /* ---------- corrections by tapping the drawing (PIN-protected: the table's login) ---------- */
+  var TILES = ["clover", "points-1", "points-2", "points-3", "discard"];
+  var WISH = ["red", "yellow", "pink", "green", "blue"];
+  var fix = null;  // {kind, body(choice) -> correction, choice}
+  function seatOfColour(colour) {
+    var seats = (game() && game().seats) || {};
+    for (var k in seats) if (seats[k] === colour) return k;
+    return null;
+  }
+  function playerName(colour) {
+    var seat = seatOfColour(colour);
+    return seat ? nameOf(seat) : tt("colour." + colour, colour);
+  }
+  function tileWords(code) {
+    if (!code) return tt("tap.no_tile", "no tile");
+    if (code.indexOf("wish-") === 0 && code !== "wish-any") return tt("tile.wish", "wish stone") + " (" + colourName(code.slice(5)) + ")";
+    return tt(code === "wish-any" ? "tile.wish" : "tile." + code, code);
+  }
+  function openSheet(title, help, choices, current, makeBody, extra) {
+    fix = {choice: current, makeBody: makeBody, extra: extra || null};
+    $("fix-title").textContent = title;
+    $("fix-help").textContent = help;
+    $("fix-message").textContent = "";
+    var box = clear($("fix-choices"));
+    choices.forEach(function (c) {
+      var b = h("button", {type: "button", cls: "choice", "data-value": c.value === null ? "" : c.value,
+                           "aria-pressed": String(c.value === current), text: c.label});
+      b.addEventListener("click", function () {
+        fix.choice = c.value;
+        box.querySelectorAll(".choice").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
+        $("fix-confirm").disabled = !canSend();
+      });
+      box.appendChild(b);
+    });
+    if (extra) box.appendChild(extra);
+    var table = document.body.dataset.table === "1";
+    $("fix-login").hidden = table;
+    if (!table) $("fix-message").textContent = tt("tap.need_pin", "Only the table can correct the reading.");
+    $("fix-confirm").disabled = !canSend();
+    $("fix-sheet").hidden = false;
+  }
+  function canSend() { return document.body.dataset.table === "1" && fix && fix.choice !== fix.initial; }
+  function closeSheet() { $("fix-sheet").hidden = true; fix = null; }
+  $("fix-cancel").addEventListener("click", closeSheet);
+  $("fix-confirm").addEventListener("click", function () {
+    if (!fix) return;
+    var body = fix.makeBody(fix.choice);
+    $("fix-confirm").disabled = true;
+    $("fix-message").textContent = tt("tap.sending", "Correcting…");
+    fetch("/api/corrections", {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+      body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        if (res.ok) { $("fix-message").textContent = tt("tap.done", "Corrected."); setTimeout(closeSheet, 900); }
+        else { $("fix-message").textContent = tt("tap.failed", "Not corrected: {reason}", {reason: res.body.error || "?"}); $("fix-confirm").disabled = false; }
+      }).catch(function () { $("fix-message").textContent = tt("conn.offline", "offline"); $("fix-confirm").disabled = false; });
+  });
+  function stoneLabel(id) { return id === "start" || isStart(id) ? tt("stone.start", "the start") : stoneWords(id); }
+  function tapPawn(g) {
+    var b = boardInfo();
+    if (!b) return;
+    var player = g.getAttribute("data-player"), from = g.getAttribute("data-stone"), big = g.getAttribute("data-big") === "1";
+    var ids = [from];
+    Object.keys(b.stones).forEach(function (id) { if ((b.stones[id].next || []).indexOf(from) >= 0 && ids.indexOf(id) < 0) ids.push(id); });
+    ((b.stones[from] || {}).next || []).forEach(function (id) { if (ids.indexOf(id) < 0) ids.push(id); });
+    var start = Object.keys(b.stones).filter(function (id) { return b.stones[id].kind === "start"; })[0];
+    if (start && ids.indexOf(start) < 0) ids.push(start);
+    var bigBox = h("label", {cls: "bigpawn"}, [h("input", {type: "checkbox", id: "fix-big"}), " " + tt("tap.big", "It is the big pawn")]);
+    bigBox.querySelector("input").checked = big;
+    bigBox.querySelector("input").addEventListener("change", function () { fix.initial = undefined; $("fix-confirm").disabled = !canSend(); });
+    openSheet(tt("tap.pawn_title", "Where is this pawn?", {player: playerName(player), pawn: big ? tt("pawn.big", "the big pawn") : tt("pawn.small", "a pawn")}),
+      tt("tap.pawn_help", "", {stone: stoneLabel(from)}),
+      ids.map(function (id) { return {value: id, label: stoneLabel(id)}; }), from,
+      function (to) { return {kind: "pawn", player: player, from: from, to: to, big: $("fix-big").checked}; }, bigBox);
+    fix.initial = from;
+    $("fix-confirm").disabled = !canSend();
+  }
+  function tapTile(stone, current) {
+    var board = game() && game().board;
+    var codes = [null].concat(TILES).concat(board === "base" ? ["wish-any"] : WISH.map(function (c) { return "wish-" + c; }));
+    openSheet(tt("tap.tile_title", "Which tile?", {stone: stoneLabel(stone)}), tt("tap.tile_help", "", {tile: tileWords(current)}),
+      codes.map(function (c) { return {value: c, label: tileWords(c)}; }), current,
+      function (tile) { return {kind: "tile", stone: stone, tile: tile}; });
+    fix.initial = current;
+    $("fix-confirm").disabled = !canSend();
+  }
+  function tapCard(el) {
+    var seat = el.getAttribute("data-seat"), colour = el.getAttribute("data-colour"), i = Number(el.getAttribute("data-index"));
+    var row = ((((state.table || {}).seats || {})[seat] || {}).rows || {})[colour] || [];
+    var values = [null, "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+    openSheet(tt("tap.card_title", "Which card?", {player: nameOf(seat), colour: colourName(colour), n: i + 1}),
+      tt("tap.card_help", "", {card: row[i]}),
+      values.map(function (v) { return {value: v, label: v === null ? tt("tap.no_card", "no card") : v}; }), row[i],
+      function (v) {
+        var cards = row.slice();
+        if (v === null) cards.splice(i, 1); else cards[i] = v;
+        return {kind: "row", seat: seat, colour: colour, cards: cards};
+      });
+    fix.initial = row[i];
+    $("fix-confirm").disabled = !canSend();
+  }
+  function tapWish(el) {
+    var seat = el.getAttribute("data-seat"), colour = el.getAttribute("data-colour"), n = Number(el.getAttribute("data-count"));
+    var counts = [];
+    for (var k = Math.max(0, n - 3); k <= n + 3; k++) counts.push(k);
+    openSheet(tt("tap.wish_title", "How many wish stones?", {player: nameOf(seat), colour: colour === "any" ? "" : colourName(colour)}),
+      tt("tap.wish_help", "", {n: n}), counts.map(function (k) { return {value: k, label: String(k)}; }), n,
+      function (k) { return {kind: "wish", seat: seat, colour: colour, count: k}; });
+    fix.initial = n;
+    $("fix-confirm").disabled = !canSend();
+  }
+  $("rows").addEventListener("click", function (e) {
+    var el = e.target;
+    if (el.classList.contains("cardchip") && el.hasAttribute("data-index")) tapCard(el);
+    else if (el.classList.contains("wishchip")) tapWish(el);
+  });
+  $("board").addEventListener("click", function (e) {
+    var el = e.target;
+    while (el && el !== this && !(el.classList && (el.classList.contains("pawn") || el.classList.contains("tile") || el.classList.contains("stone")))) el = el.parentNode;
+    if (!el || el === this) return;
+    if (el.classList.contains("pawn")) tapPawn(el);
+    else if (el.classList.contains("tile")) tapTile(el.getAttribute("data-stone"), el.getAttribute("data-tile"));
+    else if (el.getAttribute("data-stone") && !isStart(el.getAttribute("data-stone"))) tapTile(el.getAttribute("data-stone"), null);
+  });
+
   function violationItems(vs) {
     return (vs || []).map(function (v) {
-      return h("li", {cls: "violation"}, [h("strong", {text: tt("violation." + v.code, v.code)}), " " + (v.message || "")]);
+      return h("li", {cls: "violation"}, [h("strong", {text: warningTitle(v)}), " " + warningText(v)]);
     });
   }
 
@@ -334,7 +550,7 @@
     var ws = (state.warnings || []).slice().reverse();
     if (!ws.length) { list.appendChild(h("li", {cls: "empty", text: tt("warnings.none", "No warnings so far.")})); return; }
     ws.forEach(function (w) {
-      var children = [h("strong", {text: warningTitle(w)}), h("span", {text: " " + (w.message || "")})];
+      var children = [h("strong", {text: warningTitle(w)}), h("span", {cls: "wtext", text: " " + warningText(w)})];
       if (w.withdrawn) children.unshift(h("span", {cls: "tag", text: tt("warnings.withdrawn", "withdrawn")}));
       list.appendChild(h("li", {cls: w.withdrawn ? "warning withdrawn" : "warning", "data-code": w.code}, children));
     });
@@ -540,5 +756,6 @@
 
   window.keltis = {state: function () { return state; }, lastId: function () { return lastId; }};
   render();
+  showCurrent();
   connect();
 })();

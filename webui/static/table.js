@@ -29,4 +29,26 @@
     }, 1000);
     if (note) note.setAttribute("aria-live", "polite");
   }
+  /* the camera check's checklist follows the live picture */
+  var list = document.getElementById("checklist");
+  if (list) {
+    var mk = function (tag, cls, text) { var el = document.createElement(tag); if (cls) el.className = cls; el.textContent = text; return el; };
+    setInterval(function () {
+      if (document.hidden) return;
+      fetch(list.getAttribute("data-src"), {cache: "no-store"}).then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (data) {
+          if (!data) return;
+          while (list.firstChild) list.removeChild(list.firstChild);
+          data.lines.forEach(function (line) {
+            var li = mk("li", "check " + (line.ok ? "ok" : "fail"), "");
+            li.dataset.key = line.key; li.dataset.state = line.state;
+            var mark = mk("span", "mark", line.ok ? "✓" : "✗"); mark.setAttribute("aria-hidden", "true");
+            li.appendChild(mark); li.appendChild(mk("strong", "title", line.title));
+            li.appendChild(document.createTextNode(" ")); li.appendChild(mk("span", "text", line.text));
+            if (line.todo) li.appendChild(mk("span", "todo", line.todo));
+            list.appendChild(li);
+          });
+        }).catch(function () {});
+    }, 2000);
+  }
 })();
