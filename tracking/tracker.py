@@ -116,8 +116,10 @@ class GameTracker:
         started = None
         origin = None
         journal: Journal | None = None
+        disputed: dict[str, Any] | None = None  # an undone move the table still showed (see undo)
         for e in events:
             if e.kind == "game":
+                disputed = None
                 setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
                 started = e.payload.get("started")
                 origin = e.payload.get("origin")
@@ -133,6 +135,14 @@ class GameTracker:
             elif e.kind == "undo":
                 gone = set(e.payload.get("undone") or ())
                 stack = [i for i in stack if i.id not in gone]
+                held = e.payload.get("disputed")
+                disputed = ({"raw": held.get("raw"), "move": dict(held.get("move") or {}), "payload": None,
+                             "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
+            elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
+                if e.payload["dispute"] == "settled":
+                    disputed = None
+                elif disputed is not None:
+                    disputed["taken_back"] = True
             elif e.kind == "move":
                 if e.payload.get("removed"):
                     self.announced_moves.pop(e.payload["id"], None)
@@ -153,6 +163,7 @@ class GameTracker:
             journal.add(inp)
         self.game_id, self.setup, self.started, self.journal = game, setup, started, journal
         self.origin = origin if isinstance(origin, dict) else None
+        self._disputed = disputed
         self.resumed = True
         model = journal.model
         self.filter.set_reference(model.raw, hand=True)
@@ -292,9 +303,12 @@ class GameTracker:
             if first is None:
                 raise LookupError("there is no move to undo")
             undone = [inp.id for inp in journal.inputs[first:] if inp.id is not None]
-            payload = {"undone": undone, "move_id": n, "text": f"move {n} undone"}
             undone_move = dict(self.announced_moves.get(model.turns[-1].move_id) or {})
             undone_raw = model.raw.to_json() if model.raw is not None else None
+            payload = {"undone": undone, "move_id": n, "text": f"move {n} undone"}
+            if undone_raw is not None:
+                # stored with the undo, so a restart still holds the table showing the undone move
+                payload["disputed"] = {"raw": undone_raw, "move": undone_move}
             before = self._save()
             try:
                 journal.pop(undone)
@@ -327,9 +341,11 @@ class GameTracker:
             return self._snapshot_locked()
 
     def _publish_disputed(self) -> None:
-        """A live event so every page learns at once that the question is settled."""
+        """A live event so every page learns at once that the question is settled; stored, so a
+        restart knows it too (`dispute`: "taken-back" or "settled")."""
         if self.game_id is not None:
-            self._commit([("status", {"disputed": self._disputed_json()})], [])
+            state = "settled" if self._disputed is None else "taken-back" if self._disputed["taken_back"] else "open"
+            self._commit([("status", {"disputed": self._disputed_json(), "dispute": state})], [])
 
     def _disputed_json(self) -> dict[str, Any] | None:
         d = self._disputed

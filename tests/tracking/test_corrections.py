@@ -159,3 +159,36 @@ def test_bad_corrections_are_refused_and_change_nothing():
         with pytest.raises((MalformedInput, CorrectionError)):
             tracker.correct(bad)  # type: ignore[arg-type]
     assert tracker.snapshot()["event_id"] == before["event_id"]
+
+
+def test_a_restart_keeps_holding_an_undone_move_the_table_still_shows(tmp_path):
+    """Undo's question to the players survives a restart (it is stored with the undo): the
+    restarted tracker does not let the camera bring the undone move back."""
+    from tracking.store import EventStore
+
+    db = tmp_path / "tracking.db"
+    tracker = make_tracker(EventStore(db))
+    tracker.new_game(SIM.setup)
+    feed(tracker, SIM, finish=False)
+    n = len(tracker.snapshot()["moves"])
+    undone_id = tracker.snapshot()["moves"][-1]["id"]
+    tracker.undo()
+    tracker.store.close()
+
+    again = make_tracker(EventStore(db))
+    assert len(again.snapshot()["moves"]) == n - 1
+    t, obs = SIM.frames[-1]
+    for k in range(10):  # the camera reads the table, which still shows the undone move
+        again.feed(obs, t + 1 + k * 0.2, len(SIM.frames) + k)
+    held = again.snapshot()
+    assert len(held["moves"]) == n - 1
+    assert held["disputed"]["move"]["id"] == undone_id and held["disputed"]["seen"]
+    again.resolve_disputed(keep=False)  # "I took it back" is stored too
+    again.store.close()
+
+    third = make_tracker(EventStore(db))
+    for k in range(10):
+        third.feed(obs, t + 5 + k * 0.2, len(SIM.frames) + 20 + k)
+    snap = third.snapshot()
+    assert len(snap["moves"]) == n - 1 and snap["disputed"] is None
+    third.store.close()
