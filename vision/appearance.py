@@ -1,0 +1,117 @@
+"""Stage: white balance and exposure from the board's known art, and what differs from it.
+
+The board view (vision.geometry) of a frame is divided by a smooth per-channel gain map: in every
+cell of `cell_mm` the median ratio of the view to the board's art (components folder), so the lamp's
+colour, the exposure, a brightness gradient and vignetting all cancel and the pieces' colours can be
+compared with the art's colours. Pieces cover only part of a cell, so the median ignores them.
+
+`difference(config, normalised, expected)` is the per-pixel evidence that something stands on the
+board where the art (with the tiles read) is expected: a chroma change, or a brightness change
+beyond what a pawn's shadow does.
+
+Run alone: `python -m vision.appearance FRAME.jpg --overlay out.jpg` (normalised view | difference).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AppearanceConfig:
+    """Every threshold of the normalisation and of the difference map."""
+
+    cell_mm: float = 40.0           # gain map cell (the lamp's gradient is much smoother than this)
+    offset: float = 12.0            # added before logs: keeps dark pixels' noise from dominating
+    min_art: float = 25.0           # art pixels darker than this do not vote for the gain
+    chroma_min: float = 0.30        # log-chroma distance that marks a pixel as "not the art"
+    dark_ratio: float = 0.42        # darker than this fraction of the art: not a shadow (shadows keep >= ~0.4)
+    bright_ratio: float = 1.45      # brighter than this: something stands there
+    blur_px: int = 3                # box blur before comparing (noise, JPEG, sub-pixel misalignment)
+
+
+DEFAULT_CONFIG = AppearanceConfig()
+
+
+def gain_map(config: AppearanceConfig, view: Any, art: Any, ppm: float) -> Any:
+    """The per-channel gain (HxWx3 float32) that maps the art's colours to the view's."""
+    import cv2
+    import numpy as np
+
+    h, w = view.shape[:2]
+    # medians over cells of a 4-mm grid: cheap, and pieces cover only part of a cell
+    step = max(1, int(round(4.0 * ppm)))
+    sv = cv2.resize(view.astype(np.float32), (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
+    sa = cv2.resize(art.astype(np.float32), (sv.shape[1], sv.shape[0]), interpolation=cv2.INTER_AREA)
+    n = max(2, int(round(config.cell_mm / 4.0)))
+    gh, gw = max(1, sv.shape[0] // n), max(1, sv.shape[1] // n)
+    ratio = (sv[:gh * n, :gw * n] + 1.0) / (sa[:gh * n, :gw * n] + 1.0)
+    ok = sa[:gh * n, :gw * n].mean(axis=2) >= config.min_art
+    glob = np.median(ratio[ok], axis=0) if ok.any() else np.ones(3, np.float32)
+    ratio = np.where(ok[..., None], ratio, glob)
+    blocks = ratio.reshape(gh, n, gw, n, 3).transpose(0, 2, 1, 3, 4).reshape(gh, gw, n * n, 3)
+    med = np.median(blocks, axis=2)
+    return cv2.resize(med.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def normalise(config: AppearanceConfig, view: Any, art: Any, ppm: float) -> tuple[Any, Any]:
+    """(view in the art's colours (float32), gain map)."""
+    import numpy as np
+
+    g = gain_map(config, view, art, ppm)
+    return view.astype(np.float32) / np.maximum(g, 1e-3), g
+
+
+def log_image(config: AppearanceConfig, img: Any) -> Any:
+    import numpy as np
+
+    return np.log(img.astype(np.float32) + config.offset)
+
+
+def difference(config: AppearanceConfig, log_norm: Any, log_expected: Any) -> Any:
+    """A 0/1 float32 map: 1 where the normalised view is not what the art expects (see module doc)."""
+    import cv2
+    import numpy as np
+
+    d = log_norm - log_expected
+    if config.blur_px > 1:
+        d = cv2.blur(d, (config.blur_px, config.blur_px))
+    lum = d.mean(axis=2)
+    chroma = np.sqrt(((d - lum[..., None]) ** 2).sum(axis=2))
+    fg = (chroma > config.chroma_min) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
+    return fg.astype(np.float32)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the normalisation and the difference map alone on one frame."""
+    import cv2
+    import numpy as np
+
+    from .reader import DEFAULT_READER_CONFIG, board_model
+    from .stagecli import load_stage_inputs, stage_parser
+    from .components import load_components
+
+    args = stage_parser("vision.appearance", main.__doc__).parse_args(argv)
+    inputs = load_stage_inputs(args)
+    if inputs is None:
+        return 2
+    image, cal, board, reg = inputs
+    if not reg.ok or board is None:
+        print(f"{args.image}: no board registered: {reg.reason}", file=sys.stderr)
+        return 1
+    model = board_model(DEFAULT_READER_CONFIG, cal, reg, board, load_components(args.components))
+    view = model.view.warp(image)
+    norm, g = normalise(DEFAULT_CONFIG, view, model.art, model.view.ppm)
+    fg = difference(DEFAULT_CONFIG, log_image(DEFAULT_CONFIG, norm), model.log_art)
+    print(f"gain (B,G,R) median {np.median(g.reshape(-1, 3), axis=0).round(3).tolist()}; "
+          f"difference {fg.mean():.3f} of the board")
+    if args.overlay:
+        out = np.hstack([np.clip(norm, 0, 255).astype(np.uint8), cv2.cvtColor((fg * 255).astype(np.uint8),
+                                                                               cv2.COLOR_GRAY2BGR)])
+        cv2.imwrite(args.overlay, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
