@@ -83,29 +83,62 @@ def difference(config: AppearanceConfig, log_norm: Any, log_expected: Any) -> An
     return fg.astype(np.float32)
 
 
+def prepare_view(geometry_config: Any, config: AppearanceConfig, calibration: Any, registration: Any, board: Any,
+                 components: Any) -> tuple[Any, Any, Any, Any]:
+    """(pose, board view, board art in the view, its log) for one registration (done once)."""
+    import cv2
+
+    from .components import ComponentsError
+    from .geometry import board_view, estimate_pose
+
+    pose = estimate_pose(geometry_config, calibration, registration)
+    view = board_view(geometry_config, pose, board.size_mm, registration.image_size)
+    art_img = components.image(f"board-{board.name}")
+    if art_img is None:
+        raise ComponentsError(f"no art for board {board.name!r} (board-{board.name}.png)",
+                              source=str(components.folder))
+    art = cv2.resize(art_img[0], view.size_px, interpolation=cv2.INTER_AREA)
+    return pose, view, art, log_image(config, art)
+
+
+def stage_view(args: Any) -> tuple[Any, ...] | None:
+    """For a stage's command line: (image, calibration, board, pose, view, art, log_art, log_norm, components)."""
+    import cv2
+
+    from .components import load_components
+    from .geometry import DEFAULT_CONFIG as GEOMETRY
+    from .stagecli import load_stage_inputs
+
+    inputs = load_stage_inputs(args)
+    if inputs is None:
+        return None
+    image, cal, board, reg = inputs
+    if not reg.ok or board is None:
+        print(f"{args.image}: no board registered: {reg.reason}", file=sys.stderr)
+        return None
+    comps = load_components(args.components)
+    pose, view, art, log_art = prepare_view(GEOMETRY, DEFAULT_CONFIG, cal, reg, board, comps)
+    norm, _g = normalise(DEFAULT_CONFIG, view.warp(image), art, view.ppm)
+    log_norm = log_image(DEFAULT_CONFIG, norm)
+    if DEFAULT_CONFIG.blur_px > 1:
+        log_norm = cv2.blur(log_norm, (DEFAULT_CONFIG.blur_px, DEFAULT_CONFIG.blur_px))
+    return image, cal, board, pose, view, art, log_art, log_norm, comps, norm
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the normalisation and the difference map alone on one frame."""
     import cv2
     import numpy as np
 
-    from .reader import DEFAULT_READER_CONFIG, board_model
-    from .stagecli import load_stage_inputs, stage_parser
-    from .components import load_components
+    from .stagecli import stage_parser
 
     args = stage_parser("vision.appearance", main.__doc__).parse_args(argv)
-    inputs = load_stage_inputs(args)
-    if inputs is None:
+    got = stage_view(args)
+    if got is None:
         return 2
-    image, cal, board, reg = inputs
-    if not reg.ok or board is None:
-        print(f"{args.image}: no board registered: {reg.reason}", file=sys.stderr)
-        return 1
-    model = board_model(DEFAULT_READER_CONFIG, cal, reg, board, load_components(args.components))
-    view = model.view.warp(image)
-    norm, g = normalise(DEFAULT_CONFIG, view, model.art, model.view.ppm)
-    fg = difference(DEFAULT_CONFIG, log_image(DEFAULT_CONFIG, norm), model.log_art)
-    print(f"gain (B,G,R) median {np.median(g.reshape(-1, 3), axis=0).round(3).tolist()}; "
-          f"difference {fg.mean():.3f} of the board")
+    image, cal, board, pose, view, art, log_art, log_norm, comps, norm = got
+    fg = difference(DEFAULT_CONFIG, log_norm, log_art)
+    print(f"difference to the bare board's art: {fg.mean():.3f} of the board")
     if args.overlay:
         out = np.hstack([np.clip(norm, 0, 255).astype(np.uint8), cv2.cvtColor((fg * 255).astype(np.uint8),
                                                                                cv2.COLOR_GRAY2BGR)])

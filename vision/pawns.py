@@ -206,7 +206,8 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
     return out
 
 
-def draw_pawns(image: Any, model: Any, detections: Sequence[PawnDetection]) -> Any:
+def draw_pawns(image: Any, pose: Any, components: Any, detections: Sequence[PawnDetection],
+               board_thickness: float = 3.0) -> Any:
     """Overlay: each pawn's base (circle) and the top of its head, labelled with its player and size."""
     import cv2
     import numpy as np
@@ -214,9 +215,9 @@ def draw_pawns(image: Any, model: Any, detections: Sequence[PawnDetection]) -> A
     out = image.copy()
     colours = {"black": (40, 40, 40), "white": (255, 255, 255), "grey": (150, 150, 150), "brown": (30, 80, 140)}
     for d in detections:
-        h = model.components.pawn_size(d.big)[1]
-        (bx, by), (tx, ty) = model.pose.project(np.array([(d.x_mm, d.y_mm, -model.board_thickness),
-                                                          (d.x_mm, d.y_mm, -model.board_thickness - h)]))
+        h = components.pawn_size(d.big)[1]
+        (bx, by), (tx, ty) = pose.project(np.array([(d.x_mm, d.y_mm, -board_thickness),
+                                                    (d.x_mm, d.y_mm, -board_thickness - h)]))
         col = colours.get(d.player, (0, 0, 255))
         cv2.line(out, (int(bx), int(by)), (int(tx), int(ty)), (0, 0, 255), 1)
         cv2.circle(out, (int(bx), int(by)), 7 if d.big else 4, col, 2)
@@ -227,19 +228,36 @@ def draw_pawns(image: Any, model: Any, detections: Sequence[PawnDetection]) -> A
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the pawn stage alone on one frame."""
+    """Run the pawn stage alone on one frame (tiles first: they are part of the expected background)."""
     import cv2
+    import numpy as np
 
-    from .reader import stage_context
+    from .appearance import DEFAULT_CONFIG as APPEARANCE
+    from .appearance import difference, stage_view
+    from .stagecli import parse_seats, seats_from_truth, stage_parser
+    from .tiles import DEFAULT_CONFIG as TILES
+    from .tiles import build_spot_templates, paint_expected, read_tiles
 
-    ctx = stage_context("vision.pawns", main.__doc__, argv)
-    if ctx is None:
+    args = stage_parser("vision.pawns", main.__doc__).parse_args(argv)
+    got = stage_view(args)
+    if got is None:
         return 2
-    for d in ctx.frame.detections:
+    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm = got
+    spots = build_spot_templates(TILES, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted)
+    reading = read_tiles(TILES, log_norm, spots)
+    expected = log_art.copy()
+    paint_expected(expected, spots, reading)
+    fg = difference(APPEARANCE, log_norm, expected)
+    seats = parse_seats(args.seats) or seats_from_truth(args.image)
+    players = list(seats.values()) if seats else list(comps.pawn_bgr())
+    refs = {p: np.log(np.array(comps.pawn_bgr()[p], np.float32) + APPEARANCE.offset) for p in players}
+    kernels = build_stone_kernels(DEFAULT_CONFIG, board, view, comps)
+    dets = read_pawns(DEFAULT_CONFIG, fg, log_norm, kernels, board, refs, view.ppm)
+    for d in dets:
         print(f"{d.stone or 'crowd':6s} {d.player:6s} {'big' if d.big else 'small':5s} cover {d.cover:.2f} "
               f"colour distance {d.colour_distance:.2f} at ({d.x_mm:.0f}, {d.y_mm:.0f}) mm")
-    if ctx.args.overlay:
-        cv2.imwrite(ctx.args.overlay, draw_pawns(ctx.image, ctx.model, ctx.frame.detections))
+    if args.overlay:
+        cv2.imwrite(args.overlay, draw_pawns(image, pose, comps, dets))
     return 0
 
 

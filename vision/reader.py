@@ -22,9 +22,10 @@ from typing import Any, Mapping
 from calibration.registration import RegistrationConfig, register_board
 from engine.observation import Observation, PawnObservation
 
-from .appearance import AppearanceConfig, difference, log_image, normalise
+from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
+from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
 from .pawns import PawnConfig, PawnDetection, build_stone_kernels, read_pawns
 from .tiles import TileConfig, TileReading, build_spot_templates, paint_expected, read_tiles
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
@@ -48,26 +49,6 @@ class ReaderConfig:
 DEFAULT_READER_CONFIG = ReaderConfig()
 
 
-def read_image(path: str | Path) -> Any:
-    """A frame file decoded to BGR; camera.session.FrameError (naming the file) when it cannot be."""
-    from camera.session import FrameError, decode_jpeg
-
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise FrameError(f"cannot read image: {exc.strerror or exc}", source=str(p)) from None
-    if p.suffix.lower() in (".jpg", ".jpeg"):
-        return decode_jpeg(data, source=str(p))
-    import cv2
-    import numpy as np
-
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise FrameError("cannot decode image", source=str(p))
-    return img
-
-
 @dataclass(frozen=True, eq=False)
 class BoardModel:
     """Everything about one registration that frames share (built once)."""
@@ -88,18 +69,9 @@ class BoardModel:
 def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
                 components: Components) -> BoardModel:
     """Pose, view, art and templates of one registration (see the module docstring)."""
-    import cv2
-
     t0 = time.perf_counter()
-    pose = estimate_pose(config.geometry, calibration, registration)
-    view = board_view(config.geometry, pose, board.size_mm, registration.image_size)
-    art_img = components.image(f"board-{board.name}")
-    if art_img is None:
-        from .components import ComponentsError
-
-        raise ComponentsError(f"no art for board {board.name!r} (board-{board.name}.png)", source=str(components.folder))
-    art = cv2.resize(art_img[0], view.size_px, interpolation=cv2.INTER_AREA)
-    log_art = log_image(config.appearance, art)
+    pose, view, art, log_art = prepare_view(config.geometry, config.appearance, calibration, registration, board,
+                                            components)
     spots = build_spot_templates(config.tiles, board, components, art, config.appearance.offset, view.ppm,
                                  view.lifted)
     kernels = build_stone_kernels(config.pawns, board, view, components)
@@ -235,41 +207,3 @@ class Reader:
         return out, conf
 
 
-# ---------------------------------------------------------------------------- stage command lines
-
-@dataclass
-class StageContext:
-    args: Any
-    image: Any
-    model: BoardModel
-    frame: FrameReading
-
-
-def stage_context(prog: str, doc: str | None, argv: list[str] | None) -> StageContext | None:
-    """Parse a stage's command line, read the frame once through the reader (None after printing why)."""
-    import sys
-
-    from .stagecli import calibration_for, load_board, parse_seats, seats_from_truth, stage_parser
-    from camera.session import FrameError
-
-    args = stage_parser(prog, doc).parse_args(argv)
-    try:
-        image = read_image(args.image)
-    except FrameError as exc:
-        print(str(exc), file=sys.stderr)
-        return None
-    cal = calibration_for(args.image, args.calibration, args.board, args.no_lens)
-    board = load_board(cal, args.board)
-    if board is None:
-        print(f"{args.image}: no board (card game calibration); pass --board", file=sys.stderr)
-        return None
-    seats = parse_seats(args.seats) or seats_from_truth(args.image)
-    reader = Reader(cal, board=board, seats=seats, components=load_components(args.components))
-    frame = reader.read(image)
-    if reader.model is None:
-        print(f"{args.image}: not read: {frame.observation.reason} {frame.observation.extra.get('detail', '')}",
-              file=sys.stderr)
-        return None
-    print(f"usable={frame.observation.usable} reason={frame.observation.reason} "
-          f"timings={ {k: round(v, 1) for k, v in frame.timings.items()} }")
-    return StageContext(args, image, reader.model, frame)

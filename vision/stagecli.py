@@ -109,8 +109,6 @@ def load_stage_inputs(args: argparse.Namespace):
     from calibration.registration import DEFAULT_CONFIG, register_board
     from camera.session import FrameError
 
-    from .reader import read_image
-
     try:
         image = read_image(args.image)
     except FrameError as exc:
@@ -120,3 +118,23 @@ def load_stage_inputs(args: argparse.Namespace):
     board = load_board(cal, args.board)
     reg = register_board(DEFAULT_CONFIG, cal, image)
     return image, cal, board, reg
+
+
+def read_image(path: str | Path) -> Any:
+    """A frame file decoded to BGR; camera.session.FrameError (naming the file) when it cannot be."""
+    from camera.session import FrameError, decode_jpeg
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise FrameError(f"cannot read image: {exc.strerror or exc}", source=str(p)) from None
+    if p.suffix.lower() in (".jpg", ".jpeg"):
+        return decode_jpeg(data, source=str(p))
+    import cv2
+    import numpy as np
+
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        raise FrameError("cannot decode image", source=str(p))
+    return img

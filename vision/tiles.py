@@ -161,14 +161,13 @@ def paint_expected(log_expected: Any, templates: Mapping[str, SpotTemplates], re
         log_expected[y0:y1, x0:x1] = t.full[reading.chosen[sid]]
 
 
-def draw_tiles(image: Any, model: Any, reading: TileReading) -> Any:
+def draw_tiles(image: Any, pose: Any, board: Any, reading: TileReading, board_thickness: float = 3.0) -> Any:
     """Overlay: each tile spot's code at its place in the frame."""
     import cv2
     import numpy as np
 
     out = image.copy()
-    pts = model.pose.project(np.array([(model.board.stones[s].x, model.board.stones[s].y, -model.board_thickness)
-                                       for s in reading.tiles]))
+    pts = pose.project(np.array([(board.stones[s].x, board.stones[s].y, -board_thickness) for s in reading.tiles]))
     for (sid, code), (x, y) in zip(reading.tiles.items(), pts):
         colour = (0, 255, 0) if reading.margins[sid] >= DEFAULT_CONFIG.sure_margin else (0, 128, 255)
         cv2.circle(out, (int(x), int(y)), 6, colour, 2)
@@ -181,16 +180,21 @@ def main(argv: list[str] | None = None) -> int:
     """Run the tile stage alone on one frame."""
     import cv2
 
-    from .reader import stage_context
+    from .appearance import DEFAULT_CONFIG as APPEARANCE
+    from .appearance import stage_view
+    from .stagecli import stage_parser
 
-    ctx = stage_context("vision.tiles", main.__doc__, argv)
-    if ctx is None:
+    args = stage_parser("vision.tiles", main.__doc__).parse_args(argv)
+    got = stage_view(args)
+    if got is None:
         return 2
-    reading = ctx.frame.tiles
+    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm = got
+    spots = build_spot_templates(DEFAULT_CONFIG, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted)
+    reading = read_tiles(DEFAULT_CONFIG, log_norm, spots)
     for sid, code in reading.tiles.items():
         print(f"{sid:5s} {code or '-':12s} margin {reading.margins[sid]:.3f}")
-    if ctx.args.overlay:
-        cv2.imwrite(ctx.args.overlay, draw_tiles(ctx.image, ctx.model, reading))
+    if args.overlay:
+        cv2.imwrite(args.overlay, draw_tiles(image, pose, board, reading))
     return 0
 
 

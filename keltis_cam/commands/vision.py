@@ -94,8 +94,9 @@ def overlay(image, reader, reading):
     if reader.model is None or reading.tiles is None:
         out = draw_registration(image, reader.calibration, reader.registration) if reader.registration else image.copy()
     else:
-        out = draw_tiles(image, reader.model, reading.tiles)
-        out = draw_pawns(out, reader.model, reading.detections)
+        m = reader.model
+        out = draw_tiles(image, m.pose, m.board, reading.tiles, m.board_thickness)
+        out = draw_pawns(out, m.pose, m.components, reading.detections, m.board_thickness)
     import cv2
 
     text = "usable" if reading.observation.usable else f"NOT usable: {reading.observation.reason}"
