@@ -193,9 +193,9 @@ def board_view(config: GeometryConfig, pose: Pose, board_size_mm: tuple[float, f
     z = -config.board_thickness_mm
     pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], 1)
     coarse = pose.project(pts).reshape(ch, cw, 2).astype(np.float32)
-    # coarse node j sits at view pixel j*step: resize with matching corners
-    big = cv2.resize(coarse, ((cw - 1) * step + 1, (ch - 1) * step + 1), interpolation=cv2.INTER_LINEAR)
-    img = np.ascontiguousarray(big[:vh, :vw])
+    # coarse node j sits at view pixel j*step: interpolate with corners aligned (cv2.resize would not)
+    ux, uy = np.meshgrid(np.arange(vw, dtype=np.float32) / step, np.arange(vh, dtype=np.float32) / step)
+    img = cv2.remap(coarse, ux, uy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     w, h = image_size
     inside = (img[..., 0] >= 0) & (img[..., 0] <= w - 1) & (img[..., 1] >= 0) & (img[..., 1] <= h - 1)
     map1, map2 = cv2.convertMaps(img[..., 0], img[..., 1], cv2.CV_16SC2)

@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     got = stage_view(args)
     if got is None:
         return 2
-    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm = got
-    spots = build_spot_templates(TILES, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted)
+    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm, sigma = got
+    spots = build_spot_templates(TILES, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted, sigma)
     reading = read_tiles(TILES, log_norm, spots)
     expected = log_art.copy()
     paint_expected(expected, spots, reading)

@@ -27,7 +27,8 @@ from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
 from .pawns import PawnConfig, PawnDetection, build_stone_kernels, read_pawns
-from .tiles import TileConfig, TileReading, build_spot_templates, paint_expected, read_tiles
+from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
+                    refine_tiles)
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
 
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
@@ -62,6 +63,7 @@ class BoardModel:
     log_art: Any = field(repr=False)
     spots: Mapping[str, Any] = field(repr=False, default_factory=dict)
     kernels: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    fine: Any = field(repr=False, default=None)
     board_thickness: float = 3.0
     build_ms: float = 0.0
 
@@ -70,12 +72,14 @@ def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registrati
                 components: Components) -> BoardModel:
     """Pose, view, art and templates of one registration (see the module docstring)."""
     t0 = time.perf_counter()
-    pose, view, art, log_art = prepare_view(config.geometry, config.appearance, calibration, registration, board,
+    pose, view, art, log_art, sigma = prepare_view(config.geometry, config.appearance, calibration, registration, board,
                                             components)
     spots = build_spot_templates(config.tiles, board, components, art, config.appearance.offset, view.ppm,
-                                 view.lifted)
+                                 view.lifted, sigma)
     kernels = build_stone_kernels(config.pawns, board, view, components)
-    return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels,
+    fine = build_fine_templates(config.tiles, board, components, pose, view.ppm, config.appearance.offset,
+                                config.geometry.board_thickness_mm)
+    return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine,
                       config.geometry.board_thickness_mm, (time.perf_counter() - t0) * 1000)
 
 
@@ -164,12 +168,13 @@ class Reader:
         t0 = time.perf_counter()
         view = m.view.warp(image)
         t1 = time.perf_counter()
-        norm, _gain = normalise(cfg.appearance, view, m.art, m.view.ppm)
+        norm, gain = normalise(cfg.appearance, view, m.art, m.view.ppm)
         log_norm = log_image(cfg.appearance, norm)
         if cfg.appearance.blur_px > 1:
             log_norm = cv2.blur(log_norm, (cfg.appearance.blur_px, cfg.appearance.blur_px))
         t2 = time.perf_counter()
         tiles = read_tiles(cfg.tiles, log_norm, m.spots)
+        tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles)
         expected = m.log_art.copy()
         paint_expected(expected, m.spots, tiles)
         t3 = time.perf_counter()

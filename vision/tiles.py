@@ -30,6 +30,13 @@ class TileConfig:
     cap: float = 0.5              # per-pixel error cap (log colour, summed over channels)
     sure_margin: float = 0.04     # best-vs-second mean error margin for full confidence
     pile_lift_mm: float = 6.0     # a wish-stone pile's top is about this high
+    blur_px: int = 3              # the coarse templates get the blur the view gets (vision.appearance)
+    fine_prefix: str = "points-"  # codes that differ only in their middle: read again, finer
+    fine_ppm: float = 4.0         # resolution of the second look
+    fine_radius_mm: float = 8.0   # the printed numeral's disc
+    fine_angles_deg: tuple[float, ...] = tuple(float(a) for a in range(-33, 34, 3))
+    fine_shift_px: int = 1        # +- pixels searched in the second look
+    fine_blur: float = 0.8        # template blur (sigma) in frame pixels: lens, demosaicing and JPEG
 
 
 DEFAULT_CONFIG = TileConfig()
@@ -74,7 +81,7 @@ def _rotated(art: Any, alpha: Any, src_ppm: float, diameter: float, ppm: float, 
 
 
 def build_spot_templates(config: TileConfig, board: Any, components: Any, art_view: Any, log_offset: float,
-                         ppm: float, lifted=None) -> dict[str, SpotTemplates]:
+                         ppm: float, lifted=None, blur_sigma: float = 0.0) -> dict[str, SpotTemplates]:
     """Every spot's candidates (see the module docstring): done once per registration."""
     import numpy as np
 
@@ -121,9 +128,17 @@ def build_spot_templates(config: TileConfig, board: Any, components: Any, art_vi
                 sub_a = a[ys0 - py0:ys1 - py0, xs0 - px0:xs1 - px0]
                 sub_m = m[ys0 - py0:ys1 - py0, xs0 - px0:xs1 - px0][..., None]
                 comp[ys0:ys1, xs0:xs1] = comp[ys0:ys1, xs0:xs1] * (1 - sub_m) + sub_a * sub_m
+                if blur_sigma > 0.3:   # the frame's resolution (the base art is blurred alike)
+                    import cv2
+
+                    comp = cv2.GaussianBlur(comp, (0, 0), blur_sigma)
                 labels.append((code, ang))
                 fulls.append(comp)
         full = np.log(np.stack(fulls) + log_offset).astype(np.float32)
+        if config.blur_px > 1:
+            import cv2
+
+            full = np.stack([cv2.blur(f, (config.blur_px, config.blur_px)) for f in full])
         out[sid] = SpotTemplates(sid, kind, tuple(labels), full[:, sel], yy[sel], xx[sel], full, (y0, y1, x0, x1))
     return out
 
@@ -152,6 +167,106 @@ def read_tiles(config: TileConfig, log_norm: Any, templates: Mapping[str, SpotTe
     if margins:
         conf = float(min(1.0, max(0.0, min(margins.values()) / config.sure_margin)) * 0.5 + 0.5)
     return TileReading(tiles, piles, chosen, margins, conf)
+
+
+@dataclass(frozen=True, eq=False)
+class FineTemplates:
+    """The second look at spots whose best code is in the fine family: one remap of every spot's
+    numeral disc (a mosaic) and each code's rotated, resolution-matched templates."""
+
+    spots: tuple[str, ...]
+    map1: Any = field(repr=False)
+    map2: Any = field(repr=False)
+    n: int = 0                       # side of one spot's patch (px)
+    labels: tuple[str, ...] = ()
+    log_templates: Any = field(repr=False, default=None)   # spots x codes x angles x P x 3
+    sel: Any = field(repr=False, default=None)             # P pixels of the disc (bool n x n)
+    view_px: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def build_fine_templates(config: TileConfig, board: Any, components: Any, pose: Any, view_ppm: float,
+                         log_offset: float, board_thickness: float) -> FineTemplates | None:
+    """Done once per registration: where each numeral disc lies in the frame and what it should show."""
+    import cv2
+    import numpy as np
+
+    codes = [c for c in board.tile_set if c.startswith(config.fine_prefix)]
+    if len(codes) < 2:
+        return None
+    spots = tuple(board.tile_spots)
+    half = config.fine_radius_mm + config.fine_shift_px / config.fine_ppm
+    n = int(math.ceil(2 * half * config.fine_ppm))
+    offs = (np.arange(n) + 0.5) / config.fine_ppm - n / (2 * config.fine_ppm)
+    gx, gy = np.meshgrid(offs, offs)
+    z = -board_thickness - float(components.catalogue["tile"].get("thickness", 2.0))
+    maps = []
+    sigmas = []
+    for sid in spots:
+        s = board.stones[sid]
+        pts = np.stack([s.x + gx.ravel(), s.y + gy.ravel(), np.full(gx.size, z)], 1)
+        img = pose.project(pts).reshape(n, n, 2).astype(np.float32)
+        maps.append(img)
+        # frame pixels per mm at the spot: blur the templates to the frame's resolution
+        px_per_mm = float(np.hypot(*(img[n // 2, n // 2 + 1] - img[n // 2, n // 2 - 1]))) * config.fine_ppm / 2
+        sigmas.append(max(0.0, config.fine_blur * config.fine_ppm / max(px_per_mm, 0.2)))
+    mosaic = np.concatenate(maps, axis=0)
+    map1, map2 = cv2.convertMaps(mosaic[..., 0], mosaic[..., 1], cv2.CV_16SC2)
+    rr = np.hypot(gx, gy)
+    inner = n - 2 * config.fine_shift_px
+    sel = rr[config.fine_shift_px:config.fine_shift_px + inner, config.fine_shift_px:config.fine_shift_px + inner] \
+        <= config.fine_radius_mm
+    d = components.tile_diameter
+    tpl = np.zeros((len(spots), len(codes), len(config.fine_angles_deg), int(sel.sum()), 3), np.float32)
+    for ci, code in enumerate(codes):
+        art, alpha = components.image(f"tile-{code}")
+        for ai, ang in enumerate(config.fine_angles_deg):
+            a, _m = _rotated(art, alpha, components.tile_ppm, d, config.fine_ppm, ang)
+            c0 = (a.shape[0] - inner) // 2
+            crop = a[c0:c0 + inner, c0:c0 + inner]
+            for si, sg in enumerate(sigmas):
+                blurred = cv2.GaussianBlur(crop, (0, 0), sg) if sg > 0.3 else crop
+                tpl[si, ci, ai] = np.log(blurred[sel] + log_offset)
+    view_px = {sid: (int(board.stones[sid].y * view_ppm), int(board.stones[sid].x * view_ppm)) for sid in spots}
+    return FineTemplates(spots, map1, map2, n, tuple(codes), tpl, sel, view_px)
+
+
+def refine_tiles(config: TileConfig, fine: FineTemplates | None, image: Any, gain: Any, log_offset: float,
+                 reading: TileReading) -> TileReading:
+    """The second look: spots read as a code of the fine family are compared again, finer."""
+    import cv2
+    import numpy as np
+
+    if fine is None:
+        return reading
+    todo = [i for i, sid in enumerate(fine.spots) if (reading.tiles.get(sid) or "").startswith(config.fine_prefix)]
+    if not todo:
+        return reading
+    mosaic = cv2.remap(image, fine.map1, fine.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    tiles = dict(reading.tiles)
+    margins = dict(reading.margins)
+    n, sh = fine.n, config.fine_shift_px
+    inner = n - 2 * sh
+    for i in todo:
+        sid = fine.spots[i]
+        gy, gx = fine.view_px[sid]
+        yy, xx = min(gy, gain[0].shape[0] - 1), min(gx, gain[0].shape[1] - 1)
+        g, o = gain[0][yy, xx], gain[1][yy, xx]
+        patch = np.log(np.maximum(mosaic[i * n:(i + 1) * n].astype(np.float32) - o, 0) / np.maximum(g, 1e-3)
+                       + log_offset)
+        best = None
+        for dy in range(-sh, sh + 1):
+            for dx in range(-sh, sh + 1):
+                p = patch[sh + dy:sh + dy + inner, sh + dx:sh + dx + inner][fine.sel]
+                err = np.minimum(np.abs(fine.log_templates[i] - p).sum(axis=-1), config.cap).mean(axis=-1)
+                per_code = err.min(axis=1)
+                if best is None:
+                    best = per_code
+                else:
+                    best = np.minimum(best, per_code)
+        order = np.argsort(best)
+        tiles[sid] = fine.labels[int(order[0])]
+        margins[sid] = min(margins[sid], float(best[order[1]] - best[order[0]]))
+    return TileReading(tiles, reading.piles, reading.chosen, margins, reading.confidence)
 
 
 def paint_expected(log_expected: Any, templates: Mapping[str, SpotTemplates], reading: TileReading) -> None:
@@ -188,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     got = stage_view(args)
     if got is None:
         return 2
-    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm = got
-    spots = build_spot_templates(DEFAULT_CONFIG, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted)
+    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm, sigma = got
+    spots = build_spot_templates(DEFAULT_CONFIG, board, comps, art, APPEARANCE.offset, view.ppm, view.lifted, sigma)
     reading = read_tiles(DEFAULT_CONFIG, log_norm, spots)
     for sid, code in reading.tiles.items():
         print(f"{sid:5s} {code or '-':12s} margin {reading.margins[sid]:.3f}")
