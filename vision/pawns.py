@@ -36,8 +36,11 @@ class PawnConfig:
     cover_small: float = 0.62          # coverage of the visible part for a small pawn
     cover_big: float = 0.80            # ... for a big pawn (a small one covers ~0.7 of a big silhouette)
     max_per_stone: int = 8
-    colour_lum_tol: float = 0.35       # brightness (log) a pawn's shading may move its colour freely
+    colour_lum_tol: float = 0.12       # brightness (log) of a pawn's lit side may differ this much freely
+    lit_percentile: float = 35       # the pawn's lit side
     colour_lum_weight: float = 0.8
+    pixel_colour_gate: float = 0.6    # a difference pixel farther than this from every pawn colour is not a pawn
+    pixel_lum_tol: float = 0.6         # ... brightness tolerance per pixel (shading spans more than the median)
     profile: tuple[tuple[float, float], ...] = (   # (height share, radius share of the base width)
         (0.0, 0.5), (0.12, 0.5), (0.45, 0.43), (0.62, 0.36), (0.72, 0.38), (0.8, 0.33), (0.92, 0.26), (1.0, 0.1))
 
@@ -120,18 +123,44 @@ def build_stone_kernels(config: PawnConfig, board: Any, view: Any, components: A
 
 
 def _colour_of(config: PawnConfig, log_pixels: Any, references: Mapping[str, Any]) -> tuple[str, float]:
+    """The player whose pawn colour best explains the pixels: chroma from their median, brightness from
+    their lit side (a high percentile: the lamp darkens a turned pawn's far side, never brightens it
+    beyond its colour much)."""
     import numpy as np
 
-    med = np.median(log_pixels, axis=0)
+    lum_px = log_pixels.mean(axis=1)
+    chroma_med = np.median(log_pixels - lum_px[:, None], axis=0)
+    lit = float(np.percentile(lum_px, config.lit_percentile))
     best, best_d = None, math.inf
     for player, ref in references.items():
-        d = med - ref
-        lum = d.mean()
-        chroma = float(np.sqrt(((d - lum) ** 2).sum()))
-        dist = chroma + config.colour_lum_weight * max(0.0, abs(lum) - config.colour_lum_tol)
+        ref_lum = float(ref.mean())
+        chroma = float(np.sqrt(((chroma_med - (ref - ref_lum)) ** 2).sum()))
+        dist = chroma + config.colour_lum_weight * max(0.0, abs(lit - ref_lum) - config.colour_lum_tol)
         if dist < best_d:
             best, best_d = player, dist
     return best, best_d
+
+
+def pawn_coloured(config: PawnConfig, fg: Any, log_norm: Any, references: Mapping[str, Any]) -> Any:
+    """The difference map kept only where a pixel's colour could be one of the players' pawns
+    (chroma near a pawn colour, brightness within the shading a lamp puts on a turned pawn)."""
+    import numpy as np
+
+    ys, xs = np.nonzero(fg)
+    out = np.zeros_like(fg)
+    if len(ys) == 0:
+        return out
+    px = log_norm[ys, xs]                                        # N x 3
+    best = np.full(len(ys), np.inf, np.float32)
+    for ref in references.values():
+        d = px - ref
+        lum = d.mean(axis=1)
+        chroma = np.sqrt(((d - lum[:, None]) ** 2).sum(axis=1))
+        dist = chroma + config.colour_lum_weight * np.maximum(0.0, np.abs(lum) - config.pixel_lum_tol)
+        best = np.minimum(best, dist)
+    keep = best <= config.pixel_colour_gate
+    out[ys[keep], xs[keep]] = 1.0
+    return out
 
 
 def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str, StoneKernels], board: Any,
@@ -145,8 +174,9 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
     explained = np.zeros_like(fg)
     dets: list[tuple[float, float, bool, float, Any]] = []
     ids = list(kernels)
-    # the start stone's crowd first, so pawns of the crowd never look like a neighbour's
-    ids.sort(key=lambda sid: board.stones[sid].kind != "start")
+    # path stones first; the start stone's crowd (never listed) last, so it cannot swallow a pawn
+    # standing on a first-row stone next to it
+    ids.sort(key=lambda sid: board.stones[sid].kind == "start")
     for sid in ids:
         k = kernels[sid]
         y0, y1, x0, x1 = k.box
