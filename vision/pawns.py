@@ -30,7 +30,7 @@ class PawnConfig:
     """Every threshold of pawn reading."""
 
     search_radius_mm: float = 14.0     # base positions searched around each stone's centre
-    on_stone_margin_mm: float = 9.0    # a base this far outside a stone's rim still stands on it
+    on_stone_margin_mm: float = 6.0    # a base this far outside a stone's rim still stands on it
     min_pixels_frac: float = 0.35      # a stone needs difference pixels worth this share of a small pawn
     min_visible: float = 0.40          # share of a silhouette that must be visible and unexplained
     cover_small: float = 0.62          # coverage of the visible part for a small pawn
@@ -164,7 +164,7 @@ def pawn_coloured(config: PawnConfig, fg: Any, log_norm: Any, references: Mappin
 
 
 def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str, StoneKernels], board: Any,
-               references: Mapping[str, Any], ppm: float) -> list[PawnDetection]:
+               references: Mapping[str, Any], ppm: float, known: Any = None) -> list[PawnDetection]:
     """Every pawn standing on the board (see the module docstring); `references` are the log colours
     (offset as in vision.appearance) of the players in play."""
     import cv2
@@ -172,6 +172,9 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
 
     fg_u = fg.copy()
     explained = np.zeros_like(fg)
+    if known is not None:   # pixels explained by other pieces (wish-stone piles): they may hide a pawn's foot
+        fg_u[known > 0] = 0.0
+        explained[known > 0] = 1.0
     dets: list[tuple[float, float, bool, float, Any]] = []
     ids = list(kernels)
     # path stones first; the start stone's crowd (never listed) last, so it cannot swallow a pawn
@@ -234,6 +237,25 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         on = d[j] <= s.r + config.on_stone_margin_mm and s.kind != "start"
         out.append(PawnDetection(s.id if on else None, player, big, x, y, c, dist))
     return out
+
+
+def pile_mask(board: Any, view: Any, components: Any, piles: Mapping[str, bool], pile_height_mm: float = 12.5,
+              margin_mm: float = 1.5) -> Any:
+    """The view pixels a wish-stone pile covers (its top and side, lifted by the camera's parallax)."""
+    import cv2
+    import numpy as np
+
+    W, H = view.size_px
+    mask = np.zeros((H, W), np.uint8)
+    r0 = components.wish_diameter / 2 + margin_mm
+    for sid, present in piles.items():
+        if not present:
+            continue
+        s = board.stones[sid]
+        for h in np.linspace(0.0, pile_height_mm, 6):
+            x, y, k = view.lifted(s.x, s.y, float(h))
+            cv2.circle(mask, (int(round(x * view.ppm)), int(round(y * view.ppm))), int(round(r0 * k * view.ppm)), 1, -1)
+    return mask
 
 
 def draw_pawns(image: Any, pose: Any, components: Any, detections: Sequence[PawnDetection],

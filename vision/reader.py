@@ -26,7 +26,7 @@ from .appearance import AppearanceConfig, difference, log_image, normalise, prep
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
-from .pawns import PawnConfig, PawnDetection, build_stone_kernels, pawn_coloured, read_pawns
+from .pawns import PawnConfig, PawnDetection, build_stone_kernels, pawn_coloured, pile_mask, read_pawns
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
@@ -179,7 +179,8 @@ class Reader:
         paint_expected(expected, m.spots, tiles)
         t3 = time.perf_counter()
         fg = pawn_coloured(cfg.pawns, difference(cfg.appearance, log_norm, expected), log_norm, self.references)
-        dets = read_pawns(cfg.pawns, fg, log_norm, m.kernels, m.board, self.references, m.view.ppm)
+        known = pile_mask(m.board, m.view, m.components, tiles.piles) if tiles.piles and any(tiles.piles.values()) else None
+        dets = read_pawns(cfg.pawns, fg, log_norm, m.kernels, m.board, self.references, m.view.ppm, known)
         t4 = time.perf_counter()
         timings.update(warp=(t1 - t0) * 1000, normalise=(t2 - t1) * 1000, tiles=(t3 - t2) * 1000,
                        pawns=(t4 - t3) * 1000)
