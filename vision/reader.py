@@ -38,7 +38,9 @@ PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
 class ReaderConfig:
     """The configs of every stage the reader runs."""
 
-    registration: RegistrationConfig = RegistrationConfig()
+    # a marker a little off its place (or a registration from three markers) still reads: the board view
+    # is checked against the art anyway
+    registration: RegistrationConfig = RegistrationConfig(max_reprojection_px=5.0)
     geometry: GeometryConfig = GeometryConfig()
     appearance: AppearanceConfig = AppearanceConfig()
     tiles: TileConfig = TileConfig()
@@ -174,7 +176,7 @@ class Reader:
             log_norm = cv2.blur(log_norm, (cfg.appearance.blur_px, cfg.appearance.blur_px))
         t2 = time.perf_counter()
         tiles = read_tiles(cfg.tiles, log_norm, m.spots)
-        tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles)
+        tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
         expected = m.log_art.copy()
         paint_expected(expected, m.spots, tiles)
         t3 = time.perf_counter()

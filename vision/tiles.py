@@ -26,13 +26,14 @@ class TileConfig:
 
     angles_deg: tuple[float, ...] = (-30.0, -20.0, -10.0, 0.0, 10.0, 20.0, 30.0)
     margin_mm: float = 1.5        # compared disc = the tile's radius plus this
-    stride: int = 1               # compare every n-th view pixel (in x and y)
+    stride: int = 2               # compare every n-th view pixel (in x and y)
     cap: float = 0.5              # per-pixel error cap (log colour, summed over channels)
     sure_margin: float = 0.04     # best-vs-second mean error margin for full confidence
     pile_lift_mm: float = 6.0     # a wish-stone pile's top is about this high
     blur_px: int = 3              # the coarse templates get the blur the view gets (vision.appearance)
     fine_prefix: str = "points-"  # codes that differ only in their middle: read again, finer
-    fine_ppm: float = 4.0         # resolution of the second look
+    fine_angle_window_deg: float = 7.0   # second look: angles this close to the first look's
+    fine_ppm: float = 3.0         # resolution of the second look
     fine_radius_mm: float = 8.0   # the printed numeral's disc
     fine_angles_deg: tuple[float, ...] = tuple(float(a) for a in range(-33, 34, 3))
     fine_shift_px: int = 1        # +- pixels searched in the second look
@@ -231,7 +232,7 @@ def build_fine_templates(config: TileConfig, board: Any, components: Any, pose: 
 
 
 def refine_tiles(config: TileConfig, fine: FineTemplates | None, image: Any, gain: Any, log_offset: float,
-                 reading: TileReading) -> TileReading:
+                 reading: TileReading, spots: Mapping[str, SpotTemplates] | None = None) -> TileReading:
     """The second look: spots read as a code of the fine family are compared again, finer."""
     import cv2
     import numpy as np
@@ -253,11 +254,19 @@ def refine_tiles(config: TileConfig, fine: FineTemplates | None, image: Any, gai
         g, o = gain[0][yy, xx], gain[1][yy, xx]
         patch = np.log(np.maximum(mosaic[i * n:(i + 1) * n].astype(np.float32) - o, 0) / np.maximum(g, 1e-3)
                        + log_offset)
+        # only the angles near the one the first look found (the tile's rim and background fix it)
+        angles = np.arange(len(config.fine_angles_deg))
+        if spots is not None and sid in spots:
+            a0 = spots[sid].labels[reading.chosen[sid]][1]
+            near = [k for k, a in enumerate(config.fine_angles_deg) if abs(a - a0) <= config.fine_angle_window_deg]
+            if near:
+                angles = np.array(near)
+        tpl = fine.log_templates[i][:, angles]
         best = None
         for dy in range(-sh, sh + 1):
             for dx in range(-sh, sh + 1):
                 p = patch[sh + dy:sh + dy + inner, sh + dx:sh + dx + inner][fine.sel]
-                err = np.minimum(np.abs(fine.log_templates[i] - p).sum(axis=-1), config.cap).mean(axis=-1)
+                err = np.minimum(np.abs(tpl - p).sum(axis=-1), config.cap).mean(axis=-1)
                 per_code = err.min(axis=1)
                 if best is None:
                     best = per_code

@@ -31,7 +31,7 @@ class UsableConfig:
     """Every threshold of the usable-frame decision."""
 
     size: tuple[int, int] = (320, 180)
-    dark_gain: float = 0.28            # board brightness / art brightness below this: too dark
+    dark_gain: float = 0.13            # board brightness / art brightness below this: too dark
     dark_level: float = 45.0           # without a registration: 99th percentile of grey below this
     offset: float = 12.0
     chroma_min: float = 0.35
@@ -40,6 +40,13 @@ class UsableConfig:
     open_mm: float = 34.0              # opening kernel: larger than a pawn's or tile's footprint
     hand_min_area_mm2: float = 2500.0  # a hand's palm is ~ 80 x 90 mm; a tile is 490 mm²
     edge_band_mm: float = 30.0
+    quantiles: tuple[float, float] = (20.0, 80.0)  # the board's contrast (a glare's veil lowers it)
+    seat_band_mm: tuple[float, float] = (-40.0, 20.0)  # across each seat's far edge (inside -, outside +)
+    seat_bin_mm: float = 10.0
+    arm_max_mm: float = 220.0          # ... and at most this (a table's edge or a row of cards spans more)
+    arm_min_mm: float = 50.0           # an arm crossing a seat's edge is at least this wide
+    table_chroma: float = 0.22         # a band pixel this far from the table's colour is not table
+    table_lum: float = 0.45
 
 
 DEFAULT_CONFIG = UsableConfig()
@@ -57,6 +64,7 @@ class UsableModel:
     open_kernel: Any = field(repr=False)
     edge_bands: dict[str, Any] = field(repr=False, default_factory=dict)
     seats: tuple[str, ...] = ()
+    seat_bands: dict[str, Any] = field(repr=False, default_factory=dict)   # seat -> (bins x samples) pixel indices
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,80 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
         "north": inside & (mm[..., 1] < band), "south": inside & (mm[..., 1] > bh - band),
         "west": inside & (mm[..., 0] < band), "east": inside & (mm[..., 0] > bw - band)}
     seats = tuple(calibration.get("seats", {}).keys())
-    return UsableModel((sw, sh), inside, log_art, art_lum, mm_per_px, kernel, bands, seats)
+    seat_bands = _seat_bands(config, calibration, registration, (sw, sh), (sx, sy))
+    return UsableModel((sw, sh), inside, log_art, art_lum, mm_per_px, kernel, bands, seats, seat_bands)
+
+
+def _seat_bands(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, size: tuple[int, int],
+                scale: tuple[float, float]) -> dict[str, Any]:
+    """For each seat: small-image pixel indices of a band across its far edge (where the player's arm
+    comes in), as bins along the edge x samples across it; -1 where a sample falls outside the image."""
+    import math
+
+    import numpy as np
+
+    sw, sh = size
+    out = {}
+    for seat, rect in calibration.get("seats", {}).items():
+        f = math.radians(float(rect.get("facing", 0.0)))
+        # toward the player (away from the board) in the board frame: south (facing 0) is +y
+        toward = np.array([-math.sin(f), math.cos(f)])
+        along = np.array([math.cos(f), math.sin(f)])
+        x, y, w, h = (float(rect[k]) for k in ("x", "y", "w", "h"))
+        corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+        depth_c = corners @ toward
+        far = corners[np.argsort(-depth_c)[:2]]            # the two corners of the far edge
+        a0, a1 = sorted(far @ along)
+        d_far = float(depth_c.max())
+        n_bins = max(1, int((a1 - a0) // config.seat_bin_mm))
+        lo, hi = config.seat_band_mm
+        across = np.arange(lo, hi + 1e-6, 10.0)
+        pts = []
+        for i in range(n_bins):
+            a = a0 + (i + 0.5) * config.seat_bin_mm
+            for d in across:
+                pts.append(along * a + toward * (d_far + d))
+        img = registration.board_to_image(np.array(pts))
+        u = np.round((img[:, 0] + 0.5) / scale[0] - 0.5).astype(int)
+        v = np.round((img[:, 1] + 0.5) / scale[1] - 0.5).astype(int)
+        ok = (u >= 0) & (u < sw) & (v >= 0) & (v < sh)
+        idx = np.where(ok, v * sw + u, -1).reshape(n_bins, len(across))
+        out[seat] = idx
+    return out
+
+
+def _arm_seats(config: UsableConfig, model: UsableModel, small: Any) -> list[str]:
+    """Seats whose far-edge band is crossed by something that is not the table, wider than an arm."""
+    import numpy as np
+
+    flat = small.reshape(-1, 3).astype(np.float32)
+    logs = np.log(flat + config.offset)
+    pools = [idx[idx >= 0] for idx in model.seat_bands.values()]
+    pool = np.concatenate(pools) if pools else np.zeros(0, int)
+    if len(pool) < 20:
+        return []
+    # the table's colour from every seat's band together: arms cover a minority of them
+    table = np.median(logs[pool], axis=0)
+    seats = []
+    need = max(1, int(round(config.arm_min_mm / config.seat_bin_mm)))
+    for seat, idx in model.seat_bands.items():
+        valid = idx >= 0
+        if valid.sum() < need:
+            continue
+        d = logs[np.where(valid, idx, 0)] - table
+        lum = d.mean(axis=-1)
+        chroma = np.sqrt(((d - lum[..., None]) ** 2).sum(axis=-1))
+        odd = (chroma > config.table_chroma) | (np.abs(lum) > config.table_lum)
+        frac = np.where(valid, odd, False).sum(axis=1) / np.maximum(valid.sum(axis=1), 1)
+        run = best = 0
+        flags = frac > 0.5
+        for v in flags:
+            run = run + 1 if v else 0
+            best = max(best, run)
+        limit = int(round(config.arm_max_mm / config.seat_bin_mm))
+        if need <= best <= limit and flags.sum() <= best + need:
+            seats.append(seat)
+    return seats
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -134,11 +215,19 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any) -> 
     px = small[inside].astype(np.float32)
     if len(px) == 0:
         return UsableVerdict(True)
-    gain_c = np.median(px, axis=0) / np.maximum(np.median(np.exp(model.log_art[inside]) - config.offset, axis=0), 1)
-    gain = float(gain_c.mean())
-    if float(np.median(px.mean(axis=1))) / max(model.art_lum, 1.0) < config.dark_gain:
+    art_px = np.exp(model.log_art[inside]) - config.offset
+    lo, hi = config.quantiles
+    qv = np.percentile(px, [lo, 50, hi], axis=0)
+    qa = np.percentile(art_px, [lo, 50, hi], axis=0)
+    gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
+    off_c = qv[1] - gain_c * qa[1]
+    gain = float(np.median(px.mean(axis=1))) / max(model.art_lum, 1.0)
+    if gain < config.dark_gain:
         return UsableVerdict(False, "too-dark", gain=gain)
-    norm = small.astype(np.float32) / np.maximum(gain_c, 1e-3)
+    arms = _arm_seats(config, model, small)
+    if arms:
+        return UsableVerdict(False, "occluded", list(arms), gain=gain)
+    norm = np.maximum(small.astype(np.float32) - off_c, 0) / np.maximum(gain_c, 1e-3)
     d = np.log(norm + config.offset) - model.log_art
     lum = d.mean(axis=2)
     chroma = np.sqrt(((d - lum[..., None]) ** 2).sum(axis=2))
