@@ -85,7 +85,7 @@ def main() -> int:
           f"({sum(1 for p in obs.pawns or () if p.stone != 'start')} pawns on paths)")
     print(f"first registration: markers {reg_ms:.1f} ms + board model {model_ms:.1f} ms "
           f"+ usable model {usable_model_ms:.1f} ms = {reg_ms + model_ms + usable_model_ms:.1f} ms (target 300)")
-    print(f"per frame, registration known ({args.rounds} rounds, median ms; wall time of each stage):")
+    print(f"per frame, registration known ({args.rounds} rounds, median CPU ms per stage):")
     board_part = 0.0
     for k, v in stages.items():
         med = statistics.median(v)
