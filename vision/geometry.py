@@ -220,7 +220,8 @@ def draw_geometry(image: Any, pose: Pose, board: Any, board_thickness: float = 3
     import cv2
 
     out = image.copy()
-    for sid, pts in pawn_top_points(pose, board.stones, board_thickness=board_thickness).items():
+    stones = board.stones if board is not None else {}   # the card game: the pose only
+    for sid, pts in pawn_top_points(pose, stones, board_thickness=board_thickness).items():
         (bx, by), (sx, sy), (gx, gy) = pts
         cv2.circle(out, (int(bx), int(by)), 4, (255, 255, 0), -1)
         cv2.line(out, (int(bx), int(by)), (int(gx), int(gy)), (0, 0, 255), 1)
