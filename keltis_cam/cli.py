@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "keltis_cam.commands.calibrate",  # calibrate
     "keltis_cam.commands.sim",        # sim
     "keltis_cam.commands.serve",      # serve
+    "keltis_cam.commands.vision",     # analyze, eval
 )
 
 

@@ -1,0 +1,105 @@
+"""Board reader speed on one core: per stage, in milliseconds (CPU time, median of the rounds).
+
+    .venv/bin/python bench/vision_bench.py [--rounds 30] [--seed 4]
+
+A 2304x1296 frame of a 4-player NWNZ game half-way through (simulator, `sim render`'s renderer) is
+read `rounds` times with the registration known; the first registration (markers + the per-
+registration model: pose, board view maps, tile templates, pawn silhouettes) is timed once. The
+unusable-frame decision is timed on the frame already at 320x180 (the camera's preview stream).
+Peak memory is the process's maximum resident set size. OpenCV and BLAS run on one thread.
+
+Targets (issue 15): board part <= 25 ms median, first registration <= 300 ms, unusable decision
+<= 2 ms, peak memory <= 300 MB. A Raspberry Pi 5 core is about 3x slower than one core here.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from calibration.model import parse_calibration  # noqa: E402
+from calibration.registration import register_board  # noqa: E402
+from engine.board import bundled_board  # noqa: E402
+from vision.reader import DEFAULT_READER_CONFIG, Reader, board_model  # noqa: E402
+from vision.usable import DEFAULT_CONFIG as USABLE  # noqa: E402
+from vision.usable import build_usable_model, judge_small, small_image  # noqa: E402
+
+
+def cpu_ms(fn):
+    t0 = time.process_time()
+    out = fn()
+    return (time.process_time() - t0) * 1000, out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=4)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    # rendered in a child process, so the simulator's memory is not counted as the reader's
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "frame.jpg"
+        subprocess.run([sys.executable, "-m", "keltis_cam", "sim", "render", "--board", "nwnz", "--players", "4",
+                        "--seed", str(args.seed), "--progress", "0.5", "--out", str(out)], check=True,
+                       stdout=subprocess.DEVNULL)
+        image = cv2.imread(str(out), cv2.IMREAD_COLOR)
+        truth = json.loads(out.with_suffix(".json").read_text())
+    cal = parse_calibration(truth["render"]["calibration"])
+    seats = {s: v["player"] for s, v in (truth.get("seats") or truth["table"]["seats"]).items()}
+    board = bundled_board("nwnz")
+    reader = Reader(cal, board=board, seats=seats)
+    reader.read(image)    # warm: imports, component art, OpenCV's first calls
+
+    reg_ms, reg = cpu_ms(lambda: register_board(DEFAULT_READER_CONFIG.registration, cal, image))
+    model_ms, _m = cpu_ms(lambda: board_model(DEFAULT_READER_CONFIG, cal, reg, board, reader.components))
+    usable_model_ms, umodel = cpu_ms(lambda: build_usable_model(USABLE, cal, reg, board, reader.components))
+    stages: dict[str, list[float]] = {}
+    totals = []
+    for _ in range(args.rounds):
+        t0 = time.process_time()
+        reading = reader.read(image)
+        totals.append((time.process_time() - t0) * 1000)
+        for k, v in reading.timings.items():
+            stages.setdefault(k, []).append(v)
+    small = small_image(USABLE, image)
+    usable_times = [cpu_ms(lambda: judge_small(USABLE, umodel, small))[0] for _ in range(max(50, args.rounds))]
+    resize_times = [cpu_ms(lambda: small_image(USABLE, image))[0] for _ in range(20)]
+    obs = reading.observation
+    print(f"frame: 2304x1296, nwnz, 4 players, seed {args.seed}; usable={obs.usable} "
+          f"({sum(1 for p in obs.pawns or () if p.stone != 'start')} pawns on paths)")
+    print(f"first registration: markers {reg_ms:.1f} ms + board model {model_ms:.1f} ms "
+          f"+ usable model {usable_model_ms:.1f} ms = {reg_ms + model_ms + usable_model_ms:.1f} ms (target 300)")
+    print(f"per frame, registration known ({args.rounds} rounds, median CPU ms per stage):")
+    board_part = 0.0
+    for k, v in stages.items():
+        med = statistics.median(v)
+        print(f"  {k:10s} {med:7.2f}")
+        if k in ("warp", "normalise", "tiles", "pawns"):
+            board_part += med
+    print(f"  board part (warp+normalise+tiles+pawns) {board_part:.2f} ms (target 25); whole read (CPU) "
+          f"{statistics.median(totals):.2f} ms")
+    print(f"unusable decision on 320x180: {statistics.median(usable_times):.3f} ms median (target 2); "
+          f"the 2304x1296 -> 320x180 resize: {statistics.median(resize_times):.2f} ms")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS: {rss:.0f} MB (target 300)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

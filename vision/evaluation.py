@@ -1,0 +1,244 @@
+"""Measuring a reader against simulator truth: `keltis-cam eval DIR` (a `sim frames` folder).
+
+Element groups are registered in one place, `ELEMENT_GROUPS`: each knows how to count its
+elements and errors in one frame (truth vs reading). The board reader registers "pawns" and
+"tiles"; the card reader adds its groups (rows, discard tops) here and `eval` prints them too.
+
+A frame is read with what a table knows, never with its observed state: the frame's calibration
+(markers, seats and, unless `no_lens`, the lens), the game, board and who sits where.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+
+@dataclass(frozen=True)
+class ElementGroup:
+    """One kind of element: `count(truth_obs, read_obs) -> (elements, errors)` on usable frames."""
+
+    name: str
+    applies: Callable[[Mapping[str, Any]], bool]
+    count: Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[int, int]]
+
+
+def _pawn_key(p: Mapping[str, Any]) -> tuple[str, str, bool]:
+    return (p["stone"], p["player"], bool(p["big"]))
+
+
+def count_pawns(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Pawns as a multiset of (stone, player, big), the remaining ones on "start" included."""
+    t = Counter(_pawn_key(p) for p in truth.get("pawns") or [])
+    r = Counter(_pawn_key(p) for p in read.get("pawns") or [])
+    n = sum(t.values())
+    return n, n - sum((t & r).values())
+
+
+def count_tiles(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    t = truth.get("tiles") or {}
+    r = read.get("tiles") or {}
+    return len(t), sum(1 for spot, code in t.items() if r.get(spot, "?") != code)
+
+
+def _board_game(truth: Mapping[str, Any]) -> bool:
+    return truth.get("game") == "keltis" and truth.get("board") is not None
+
+
+#: Every element group `eval` measures, in the order it prints them.
+ELEMENT_GROUPS: dict[str, ElementGroup] = {
+    "pawns": ElementGroup("pawns", _board_game, count_pawns),
+    "tiles": ElementGroup("tiles", _board_game, count_tiles),
+}
+
+
+@dataclass
+class FrameResult:
+    """One frame's outcome (picklable: workers send these back)."""
+
+    name: str
+    error: str | None = None
+    game: str | None = None
+    truth_usable: bool = True
+    truth_reason: str | None = None
+    truth_hands: list[str] | None = None
+    read_usable: bool = True
+    read_reason: str | None = None
+    read_hands: list[str | None] | None = None
+    groups: dict[str, tuple[int, int]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def list_frames(folder: Path) -> list[tuple[Path, Path]]:
+    """(frame, truth) pairs of a `sim frames` folder, in index order."""
+    frames = sorted((folder / "frames").glob("*.jpg"))
+    out = []
+    for f in frames:
+        t = folder / "truth" / f"{f.stem}.json"
+        if t.is_file():
+            out.append((f, t))
+    return out
+
+
+def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
+    """Read one frame and compare it with its truth (runs in a worker process)."""
+    from calibration.model import parse_calibration
+    from engine.board import bundled_board, load_board
+    from engine.errors import MalformedInput
+
+    from .components import load_components
+    from .reader import Reader, read_image
+
+    frame, truth_path, no_lens, components = job
+    res = FrameResult(Path(frame).name)
+    try:
+        truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        res.error = f"{truth_path}: cannot read truth: {exc}"
+        return res
+    res.game = truth.get("game")
+    res.truth_usable = bool(truth.get("usable"))
+    res.truth_reason = truth.get("reason")
+    if "hands" in truth:
+        res.truth_hands = [h.get("seat") for h in truth["hands"]]
+    try:
+        image = read_image(frame)
+    except MalformedInput as exc:
+        res.error = str(exc)
+        return res
+    render = truth.get("render") or {}
+    cal = parse_calibration(render["calibration"], truth_path)
+    if no_lens:
+        cal = dict(cal, camera=None)
+    table = truth if truth.get("seats") else (truth.get("table") or {})
+    seats = {s: v["player"] for s, v in (table.get("seats") or {}).items()}
+    board_name = truth.get("board")
+    board = None
+    if truth.get("game") == "keltis" and board_name:
+        board = load_board(board_name) if str(board_name).endswith(".json") else bundled_board(board_name)
+    reader = Reader(cal, game=truth.get("game", "keltis"), board=board, seats=seats or None,
+                    components=load_components(components))
+    reading = reader.read(image)
+    obs = reading.observation.to_json()
+    res.read_usable = bool(obs["usable"])
+    res.read_reason = obs["reason"]
+    if "hands" in obs:
+        res.read_hands = [h.get("seat") for h in obs["hands"]]
+    res.timings = dict(reading.timings)
+    if res.truth_usable and res.read_usable:
+        for name, group in ELEMENT_GROUPS.items():
+            if group.applies(truth):
+                res.groups[name] = group.count(truth, obs)
+    elif res.truth_usable:
+        for name, group in ELEMENT_GROUPS.items():
+            if group.applies(truth):
+                res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
+    return res
+
+
+def run_eval(folder: str | Path, *, jobs: int = 1, no_lens: bool = False, components: str | None = None,
+             limit: int | None = None, progress: Callable[[str], None] | None = None) -> list[FrameResult]:
+    """Every frame of a `sim frames` folder read and compared (in `jobs` processes)."""
+    from engine.errors import MalformedInput
+
+    folder = Path(folder)
+    pairs = list_frames(folder)
+    if not pairs:
+        raise MalformedInput("no frames with truth here (frames/*.jpg + truth/*.json, as `sim frames` writes)",
+                             source=str(folder))
+    if limit:
+        pairs = pairs[:limit]
+    work = [(str(f), str(t), no_lens, components) for f, t in pairs]
+    results: list[FrameResult] = []
+    t0 = time.perf_counter()
+    if jobs > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(jobs) as pool:
+            for r in pool.imap_unordered(evaluate_frame, work, chunksize=2):
+                results.append(r)
+                _progress(progress, results, len(work), t0)
+    else:
+        for w in work:
+            results.append(evaluate_frame(w))
+            _progress(progress, results, len(work), t0)
+    results.sort(key=lambda r: r.name)
+    return results
+
+
+def _progress(progress, results, n, t0) -> None:
+    if progress is None:
+        return
+    r = results[-1]
+    if r.error:
+        progress(f"\n{r.error}\n")
+    done = len(results)
+    rate = done / max(time.perf_counter() - t0, 1e-6)
+    progress(f"\r{done}/{n} frames  {rate:.1f}/s  eta {int((n - done) / max(rate, 1e-6))}s ")
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:6.2f}% ({a}/{b})" if b else "     - (0/0)"
+
+
+def summarise(results: list[FrameResult]) -> str:
+    """The table `keltis-cam eval` prints."""
+    lines = []
+    errors = [r for r in results if r.error]
+    ok = [r for r in results if not r.error]
+    lines.append(f"frames: {len(results)} ({len(errors)} could not be read)")
+    by_game = Counter(f"{r.game}{'' if r.truth_usable else ' unusable:' + str(r.truth_reason)}" for r in ok)
+    lines.append("  " + ", ".join(f"{k} {v}" for k, v in sorted(by_game.items())))
+    lines.append("")
+    lines.append(f"{'group':8s} {'per-element error':>26s}   {'not read (frame rejected)':>25s}")
+    for name in ELEMENT_GROUPS:
+        n = sum(r.groups[name][0] for r in ok if name in r.groups and r.groups[name][1] >= 0)
+        e = sum(r.groups[name][1] for r in ok if name in r.groups and r.groups[name][1] >= 0)
+        rej = sum(1 for r in ok if name in r.groups and r.groups[name][1] < 0)
+        lines.append(f"{name:8s} {_pct(e, n):>26s}   {rej:>25d}")
+    board_frames = [r for r in ok if r.truth_usable and r.groups]
+    exact = [r for r in board_frames if r.read_usable and all(e == 0 for _n, e in r.groups.values())]
+    lines.append("")
+    lines.append(f"board part exactly right (usable board frames):  {_pct(len(exact), len(board_frames))}")
+    unusable = [r for r in ok if not r.truth_usable]
+    caught = [r for r in unusable if not r.read_usable]
+    lines.append(f"unusable frames caught:                          {_pct(len(caught), len(unusable))}")
+    for reason in sorted({str(r.truth_reason) for r in unusable}):
+        sub = [r for r in unusable if str(r.truth_reason) == reason]
+        for game in sorted({str(r.game) for r in sub}):
+            s2 = [r for r in sub if str(r.game) == game]
+            lines.append(f"  {reason:9s} {game:12s}                          "
+                         f"{_pct(sum(1 for r in s2 if not r.read_usable), len(s2))}")
+    good = [r for r in ok if r.truth_usable]
+    rejected = [r for r in good if not r.read_usable]
+    lines.append(f"good frames rejected:                            {_pct(len(rejected), len(good))}")
+    if rejected:
+        lines.append("  " + ", ".join(f"{k} {v}" for k, v in Counter(str(r.read_reason) for r in rejected).items()))
+    hands = [r for r in ok if r.truth_hands]
+    right = [r for r in hands if r.read_hands is not None and sorted(map(str, r.read_hands)) == sorted(r.truth_hands)]
+    lines.append(f"hand seat right (hand frames):                   {_pct(len(right), len(hands))}")
+    lines.append("")
+    stages: dict[str, list[float]] = {}
+    for r in ok:
+        for k, v in r.timings.items():
+            stages.setdefault(k, []).append(v)
+    lines.append("slowest stages (ms, this machine, eval processes share the cores):")
+    for k, v in sorted(stages.items(), key=lambda kv: -statistics.median(kv[1])):
+        v = sorted(v)
+        lines.append(f"  {k:13s} median {statistics.median(v):7.1f}   p95 {v[int(0.95 * (len(v) - 1))]:7.1f}   "
+                     f"n={len(v)}")
+    if errors:
+        lines.append("")
+        lines.append("frames that could not be read:")
+        lines.extend(f"  {r.error}" for r in errors)
+    return "\n".join(lines)
+
+
+def progress_to_stderr(msg: str) -> None:
+    sys.stderr.write(msg)
+    sys.stderr.flush()

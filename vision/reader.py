@@ -1,0 +1,219 @@
+"""The board reader: the stages joined into the board part of an observed state (FORMATS §2).
+
+    frame ─ usable (320×180) ─┬─ not usable → Observation(usable=False, reason, hands)
+                              └─ registration (calibration/) → BoardModel (once per registration:
+                                 pose, board view maps, art, tile templates, pawn silhouettes)
+                                 → board view → appearance (normalise, difference)
+                                 → tiles → expected background → pawns → Observation
+
+`Reader.read(image)` keeps the last registration's BoardModel and rebuilds it only when the
+registration changes (`register_every` frames, or when asked); the per-frame work is one remap,
+the gain map, the tile comparison and the pawn search around stones that differ from the art.
+Every stage's CPU time is kept in `FrameReading.timings` (ms) for `keltis-cam eval` and the bench.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from calibration.registration import RegistrationConfig, register_board
+from engine.observation import Observation, PawnObservation
+
+from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
+from .components import Components, load_components
+from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
+from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
+from .pawns import PawnConfig, PawnDetection, build_stone_kernels, pawn_coloured, pile_mask, read_pawns
+from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
+                    refine_tiles)
+from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
+
+PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
+#: Stage timings are this process's CPU time: on a shared machine wall time measures the neighbours.
+_clock = time.process_time
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """The configs of every stage the reader runs."""
+
+    # a marker a little off its place (or a registration from three markers) still reads: the board view
+    # is checked against the art anyway
+    registration: RegistrationConfig = RegistrationConfig(max_reprojection_px=5.0)
+    geometry: GeometryConfig = GeometryConfig()
+    appearance: AppearanceConfig = AppearanceConfig()
+    tiles: TileConfig = TileConfig()
+    pawns: PawnConfig = PawnConfig()
+    usable: UsableConfig = UsableConfig()
+    register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
+
+
+DEFAULT_READER_CONFIG = ReaderConfig()
+
+
+@dataclass(frozen=True, eq=False)
+class BoardModel:
+    """Everything about one registration that frames share (built once)."""
+
+    board: Any
+    components: Components
+    registration: Any
+    pose: Pose
+    view: BoardView
+    art: Any = field(repr=False)          # board art in the view, float32 BGR
+    log_art: Any = field(repr=False)
+    spots: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    kernels: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    fine: Any = field(repr=False, default=None)
+    board_thickness: float = 3.0
+    build_ms: float = 0.0
+
+
+def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
+                components: Components) -> BoardModel:
+    """Pose, view, art and templates of one registration (see the module docstring)."""
+    t0 = _clock()
+    pose, view, art, log_art, sigma = prepare_view(config.geometry, config.appearance, calibration, registration, board,
+                                            components)
+    spots = build_spot_templates(config.tiles, board, components, art, config.appearance.offset, view.ppm,
+                                 view.lifted, sigma)
+    kernels = build_stone_kernels(config.pawns, board, view, components)
+    fine = build_fine_templates(config.tiles, board, components, pose, view.ppm, config.appearance.offset,
+                                config.geometry.board_thickness_mm)
+    return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine,
+                      config.geometry.board_thickness_mm, (_clock() - t0) * 1000)
+
+
+@dataclass
+class FrameReading:
+    """One frame read: the observation plus what the stages found (for overlays and evaluation)."""
+
+    observation: Observation
+    timings: dict[str, float] = field(default_factory=dict)
+    tiles: TileReading | None = None
+    detections: list[PawnDetection] = field(default_factory=list)
+    usable_reason: str | None = None
+
+
+class Reader:
+    """Reads frames of one table (one calibration, one board, one set of players)."""
+
+    def __init__(self, calibration: Mapping[str, Any], *, game: str = "keltis", board: Any = None,
+                 seats: Mapping[str, str] | None = None, components: Components | None = None,
+                 config: ReaderConfig = DEFAULT_READER_CONFIG):
+        self.calibration = calibration
+        self.game = game
+        self.board = board
+        self.seats = dict(seats) if seats else None
+        self.components = components or load_components()
+        self.config = config
+        self.model: BoardModel | None = None
+        self.usable_model: UsableModel | None = None
+        self.registration = None
+        self.frames = 0
+        players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
+        bgr = self.components.pawn_bgr()
+        import numpy as np
+
+        self.references = {p: np.log(np.array(bgr[p], np.float32) + config.appearance.offset) for p in players
+                           if p in bgr}
+
+    def _register(self, image: Any, timings: dict[str, float]) -> None:
+        t0 = _clock()
+        reg = register_board(self.config.registration, self.calibration, image)
+        timings["registration"] = (_clock() - t0) * 1000
+        self.registration = reg
+        self.model = None
+        self.usable_model = None
+        if reg.ok:
+            t1 = _clock()
+            if self.board is not None and self.game == "keltis":
+                self.model = board_model(self.config, self.calibration, reg, self.board, self.components)
+            self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
+                                                   self.components)
+            timings["model"] = (_clock() - t1) * 1000
+
+    def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
+        """The observed state one frame shows (see the module docstring)."""
+        import cv2
+        import numpy as np
+
+        timings: dict[str, float] = {}
+        board_name = self.board.name if (self.board is not None and self.game == "keltis") else None
+        every = self.config.register_every
+        if reregister or self.registration is None or (every and self.frames % every == 0):
+            self._register(image, timings)
+        self.frames += 1
+        reg = self.registration
+        if not reg.ok:
+            # no markers, or not the table: too dark is the likelier reason when nothing is bright
+            t0 = _clock()
+            reason = judge_usable(self.config.usable, None, image).reason or "no-board"
+            timings["usable"] = (_clock() - t0) * 1000
+            self.registration = None   # try again next frame
+            return FrameReading(Observation(self.game, board_name, False, reason,
+                                            extra={"detail": reg.reason}), timings, usable_reason=reason)
+        t0 = _clock()
+        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        timings["usable"] = (_clock() - t0) * 1000
+        if not verdict.usable:
+            extra: dict[str, Any] = {}
+            if verdict.hands is not None:
+                extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
+            return FrameReading(Observation(self.game, board_name, False, verdict.reason, extra=extra), timings,
+                                usable_reason=verdict.reason)
+        if self.model is None:
+            return FrameReading(Observation(self.game, board_name, True, None, None, None), timings)
+        m = self.model
+        cfg = self.config
+        t0 = _clock()
+        view = m.view.warp(image)
+        t1 = _clock()
+        norm, gain = normalise(cfg.appearance, view, m.art, m.view.ppm)
+        log_norm = log_image(cfg.appearance, norm)
+        if cfg.appearance.blur_px > 1:
+            log_norm = cv2.blur(log_norm, (cfg.appearance.blur_px, cfg.appearance.blur_px))
+        t2 = _clock()
+        tiles = read_tiles(cfg.tiles, log_norm, m.spots)
+        tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
+        expected = m.log_art.copy()
+        paint_expected(expected, m.spots, tiles)
+        t3 = _clock()
+        fg = pawn_coloured(cfg.pawns, difference(cfg.appearance, log_norm, expected), log_norm, self.references)
+        known = pile_mask(m.board, m.view, m.components, tiles.piles) if tiles.piles and any(tiles.piles.values()) else None
+        dets = read_pawns(cfg.pawns, fg, log_norm, m.kernels, m.board, self.references, m.view.ppm, known)
+        t4 = _clock()
+        timings.update(warp=(t1 - t0) * 1000, normalise=(t2 - t1) * 1000, tiles=(t3 - t2) * 1000,
+                       pawns=(t4 - t3) * 1000)
+        pawns, pawn_conf = self._pawn_list(dets)
+        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
+                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
+        return FrameReading(obs, timings, tiles, dets)
+
+    def _pawn_list(self, dets: list[PawnDetection]) -> tuple[list[PawnObservation], float]:
+        """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
+        detections contradict 1 big + 4 small per player."""
+        players = list(self.references)
+        on = [d for d in dets if d.stone is not None]
+        conf = 1.0
+        out: list[PawnObservation] = []
+        for p in players:
+            mine = sorted([d for d in on if d.player == p], key=lambda d: -d.cover)
+            for big, limit in ((True, PAWNS_PER_PLAYER[0]), (False, PAWNS_PER_PLAYER[1])):
+                group = [d for d in mine if d.big == big]
+                if len(group) > limit:
+                    conf = min(conf, 0.5)
+                    group = group[:limit]
+                for d in group:
+                    out.append(PawnObservation(d.stone, p, big))
+                for _ in range(limit - len(group)):
+                    out.append(PawnObservation("start", p, big))
+        if on:
+            worst = max(d.colour_distance for d in on)
+            conf = min(conf, max(0.3, 1.0 - 0.5 * max(0.0, worst - 0.3)))
+        return out, conf
+
+
