@@ -92,6 +92,7 @@ class Pipeline:
         self.status_every = status_every
         self.frames = 0
         self.errors = 0
+        self.unusable: dict[str, int] = {}  # frames the observer could not read, by reason
         self.last_error: str | None = None
         self.last_t: float | None = None
         self.started: float | None = None
@@ -129,6 +130,9 @@ class Pipeline:
             obs = Observation(getattr(self.tracker.setup, "game", "keltis") if self.tracker.setup else "keltis",
                               None, False, "bad-frame")
         self.frames += 1
+        if not obs.usable:
+            reason = obs.reason or "unusable"
+            self.unusable[reason] = self.unusable.get(reason, 0) + 1
         self.last_t = float(frame.timestamp)
         if self.frames % self.status_every == 0:
             self._push_status()
@@ -176,6 +180,7 @@ class Pipeline:
                 source_status = {"error": str(exc)}
         return {"state": self.state, "frames": self.frames, "errors": self.errors, "last_error": self.last_error,
                 "last_t": self.last_t, "fps": round(self.frames / elapsed, 1) if elapsed > 0 else None,
+                "unusable": dict(self.unusable),
                 "observer": getattr(self.observer, "name", None), "source": source_status}
 
 

@@ -246,8 +246,15 @@ def check_change(before: Observation, after: Observation, *, settings: Settings 
     for seat, values in wishes.items():
         for v in values:
             shown = [p for p in changed if _value(after.discard_tops.get(p)) == v]
+            # A pile still showing a v whose twin exists may have taken the pair's card onto its twin:
+            # a camera sees no change there (RULES §3: values 3-7 exist twice per colour).
+            twins = [p for p in PILES if p not in changed and p in COLOURS
+                     and _value(after.discard_tops.get(p)) == v and _copies(f"{p} {v}") == 2]
             if shown:
                 event("wish-taken", seat, f"{seat} discarded two {v}s and took the wish card {v}", wish=v)
+            elif twins:
+                event("wish-taken", seat, f"{seat} took the wish card {v} (the two {v}s may lie on their twins "
+                      f"on the {' and '.join(twins)} pile{'s' if len(twins) > 1 else ''})", wish=v)
             else:
                 event("wish-taken", seat, f"{seat} took the wish card {v}", wish=v)
                 if ended_before is None or settings.final_play == "full-turn":

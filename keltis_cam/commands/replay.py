@@ -64,7 +64,8 @@ def run_replay(args: Any, out=None) -> int:
     result: dict[str, Any] = {"session": str(session.folder), "observer": built.observer_name, "noise": args.noise,
                               "frames": pipeline.frames, "moves": snap["moves"], "warnings": snap["warnings"],
                               "scores": snap["scores"], "game_over": snap["game_over"],
-                              "end_reason": snap["end_reason"], "session_warnings": list(session.warnings)}
+                              "end_reason": snap["end_reason"], "session_warnings": list(session.warnings),
+                              "unusable_frames": dict(pipeline.unusable), "frame_errors": pipeline.errors}
     if hasattr(observer, "stats"):
         result["misreads"] = observer.stats()
     problems = getattr(getattr(observer, "observer", observer), "problems", [])
@@ -101,6 +102,10 @@ def _print_text(result: Mapping[str, Any], out) -> None:
       + (f", misreads in {result['noise']:.0%} of frames" if result["noise"] else "") + "\n")
     for warning in result.get("session_warnings") or []:
         w(f"  (session) {warning}\n")
+    unusable = result.get("unusable_frames") or {}
+    if unusable:
+        w(f"  {sum(unusable.values())} of {result['frames']} frames could not be read: "
+          + ", ".join(f"{n} {reason}" for reason, n in sorted(unusable.items(), key=lambda kv: -kv[1])) + "\n")
     w("\nMoves\n")
     for m in result["moves"]:
         w(f"  {m['id']:3d}. {m['text']}\n")

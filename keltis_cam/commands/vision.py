@@ -14,13 +14,15 @@ import argparse
 import json
 import sys
 
+from engine.games import GAMES, GameRegistry
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> None:
     p = sub.add_parser("analyze", help="read one camera frame: the observed state it shows")
     p.add_argument("image")
     p.add_argument("--calibration", help="calibration.json (default: the frame's own if the simulator wrote one, "
                                          "else the board's default layout)")
-    p.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis")
+    p.add_argument("--game", choices=games.ids(), default=games.default)
     p.add_argument("--board", help="nwnz, base or a board file (default: the calibration's board)")
     p.add_argument("--seats", help="who plays where: south=black,north=white,... (limits the colours read)")
     p.add_argument("--components", help="components folder (`keltis-cam sim components DIR`; default: bundled)")
@@ -46,8 +48,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     image = read_image(args.image)        # FrameError (a MalformedInput) names the file
     cal = calibration_for(args.image, args.calibration, args.board, args.no_lens)
-    board = load_board(cal, args.board) if args.game == "keltis" else None
-    if args.game == "keltis" and board is None:
+    has_board = GAMES.get(args.game).has_board
+    board = load_board(cal, args.board) if has_board else None
+    if has_board and board is None:
         raise MalformedInput("no board: the calibration is the card game's; pass --board", field="--board")
     try:
         seats = parse_seats(args.seats) or seats_from_truth(args.image)

@@ -292,3 +292,20 @@ def test_demo_plays_a_card_game_through_the_engine_api(capsys):
     assert main(["demo", "--game", "keltis-card", "--players", "2", "--seed", "4"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("Keltis: Das Kartenspiel: 2 players, seed 4") and "no violations" in text
+
+
+def test_a_wish_pair_laid_on_its_twins_is_no_rule_break():
+    """RULES §3: a pair for a wish card goes onto the discard piles. Onto a pile already showing the
+    twin of the card laid, a camera sees no change; check_change then cannot call the wish card
+    unexplained (a legal turn explains it). Found by the property test, seed 131072."""
+    from engine.cardgame.game import observe, play_random_game, uniform_policy
+    from engine.cardgame.observed import check_change
+    from engine.cardgame.rules import Settings
+
+    record = play_random_game({"south": "black", "west": "white", "north": "grey", "east": "brown"},
+                              Settings(end_trigger="five-rows", final_play="two-cards"), 131072, policy=uniform_policy)
+    seen = [observe(s) for s in record.states]
+    reports = [check_change(a, b, settings=record.initial.settings) for a, b in zip(seen, seen[1:])]
+    assert [v.message for r in reports for v in r.violations] == []
+    onto_twins = [c for r in reports for c in r.changes if c.kind == "wish-taken" and "twins" in c.text]
+    assert onto_twins, "the game has a pair laid onto its twins"

@@ -147,7 +147,11 @@ def _illegal_changes(obs):
                 out.append((_with_seat(obs, seat, rows=rows), "points-card-mismatch"))
         out.append((_with_seat(obs, seat, points_row=s.points_row + 2), "two-cards"))
         taken = {v for other in obs.seats.values() for v in other.wish_cards}
-        free = [v for v in range(1, 10) if v not in taken]
+        # A pile already showing a v whose twin exists could have taken the pair onto its twin, unseen
+        # (check_change does not flag that): take a wish card no table top can explain.
+        twins = {int(top) for pile, top in obs.discard_tops.items()
+                 if pile in COLOURS and top is not None and top.isdigit() and 3 <= int(top) <= 7}
+        free = [v for v in range(1, 10) if v not in taken and v not in twins]
         if free:
             out.append((_with_seat(obs, seat, wish_cards=s.wish_cards + (free[0],)), "wish-unexplained"))
     both = _with_seat(_with_seat(obs, seats[0], points_row=obs.seats[seats[0]].points_row + 1),
