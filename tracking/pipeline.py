@@ -111,6 +111,7 @@ class Pipeline:
         self.camera_losses = 0
         self.last_error: str | None = None
         self._source_state: str | None = None
+        self._source_error: str | None = None
         self._lost_seq: int | None = None    # the source's frame count when the loss was seen
         self._lost_at: float | None = None
         self._health_checked = 0.0
@@ -130,7 +131,9 @@ class Pipeline:
                 if self._stop.is_set():
                     break
                 self.step(frame)
-            self.state = "stopped" if self._stop.is_set() else "ended"
+            self.state = "stopped" if self._stop.is_set() else "failed" if self._source_state == "failed" else "ended"
+            if self.state == "failed":  # the camera gave up (a bad configuration): not the end of the game
+                self.last_error = f"the frame source failed: {self._source_error or 'no reason given'}"
         except Exception as exc:
             self.state = "failed"
             self.last_error = str(exc)
@@ -172,6 +175,7 @@ class Pipeline:
         except Exception:  # noqa: BLE001 - a source that cannot say is treated as unchanged
             return self._source_state
         state = status.get("state")
+        self._source_error = status.get("error")
         previous, self._source_state = self._source_state, state
         if state == previous:
             return state
@@ -330,6 +334,10 @@ class ServedPipeline:
             finally:
                 if hasattr(source, "stop"):
                     source.stop()
+            if self.pipeline.state == "failed":  # a camera that gave up: the game stays as it was, unfinished
+                self.state, self.error = "failed", self.pipeline.last_error
+                log.error("the tracking pipeline stopped: %s", self.error)
+                return
             if self._stop.is_set():
                 break
             if self._again.is_set():  # asked to start over mid-run: the next run begins at once

@@ -173,3 +173,60 @@ def test_corrupt_and_unregistered_frames_are_counted_logged_and_never_a_move(cap
     assert sum("frame 115 cannot be read: no-board" in m for m in messages) == 1
     check = tracked_vs_true(tracker, sim)
     assert check["exact"] == check["true_turns"] == len(sim.turns), check["mismatches"][:2]
+
+
+class StubCamera:
+    """A camera source as the pipeline sees it (latest(), status()), scripted step by step."""
+
+    name = "stub"
+
+    def __init__(self, script):
+        self.script = list(script)  # (state, frames delivered so far, frame or None) per look
+        self.now = ("starting", 0, None)
+        self.calls = 0
+
+    def latest(self, timeout=0.0, newer_than=None):
+        self.calls += 1
+        self.now = self.script.pop(0) if self.script else ("ended", self.now[1], None)
+        frame = self.now[2]
+        return frame if frame is not None and (newer_than is None or frame.seq > newer_than) else None
+
+    def status(self):
+        return {"state": self.now[0], "frames": self.now[1], "error": "cable out" if self.now[0] == "lost" else None}
+
+
+def test_a_frame_taken_before_the_loss_and_read_after_it_is_dropped():
+    from camera.sources.base import Frame
+
+    sim = game("keltis", "base", 2, 61, max_moves=12, fps=FPS)
+
+    def frame(i):
+        return Frame(f"image {i}", sim.frames[i][0], i, seq=i + 1)
+    # frame 4 (seq 5) was taken just before the cable came out; the pipeline reads it only after
+    script = [("running", 1, frame(0)), ("running", 2, frame(1)), ("running", 3, frame(2)),
+              ("running", 4, frame(3)), ("lost", 5, None), ("lost", 5, frame(4)),
+              ("running", 6, frame(20)), ("running", 7, frame(21))]
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+    pipeline = Pipeline(StubCamera(script), SimObserver(sim), tracker, health_seconds=0.0)
+    assert pipeline.run() == 6
+    assert pipeline.stale == 1 and pipeline.camera_losses == 1
+    assert tracker.filter.frames_seen == 6
+
+
+def test_a_camera_that_gives_up_fails_the_served_pipeline_without_ending_the_game():
+    from tracking.pipeline import ServedPipeline
+
+    sim = game("keltis", "base", 2, 61, max_moves=12, fps=FPS)
+    tracker = make_tracker()
+    tracker.new_game(sim.setup)
+
+    def frame(i):
+        from camera.sources.base import Frame
+        return Frame(f"image {i}", sim.frames[i][0], i, seq=i + 1)
+    script = [("running", 1, frame(0)), ("failed", 1, None)]
+    served = ServedPipeline(lambda: StubCamera(script), SimObserver(sim), tracker).start()
+    wait_until(lambda: served.state == "failed")
+    served.stop()
+    assert "the frame source failed" in served.status()["serve_error"]
+    assert tracker.snapshot()["game_over"] is False and tracker.snapshot()["status"]["camera"]["state"] == "failed"
