@@ -115,7 +115,8 @@ class Pipeline:
         self._lost_seq: int | None = None    # the source's frame count when the loss was seen
         self._lost_at: float | None = None
         self._health_checked = 0.0
-        self._bad_reason: str | None = None  # the last bad-input reason logged (one line per run of them)
+        self.bad_log_seconds = 60.0
+        self._bad_logged: dict[str, float] = {}  # reason -> when a frame with it was last logged
         self.last_t: float | None = None
         self.started: float | None = None
         self.state = "idle"
@@ -193,10 +194,12 @@ class Pipeline:
 
     def step(self, frame: Any) -> list[Any]:
         """One frame: observe it (a frame that cannot be read becomes an unusable one) and feed it."""
+        logged = False
         try:
             obs = self.observer.observe(frame)
         except Exception as exc:  # noqa: BLE001 - one unreadable frame never stops the game
             self.errors += 1
+            logged = True
             detail = str(exc) if isinstance(exc, MalformedInput) else f"{type(exc).__name__}: {exc}"
             self.last_error = f"frame {getattr(frame, 'index', '?')}: {detail}"
             if isinstance(exc, MalformedInput):
@@ -210,17 +213,24 @@ class Pipeline:
         if not obs.usable:
             reason = obs.reason or "unusable"
             self.unusable[reason] = self.unusable.get(reason, 0) + 1
-            if reason not in PLAY_REASONS and reason != self._bad_reason:
-                # (one line per run of them: a camera showing no board would fill the log at 10 fps)
-                log.warning("frame %s cannot be read: %s (counted in the status as unusable[%r])",
-                            getattr(frame, "index", "?"), reason, reason)
-            self._bad_reason = None if reason in PLAY_REASONS else reason
-        else:
-            self._bad_reason = None
+            if reason not in PLAY_REASONS and not logged:
+                self._log_bad_frame(frame, reason)
         self.last_t = float(frame.timestamp)
         if self.frames % self.status_every == 0:
             self._push_status()
         return self.tracker.feed(obs, float(frame.timestamp), int(frame.index))
+
+    def _log_bad_frame(self, frame: Any, reason: str) -> None:
+        """Log a frame that cannot be read: the first of each reason, then at most one line per
+        reason every bad_log_seconds with the count so far (a camera showing no board would fill
+        the log at 10 lines a second; the status has every count)."""
+        now = time.monotonic()
+        last = self._bad_logged.get(reason)
+        if last is not None and now - last < self.bad_log_seconds:
+            return
+        self._bad_logged[reason] = now
+        log.warning("frame %s cannot be read: %s (%d such frames so far, counted in the status as unusable[%r])",
+                    getattr(frame, "index", "?"), reason, self.unusable.get(reason, 0), reason)
 
     def start(self) -> "Pipeline":
         """Run in a background thread (the web server's case)."""
