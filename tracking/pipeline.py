@@ -8,6 +8,13 @@ A source is either a camera.sources frame source (camera, or `replay:SESSION`, w
 every JPEG) or a `SessionFrames`: a recorded session's frame list read without decoding images,
 which is all the truth observer needs. Both give objects with `.index`, `.timestamp` (and
 `.image` for camera sources).
+
+Bad input keeps the game: a camera that goes away (its source says "lost", "retrying" or "failed")
+is told to the tracker at once, which pauses and afterwards needs fresh stillness, and frames
+taken before the loss but not yet read are dropped (a stale table is never taken as the table
+now). A frame the observer cannot read, whatever the reason (a corrupt picture, one the reader
+cannot register, an error inside the reader), becomes an unusable frame counted by reason in
+status() and logged, never a state.
 """
 from __future__ import annotations
 
@@ -21,6 +28,11 @@ from engine.errors import MalformedInput
 from engine.observation import Observation
 
 log = logging.getLogger("keltis.tracking")
+
+#: Source states meaning "no camera now" (camera.sources.base): the tracker pauses while one holds.
+CAMERA_DOWN = ("lost", "retrying", "failed")
+#: Reasons an observer gives for frames that are normal play (a hand over the table), not bad input.
+PLAY_REASONS = ("occluded", "hand", "hands", "motion")
 
 
 @dataclass(frozen=True)
@@ -85,15 +97,26 @@ class SessionFrames:
 class Pipeline:
     """Frames from a source, read by an observer, fed to a tracker; run() here or start() in a thread."""
 
-    def __init__(self, source: Any, observer: Any, tracker: Any, *, status_every: int = 25):
+    def __init__(self, source: Any, observer: Any, tracker: Any, *, status_every: int = 25,
+                 health_seconds: float = 0.25):
         self.source = source
         self.observer = observer
         self.tracker = tracker
         self.status_every = status_every
+        self.health_seconds = health_seconds  # how often the source's state is looked at
         self.frames = 0
         self.errors = 0
         self.unusable: dict[str, int] = {}  # frames the observer could not read, by reason
+        self.stale = 0                       # frames taken before a camera loss, dropped after it
+        self.camera_losses = 0
         self.last_error: str | None = None
+        self._source_state: str | None = None
+        self._source_error: str | None = None
+        self._lost_seq: int | None = None    # the source's frame count when the loss was seen
+        self._lost_at: float | None = None
+        self._health_checked = 0.0
+        self.bad_log_seconds = 60.0
+        self._bad_logged: dict[str, float] = {}  # reason -> when a frame with it was last logged
         self.last_t: float | None = None
         self.started: float | None = None
         self.state = "idle"
@@ -105,12 +128,13 @@ class Pipeline:
         self.state = "running"
         self.started = time.monotonic()
         try:
-            iterator = self.source.frames()
-            for frame in iterator:
+            for frame in self._frames():
                 if self._stop.is_set():
                     break
                 self.step(frame)
-            self.state = "stopped" if self._stop.is_set() else "ended"
+            self.state = "stopped" if self._stop.is_set() else "failed" if self._source_state == "failed" else "ended"
+            if self.state == "failed":  # the camera gave up (a bad configuration): not the end of the game
+                self.last_error = f"the frame source failed: {self._source_error or 'no reason given'}"
         except Exception as exc:
             self.state = "failed"
             self.last_error = str(exc)
@@ -119,24 +143,94 @@ class Pipeline:
             self._push_status()
         return self.frames
 
+    def _frames(self) -> Iterator[Any]:
+        """The source's frames; for a camera source (one with latest()), watching its health between
+        frames, so a lost camera reaches the tracker while no frame comes."""
+        source = self.source
+        if not hasattr(source, "latest") or not hasattr(source, "status"):
+            yield from source.frames()
+            return
+        last = 0
+        while not self._stop.is_set():
+            frame = source.latest(timeout=self.health_seconds, newer_than=last)
+            state = self._watch_source(force=frame is None)
+            if frame is None:
+                if state in ("ended", "failed", "stopped"):
+                    return
+                continue
+            last = frame.seq
+            if self._lost_seq is not None and frame.seq <= self._lost_seq:
+                self.stale += 1  # taken before the camera went away: the table may have changed since
+                continue
+            yield frame
+
+    def _watch_source(self, force: bool = False) -> str | None:
+        """Look at the source's state (every health_seconds, or now when no frame came); on a change
+        log it and push the status to the tracker at once (a loss pauses it). Returns the state."""
+        now = time.monotonic()
+        if not force and now - self._health_checked < self.health_seconds:
+            return self._source_state
+        self._health_checked = now
+        try:
+            status = self.source.status()
+        except Exception:  # noqa: BLE001 - a source that cannot say is treated as unchanged
+            return self._source_state
+        state = status.get("state")
+        self._source_error = status.get("error")
+        previous, self._source_state = self._source_state, state
+        if state == previous:
+            return state
+        if state in CAMERA_DOWN and previous not in CAMERA_DOWN:
+            self.camera_losses += 1
+            self._lost_seq = int(status.get("frames") or 0)
+            self._lost_at = now
+            log.warning("camera %s (%s): tracking paused until it delivers pictures again", state,
+                        status.get("error") or "no reason given")
+        elif state == "running" and previous in CAMERA_DOWN:
+            log.warning("camera back after %.1f s: tracking resumes once the table is still",
+                        now - (self._lost_at or now))
+        self._push_status()
+        return state
+
     def step(self, frame: Any) -> list[Any]:
         """One frame: observe it (a frame that cannot be read becomes an unusable one) and feed it."""
+        logged = False
         try:
             obs = self.observer.observe(frame)
-        except MalformedInput as exc:
+        except Exception as exc:  # noqa: BLE001 - one unreadable frame never stops the game
             self.errors += 1
-            self.last_error = str(exc)
-            log.warning("frame %s: %s", getattr(frame, "index", "?"), exc)
+            logged = True
+            detail = str(exc) if isinstance(exc, MalformedInput) else f"{type(exc).__name__}: {exc}"
+            self.last_error = f"frame {getattr(frame, 'index', '?')}: {detail}"
+            if isinstance(exc, MalformedInput):
+                log.warning("%s", self.last_error)
+            else:
+                log.warning("%s (the reader failed on this frame)", self.last_error,
+                            exc_info=self.errors <= 3)  # the traceback of the first few only
             obs = Observation(getattr(self.tracker.setup, "game", "keltis") if self.tracker.setup else "keltis",
                               None, False, "bad-frame")
         self.frames += 1
         if not obs.usable:
             reason = obs.reason or "unusable"
             self.unusable[reason] = self.unusable.get(reason, 0) + 1
+            if reason not in PLAY_REASONS and not logged:
+                self._log_bad_frame(frame, reason)
         self.last_t = float(frame.timestamp)
         if self.frames % self.status_every == 0:
             self._push_status()
         return self.tracker.feed(obs, float(frame.timestamp), int(frame.index))
+
+    def _log_bad_frame(self, frame: Any, reason: str) -> None:
+        """Log a frame that cannot be read: the first of each reason, then at most one line per
+        reason every bad_log_seconds with the count so far (a camera showing no board would fill
+        the log at 10 lines a second; the status has every count)."""
+        now = time.monotonic()
+        last = self._bad_logged.get(reason)
+        if last is not None and now - last < self.bad_log_seconds:
+            return
+        self._bad_logged[reason] = now
+        log.warning("frame %s cannot be read: %s (%d such frames so far, counted in the status as unusable[%r])",
+                    getattr(frame, "index", "?"), reason, self.unusable.get(reason, 0), reason)
 
     def start(self) -> "Pipeline":
         """Run in a background thread (the web server's case)."""
@@ -180,7 +274,7 @@ class Pipeline:
                 source_status = {"error": str(exc)}
         return {"state": self.state, "frames": self.frames, "errors": self.errors, "last_error": self.last_error,
                 "last_t": self.last_t, "fps": round(self.frames / elapsed, 1) if elapsed > 0 else None,
-                "unusable": dict(self.unusable),
+                "unusable": dict(self.unusable), "stale": self.stale, "camera_losses": self.camera_losses,
                 "observer": getattr(self.observer, "name", None), "source": source_status}
 
 
@@ -250,6 +344,10 @@ class ServedPipeline:
             finally:
                 if hasattr(source, "stop"):
                     source.stop()
+            if self.pipeline.state == "failed":  # a camera that gave up: the game stays as it was, unfinished
+                self.state, self.error = "failed", self.pipeline.last_error
+                log.error("the tracking pipeline stopped: %s", self.error)
+                return
             if self._stop.is_set():
                 break
             if self._again.is_set():  # asked to start over mid-run: the next run begins at once

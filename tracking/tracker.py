@@ -31,6 +31,8 @@ from .store import EventStore
 #: Stored kinds that are inputs of the fold; the others are what the inputs caused.
 INPUT_KINDS = ("game", "state", "correction", "undo")
 RECENT_EVENTS = 4096
+#: Frame-source states (camera.sources) meaning the camera is away: tracking pauses meanwhile.
+CAMERA_DOWN = ("lost", "retrying", "failed")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class GameTracker:
         self.filter = StableStateFilter(self.config)
         self._recent: deque[LiveEvent] = deque(maxlen=RECENT_EVENTS)
         self._source_status: dict[str, Any] = {}
+        self._camera: dict[str, Any] | None = None  # while the camera is away: {"state", "error", "since"}
+        self._reconnects_seen = 0
         self._filter_state: str | None = None
         self._reset_game_state()
         self.last_event_id = store.last_event_id()
@@ -385,9 +389,47 @@ class GameTracker:
             return self._events_after(before)
 
     def set_source_status(self, status: dict[str, Any]) -> None:
-        """The pipeline's view of the camera or recording (shown in snapshot()["status"])."""
-        with self._lock:
+        """The pipeline's view of the camera or recording (shown in snapshot()["status"]).
+
+        A camera that goes away (its source "lost", "retrying" or "failed") pauses tracking: the
+        frames seen before it are forgotten, so the next state needs fresh stillness after the
+        camera is back (the table may have changed meanwhile); nothing is taken while it is away.
+        Its going and coming back are stored with the game as "status" events (the game's log
+        says when tracking was blind) and shown on the page."""
+        source = status.get("source") if isinstance(status.get("source"), dict) else {}
+        state = source.get("state")
+        reconnects = source.get("reconnects")
+        with self._cond:
             self._source_status = dict(status)
+            down = state in CAMERA_DOWN
+            brief = (isinstance(reconnects, int) and reconnects > self._reconnects_seen and not down
+                     and self._camera is None)  # lost and back between two looks: paused all the same
+            if isinstance(reconnects, int):
+                self._reconnects_seen = max(self._reconnects_seen, reconnects)
+            if brief:
+                self._camera = {"state": "lost", "error": source.get("error"), "since": _now_iso()}
+                self.filter.gaps += 1
+                self.filter.reset()
+            elif down == (self._camera is not None) and (not down or self._camera["state"] == state):
+                return
+            t = self.filter.last_frame_t
+            if down:
+                was_down = self._camera is not None
+                self._camera = {"state": state, "error": source.get("error"),
+                                "since": self._camera["since"] if was_down else _now_iso()}
+                if not was_down:
+                    self.filter.gaps += 1
+                    self.filter.reset()
+                data = {"camera": dict(self._camera), "t": None if t is None else round(t, 3)}
+            else:
+                data = {"camera": {"state": state or "running", "error": None, "since": _now_iso(),
+                                   "away_since": self._camera["since"] if self._camera else None},
+                        "t": None if t is None else round(t, 3)}
+                self._camera = None
+            if self.game_id is not None:
+                self._commit([], [("status", data)])
+            else:  # no game to store it with: the page still hears of it
+                self._cond.notify_all()
 
     def events(self, after_id: int = 0) -> list[LiveEvent]:
         """Stored events newer than after_id (no waiting)."""
@@ -610,7 +652,13 @@ class GameTracker:
                                                     for t in model.turns]
 
     def _status(self) -> dict[str, Any]:
-        return {"observer": self.observer, "tracking": self.filter.status(),
+        tracking = self.filter.status()
+        if self._camera is not None:
+            tracking = {"state": "paused", "reason": "camera-lost", "since": self._camera["since"]}
+        return {"observer": self.observer, "tracking": tracking,
+                "camera": dict(self._camera) if self._camera is not None else
+                {"state": ((self._source_status.get("source") or {}).get("state")
+                           if isinstance(self._source_status.get("source"), dict) else None)},
                 "frames": self.filter.frames_seen, "unusable": self.filter.frames_unusable,
                 "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
 

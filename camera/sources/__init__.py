@@ -91,7 +91,8 @@ def open_source(spec: str, **opts: Any) -> CaptureThreadSource:
             raise SourceError(f"{spec!r}: camera number must be an integer", field="source") from None
         return Picamera2Source(num, **_only(merged, _OPTIONS["picamera2"], extra=("lock_exposure",
                                                                                   "lock_white_balance",
-                                                                                  "buffer_count", *_COMMON)))
+                                                                                  "buffer_count", "max_corrupt_run",
+                                                                                  *_COMMON)))
     if kind == "opencv":
         from .opencv import OpenCVSource
 

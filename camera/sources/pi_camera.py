@@ -13,6 +13,9 @@
 - Frames come from capture_request() (with its metadata: the SensorTimestamp, in ns, becomes
   Frame.timestamp in seconds) on the capture thread; a request that does not complete within
   `capture_timeout` counts as a lost camera.
+- A corrupt frame (a buffer numpy cannot shape into the stream's picture, or a picture of another
+  size) is logged, counted in status()["corrupt"] and skipped: one bad frame is no lost camera.
+  `max_corrupt_run` of them in a row are (the camera is reopened).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import concurrent.futures
 import time
 from typing import Any
 
-from .base import CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, log
+from .base import SKIP, CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, log
 
 #: Sensor model (libcamera "Model") -> (product name, default main-stream size).
 SENSOR_MODELS: dict[str, tuple[str, tuple[int, int]]] = {
@@ -65,7 +68,7 @@ class Picamera2Source(CaptureThreadSource):
     def __init__(self, camera_num: int = 0, *, size: tuple[int, int] | None = None, fps: float | None = DEFAULT_FPS,
                  settle_seconds: float = 2.0, autofocus: str = "once", lens_position: float | None = None,
                  lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
-                 buffer_count: int = 4, **kwargs: Any):
+                 buffer_count: int = 4, max_corrupt_run: int = 10, **kwargs: Any):
         if autofocus not in AUTOFOCUS_MODES:
             raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
         if autofocus == "manual" and lens_position is None:
@@ -82,12 +85,14 @@ class Picamera2Source(CaptureThreadSource):
         self.lock_white_balance = lock_white_balance
         self.capture_timeout = capture_timeout
         self.buffer_count = buffer_count
+        self.max_corrupt_run = max_corrupt_run
+        self._corrupt_run = 0
         self._cam: Any = None
         self._locked: dict[str, Any] = {}   # the controls to restore after a reconnect
         self._settle_until: float | None = None
         self._counter = 0
         self._relock = False
-        self.detail = {"kind": "picamera2", "camera_num": camera_num, "settled": False}
+        self.detail = {"kind": "picamera2", "camera_num": camera_num, "settled": False, "corrupt": 0}
 
     def relock(self) -> None:
         """Focus and settle exposure and white balance again (e.g. after the room light changed)."""
@@ -190,11 +195,21 @@ class Picamera2Source(CaptureThreadSource):
         if self._relock:
             self._start_settling(cam)
         request = self._call(cam.capture_request, "capture")
+        corrupt = None
         try:
             image = request.make_array("main")
             metadata = request.get_metadata()
+        except ValueError as exc:  # a buffer of the wrong length: numpy cannot shape it into the picture
+            corrupt, image, metadata = str(exc), None, {}
         finally:
             request.release()
+        size = self.detail.get("size")
+        if image is not None and (image.ndim != 3 or (size and tuple(image.shape[:2]) != (size[1], size[0]))):
+            corrupt = f"a picture of shape {tuple(image.shape)} from a {size[0]}x{size[1]} stream" if size else \
+                f"a picture of shape {tuple(image.shape)}"
+        if corrupt is not None:
+            return self._corrupt(corrupt)
+        self._corrupt_run = 0
         if image.ndim == 3 and image.shape[2] == 4:  # an XBGR8888 stream: drop the padding byte
             image = image[:, :, :3]
         sensor_ns = metadata.get("SensorTimestamp")
@@ -206,6 +221,17 @@ class Picamera2Source(CaptureThreadSource):
         index = self._counter
         self._counter += 1
         return image, timestamp, index
+
+    def _corrupt(self, why: str) -> object:
+        """Skip a corrupt frame (logged, counted); too many in a row are a lost camera."""
+        self._corrupt_run += 1
+        self.detail["corrupt"] = int(self.detail.get("corrupt", 0)) + 1
+        if self._corrupt_run == 1:
+            log.warning("%s: corrupt frame skipped (%s); %d so far", self.name, why, self.detail["corrupt"])
+        if self._corrupt_run >= self.max_corrupt_run:
+            self._corrupt_run = 0
+            raise SourceLost(f"{self.max_corrupt_run} corrupt frames in a row ({why})")
+        return SKIP
 
     def _close(self) -> None:
         cam, self._cam = self._cam, None

@@ -217,3 +217,27 @@ def test_bad_options_are_refused():
         open_source("picamera2", autofocus="sometimes")
     with pytest.raises(ValueError, match="lens_position"):
         open_source("picamera2", autofocus="manual")
+
+
+def test_a_corrupt_frame_is_skipped_and_counted_not_a_lost_camera(fake_picamera2, caplog):
+    world = fake_picamera2.WORLD
+    source = open_source("picamera2?size=160x120&fps=100", settle_seconds=0.1, retry_initial=0.05)
+    with source:
+        first = source.latest(timeout=5)
+        world.corrupt_frames = 2
+        status = wait_for(source, lambda s: s["corrupt"] == 2 and s["frames"] > first.seq + 2)
+        frame = source.latest(timeout=2)
+    assert status["state"] == "running" and status["reconnects"] == 0 and status["failures"] == 0
+    assert frame.image.shape == (120, 160, 3)  # every frame delivered is a whole picture
+    assert any("corrupt frame skipped" in r.message and "cannot reshape" in r.message for r in caplog.records)
+
+
+def test_corrupt_frames_that_go_on_are_a_lost_camera_and_it_is_reopened(fake_picamera2):
+    world = fake_picamera2.WORLD
+    source = open_source("picamera2?size=160x120&fps=100", settle_seconds=0.1, retry_initial=0.05,
+                         max_corrupt_run=3)
+    with source:
+        source.latest(timeout=5)
+        world.corrupt_frames = 3
+        status = wait_for(source, lambda s: s["reconnects"] >= 1 and s["state"] == "running")
+    assert "3 corrupt frames in a row" in status["error"]

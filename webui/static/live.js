@@ -653,14 +653,51 @@
     return parts.length ? parts.join(tt("move.join", ", ")) : tt("move.changed", "changed the table");
   }
 
+  // The camera's state comes two ways: with the game (the tracker's status, at once when it
+  // changes while a game runs) and in status messages (the pipeline polled every few seconds).
+  // Whichever changed last is the news.
+  var camSeen = {snap: undefined, health: undefined, now: undefined};
+  function cameraNow(st) {
+    var snapCam = (st.camera || {}).state || ((st.source || {}).source || {}).state;
+    var healthCam = health ? (health.pipeline === "failed" ? "failed" : health.camera) : undefined;
+    if (snapCam !== camSeen.snap) { camSeen.snap = snapCam; if (snapCam) camSeen.now = snapCam; }
+    if (healthCam !== camSeen.health) { camSeen.health = healthCam; if (healthCam) camSeen.now = healthCam; }
+    if ((st.source || {}).state === "failed") return "failed";
+    return camSeen.now;
+  }
+
+  function renderCameraAlert(camState) {
+    var box = $("camera-alert");
+    var kind = camState === "failed" ? "failed" : (camState === "lost" || camState === "retrying") ? "lost" : null;
+    box.hidden = !kind;
+    if (!kind) return;
+    box.dataset.state = camState;
+    $("camera-alert-title").textContent = tt("camera." + kind + ".title", kind === "lost" ? "Camera lost" : "Camera failed");
+    $("camera-alert-text").textContent = " " + tt("camera." + kind + ".todo", "");
+  }
+
+  var PLAY_REASONS = ["occluded", "hand", "hands", "motion"];  // normal play, not pictures that could not be read
+
+  function unreadable(run) {
+    var counts = {};
+    Object.keys(run.unusable || {}).forEach(function (r) {
+      if (PLAY_REASONS.indexOf(r) < 0) counts[r] = (counts[r] || 0) + run.unusable[r];
+    });
+    var cam = run.source || {};
+    var skipped = (cam.corrupt || 0) + (cam.skipped || 0);  // corrupt frames the source itself dropped
+    if (skipped) counts["bad-frame"] = (counts["bad-frame"] || 0) + skipped;
+    var n = 0, why = [];
+    Object.keys(counts).forEach(function (r) { n += counts[r]; why.push(tt("reason." + r, r) + " " + counts[r]); });
+    return n ? tt("status.unreadable", "{n} pictures could not be read ({why})", {n: n, why: why.join(", ")}) : null;
+  }
+
   function renderStatus() {
     var el = $("status");
     var st = state.status || {};
     var bits = [];
     var run = st.source || {};              // the pipeline's status, pushed by the tracker
-    var cam = run.source || {};             // ... and the frame source's inside it
-    var camState = run.state === "failed" ? "failed" : cam.state;
-    if (health) camState = health.pipeline === "failed" ? "failed" : (health.camera || camState);
+    var camState = cameraNow(st);
+    renderCameraAlert(camState);
     if (camState && camState !== "running" && camState !== "ended") bits.push(tt("source.state." + camState, camState));
     var tr = st.tracking || {};
     if (tr.state && game() && !state.game_over) {
@@ -672,6 +709,8 @@
     if (typeof pile.estimate === "number" && game() && game().board && !state.game_over) {
       bits.push(tt("status.draw_pile", "about {n} cards left in the draw pile", {n: pile.estimate}));
     }
+    var bad = unreadable(run);
+    if (bad) bits.push(bad);
     el.textContent = bits.join(" · ");
     el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
   }

@@ -61,6 +61,7 @@ class FakeWorld:
         self.fail_after_frames: int | None = None  # raise a driver error once this many frames were produced
         self.failure_message = "Camera frontend has timed out!"
         self.stall = False                # frames stop arriving, without an error
+        self.corrupt_frames = 0           # the next this many frames have a short buffer (make_array fails)
         self.frames_produced = 0
         self.instances: list["Picamera2"] = []
         self.acquired: set[int] = set()
@@ -107,7 +108,12 @@ class CompletedRequest:
             raise RuntimeError("Request has been released")  # its buffers belong to libcamera again
         if name not in self._arrays:
             raise RuntimeError(f"Stream {name!r} is not defined")
-        return self._arrays[name].copy()
+        array = self._arrays[name]
+        if array.ndim == 1:  # what numpy says when picamera2 shapes a short buffer
+            w, h = self.config[name]["size"]
+            channels = _FORMATS[self.config[name]["format"]] or 1
+            raise ValueError(f"cannot reshape array of size {array.size} into shape ({h},{w},{channels})")
+        return array.copy()
 
     def get_metadata(self) -> dict[str, Any]:
         return dict(self._metadata)
@@ -345,6 +351,9 @@ class Picamera2:
         self._advance()
         md = self._metadata(time.monotonic_ns())
         arrays = {"main": self._image(self.camera_config["main"])}
+        if WORLD.corrupt_frames > 0:  # a truncated buffer: the real make_array fails to reshape it
+            WORLD.corrupt_frames -= 1
+            arrays["main"] = arrays["main"].reshape(-1)[: arrays["main"].size // 3]
         with self._lock:
             self._outstanding += 1
         return CompletedRequest(self, arrays, md)
