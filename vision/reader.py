@@ -197,8 +197,14 @@ class Reader:
         """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
         detections contradict 1 big + 4 small per player."""
         players = list(self.references)
-        on = [d for d in dets if d.stone is not None]
-        conf = 1.0
+        # a player's pawns stand on different paths, so never two on one stone: keep the best-covered
+        by_place: dict[tuple[str, str], PawnDetection] = {}
+        for d in dets:
+            if d.stone is not None and ((d.stone, d.player) not in by_place
+                                        or d.cover > by_place[(d.stone, d.player)].cover):
+                by_place[(d.stone, d.player)] = d
+        on = list(by_place.values())
+        conf = 1.0 if len(on) == sum(1 for d in dets if d.stone is not None) else 0.5
         out: list[PawnObservation] = []
         for p in players:
             mine = sorted([d for d in on if d.player == p], key=lambda d: -d.cover)
