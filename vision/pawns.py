@@ -41,6 +41,8 @@ class PawnConfig:
     colour_lum_weight: float = 0.8
     pixel_colour_gate: float = 0.6    # a difference pixel farther than this from every pawn colour is not a pawn
     pixel_lum_tol: float = 0.6         # ... brightness tolerance per pixel (shading spans more than the median)
+    split_colours: bool = True         # a detection explains only the pixels of its own colour
+    split_margin: float = 0.10         # ... unless the pixel is this close to being its colour anyway
     profile: tuple[tuple[float, float], ...] = (   # (height share, radius share of the base width)
         (0.0, 0.5), (0.12, 0.5), (0.45, 0.43), (0.62, 0.36), (0.72, 0.38), (0.8, 0.33), (0.92, 0.26), (1.0, 0.1))
 
@@ -141,6 +143,21 @@ def _colour_of(config: PawnConfig, log_pixels: Any, references: Mapping[str, Any
     return best, best_d
 
 
+def _nearest_reference(config: PawnConfig, log_pixels: Any, references: Mapping[str, Any]) -> tuple[Any, Any]:
+    """Per pixel: the index of the nearest player colour and the margin to the second nearest."""
+    import numpy as np
+
+    ds = []
+    for ref in references.values():
+        d = log_pixels - ref
+        lum = d.mean(axis=1)
+        chroma = np.sqrt(((d - lum[:, None]) ** 2).sum(axis=1))
+        ds.append(chroma + config.colour_lum_weight * np.maximum(0.0, np.abs(lum) - config.pixel_lum_tol))
+    ds = np.stack(ds, axis=1)
+    order = np.sort(ds, axis=1)
+    return np.argmin(ds, axis=1), order[:, 1] - order[:, 0]
+
+
 def pawn_coloured(config: PawnConfig, fg: Any, log_norm: Any, references: Mapping[str, Any]) -> Any:
     """The difference map kept only where a pixel's colour could be one of the players' pawns
     (chroma near a pawn colour, brightness within the shading a lamp puts on a turned pawn)."""
@@ -218,8 +235,22 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
             kk = kern[fy0 - ky0:fy1 - ky0, fx0 - kx0:fx1 - kx0] > 0
             own = kk & (fg_u[fy0:fy1, fx0:fx1] > 0)
             pixels = log_norm[fy0:fy1, fx0:fx1][own]
-            fg_u[fy0:fy1, fx0:fx1][kk] = 0.0
-            explained[fy0:fy1, fx0:fx1][kk] = 1.0
+            if config.split_colours and len(pixels) >= 3 and len(references) > 1:
+                # pawns on one stone belong to different players: pixels clearly nearer another player's
+                # colour than this pawn's stay unexplained, for the next pawn on the stone
+                player, _d = _colour_of(config, pixels, references)
+                near = _nearest_reference(config, pixels, references)
+                names = list(references)
+                mine = np.array([names[j] == player for j in near[0]]) | (near[1] < config.split_margin)
+                keep = kk.copy()
+                oy, ox = np.nonzero(own)
+                keep[oy[~mine], ox[~mine]] = False
+                pixels = pixels[mine]
+                fg_u[fy0:fy1, fx0:fx1][keep] = 0.0
+                explained[fy0:fy1, fx0:fx1][keep] = 1.0
+            else:
+                fg_u[fy0:fy1, fx0:fx1][kk] = 0.0
+                explained[fy0:fy1, fx0:fx1][kk] = 1.0
             dets.append((x0 + px, y0 + py, size == 1, c, pixels))
     out: list[PawnDetection] = []
     stones = [s for s in board.stones.values()]
