@@ -41,6 +41,7 @@ class PawnConfig:
     colour_lum_weight: float = 0.8
     pixel_colour_gate: float = 0.6    # a difference pixel farther than this from every pawn colour is not a pawn
     pixel_lum_tol: float = 0.6         # ... brightness tolerance per pixel (shading spans more than the median)
+    crowd_pitch_scale: float = 0.8    # pawns in the start crowd stand this many mean base widths apart
     split_colours: bool = True         # a detection explains only the pixels of its own colour
     split_margin: float = 0.10         # ... unless the pixel is this close to being its colour anyway
     profile: tuple[tuple[float, float], ...] = (   # (height share, radius share of the base width)
@@ -268,6 +269,29 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         on = d[j] <= s.r + config.on_stone_margin_mm and s.kind != "start"
         out.append(PawnDetection(s.id if on else None, player, big, x, y, c, dist))
     return out
+
+
+def crowd_distances(board: Any, margin_mm: float, step_mm: float = 2.0) -> Any:
+    """Distances from the start stone's centre of every board point (a `step_mm` grid, `margin_mm` inside
+    the board's edge), sorted: the start crowd fills the nearest ones first (once per board)."""
+    import numpy as np
+
+    st = next(s for s in board.stones.values() if s.kind == "start")
+    w, h = board.size_mm
+    xs = np.arange(margin_mm, w - margin_mm, step_mm)
+    ys = np.arange(margin_mm, h - margin_mm, step_mm)
+    xx, yy = np.meshgrid(xs, ys)
+    return np.sort(np.hypot(xx - st.x, yy - st.y).ravel())
+
+
+def crowd_radius(distances: Any, pawns: int, pitch_mm: float, step_mm: float = 2.0) -> float:
+    """How far from the start stone's centre a crowd of `pawns` densely packed pawns (hexagonal, `pitch_mm`
+    apart) reaches, the board's edge pushing it outward."""
+    if pawns <= 0:
+        return 0.0
+    area = pawns * pitch_mm * pitch_mm * math.sqrt(3) / 2
+    k = min(len(distances) - 1, int(math.ceil(area / (step_mm * step_mm))))
+    return float(distances[k])
 
 
 def pile_mask(board: Any, view: Any, components: Any, piles: Mapping[str, bool], pile_height_mm: float = 12.5,
