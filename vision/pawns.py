@@ -43,6 +43,7 @@ class PawnConfig:
     pixel_lum_tol: float = 0.6         # ... brightness tolerance per pixel (shading spans more than the median)
     crowd_pitch_scale: float = 0.8    # pawns in the start crowd stand this many mean base widths apart
     split_colours: bool = True         # a detection explains only the pixels of its own colour
+    big_own_colour: float = 0.8       # a big pawn's silhouette must be this much its own colour
     split_margin: float = 0.10         # ... unless the pixel is this close to being its colour anyway
     profile: tuple[tuple[float, float], ...] = (   # (height share, radius share of the base width)
         (0.0, 0.5), (0.12, 0.5), (0.45, 0.43), (0.62, 0.36), (0.72, 0.38), (0.8, 0.33), (0.92, 0.26), (1.0, 0.1))
@@ -208,7 +209,7 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         for _ in range(limit):
             sub_u = fg_u[y0:y1, x0:x1]
             sub_e = explained[y0:y1, x0:x1]
-            best = None
+            found: dict[int, tuple[int, float]] = {}
             for size in (1, 0):
                 kern, anc, area = k.kernels[size], k.anchors[size], k.areas[size]
                 vis = cv2.filter2D(sub_u, -1, kern, anchor=anc, borderType=cv2.BORDER_CONSTANT)
@@ -222,27 +223,35 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
                 c = float(score.flat[idx])
                 need = config.cover_big if size == 1 else config.cover_small
                 if c >= need:
-                    best = (size, idx, c)
-                    break
-            if best is None:
+                    found[size] = (idx, c)
+                    if size == 1 and not config.split_colours:
+                        break
+            if not found:
                 break
-            size, idx, c = best
-            py, px = divmod(idx, sub_u.shape[1])
-            kern, anc = k.kernels[size], k.anchors[size]
-            # the silhouette's footprint in the view
-            ky0, kx0 = y0 + py - anc[1], x0 + px - anc[0]
-            fy0, fx0 = max(0, ky0), max(0, kx0)
-            fy1, fx1 = min(fg.shape[0], ky0 + kern.shape[0]), min(fg.shape[1], kx0 + kern.shape[1])
-            kk = kern[fy0 - ky0:fy1 - ky0, fx0 - kx0:fx1 - kx0] > 0
-            own = kk & (fg_u[fy0:fy1, fx0:fx1] > 0)
-            pixels = log_norm[fy0:fy1, fx0:fx1][own]
-            if config.split_colours and len(pixels) >= 3 and len(references) > 1:
-                # pawns on one stone belong to different players: pixels clearly nearer another player's
-                # colour than this pawn's stay unexplained, for the next pawn on the stone
-                player, _d = _colour_of(config, pixels, references)
-                near = _nearest_reference(config, pixels, references)
-                names = list(references)
-                mine = np.array([names[j] == player for j in near[0]]) | (near[1] < config.split_margin)
+            for size in sorted(found, reverse=True):
+                idx, c = found[size]
+                py, px = divmod(idx, sub_u.shape[1])
+                kern, anc = k.kernels[size], k.anchors[size]
+                # the silhouette's footprint in the view
+                ky0, kx0 = y0 + py - anc[1], x0 + px - anc[0]
+                fy0, fx0 = max(0, ky0), max(0, kx0)
+                fy1, fx1 = min(fg.shape[0], ky0 + kern.shape[0]), min(fg.shape[1], kx0 + kern.shape[1])
+                kk = kern[fy0 - ky0:fy1 - ky0, fx0 - kx0:fx1 - kx0] > 0
+                own = kk & (fg_u[fy0:fy1, fx0:fx1] > 0)
+                pixels = log_norm[fy0:fy1, fx0:fx1][own]
+                mine = None
+                if config.split_colours and len(pixels) >= 3 and len(references) > 1:
+                    # pawns on one stone belong to different players: pixels clearly nearer another
+                    # player's colour than this pawn's stay unexplained, for the next pawn on the stone
+                    player, _d = _colour_of(config, pixels, references)
+                    near = _nearest_reference(config, pixels, references)
+                    names = list(references)
+                    mine = np.array([names[j] == player for j in near[0]]) | (near[1] < config.split_margin)
+                    # a big silhouette filled by several colours is small pawns side by side
+                    if size == 1 and 0 in found and float(mine.mean()) < config.big_own_colour:
+                        continue
+                break
+            if mine is not None:
                 keep = kk.copy()
                 oy, ox = np.nonzero(own)
                 keep[oy[~mine], ox[~mine]] = False
