@@ -209,27 +209,26 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         for _ in range(limit):
             sub_u = fg_u[y0:y1, x0:x1]
             sub_e = explained[y0:y1, x0:x1]
-            found: dict[int, tuple[int, float]] = {}
-            for size in (1, 0):
+            def best_at(size: int) -> tuple[int, float] | None:
+                """The best base position of a `size` silhouette and its coverage, if it is enough."""
                 kern, anc, area = k.kernels[size], k.anchors[size], k.areas[size]
                 vis = cv2.filter2D(sub_u, -1, kern, anchor=anc, borderType=cv2.BORDER_CONSTANT)
                 hid = cv2.filter2D(sub_e, -1, kern, anchor=anc, borderType=cv2.BORDER_CONSTANT)
                 cover = vis / np.maximum(area - hid, 1.0)
                 ok = k.candidates & (vis >= config.min_visible * area)
                 if not ok.any():
-                    continue
+                    return None
                 score = np.where(ok, cover, -1.0)
                 idx = int(np.argmax(score))
                 c = float(score.flat[idx])
-                need = config.cover_big if size == 1 else config.cover_small
-                if c >= need:
-                    found[size] = (idx, c)
-                    if size == 1 and not config.split_colours:
-                        break
-            if not found:
-                break
-            for size in sorted(found, reverse=True):
-                idx, c = found[size]
+                return (idx, c) if c >= (config.cover_big if size == 1 else config.cover_small) else None
+
+            chosen = None
+            for size in (1, 0):
+                found = best_at(size)
+                if found is None:
+                    continue
+                idx, c = found
                 py, px = divmod(idx, sub_u.shape[1])
                 kern, anc = k.kernels[size], k.anchors[size]
                 # the silhouette's footprint in the view
@@ -247,10 +246,16 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
                     near = _nearest_reference(config, pixels, references)
                     names = list(references)
                     mine = np.array([names[j] == player for j in near[0]]) | (near[1] < config.split_margin)
-                    # a big silhouette filled by several colours is small pawns side by side
-                    if size == 1 and 0 in found and float(mine.mean()) < config.big_own_colour:
+                    # a big silhouette filled by several colours is small pawns side by side (if a small
+                    # one fits there; the small silhouette is only tried then)
+                    if size == 1 and float(mine.mean()) < config.big_own_colour:
+                        chosen = (size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1))
                         continue
+                chosen = (size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1))
                 break
+            if chosen is None:
+                break
+            size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1) = chosen
             if mine is not None:
                 keep = kk.copy()
                 oy, ox = np.nonzero(own)
