@@ -41,6 +41,10 @@ class PawnConfig:
     colour_lum_weight: float = 0.8
     pixel_colour_gate: float = 0.6    # a difference pixel farther than this from every pawn colour is not a pawn
     pixel_lum_tol: float = 0.6         # ... brightness tolerance per pixel (shading spans more than the median)
+    crowd_pitch_scale: float = 0.8    # pawns in the start crowd stand this many mean base widths apart
+    split_colours: bool = True         # a detection explains only the pixels of its own colour
+    big_own_colour: float = 0.8       # a big pawn's silhouette must be this much its own colour
+    split_margin: float = 0.10         # ... unless the pixel is this close to being its colour anyway
     profile: tuple[tuple[float, float], ...] = (   # (height share, radius share of the base width)
         (0.0, 0.5), (0.12, 0.5), (0.45, 0.43), (0.62, 0.36), (0.72, 0.38), (0.8, 0.33), (0.92, 0.26), (1.0, 0.1))
 
@@ -141,6 +145,21 @@ def _colour_of(config: PawnConfig, log_pixels: Any, references: Mapping[str, Any
     return best, best_d
 
 
+def _nearest_reference(config: PawnConfig, log_pixels: Any, references: Mapping[str, Any]) -> tuple[Any, Any]:
+    """Per pixel: the index of the nearest player colour and the margin to the second nearest."""
+    import numpy as np
+
+    ds = []
+    for ref in references.values():
+        d = log_pixels - ref
+        lum = d.mean(axis=1)
+        chroma = np.sqrt(((d - lum[:, None]) ** 2).sum(axis=1))
+        ds.append(chroma + config.colour_lum_weight * np.maximum(0.0, np.abs(lum) - config.pixel_lum_tol))
+    ds = np.stack(ds, axis=1)
+    order = np.sort(ds, axis=1)
+    return np.argmin(ds, axis=1), order[:, 1] - order[:, 0]
+
+
 def pawn_coloured(config: PawnConfig, fg: Any, log_norm: Any, references: Mapping[str, Any]) -> Any:
     """The difference map kept only where a pixel's colour could be one of the players' pawns
     (chroma near a pawn colour, brightness within the shading a lamp puts on a turned pawn)."""
@@ -190,36 +209,63 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         for _ in range(limit):
             sub_u = fg_u[y0:y1, x0:x1]
             sub_e = explained[y0:y1, x0:x1]
-            best = None
-            for size in (1, 0):
+            def best_at(size: int) -> tuple[int, float] | None:
+                """The best base position of a `size` silhouette and its coverage, if it is enough."""
                 kern, anc, area = k.kernels[size], k.anchors[size], k.areas[size]
                 vis = cv2.filter2D(sub_u, -1, kern, anchor=anc, borderType=cv2.BORDER_CONSTANT)
                 hid = cv2.filter2D(sub_e, -1, kern, anchor=anc, borderType=cv2.BORDER_CONSTANT)
                 cover = vis / np.maximum(area - hid, 1.0)
                 ok = k.candidates & (vis >= config.min_visible * area)
                 if not ok.any():
-                    continue
+                    return None
                 score = np.where(ok, cover, -1.0)
                 idx = int(np.argmax(score))
                 c = float(score.flat[idx])
-                need = config.cover_big if size == 1 else config.cover_small
-                if c >= need:
-                    best = (size, idx, c)
-                    break
-            if best is None:
+                return (idx, c) if c >= (config.cover_big if size == 1 else config.cover_small) else None
+
+            chosen = None
+            for size in (1, 0):
+                found = best_at(size)
+                if found is None:
+                    continue
+                idx, c = found
+                py, px = divmod(idx, sub_u.shape[1])
+                kern, anc = k.kernels[size], k.anchors[size]
+                # the silhouette's footprint in the view
+                ky0, kx0 = y0 + py - anc[1], x0 + px - anc[0]
+                fy0, fx0 = max(0, ky0), max(0, kx0)
+                fy1, fx1 = min(fg.shape[0], ky0 + kern.shape[0]), min(fg.shape[1], kx0 + kern.shape[1])
+                kk = kern[fy0 - ky0:fy1 - ky0, fx0 - kx0:fx1 - kx0] > 0
+                own = kk & (fg_u[fy0:fy1, fx0:fx1] > 0)
+                pixels = log_norm[fy0:fy1, fx0:fx1][own]
+                mine = None
+                if config.split_colours and len(pixels) >= 3 and len(references) > 1:
+                    # pawns on one stone belong to different players: pixels clearly nearer another
+                    # player's colour than this pawn's stay unexplained, for the next pawn on the stone
+                    player, _d = _colour_of(config, pixels, references)
+                    near = _nearest_reference(config, pixels, references)
+                    names = list(references)
+                    mine = np.array([names[j] == player for j in near[0]]) | (near[1] < config.split_margin)
+                    # a big silhouette filled by several colours is small pawns side by side (if a small
+                    # one fits there; the small silhouette is only tried then)
+                    if size == 1 and float(mine.mean()) < config.big_own_colour:
+                        chosen = (size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1))
+                        continue
+                chosen = (size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1))
                 break
-            size, idx, c = best
-            py, px = divmod(idx, sub_u.shape[1])
-            kern, anc = k.kernels[size], k.anchors[size]
-            # the silhouette's footprint in the view
-            ky0, kx0 = y0 + py - anc[1], x0 + px - anc[0]
-            fy0, fx0 = max(0, ky0), max(0, kx0)
-            fy1, fx1 = min(fg.shape[0], ky0 + kern.shape[0]), min(fg.shape[1], kx0 + kern.shape[1])
-            kk = kern[fy0 - ky0:fy1 - ky0, fx0 - kx0:fx1 - kx0] > 0
-            own = kk & (fg_u[fy0:fy1, fx0:fx1] > 0)
-            pixels = log_norm[fy0:fy1, fx0:fx1][own]
-            fg_u[fy0:fy1, fx0:fx1][kk] = 0.0
-            explained[fy0:fy1, fx0:fx1][kk] = 1.0
+            if chosen is None:
+                break
+            size, idx, c, py, px, kk, own, pixels, mine, (fy0, fy1, fx0, fx1) = chosen
+            if mine is not None:
+                keep = kk.copy()
+                oy, ox = np.nonzero(own)
+                keep[oy[~mine], ox[~mine]] = False
+                pixels = pixels[mine]
+                fg_u[fy0:fy1, fx0:fx1][keep] = 0.0
+                explained[fy0:fy1, fx0:fx1][keep] = 1.0
+            else:
+                fg_u[fy0:fy1, fx0:fx1][kk] = 0.0
+                explained[fy0:fy1, fx0:fx1][kk] = 1.0
             dets.append((x0 + px, y0 + py, size == 1, c, pixels))
     out: list[PawnDetection] = []
     stones = [s for s in board.stones.values()]
@@ -237,6 +283,29 @@ def read_pawns(config: PawnConfig, fg: Any, log_norm: Any, kernels: Mapping[str,
         on = d[j] <= s.r + config.on_stone_margin_mm and s.kind != "start"
         out.append(PawnDetection(s.id if on else None, player, big, x, y, c, dist))
     return out
+
+
+def crowd_distances(board: Any, margin_mm: float, step_mm: float = 2.0) -> Any:
+    """Distances from the start stone's centre of every board point (a `step_mm` grid, `margin_mm` inside
+    the board's edge), sorted: the start crowd fills the nearest ones first (once per board)."""
+    import numpy as np
+
+    st = next(s for s in board.stones.values() if s.kind == "start")
+    w, h = board.size_mm
+    xs = np.arange(margin_mm, w - margin_mm, step_mm)
+    ys = np.arange(margin_mm, h - margin_mm, step_mm)
+    xx, yy = np.meshgrid(xs, ys)
+    return np.sort(np.hypot(xx - st.x, yy - st.y).ravel())
+
+
+def crowd_radius(distances: Any, pawns: int, pitch_mm: float, step_mm: float = 2.0) -> float:
+    """How far from the start stone's centre a crowd of `pawns` densely packed pawns (hexagonal, `pitch_mm`
+    apart) reaches, the board's edge pushing it outward."""
+    if pawns <= 0:
+        return 0.0
+    area = pawns * pitch_mm * pitch_mm * math.sqrt(3) / 2
+    k = min(len(distances) - 1, int(math.ceil(area / (step_mm * step_mm))))
+    return float(distances[k])
 
 
 def pile_mask(board: Any, view: Any, components: Any, piles: Mapping[str, bool], pile_height_mm: float = 12.5,

@@ -26,7 +26,8 @@ from .appearance import AppearanceConfig, difference, log_image, normalise, prep
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
-from .pawns import PawnConfig, PawnDetection, build_stone_kernels, pawn_coloured, pile_mask, read_pawns
+from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distances, crowd_radius, pawn_coloured,
+                    pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
@@ -193,12 +194,46 @@ class Reader:
                           confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
         return FrameReading(obs, timings, tiles, dets)
 
+    def _outside_crowd(self, on: list[PawnDetection]) -> list[PawnDetection]:
+        """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path
+        (5 per player less those seen on stones the crowd cannot reach) stand densely packed around the
+        start stone and their bases cover the first-row stones when they are many; a pawn there cannot be
+        told from the crowd, and reading it as the crowd keeps each player's 5 pawns."""
+        board = self.model.board if self.model is not None else self.board
+        starts = [s for s in board.stones.values() if s.kind == "start"]
+        if not starts or not on:
+            return on
+        cfg = self.config.pawns
+        comps = self.components
+        pitch = cfg.crowd_pitch_scale * (comps.pawn_size(True)[0] + 4 * comps.pawn_size(False)[0]) / 5
+        key = (board.name, round(pitch, 2))
+        if getattr(self, "_crowd_key", None) != key:
+            self._crowd_key, self._crowd_d = key, crowd_distances(board, pitch / 2)
+        st = starts[0]
+        gap = {d.stone: math.hypot(board.stones[d.stone].x - st.x, board.stones[d.stone].y - st.y)
+               - board.stones[d.stone].r - cfg.on_stone_margin_mm for d in on}
+        total = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1]
+        # stones the crowd cannot reach even at its largest
+        reach_max = crowd_radius(self._crowd_d, total * len(self.references), pitch)
+        far = {d.stone for d in on if gap[d.stone] > reach_max}
+        far_count = len({(d.stone, d.player) for d in on if d.stone in far})
+        reach = crowd_radius(self._crowd_d, total * len(self.references) - far_count, pitch)
+        return [d for d in on if gap[d.stone] > reach]
+
     def _pawn_list(self, dets: list[PawnDetection]) -> tuple[list[PawnObservation], float]:
         """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
         detections contradict 1 big + 4 small per player."""
         players = list(self.references)
-        on = [d for d in dets if d.stone is not None]
-        conf = 1.0
+        on = self._outside_crowd(on0 := [d for d in dets if d.stone is not None])
+        dets = on + [d for d in dets if d.stone is None]
+        # a player's pawns stand on different paths, so never two on one stone: keep the best-covered
+        by_place: dict[tuple[str, str], PawnDetection] = {}
+        for d in dets:
+            if d.stone is not None and ((d.stone, d.player) not in by_place
+                                        or d.cover > by_place[(d.stone, d.player)].cover):
+                by_place[(d.stone, d.player)] = d
+        on = list(by_place.values())
+        conf = 1.0 if len(on) == len(on0) else 0.5
         out: list[PawnObservation] = []
         for p in players:
             mine = sorted([d for d in on if d.player == p], key=lambda d: -d.cover)
