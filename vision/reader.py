@@ -226,14 +226,13 @@ class Reader:
         players = list(self.references)
         on = self._outside_crowd(on0 := [d for d in dets if d.stone is not None])
         dets = on + [d for d in dets if d.stone is None]
-        # a player's pawns stand on different paths, so never two on one stone: keep the best-covered
-        by_place: dict[tuple[str, str], PawnDetection] = {}
-        for d in dets:
-            if d.stone is not None and ((d.stone, d.player) not in by_place
-                                        or d.cover > by_place[(d.stone, d.player)].cover):
-                by_place[(d.stone, d.player)] = d
-        on = list(by_place.values())
+        # Detections the start crowd explains lower the confidence. Two pawns of one player on one
+        # stone are legal (RULES §1: any number of pawns may share a stone, and several of a
+        # player's own may use one path) but rare: kept, with a lower confidence.
         conf = 1.0 if len(on) == len(on0) else 0.5
+        places = [(d.stone, d.player) for d in on]
+        if len(set(places)) < len(places):
+            conf = min(conf, 0.6)
         out: list[PawnObservation] = []
         for p in players:
             mine = sorted([d for d in on if d.player == p], key=lambda d: -d.cover)
