@@ -45,3 +45,15 @@ def live_server(app):
     server = LiveServer(app)
     yield server
     server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium through Playwright, one per test module (never a browser download)."""
+    from browser_support import launch, require_chromium, sync_api
+
+    require_chromium()
+    with sync_api().sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

@@ -7,9 +7,8 @@ import math
 import os
 from pathlib import Path
 
-import pytest
 
-from browser_support import launch, require_chromium, sync_api
+from browser_support import sync_api
 from engine.observation import parse_observation
 from webui_fakes import start_game
 
@@ -28,15 +27,6 @@ CROWDED = {"format": "keltis-observation/1", "game": "keltis", "board": "base",
            "tiles": {"r5": "clover", "b2": "points-2", "y4": "discard", "g3": "wish-any", "p3": "points-3"},
            "seats": {"south": {"player": "black", "rows": {"red": ["3"]}}, "west": {"player": "white", "rows": {}},
                      "north": {"player": "grey", "rows": {}}, "east": {"player": "brown", "rows": {}}}}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def open_board(browser, live_server):

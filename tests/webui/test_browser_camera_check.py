@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import launch, require_chromium, sync_api
+from browser_support import sync_api
 from webui.app import create_app
 from webui.config import WebConfig
 from webui_fakes import LiveServer
@@ -19,15 +19,6 @@ expect = playwright_api.expect
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "demo"
 PIN = "246813"
 KEYS = ["camera", "focus", "exposure", "markers", "board", "seats"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

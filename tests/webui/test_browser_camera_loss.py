@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import PHONE, launch, require_chromium, sync_api
+from browser_support import PHONE, sync_api
 
 playwright_api = sync_api()
 expect = playwright_api.expect
@@ -76,15 +76,6 @@ def served(fake_picamera2, tmp_path, monkeypatch):
         shutdown(server)
         thread.join(5)
         parts["built"].close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def api_state(url: str) -> dict:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from browser_support import PHONE, launch, require_chromium, sync_api
+from browser_support import PHONE, sync_api
 from engine.observation import parse_observation
 from webui.config import WebConfig
 from webui_fakes import PIN, start_game
@@ -21,15 +21,6 @@ OBS = {"format": "keltis-observation/1", "game": "keltis", "board": "base",
                  "west": {"player": "white", "rows": {}}, "north": {"player": "grey", "rows": {}}}}
 # Records vibration requests (headless chromium has no motor) and marks the page, to detect reloads.
 INIT = "window.__vibrations = []; navigator.vibrate = function (p) { window.__vibrations.push(p); return true; };"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from browser_support import PHONE, launch, require_chromium, sync_api
+from browser_support import PHONE, sync_api
 from keltis_cam.commands.serve import _config_writer
 from keltis_cam.config import load_config
 from tracking.store import EventStore
@@ -23,15 +23,6 @@ from webui.config import WebConfig
 from webui_fakes import PIN, LiveServer
 
 playwright_api = sync_api()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def make_first_run(tmp_path, camera_source):

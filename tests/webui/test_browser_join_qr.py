@@ -1,22 +1,12 @@
 """The join QR code on the live page, in a real browser: the image loads and decodes to the page's address."""
 from __future__ import annotations
 
-import pytest
 
-from browser_support import PHONE, launch, require_chromium, sync_api
+from browser_support import PHONE, sync_api
 from webui.qr import lan_ip
 from webui_fakes import start_game
 
 playwright_api = sync_api()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def test_the_join_qr_loads_and_decodes_to_the_page_address(browser, live_server, tracker):

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 
-from browser_support import launch, require_chromium, sync_api
+from browser_support import sync_api
 from engine.observation import parse_observation
 from webui_fakes import PIN, start_game
 
@@ -19,15 +18,6 @@ OBS = {"format": "keltis-observation/1", "game": "keltis", "board": "base",
        "tiles": {"r2": "clover"},
        "seats": {"south": {"player": "black", "rows": {"red": ["3", "5"]}},
                  "west": {"player": "white", "rows": {}}, "north": {"player": "grey", "rows": {}}}}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def open_page(browser, live_server, login: bool):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import launch, require_chromium, sync_api
+from browser_support import sync_api
 from webui.app import create_app
 from webui.config import WebConfig
 from webui_fakes import LiveServer
@@ -19,15 +19,6 @@ PIN = "2468"
 @pytest.fixture(scope="module")
 def session_folder(tmp_path_factory):
     return write_replay_session(tmp_path_factory.mktemp("replay") / "session")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    with playwright_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture
