@@ -12,11 +12,9 @@ The fake camera shows no table (a grey gradient), so the vision reader reads eve
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -25,29 +23,8 @@ from browser_support import PHONE, sync_api
 playwright_api = sync_api()
 expect = playwright_api.expect
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 PIN = "482913"
 SETUP = {"game": "keltis", "board": "base", "seats": {"south": "black", "north": "white"}, "rules": {}}
-
-
-def _forget_fake_modules() -> None:
-    for name in list(sys.modules):
-        if name.split(".")[0] in ("picamera2", "libcamera"):
-            del sys.modules[name]
-
-
-@pytest.fixture
-def fake_picamera2(monkeypatch):
-    """The fake `picamera2` importable for this test (as tests/camera/conftest.py does)."""
-    _forget_fake_modules()
-    monkeypatch.syspath_prepend(str(FAKES))
-    import picamera2
-
-    picamera2.WORLD.reset()
-    yield picamera2
-    for cam in list(picamera2.WORLD.instances):
-        cam.close()
-    _forget_fake_modules()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Fixtures for the frame-source tests: the fake picamera2 on sys.path, small sessions and videos."""
+"""Fixtures every floor's tests may use: the fake picamera2/libcamera of tests/fakes."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
+FAKES = Path(__file__).resolve().parent / "fakes"
 
 
 def _forget_fake_modules() -> None:
