@@ -32,7 +32,7 @@ log = logging.getLogger("keltis.tracking")
 #: Source states meaning "no camera now" (camera.sources.base): the tracker pauses while one holds.
 CAMERA_DOWN = ("lost", "retrying", "failed")
 #: Reasons an observer gives for frames that are normal play (a hand over the table), not bad input.
-PLAY_REASONS = ("occluded", "hand", "hands", "motion")
+PLAY_REASONS = ("occluded", "hand", "hands", "motion", "settling")
 
 
 @dataclass(frozen=True)

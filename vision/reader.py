@@ -158,14 +158,10 @@ class Reader:
             return FrameReading(Observation(self.game, board_name, False, reason,
                                             extra={"detail": reg.reason}), timings, usable_reason=reason)
         t0 = _clock()
-        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        unusable = self.judge_unusable(image)
         timings["usable"] = (_clock() - t0) * 1000
-        if not verdict.usable:
-            extra: dict[str, Any] = {}
-            if verdict.hands is not None:
-                extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
-            return FrameReading(Observation(self.game, board_name, False, verdict.reason, extra=extra), timings,
-                                usable_reason=verdict.reason)
+        if unusable is not None:
+            return FrameReading(unusable, timings, usable_reason=unusable.reason)
         if self.model is None:
             return FrameReading(Observation(self.game, board_name, True, None, None, None), timings)
         m = self.model
@@ -193,6 +189,21 @@ class Reader:
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
                           confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
         return FrameReading(obs, timings, tiles, dets)
+
+    def judge_unusable(self, image: Any) -> Observation | None:
+        """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
+        between readings): the unusable observation (with the arm's seat in `hands`), or None when the
+        frame can be read. Needs a registration (None without one: nothing to judge against)."""
+        if self.registration is None or not self.registration.ok:
+            return None
+        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        if verdict.usable:
+            return None
+        extra: dict[str, Any] = {}
+        if verdict.hands is not None:
+            extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
+        board_name = self.board.name if (self.board is not None and self.game == "keltis") else None
+        return Observation(self.game, board_name, False, verdict.reason, extra=extra)
 
     def _outside_crowd(self, on: list[PawnDetection]) -> list[PawnDetection]:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path
