@@ -375,9 +375,8 @@ class Picamera2:
         lores = self.camera_config.get("lores")
         if lores is not None:
             w, h = lores["size"]
-            grey = cv2.cvtColor(cv2.resize(arrays["main"][:, :, :3], (w, h), interpolation=cv2.INTER_AREA),
-                                cv2.COLOR_BGR2GRAY)
-            arrays["lores"] = np.vstack([grey, np.full((h // 2, w), 128, np.uint8)])  # Y, then U and V at 128
+            small = cv2.resize(np.ascontiguousarray(arrays["main"][:, :, :3]), (w, h), interpolation=cv2.INTER_AREA)
+            arrays["lores"] = cv2.cvtColor(small, cv2.COLOR_BGR2YUV_I420)  # (h * 3 / 2, w): Y, then U and V
         if WORLD.corrupt_frames > 0:  # a truncated buffer: the real make_array fails to reshape it
             WORLD.corrupt_frames -= 1
             arrays["main"] = arrays["main"].reshape(-1)[: arrays["main"].size // 3]
