@@ -53,6 +53,7 @@ class Gate:
     config: GateConfig = DEFAULT_CONFIG
     previous: Any = field(default=None, repr=False)    # the previous frame's small picture
     previous_t: float | None = None
+    previous_index: int | None = None
     still_since: float | None = None                   # when the play area last stopped changing
     at_read: Any = field(default=None, repr=False)     # the small picture of the last full reading
     read_t: float | None = None
@@ -60,10 +61,14 @@ class Gate:
     read_usable: bool = False                          # the last full reading was usable
     counts: dict[str, int] = field(default_factory=lambda: {MOVING: 0, SETTLING: 0, READ: 0, REUSE: 0})
 
-    def decide(self, small: Any, t: float, mask: Any = None) -> str:
-        """The decision for a frame taken at `t` (seconds) whose small picture is `small`."""
+    def decide(self, small: Any, t: float, mask: Any = None, index: int | None = None) -> str:
+        """The decision for frame `index` taken at `t` (seconds) whose small picture is `small`."""
         cfg = self.config
-        slow = self.previous_t is not None and t - self.previous_t > cfg.slow_frame_seconds
+        slow = False
+        if self.previous_t is not None:
+            # the camera's own frame interval: frames a busy reader skipped do not make a camera slow
+            steps = index - self.previous_index if index is not None and self.previous_index is not None else 1
+            slow = (t - self.previous_t) / max(1, steps) > cfg.slow_frame_seconds
         motion = judge_motion(cfg.motion, small, self.previous, mask)
         if motion.moving:
             self.still_since = None
@@ -71,7 +76,7 @@ class Gate:
         elif self.still_since is None:
             # the table has looked like this since the previous frame was taken
             self.still_since = self.previous_t if self.previous_t is not None else t
-        self.previous, self.previous_t = small, t
+        self.previous, self.previous_t, self.previous_index = small, t, index
         if motion.moving:
             decision = READ if slow else MOVING
         elif t - self.still_since < cfg.settle_seconds:
@@ -96,6 +101,6 @@ class Gate:
 
     def reset(self) -> None:
         """Forget everything (a new registration, a camera that came back)."""
-        self.previous = self.previous_t = self.still_since = self.at_read = self.read_t = None
+        self.previous = self.previous_t = self.previous_index = self.still_since = self.at_read = self.read_t = None
         self.reads = 0
         self.read_usable = False

@@ -68,7 +68,9 @@ class VisionObserver:
         if small is None:
             small = small_picture(self.gate.config.motion, image)
         t = float(getattr(frame, "timestamp", 0.0))
-        decision = self.gate.decide(grey(small), t, self._play_area(image, small))
+        index = getattr(frame, "index", None)
+        decision = self.gate.decide(grey(small), t, self._play_area(image, small),
+                                    int(index) if index is not None else None)
         if decision == MOVING:
             # the cheap hands test only: whose arm it is matters to the tracker, the rest waits
             return self.reader.judge_unusable(small) or Observation(self.game, self._board_name(), False, "motion")
