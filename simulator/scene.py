@@ -568,7 +568,7 @@ def place_distractors(layout: TableLayout, camera: Any, kinds: tuple[str, ...], 
                 x, y = x0 - gap, r.uniform(y0, y1)
             rgb = r.choice(MUG_COLOURS) if what == "mug" else DISTRACTOR_SIDES[what]
             d = Distractor(what, x, y, angle, rgb, r.randrange(1 << 30))
-            vol = d.volume(grow=6.0)
+            vol = d.volume(grow=10.0)   # the sprite's soft contact shadow reaches ~8 mm out
             fx0, fy0, fx1, fy1 = vol[:, 0].min(), vol[:, 1].min(), vol[:, 0].max(), vol[:, 1].max()
             if any(fx0 < b[2] and fx1 > b[0] and fy0 < b[3] and fy1 > b[1] for b in keep_rects):
                 continue
