@@ -494,7 +494,7 @@ class Renderer:
             out += glare3
         sigma = c.noise * scale_px ** 0.5 / max(0.25, min(1.0, c.exposure)) ** 0.7
         if sigma > 0:
-            out = cv2.scaleAdd(sensor_noise(rng, (w, h)), float(sigma), out)
+            add_sensor_noise(out, rng, float(sigma))
         np.clip(out, 0, 255, out=out)
         return out.astype(np.uint8)
 
@@ -504,20 +504,28 @@ GLOSS_SCALE = 190.0
 
 
 def sensor_noise(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """Unit sensor noise (float32, h×w×3), a new pattern every frame, seeded from the frame's own
-    `rng` (same seed, same bytes): per-pixel luminance noise plus the blotchier colour noise an
-    ISP's demosaicing and chroma denoising leave (drawn at half resolution), each channel with
-    standard deviation 1."""
+    """Unit sensor noise (float32, h×w×3) as `add_sensor_noise` draws it."""
     w, h = size
-    cv2.setRNGSeed(int(rng.integers(1, 2 ** 31 - 1)))
-    luma = np.empty((h, w), np.float32)
-    cv2.randn(luma, 0.0, 1.0)
-    chroma = np.empty(((h + 1) // 2, (w + 1) // 2, 3), np.float32)
-    cv2.randn(chroma, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
-    chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-    # Linear upsampling by 2 (weights 3/4 and 1/4 per axis) keeps 0.625² of the variance: scale back.
-    out = cv2.scaleAdd(chroma, _CHROMA / 0.625, cv2.merge([luma, luma, luma]) * _LUMA)
+    out = np.zeros((h, w, 3), np.float32)
+    add_sensor_noise(out, rng, 1.0)
     return out
+
+
+def add_sensor_noise(out: np.ndarray, rng: np.random.Generator, sigma: float) -> None:
+    """Add sensor noise of standard deviation `sigma` per channel to `out` (float32, h×w×3) in place:
+    a new pattern every frame, seeded from the frame's own `rng` (same seed, same bytes). It is
+    per-pixel luminance noise plus the blotchier colour noise an ISP's demosaicing and chroma
+    denoising leave (drawn at half resolution)."""
+    h, w = out.shape[:2]
+    cv2.setRNGSeed(int(rng.integers(1, 2 ** 31 - 1)))
+    luma = np.empty((h, w, 1), np.float32)
+    cv2.randn(luma, 0.0, _LUMA * sigma)
+    chroma = np.empty(((h + 1) // 2, (w + 1) // 2, 3), np.float32)
+    # Linear upsampling by 2 (weights 3/4 and 1/4 per axis) keeps 0.625² of the variance: drawn larger.
+    c = _CHROMA * sigma / 0.625
+    cv2.randn(chroma, (0.0, 0.0, 0.0), (c, c, c))
+    cv2.add(out, cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR), out)
+    np.add(out, luma, out=out)
 
 
 _LUMA, _CHROMA = 0.8, 0.6   # luminance and colour shares of the noise (0.8² + 0.6² = 1)
