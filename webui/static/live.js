@@ -676,7 +676,8 @@
     $("camera-alert-text").textContent = " " + tt("camera." + kind + ".todo", "");
   }
 
-  var PLAY_REASONS = ["occluded", "hand", "hands", "motion"];  // normal play, not pictures that could not be read
+  // normal play, not pictures that could not be read (the same list as tracking/pipeline.py PLAY_REASONS)
+  var PLAY_REASONS = ["occluded", "hand", "hands", "motion", "settling"];
 
   function unreadable(run) {
     var counts = {};
