@@ -13,6 +13,7 @@ changes; in between the last reading stands. `gate=None` reads every frame in fu
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Mapping
 
 from engine.errors import MalformedInput
@@ -63,7 +64,11 @@ class VisionObserver:
         if image is None:
             raise MalformedInput(f"frame {getattr(frame, 'index', '?')} has no image to read")
         if self.gate is None:
-            return self.reader.read(image).observation
+            before = len(self.reader.realigned)
+            obs = self.reader.read(image).observation
+            if len(self.reader.realigned) > before:
+                self.reader.realigned[-1]["at"] = time.time()
+            return obs
         small = getattr(frame, "small", None)
         if small is None:
             small = small_picture(self.gate.config.motion, image)
@@ -78,7 +83,10 @@ class VisionObserver:
             return Observation(self.game, self._board_name(), False, "settling")
         if decision == REUSE and self.last is not None:
             return self.last
+        before = len(self.reader.realigned)
         obs = self.reader.read(image).observation
+        if len(self.reader.realigned) > before:
+            self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
         self.gate.read_done(grey(small), t, obs.usable)
         self.last = obs
         return obs
@@ -94,9 +102,20 @@ class VisionObserver:
                                         tuple(board.size_mm) if board is not None else None)
         return self._mask
 
+    @property
+    def realignments(self) -> int:
+        """How often the reader followed a bumped table so far (vision.alignment)."""
+        return len(self.reader.realigned)
+
     def status(self) -> dict[str, Any]:
-        """What the gate decided so far, by decision (for the pipeline's status and the benches)."""
-        return {"gate": dict(self.gate.counts)} if self.gate is not None else {}
+        """The gate's decisions so far, and the last time the reader followed a bumped table (for
+        the pipeline's status, the page and the benches)."""
+        out: dict[str, Any] = {"gate": dict(self.gate.counts)} if self.gate is not None else {}
+        if self.reader.realigned:
+            last = self.reader.realigned[-1]
+            out.update(realigned=len(self.reader.realigned), realigned_why=last["why"],
+                       realigned_at=last.get("at"))
+        return out
 
 
 def make_observer(session: Any = None, config: Any = None) -> VisionObserver:

@@ -712,6 +712,11 @@
     }
     var bad = unreadable(run);
     if (bad) bits.push(bad);
+    var rd = run.reader || {};
+    // the reader followed a bumped board or camera by itself: say so for a couple of minutes
+    if (rd.realigned_at && Date.now() / 1000 - rd.realigned_at < 120) {
+      bits.push(tt("status.realigned", "the board was bumped: keltis-cam re-aligned itself"));
+    }
     el.textContent = bits.join(" · ");
     el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
   }
