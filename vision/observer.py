@@ -43,6 +43,8 @@ class VisionObserver:
                              components=components or load_components(), config=config or ReaderConfig())
         self.gate = Gate(gate) if gate is not None else None
         self.last: Observation | None = None        # the last full reading (what REUSE repeats)
+        self.last_decision: str | None = None       # the gate's decision on the last frame (recordings)
+        self.last_image: Any = None                 # the frame last read in full (recordings)
         self._mask_for: Any = None                  # the registration the play-area mask belongs to
         self._mask: Any = None
         self.problems: list[str] = []
@@ -64,6 +66,7 @@ class VisionObserver:
         if image is None:
             raise MalformedInput(f"frame {getattr(frame, 'index', '?')} has no image to read")
         if self.gate is None:
+            self.last_decision, self.last_image = READ, image
             before = len(self.reader.realigned)
             obs = self.reader.read(image).observation
             if len(self.reader.realigned) > before:
@@ -74,8 +77,8 @@ class VisionObserver:
             small = small_picture(self.gate.config.motion, image)
         t = float(getattr(frame, "timestamp", 0.0))
         index = getattr(frame, "index", None)
-        decision = self.gate.decide(grey(small), t, self._play_area(image, small),
-                                    int(index) if index is not None else None)
+        decision = self.last_decision = self.gate.decide(grey(small), t, self._play_area(image, small),
+                                                         int(index) if index is not None else None)
         if decision == MOVING:
             # the cheap hands test only: whose arm it is matters to the tracker, the rest waits
             return self.reader.judge_unusable(small) or Observation(self.game, self._board_name(), False, "motion")
@@ -83,6 +86,8 @@ class VisionObserver:
             return Observation(self.game, self._board_name(), False, "settling")
         if decision == REUSE and self.last is not None:
             return self.last
+        self.last_decision = READ
+        self.last_image = image
         before = len(self.reader.realigned)
         obs = self.reader.read(image).observation
         if len(self.reader.realigned) > before:
