@@ -127,7 +127,7 @@ def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> tup
     return hand_pose(table, plan, t, 1 / 20), seat
 
 
-def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:
+def sample_spec(seed: int, index: int, size: tuple[int, int], view: str | None = None) -> FrameSpec:
     """The `index`-th frame of data set `seed`: games, boards, players, progress and conditions vary."""
     r = random.Random(f"sim-frames-{seed}-{index}")
     u = r.random()
@@ -140,7 +140,7 @@ def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:
         hand = "moving"
     return FrameSpec(game=game, board=board, players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
                      progress=r.uniform(0.0, 1.0), size=size, hard=r.random() < 0.15, dark=r.random() < 0.03,
-                     hand=hand, distractors=r.random() < 0.6)
+                     hand=hand, distractors=r.random() < 0.6, view=view)
 
 
 def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
@@ -161,8 +161,9 @@ def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, overwrite: bool = False,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json)."""
+                  progress: Callable[[str], None] | None = None, view: str | None = None) -> dict[str, Any]:
+    """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json); `view`
+    (record.VIEWS) makes every frame's camera see that whole (None: FrameSpec's default)."""
     folder = Path(out)
     if folder.exists() and any(folder.iterdir()):
         if not overwrite:
@@ -179,7 +180,7 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
     counts: dict[str, int] = {}
     with open(folder / "index.jsonl", "w", encoding="utf-8") as index:
         for i in range(n):
-            spec = sample_spec(seed, i, size)
+            spec = sample_spec(seed, i, size, view)
             jpeg, truth = render_single(spec)
             name = f"{i:06d}"
             (folder / "frames" / f"{name}.jpg").write_bytes(jpeg)
@@ -191,6 +192,7 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
                                     **index_extras(truth)}) + "\n")
             if progress and (i % 25 == 0 or i == n - 1):
                 progress(f"frame {i + 1}/{n}")
-    summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts}
+    summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts,
+               "view": view or "auto"}
     (folder / "dataset.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary

@@ -544,9 +544,7 @@ def place_distractors(layout: TableLayout, camera: Any, kinds: tuple[str, ...], 
     markers = [np.hstack([m, np.full((4, 1), -0.1)]) for m in layout.marker_areas()]
     marker_hulls = [_hull(camera, m) for m in markers]
     w_img, h_img = camera.size
-    frame = np.array([[0, 0], [w_img - 1, 0], [w_img - 1, h_img - 1], [0, h_img - 1]], np.float32)
-    seen = [m is not None and _overlap(m, frame) and cv2.contourArea(m) > 0
-            and _inside(m, w_img, h_img) for m in marker_hulls]
+    seen = [m is not None and _inside(m, w_img, h_img) for m in marker_hulls]
     placed: list[Distractor] = []
     placed_hulls: list[np.ndarray] = []
     covered: set[int] = set()
