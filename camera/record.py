@@ -11,7 +11,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .session import SessionInfo, SessionWriter, encode_jpeg, now_iso
 from .sources.base import FrameSource
@@ -53,14 +53,8 @@ def record_session(source: FrameSource, out: str | Path, info: SessionInfo, *, f
     try:
         if calibration is not None:
             writer.write_calibration(calibration)
-        last_seq = 0
-        while not stop.is_set():
-            frame = _next_frame(source, last_seq, stop)
-            if frame is None:
-                stopped_by = "interrupted" if stop.is_set() else (
-                    "source-failed" if source.status().get("state") == "failed" else "source-ended")
-                break
-            last_seq = frame.seq
+        end: dict[str, str] = {}
+        for frame in _source_frames(source, stop, end):
             if first_ts is None:
                 first_ts = frame.timestamp
             elif last_written_ts is not None and frame.timestamp < last_written_ts:
@@ -82,12 +76,28 @@ def record_session(source: FrameSource, out: str | Path, info: SessionInfo, *, f
             if duration is not None and t >= duration:
                 stopped_by = "duration"
                 break
+        else:
+            stopped_by = end["by"]
     except KeyboardInterrupt:
         stopped_by = "interrupted"
     finally:
         writer.close()
         source.stop()
     return RecordResult(Path(out), written, last_t, stopped_by)
+
+
+def _source_frames(source: FrameSource, stop: threading.Event, end: dict[str, str]) -> Iterator[Any]:
+    """Every new frame of a started source until it ends or `stop` is set; `end["by"]` then says which
+    ("interrupted", "source-failed", "source-ended")."""
+    last_seq = 0
+    while True:
+        frame = _next_frame(source, last_seq, stop)
+        if frame is None:
+            end["by"] = "interrupted" if stop.is_set() else (
+                "source-failed" if source.status().get("state") == "failed" else "source-ended")
+            return
+        last_seq = frame.seq
+        yield frame
 
 
 def _next_frame(source: FrameSource, last_seq: int, stop: threading.Event) -> Any:
@@ -269,14 +279,8 @@ def record_live(source: FrameSource, out: str | Path, info: SessionInfo, observe
     try:
         if calibration is not None:
             writer.write_calibration(calibration)
-        last_seq = 0
-        while not stop.is_set():
-            frame = _next_frame(source, last_seq, stop)
-            if frame is None:
-                stopped_by = "interrupted" if stop.is_set() else (
-                    "source-failed" if source.status().get("state") == "failed" else "source-ended")
-                break
-            last_seq = frame.seq
+        end: dict[str, str] = {}
+        for frame in _source_frames(source, stop, end):
             recording.observe(frame)
             if on_frame is not None:
                 on_frame(recorder.count, recorder.last_t, source.status())
@@ -286,6 +290,8 @@ def record_live(source: FrameSource, out: str | Path, info: SessionInfo, observe
             if duration is not None and recorder.last_t >= duration:
                 stopped_by = "duration"
                 break
+        else:
+            stopped_by = end["by"]
     except KeyboardInterrupt:
         stopped_by = "interrupted"
     finally:
