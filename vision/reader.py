@@ -30,7 +30,8 @@ from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distan
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
-from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
+from .usable import (UsableConfig, UsableModel, build_usable_model, judge_small, judge_usable, sharpness, small_image,
+                     update_reference)
 
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
 #: Stage timings are this process's CPU time: on a shared machine wall time measures the neighbours.
@@ -115,6 +116,7 @@ class Reader:
         self.usable_model: UsableModel | None = None
         self.registration = None
         self.frames = 0
+        self.sharpness_reference: float | None = None   # the table's sharpness on settled frames (usable)
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
         bgr = self.components.pawn_bgr()
         import numpy as np
@@ -129,6 +131,7 @@ class Reader:
         self.registration = reg
         self.model = None
         self.usable_model = None
+        self.sharpness_reference = None
         if reg.ok:
             t1 = _clock()
             if self.board is not None and self.game == "keltis":
@@ -137,8 +140,9 @@ class Reader:
                                                    self.components, seats=list(self.seats) if self.seats else None)
             timings["model"] = (_clock() - t1) * 1000
 
-    def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
-        """The observed state one frame shows (see the module docstring)."""
+    def read(self, image: Any, *, reregister: bool = False, previous: Any = None) -> FrameReading:
+        """The observed state one frame shows (see the module docstring). `previous`: the frame before it
+        in a stream (any size; a live pipeline passes its 320×180 preview), which tells a moving arm."""
         import cv2
         import numpy as np
 
@@ -157,8 +161,14 @@ class Reader:
             self.registration = None   # try again next frame
             return FrameReading(Observation(self.game, board_name, False, reason,
                                             extra={"detail": reg.reason}), timings, usable_reason=reason)
+        ucfg = self.config.usable
+        small = small_image(ucfg, image)
+        prev = small_image(ucfg, previous) if previous is not None else None
         t0 = _clock()
-        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        verdict = judge_small(ucfg, self.usable_model, small, prev, self.sharpness_reference)
+        if verdict.usable and self.usable_model is not None:
+            self.sharpness_reference = update_reference(ucfg, self.sharpness_reference,
+                                                        sharpness(self.usable_model, small))
         timings["usable"] = (_clock() - t0) * 1000
         if not verdict.usable:
             extra: dict[str, Any] = {}

@@ -68,6 +68,10 @@ class UsableConfig:
     # a moving arm, with the previous small frame: this share of the arm region changed by more than `change_lum`
     change_lum: float = 0.25
     change_share: float = 0.3
+    # the whole picture blurred (the camera or the table shaken): the play area's sharpness (second
+    # derivative over first: exposure cancels out) below this share of the registration's reference
+    blur_ratio: float = 0.65
+    reference_weight: float = 0.1      # how much a settled frame moves the reference
     sample_step: int = 3               # statistics on every n-th pixel (speed)
 
 
@@ -99,6 +103,7 @@ class UsableModel:
     inside: Any = field(repr=False, default=None)       # flat float: 1 in the play area
     outside: Any = field(repr=False, default=None)
     frame_border: Any = field(repr=False, default=None) # uint8: the picture's outermost pixels
+    play_u8: Any = field(repr=False, default=None)      # uint8 mask of the play area
 
 
 @dataclass(frozen=True)
@@ -253,7 +258,8 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
     return UsableModel((sw, sh), mm_per_px, area, play, ring_idx, out_dist, in_play, label, vote_weight,
                        board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
                        (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
-                       play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border)
+                       play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
+                       play.astype(np.uint8))
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -264,16 +270,44 @@ def small_image(config: UsableConfig, image: Any) -> Any:
     return cv2.resize(image, config.size, interpolation=cv2.INTER_AREA)
 
 
-def judge_usable(config: UsableConfig, model: UsableModel | None, image: Any, previous: Any = None) -> UsableVerdict:
-    """The verdict on one frame (any size; it is resized to `config.size` first)."""
+def judge_usable(config: UsableConfig, model: UsableModel | None, image: Any, previous: Any = None,
+                 reference: float | None = None) -> UsableVerdict:
+    """The verdict on one frame (any size; it is resized to `config.size` first; see `judge_small`)."""
     small = small_image(config, image)
     prev = small_image(config, previous) if previous is not None else None
-    return judge_small(config, model, small, prev)
+    return judge_small(config, model, small, prev, reference)
 
 
-def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, previous: Any = None) -> UsableVerdict:
+def sharpness(model: UsableModel, small: Any) -> float:
+    """How sharp the play area is, in its blurriest direction: mean |second derivative| over mean |first
+    derivative| along x and along y, the smaller (a motion blur lowers it along the motion; exposure and
+    white balance cancel out). Compared with the same table's reference, never with a constant."""
+    import cv2
+
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    m = model.play_u8
+    out = []
+    for dx, dy in ((1, 0), (0, 1)):
+        d1 = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, dx, dy, ksize=3))
+        d2 = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 2 * dx, 2 * dy, ksize=3))
+        out.append(cv2.mean(d2, m)[0] / max(cv2.mean(d1, m)[0], 1e-3))
+    return float(min(out))
+
+
+def update_reference(config: UsableConfig, reference: float | None, value: float) -> float:
+    """The sharpness reference after a settled (usable) frame."""
+    if reference is None:
+        return value
+    w = config.reference_weight
+    return (1 - w) * reference + w * value
+
+
+def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, previous: Any = None,
+                reference: float | None = None) -> UsableVerdict:
     """The verdict on a frame already at `config.size` (the part the 2 ms budget covers). `previous`: the
-    previous frame at the same size, when the caller has a stream (it tells a moving arm)."""
+    previous frame at the same size, when the caller has a stream (it tells a moving arm); `reference`:
+    the table's sharpness on settled frames of this registration (`sharpness`), when the caller keeps one
+    (it tells a blurred picture)."""
     import cv2
     import numpy as np
 
@@ -379,6 +413,8 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                 arms.append(k)
         anomaly = float(max(area_in[1:].max(), 0.0))
     if not arms:
+        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
+            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
         return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
     arm_mask = labels == arms[0]
     for k in arms[1:]:
