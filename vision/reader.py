@@ -137,7 +137,7 @@ class Reader:
             if self.board is not None and self.game == "keltis":
                 self.model = board_model(self.config, self.calibration, reg, self.board, self.components)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
-                                                   self.components, seats=list(self.seats) if self.seats else None)
+                                                   self.components)
             timings["model"] = (_clock() - t1) * 1000
 
     def read(self, image: Any, *, reregister: bool = False, previous: Any = None) -> FrameReading:

@@ -65,9 +65,9 @@ class UsableConfig:
     arm_area_mm2: float = 6000.0
     side_arm_near_mm: float = 50.0     # beside the play area: reaching to within this of it
     vote_mm: float = 300.0             # the seat votes of the arm's part up to this far outside the play area
-    # a moving arm, with the previous small frame: this share of the arm region changed by more than `change_lum`
+    # a moving arm, with the previous small frame: this much of the arm region changed by more than `change_lum`
     change_lum: float = 0.25
-    change_share: float = 0.3
+    change_area_mm2: float = 2500.0
     # the whole picture blurred (the camera or the table shaken): the play area's sharpness (second
     # derivative over first: exposure cancels out) below this share of the registration's reference
     blur_ratio: float = 0.65
@@ -175,7 +175,8 @@ def middle_rect(calibration: Mapping[str, Any], board: Any) -> tuple[float, floa
 def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
                        components: Any, seats: Iterable[str] | None = None) -> UsableModel:
     """Precompute the small image's table geometry and, with a board, its art (see the module docstring).
-    `seats`: the seats in play (default: every seat of the calibration)."""
+    `seats`: the seats a hand may be named for (default: every seat of the calibration: an arm is named
+    for the seat whose table edge it crosses, whether a player sits there or not)."""
     import cv2
     import numpy as np
 
@@ -420,7 +421,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     for k in arms[1:]:
         arm_mask |= labels == k
     seats = _arm_seats(model, labels, arms)
-    reason = "motion" if _moving(config, small, previous, arm_mask) else "occluded"
+    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
 
@@ -491,8 +492,9 @@ def _arm_seats(model: UsableModel, labels: Any, arms: list[int]) -> list[str | N
     return out
 
 
-def _moving(config: UsableConfig, small: Any, previous: Any, arm_mask: Any) -> bool:
-    """Is the arm moving? Only told with the previous frame of a stream: its region changed a lot since.
+def _moving(config: UsableConfig, model: UsableModel, small: Any, previous: Any, arm_mask: Any) -> bool:
+    """Is the arm moving? Only told with the previous frame of a stream: a palm's worth of its region
+    changed since.
     (One frame alone: the arm's motion blur was tried against the rest of the frame's edge sharpness at
     320×180 and did not tell a moving arm from a still one; every hand is then `occluded`.)"""
     import cv2
@@ -504,7 +506,8 @@ def _moving(config: UsableConfig, small: Any, previous: Any, arm_mask: Any) -> b
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     pg = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY)
     diff = cv2.absdiff(cv2.LUT(grey, lut), cv2.LUT(pg, lut))
-    return float((diff[arm_mask] > config.change_lum).mean()) >= config.change_share
+    changed = float(model.area[arm_mask & (diff > config.change_lum)].sum())
+    return changed >= config.change_area_mm2
 
 
 def overlay(config: UsableConfig, model: UsableModel | None, small: Any, verdict: UsableVerdict) -> Any:

@@ -13,6 +13,7 @@ from engine.board import bundled_board
 from simulator.games import Game
 from simulator.hands import HandPose
 from simulator.record import HandPlan, hand_pose, setup_table
+from simulator.scene import place_distractors
 from vision.reader import Reader
 from vision.usable import DEFAULT_CONFIG, build_usable_model, judge_small, small_image
 
@@ -26,7 +27,7 @@ def render(game_name: str = "keltis", board: str | None = "nwnz", players: int =
     reaching `progress` of the way to `target` (board mm), the `distractors` on the table."""
     game = Game.new(game_name, board, players, seed)
     table = setup_table(game, seed, SIZE, distractors=False)
-    table.distractors = tuple(distractors)
+    table.distractors = place_distractors(table.layout, table.camera, tuple(distractors), seed) if distractors else ()
     obs = game.observe()
     scene = table.layout.scene(obs, game.hints(), table.distractors)
     rng = np.random.default_rng([seed, 22])
@@ -71,8 +72,9 @@ def test_the_empty_table_is_usable():
     assert obs.usable and obs.reason is None
 
 
-def test_a_mug_beside_the_play_area_keeps_the_frame_usable():
-    image, cal, seats, truth = render(distractors=("mug", "phone"))
+@pytest.mark.parametrize("things", [("mug",), ("mug", "phone", "box")])
+def test_a_mug_beside_the_play_area_keeps_the_frame_usable(things):
+    image, cal, seats, truth = render(distractors=things)
     drawn = {i["what"] for i in truth["items"] if i.get("kind") == "distractor"}
     assert "mug" in drawn
     obs = reader_for(cal, seats).read(image).observation
