@@ -44,6 +44,7 @@ class UsableConfig:
     bright_ratio: float = 1.6
     quantiles: tuple[float, float] = (20.0, 80.0)
     # the play area and the table around it
+    play_hull: bool = False            # the play area as the hull of the middle and the seats (else their union)
     play_margin_mm: float = 20.0       # the play area reaches this far beyond the seats and the markers
     ring_mm: tuple[float, float] = (25.0, 110.0)   # the table's colour is measured this far outside it
     # a pixel this far from the table's colour (log chroma, log brightness) is not table: `table_spread`
@@ -51,6 +52,7 @@ class UsableConfig:
     table_spread: float = 2.5
     table_chroma: tuple[float, float] = (0.07, 0.2)
     table_lum: tuple[float, float] = (0.3, 0.6)
+    surface_outlier: float = 0.3       # ring pixels this far off the first brightness fit are left out of the second
     # a glare (or a lamp's veil) adds the same light to every channel: not an arm
     glare_tint: float = 0.35           # a brighter pixel whose extra light is this close to grey
     glare_tol: float = 14.0            # (+ this many grey levels) is the table or board under a glare
@@ -63,8 +65,15 @@ class UsableConfig:
     arm_len_mm: float = 200.0
     arm_width_mm: float = 45.0
     arm_area_mm2: float = 6000.0
-    side_arm_near_mm: float = 50.0     # beside the play area: reaching to within this of it
-    vote_mm: float = 300.0             # the seat votes of the arm's part up to this far outside the play area
+    # ... and below `compact_len_mm` long it is either `compact_aspect` times as long as wide or fills less
+    # than `compact_fill` of its rectangle: a mug, a phone or a card box seen from above fill theirs
+    compact_len_mm: float = 300.0
+    compact_aspect: float = 2.0
+    compact_fill: float = 0.7
+    side_arms: bool = True             # an arm beside the play area (not over it) makes the frame unusable too
+    side_arm_near_mm: float = 50.0     # ... when it reaches to within this of it
+    vote_mm: float = 300.0
+    second_arm_share: float = 0.5      # a second arm names its seat only with this share of the first's votes             # the seat votes of the arm's part up to this far outside the play area
     # a moving arm, with the previous small frame: this much of the arm region changed by more than `change_lum`
     change_lum: float = 0.25
     change_area_mm2: float = 2500.0
@@ -104,6 +113,9 @@ class UsableModel:
     outside: Any = field(repr=False, default=None)
     frame_border: Any = field(repr=False, default=None) # uint8: the picture's outermost pixels
     play_u8: Any = field(repr=False, default=None)      # uint8 mask of the play area
+    ring_basis: Any = field(repr=False, default=None)   # 1, x, y, x², xy, y² at the ring sample
+    ring_pinv: Any = field(repr=False, default=None)
+    full_basis: Any = field(repr=False, default=None)   # ... at every pixel (float32)
 
 
 @dataclass(frozen=True)
@@ -207,7 +219,10 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
     for r in cal_seats.values():
         x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
         corners += [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
-    d_all = _hull_distance(mm, np.array(corners, np.float32))
+    if config.play_hull:
+        d_all = _hull_distance(mm, np.array(corners, np.float32))
+    else:
+        d_all = np.minimum.reduce([d_mid, *d_seat]) if d_seat else d_mid
     margin = config.play_margin_mm
     play = d_all <= margin
     out_dist = np.maximum(d_all - margin, 0).astype(np.float32)
@@ -217,6 +232,12 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
     sample = np.zeros((sh, sw), bool)
     sample[::step, ::step] = True
     ring_idx = np.flatnonzero(ring & sample)
+    u = (np.arange(sw * sh) % sw) / sw * 2 - 1.0
+    v = (np.arange(sw * sh) // sw) / sh * 2 - 1.0
+    full = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], 1)
+    ring_basis = full[ring_idx]
+    ring_pinv = np.linalg.pinv(ring_basis) if len(ring_idx) >= 20 else None
+    full_basis = full.astype(np.float32)
 
     if d_seat:
         stack = np.stack(d_seat)
@@ -260,7 +281,7 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
                        (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
                        play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
-                       play.astype(np.uint8))
+                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis)
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -353,7 +374,8 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     else:
         table = np.median(lflat[::7], axis=0)
     lum, chroma2 = _lum_chroma(logs, table.astype(np.float32))
-    lum = np.abs(lum)
+    # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
+    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum)))
     if len(model.ring_idx) >= 20:
         spread_c, spread_l = (float(np.percentile(v.ravel()[model.ring_idx], 75)) for v in (chroma2, lum))
         spread_c = max(spread_c, 0.0) ** 0.5
@@ -405,12 +427,19 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             near = float(out_d.min()) <= config.side_arm_near_mm
             # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
             # out of the play area; it lies over the play area or reaches for it
-            if not ((over and (from_edge or far_out)) or (from_edge and near)):
+            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
                 continue
             length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
             if _DEBUG is not None:
-                _DEBUG.append((length, width, float(total)))
-            if length >= config.arm_len_mm and width >= config.arm_width_mm:
+                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
+                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
+                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
+                                   fill=float(total) / max(length * width, 1.0),
+                                   reach=float(out_d.max())))
+            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
+            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
+                       and total >= config.compact_fill * length * width)
+            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
                 arms.append(k)
         anomaly = float(max(area_in[1:].max(), 0.0))
     if not arms:
@@ -420,7 +449,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arm_mask = labels == arms[0]
     for k in arms[1:]:
         arm_mask |= labels == k
-    seats = _arm_seats(model, labels, arms)
+    seats = _arm_seats(config, model, labels, arms)
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
@@ -451,6 +480,22 @@ def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
     return (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
 
 
+def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any) -> Any:
+    """The table's brightness over the picture: a quadratic in x, y fitted to the ring around the play
+    area (a lamp's fall-off, vignetting), refitted without the ring pixels far off it (an arm, a glare)."""
+    import numpy as np
+
+    if len(model.ring_idx) < 20:
+        return np.zeros_like(lum)
+    y = lum.ravel()[model.ring_idx].astype(np.float64)
+    basis = model.ring_basis
+    coef = model.ring_pinv @ y
+    keep = np.abs(y - basis @ coef) < config.surface_outlier
+    if keep.sum() >= 20:
+        coef = np.linalg.lstsq(basis[keep], y[keep], rcond=None)[0]
+    return (model.full_basis @ coef.astype(np.float32)).reshape(lum.shape)
+
+
 def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
     """Brightness and squared colour difference (log space) of an image to a reference colour or image:
     lum = mean of the channel differences d, chroma² = |d - lum|² = |d|² - 3 lum²."""
@@ -472,22 +517,27 @@ def _log_image(small: Any, offset: float) -> Any:
     return cv2.merge([cv2.LUT(c, lut) for c in cv2.split(small)])
 
 
-def _arm_seats(model: UsableModel, labels: Any, arms: list[int]) -> list[str | None]:
-    """One seat per arm: the seat in play its pixels lie nearest to, the root (far from the middle) weighing most."""
+def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int]) -> list[str | None]:
+    """One seat per arm: the seat area its pixels lie nearest to, the root (far from the middle) weighing
+    most. A region whose votes are weak beside the strongest arm's (a piece of the same arm cut off by a
+    card, a glare) names no second seat."""
     import numpy as np
 
-    out: list[str | None] = []
     ns = len(model.seats)
     lab = labels.ravel()
     seat_lab = model.seat_label.ravel()
+    found: list[tuple[float, str | None]] = []
     for k in arms:
         sel = (lab == k) & (seat_lab >= 0)
         if not sel.any() or not ns:
-            out.append(None)
+            found.append((0.0, None))
             continue
         votes = np.bincount(seat_lab[sel], weights=model.vote_weight.ravel()[sel], minlength=ns)
-        seat = model.seats[int(np.argmax(votes))] if votes.max() > 0 else None
-        if seat not in out:
+        found.append((float(votes.max()), model.seats[int(np.argmax(votes))] if votes.max() > 0 else None))
+    strongest = max(v for v, _s in found)
+    out: list[str | None] = []
+    for v, seat in sorted(found, key=lambda f: -f[0]):
+        if (v >= config.second_arm_share * strongest or not out) and seat not in out:
             out.append(seat)
     return out
 
