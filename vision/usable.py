@@ -62,7 +62,7 @@ class UsableConfig:
     arm_out_min_mm2: float = 2000.0    # with at least this much outside it
     # an arm is long and arm-wide: a phone (150 mm), a score pad (150 mm), a mug or the card box is shorter
     # (even cut by the picture's edge), a pen thinner
-    arm_len_mm: float = 200.0
+    arm_len_mm: float = 230.0
     arm_width_mm: float = 45.0
     arm_area_mm2: float = 6000.0
     # ... and below `compact_len_mm` long it is either `compact_aspect` times as long as wide or fills less
@@ -73,7 +73,7 @@ class UsableConfig:
     side_arms: bool = True             # an arm beside the play area (not over it) makes the frame unusable too
     side_arm_near_mm: float = 50.0     # ... when it reaches to within this of it
     vote_mm: float = 300.0
-    second_arm_share: float = 0.5      # a second arm names its seat only with this share of the first's votes             # the seat votes of the arm's part up to this far outside the play area
+    second_arm_share: float = 0.5      # a second arm names its seat only with this share of the first's area over the play area             # the seat votes of the arm's part up to this far outside the play area
     # a moving arm, with the previous small frame: this much of the arm region changed by more than `change_lum`
     change_lum: float = 0.25
     change_area_mm2: float = 2500.0
@@ -449,7 +449,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arm_mask = labels == arms[0]
     for k in arms[1:]:
         arm_mask |= labels == k
-    seats = _arm_seats(config, model, labels, arms)
+    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
@@ -517,10 +517,13 @@ def _log_image(small: Any, offset: float) -> Any:
     return cv2.merge([cv2.LUT(c, lut) for c in cv2.split(small)])
 
 
-def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int]) -> list[str | None]:
+def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int], weight: Any,
+               rooted: Any) -> list[str | None]:
     """One seat per arm: the seat area its pixels lie nearest to, the root (far from the middle) weighing
-    most. A region whose votes are weak beside the strongest arm's (a piece of the same arm cut off by a
-    card, a glare) names no second seat."""
+    most. Arms are taken by `weight` (how much of each lies over the play area: the hand is there), those
+    `rooted` (coming in from the picture's or the table's edge) first; one with less than
+    `second_arm_share` of the first's weight, or not rooted beside a rooted one (a piece of the same arm
+    cut off by a card, a pool of light beside the table), names no second seat."""
     import numpy as np
 
     ns = len(model.seats)
@@ -530,14 +533,17 @@ def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list
     for k in arms:
         sel = (lab == k) & (seat_lab >= 0)
         if not sel.any() or not ns:
-            found.append((0.0, None))
+            found.append((bool(rooted[k]), float(weight[k]), None))
             continue
         votes = np.bincount(seat_lab[sel], weights=model.vote_weight.ravel()[sel], minlength=ns)
-        found.append((float(votes.max()), model.seats[int(np.argmax(votes))] if votes.max() > 0 else None))
-    strongest = max(v for v, _s in found)
+        found.append((bool(rooted[k]), float(weight[k]), model.seats[int(np.argmax(votes))] if votes.max() > 0 else None))
+    found.sort(key=lambda f: (not f[0], -f[1]))
+    first_rooted, strongest = found[0][0], found[0][1]
     out: list[str | None] = []
-    for v, seat in sorted(found, key=lambda f: -f[0]):
-        if (v >= config.second_arm_share * strongest or not out) and seat not in out:
+    for is_rooted, v, seat in found:
+        if out and (v < config.second_arm_share * strongest or (first_rooted and not is_rooted)):
+            continue
+        if seat not in out:
             out.append(seat)
     return out
 
