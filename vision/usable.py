@@ -1,27 +1,34 @@
-"""Stage: can this frame be read at all? Decided on a small (320×180) image in about a millisecond.
+"""Stage: can this frame be read at all? Decided on a small (320×180) image.
 
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
   in the card game (no art) or without a registration, the brightest pixels of the frame are below
   `dark_level`.
-- `occluded` / `motion`: an arm reaches over the play area. The play area is the middle of the
-  table (the board, or the card game's piles: the rectangle the markers span) and the seat areas
-  of the players in play (FORMATS §4). What is not table is found against the table's own colour,
-  measured on a ring around the play area in this very frame (no fixed skin or sleeve colour), and,
-  over the board, against the colour-normalised board art. A connected region of it is an arm when
-  it lies over the play area *and* reaches out of it far toward a player (an arm comes from a
-  body beyond the table's edge), or runs out of the picture; a mug, a phone or the card box on the
-  table outside the play area touches neither. Something large over the board alone is a hand too.
-  The hand's seat is the seat in play its outer part lies nearest to (the arm crosses that seat's
-  table edge); `hands` names it. A hand is `motion` when its edges are much softer than the
-  board's (motion blur), or, when the caller passes the previous small frame (a live preview
-  stream), when the arm region changed a lot since it.
+- `occluded`: an arm reaches in. The play area is the hull of the middle of the table (the board and
+  what lies between the markers: the card game's piles) and every seat area of the calibration
+  (FORMATS §4; a board game's piles lie in a free seat's area or a corner). What is not table is
+  found against the table's own colour, measured on a ring around the play area in this very frame
+  (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table), and over the board against
+  the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
+  largest table-coloured region. A connected region is an arm when it lies over the play area and
+  comes in from the picture's or the table's edge or from far out of the play area, or lies beside
+  the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
+  a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
+  The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
+  edge); `hands` names it, for any seat of the calibration.
+- `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
+  palm's area since; with the table's sharpness on settled frames of this registration
+  (`reference`, kept by the reader), a picture much blurrier than it (the camera or table shaken).
+  One frame alone does not tell a moving arm from a still one (tried: edge sharpness at 320×180).
 - `no-board`: decided by the reader when the markers do not register.
 
 Everything that depends only on the registration is precomputed once (`build_usable_model`): where
-each small-image pixel lies on the table, its area in mm², the play area, the table ring, the
-seat votes, the board's art warped into the small image.
+each small-image pixel lies on the table and its area in mm², the play area and the distance out of
+it, the ring samples and the brightness fit's basis, the seat votes, the board's art in the small
+image.
 
-Run alone: `python -m vision.usable FRAME.jpg --overlay out.jpg` (works on any size; resizes to 320×180).
+Run alone: `python -m vision.usable FRAME.jpg [--previous FRAME] --overlay out.jpg` (any size; resized
+to 320×180).
 """
 from __future__ import annotations
 
@@ -590,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
 
     from .components import load_components
-    from .stagecli import load_stage_inputs, parse_seats, seats_from_truth, stage_parser
+    from .stagecli import load_stage_inputs, stage_parser
 
     parser = stage_parser("vision.usable", main.__doc__)
     parser.add_argument("--previous", help="the previous frame of a stream (tells a moving arm)")
@@ -599,9 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     if inputs is None:
         return 2
     image, cal, board, reg = inputs
-    seats = parse_seats(args.seats) or seats_from_truth(args.image)
-    model = build_usable_model(DEFAULT_CONFIG, cal, reg, board, load_components(args.components),
-                               seats=list(seats) if seats else None) if reg.ok else None
+    model = build_usable_model(DEFAULT_CONFIG, cal, reg, board, load_components(args.components)) if reg.ok else None
     small = small_image(DEFAULT_CONFIG, image)
     prev = None
     if args.previous:
