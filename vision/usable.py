@@ -3,9 +3,10 @@
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
   in the card game (no art) or without a registration, the brightest pixels of the frame are below
   `dark_level`.
-- `occluded`: an arm reaches in. The play area is the hull of the middle of the table (the board and
-  what lies between the markers: the card game's piles) and every seat area of the calibration
-  (FORMATS §4; a board game's piles lie in a free seat's area or a corner). What is not table is
+- `occluded`: an arm reaches in. The play area is the middle of the table (the board and what lies
+  between the markers: the card game's piles) and every seat area of the calibration (FORMATS §4; a
+  board game's piles may lie in a free seat's area; `play_hull` takes their hull instead, which
+  measured no better). What is not table is
   found against the table's own colour, measured on a ring around the play area in this very frame
   (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
   quadratic fall-off fitted to the ring; a glare's grey veil stays table), and over the board against
