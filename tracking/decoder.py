@@ -1,0 +1,471 @@
+"""A fixed-lag beam decoder of turns (issue 17): the likeliest sequence of turns given every frame.
+
+NOT WIRED IN: the product path is still tracking/tracker.py (GameTracker, the journal of
+model.py). This module is the decoder the issue asks for, measured beside it by
+bench/tracking_sessions.py --decoder; it decodes *who did what* (the turns as the camera can see
+them: tracking.check signatures), not yet warnings or scores.
+
+The model (an HMM over table states, decoded by beam search):
+- hidden state: the true table (observation fields, tracking.stability.observation_fields), each
+  discard pile's known cards, and whose turn is open and what it has done so far;
+- transitions happen only while something covers the table (a hand): the change between the
+  hypothesis' table and a candidate table is cut into turns in seat order (the open turn going
+  on, then the next seats round the table); every cut is scored by priors, in cost units
+  (−log-probability-like, all in TrackingConfig, `decoder_*`): a turn that plays or draws more
+  than the rules allow, a turn that left no trace, a discard-pile change read as a draw of a card
+  the pile's record does not show below its top, a change with no hand seen, and the hands'
+  evidence (a turn by a seat no hand frame named, a seat named that made no turn);
+- emissions: every usable frame is scored field by field against the hypothesis' table: a
+  field read otherwise costs −log(misread probability), from the reader's `confidence` for that
+  kind of field when given, `decoder_misread` otherwise;
+- candidate tables after a hand: the hypothesis' table with any subset of the fields the new frame
+  reads otherwise taken over (a field not taken is that frame's misread);
+- the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
+  Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
+  committed turn a later best hypothesis reads otherwise is logged as a correction;
+- a discard-only turn whose seat the best hypothesis and a close runner-up (within
+  `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
+  with the seats as answers); an answer (and a correction naming who played) enters as evidence:
+  a hypothesis against it pays `decoder_answer`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from engine.observation import Observation
+from .config import TrackingConfig
+from .stability import FieldKey, Fields, observation_fields
+
+_CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
+                   "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One decoded turn as the camera sees it (tracking.check signature terms), plus its pile events."""
+
+    seat: str
+    lays: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    row_discards: tuple[str, ...] = ()
+    piles: tuple[tuple[str, Any, Any, str], ...] = ()   # (pile, old top, new top, "discard"|"draw")
+    wish_cards: tuple[int, ...] = ()
+    tiles: tuple[str, ...] = ()                          # tile codes taken
+
+    @property
+    def plays(self) -> int:
+        return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
+
+    @property
+    def draws(self) -> int:
+        return sum(1 for p in self.piles if p[3] == "draw")
+
+    def merged(self, other: "Turn") -> "Turn":
+        return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
+                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles)
+
+    def signature(self) -> dict[str, Any]:
+        """tracking.check's terms (pile changes net per pile)."""
+        net: dict[str, list[Any]] = {}
+        for pile, old, new, _ in self.piles:
+            if pile in net:
+                net[pile][1] = new
+            else:
+                net[pile] = [old, new]
+        return {"seat": self.seat, "lays": sorted(self.lays), "steps": sorted(self.steps),
+                "row_discards": sorted(self.row_discards),
+                "piles": sorted(f"{p}:{o}>{n}" for p, (o, n) in net.items() if o != n),
+                "wish_cards": sorted(self.wish_cards)}
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One reading of the game so far: table, piles, turns (the last one open), cost."""
+
+    table: tuple[tuple[FieldKey, Any], ...]
+    piles: tuple[tuple[str, tuple[Any, ...]], ...]
+    turns: tuple[Turn, ...]
+    cost: float
+    #: frame index at which each turn got its last action (for the fixed-lag commit)
+    turn_frames: tuple[int, ...] = ()
+
+    def key(self) -> tuple:
+        last = self.turns[-1] if self.turns else None
+        return (self.table, self.piles, last.seat if last else None, (last.plays, last.draws) if last else None)
+
+
+@dataclass
+class _Interval:
+    """What happened since the last usable frame: hand frames by seat, frames unusable."""
+
+    hands: dict[str, int] = field(default_factory=dict)
+    hand_frames: int = 0
+    covered: int = 0
+
+
+class TurnDecoder:
+    """Feed every frame's observation (usable or not, with the `hands` extension); read `turns`,
+    `corrections` and `questions`. setup: {"seats": {seat: player}, "game", "first"?}."""
+
+    def __init__(self, setup: Mapping[str, Any], config: TrackingConfig | None = None):
+        self.config = config or TrackingConfig()
+        self.seats: dict[str, str] = dict(setup["seats"])
+        self.order: list[str] = list(self.seats)
+        self.first: str | None = setup.get("first")
+        self.card_game = setup.get("game") == "keltis-card"
+        self.seat_of_player = {p: s for s, p in self.seats.items()}
+        self.beam: list[Hypothesis] = []
+        self.interval = _Interval()
+        self.frame = -1
+        self.committed: list[Turn] = []
+        self.corrections: list[dict[str, Any]] = []
+        self.questions: list[dict[str, Any]] = []
+        self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
+        self.state_seconds: list[float] = []
+
+    # ------------------------------------------------------------------ input
+
+    def feed(self, obs: Observation, frame_index: int | None = None) -> None:
+        """One frame: a hand frame adds evidence, a usable frame advances the beam."""
+        self.frame = frame_index if frame_index is not None else self.frame + 1
+        if not obs.usable:
+            self.interval.covered += 1
+            hands = obs.extra.get("hands") if obs.extra else None
+            if isinstance(hands, list) and hands:
+                self.interval.hand_frames += 1
+                for h in hands:
+                    seat = h.get("seat") if isinstance(h, dict) else None
+                    if seat in self.seats:
+                        self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
+            elif obs.reason in ("occluded", "hand", "hands", "motion"):
+                self.interval.hand_frames += 1
+            return
+        fields = observation_fields(obs)
+        costs = self._misread_costs(obs)
+        if not self.beam:
+            self.beam = [Hypothesis(tuple(sorted(fields.items(), key=_order)), self._initial_piles(fields), (), 0.0)]
+        else:
+            self._advance(fields, costs)
+        self.interval = _Interval()
+        self._commit()
+
+    def answer(self, pile: str, card: Any, seat: str) -> None:
+        """An answer from the page (or a correction naming who played): the turn that put `card` on
+        `pile` was `seat`'s. Evidence: hypotheses against it pay decoder_answer from now on."""
+        self.answers[(pile, card)] = seat
+        self.beam = sorted((self._with_answers(h) for h in self.beam), key=lambda h: h.cost)
+
+    def finish(self) -> None:
+        """The recording ended: every turn of the best hypothesis is committed."""
+        self._commit(final=True)
+
+    @property
+    def turns(self) -> list[Turn]:
+        """The best reading's turns (committed ones and the rest)."""
+        return list(self.beam[0].turns) if self.beam else []
+
+    # ------------------------------------------------------------------ the model
+
+    def _misread_costs(self, obs: Observation) -> dict[str, float]:
+        """Cost of one field read otherwise, per kind of field (reader confidence, else config)."""
+        base = self.config.decoder_misread
+        out = {}
+        for kind, key in _CONFIDENCE_KEY.items():
+            conf = obs.confidence.get(key) if obs.confidence else None
+            p = (1.0 - float(conf)) if isinstance(conf, (int, float)) and 0 < conf < 1 else base
+            out[kind] = -math.log(max(p, 1e-6))
+        out["default"] = -math.log(base)
+        return out
+
+    def _initial_piles(self, fields: Fields) -> tuple:
+        return tuple(sorted((k[1], () if v is None else (None, v)) for k, v in fields.items() if k[0] == "top"))
+
+    def _advance(self, fields: Fields, costs: Mapping[str, float]) -> None:
+        cfg = self.config
+        candidates: dict[tuple, Hypothesis] = {}
+        for hyp in self.beam:
+            table = dict(hyp.table)
+            diff = [k for k in set(table) | set(fields) if k[0] != "meta" and table.get(k) != fields.get(k)]
+            diff.sort(key=_order)
+            if not diff:
+                self._keep(candidates, hyp)
+                continue
+            misread = {k: costs.get(k[0], costs["default"]) for k in diff}
+            if len(diff) > cfg.decoder_max_fields:
+                subsets: Iterable[tuple[FieldKey, ...]] = [(), tuple(diff)]
+            else:
+                subsets = itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
+            for taken in subsets:
+                emission = sum(misread[k] for k in diff if k not in taken)
+                if not taken:
+                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + emission,
+                                                      hyp.turn_frames))
+                    continue
+                new_table = dict(table)
+                for k in taken:
+                    if k in fields:
+                        new_table[k] = fields[k]
+                    else:
+                        new_table.pop(k, None)
+                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
+                    self._keep(candidates, Hypothesis(tuple(sorted(new_table.items(), key=_order)), piles, turns,
+                                                      hyp.cost + emission + cost, frames))
+        ranked = sorted(candidates.values(), key=lambda h: h.cost)
+        self.beam = ranked[:cfg.decoder_beam]
+        self._ask(ranked)
+
+    def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
+        key = hyp.key()
+        old = candidates.get(key)
+        if old is None or hyp.cost < old.cost:
+            candidates[key] = hyp
+
+    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey]):
+        """Cuts of the change into turns: [(turns, piles, cost, turn_frames)], best few."""
+        cfg = self.config
+        owned: dict[str, list[FieldKey]] = {}
+        loose_tiles: list[FieldKey] = []
+        tops: list[FieldKey] = []
+        for k in changed:
+            seat = self._owner(k)
+            if seat is not None:
+                owned.setdefault(seat, []).append(k)
+            elif k[0] == "tile":
+                loose_tiles.append(k)
+            elif k[0] == "top":
+                tops.append(k)
+        piles = dict(hyp.piles)
+        # Each changed pile: a card discarded onto it, or its top drawn (the card below shows).
+        pile_options: list[list[tuple[tuple[str, Any, Any, str], float, tuple]]] = []
+        for k in tops:
+            pile, old, new = k[1], before.get(k), after.get(k)
+            stack = piles.get(pile, ())
+            opts = []
+            if len(stack) >= 1 and stack[-1] == old:
+                below = stack[-2] if len(stack) >= 2 else "empty"
+                if below == new or (below == "empty" and new is None):
+                    opts.append(((pile, old, new, "draw"), 0.0, stack[:-1]))      # the card below shows
+                elif below is None:                                              # nothing known below
+                    opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below,
+                                 stack[:-1] + ((new,) if new is not None else ())))
+            if new is not None:
+                # a card onto the pile (the twin of the card below its top: as likely as... less likely
+                # than that card uncovered by a draw)
+                twin = len(stack) >= 2 and stack[-2] == new and stack[-1] == old
+                opts.append(((pile, old, new, "discard"), cfg.decoder_twin if twin else 0.0, stack + (new,)))
+            if not opts:   # a pile emptied that the record says holds more: drawn down (a rule break)
+                opts.append(((pile, old, new, "draw"), cfg.decoder_rule, ()))
+            pile_options.append(opts)
+        # Turn slots: the open turn (0), then the next seats round the table (1..n).
+        n = len(self.order)
+        last = hyp.turns[-1] if hyp.turns else None
+        starts = [self.order.index(last.seat)] if last else (
+            [self.order.index(self.first)] if self.first in self.order else list(range(n)))
+        hands = self.interval.hands
+        out = []
+        for start in starts:
+            slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            for choice in itertools.product(*pile_options) if pile_options else [()]:
+                events = [c[0] for c in choice]
+                base_cost = sum(c[1] for c in choice)
+                new_piles = dict(piles)
+                for c in choice:
+                    new_piles[c[0][0]] = c[2]
+                for where in itertools.product(range(n + 1), repeat=len(events)):
+                    parts: dict[int, Turn] = {}
+                    ok = True
+                    for seat, keys in owned.items():
+                        positions = [i for i, s in enumerate(slots) if s == seat]
+                        # a seat's own fields go to its first slot (its open turn, or its next turn)
+                        pos = positions[0] if last is None or positions[0] > 0 or self._open_can_go_on(last) \
+                            else positions[-1]
+                        parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
+                    for ev, pos in zip(events, where):
+                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(Turn(slots[pos], piles=(ev,)))
+                    if loose_tiles:
+                        mover = min(parts) if parts else 0
+                        tiles = tuple(str(before.get(k)) for k in loose_tiles)
+                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(Turn(slots[mover], tiles=tiles))
+                    if not ok or not parts:
+                        continue
+                    cost = base_cost + self._cut_cost(hyp, last, slots, parts, hands, after)
+                    out.append((cost, parts, slots, new_piles))
+        out.sort(key=lambda x: x[0])
+        results = []
+        for cost, parts, slots, new_piles in out[:self.config.decoder_cuts]:
+            turns = list(hyp.turns)
+            frames = list(hyp.turn_frames)
+            top = max(parts)
+            for pos in range(top + 1):
+                part = parts.get(pos)
+                if pos == 0 and last is not None:
+                    if part is not None:
+                        turns[-1] = turns[-1].merged(part)
+                        frames[-1] = self.frame
+                    continue
+                turns.append(part if part is not None else Turn(slots[pos]))
+                frames.append(self.frame)
+            results.append((tuple(turns), tuple(sorted(new_piles.items())), cost, tuple(frames)))
+        return results
+
+    def _open_can_go_on(self, last: Turn) -> bool:
+        return last.plays == 0 or last.draws == 0
+
+    def _cut_cost(self, hyp: Hypothesis, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
+                  hands: Mapping[str, int], table: Fields) -> float:
+        """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
+        cfg = self.config
+        cost = 0.0
+        top = max(parts)
+        acting: set[str] = set()
+        for pos in range(top + 1):
+            part = parts.get(pos)
+            if pos == 0 and last is not None:
+                turn = last.merged(part) if part is not None else last
+            else:
+                turn = part if part is not None else Turn(slots[pos])
+                cost += cfg.decoder_turn
+            if part is not None:
+                acting.add(turn.seat)
+            complete = pos < top
+            # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
+            # allows a second card played and drawn
+            allow = 1 + sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard") + (
+                1 if turn.wish_cards or "discard" in turn.tiles else 0)
+            plays, draws = turn.plays, turn.draws
+            if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
+                cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
+            elif plays > allow:
+                cost += cfg.decoder_rule * (plays - allow)
+            if draws > allow:
+                cost += cfg.decoder_rule * (draws - allow)
+            if complete:
+                if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
+                    cost += cfg.decoder_traceless
+                elif plays == 0:
+                    cost += cfg.decoder_twin          # its card went onto a twin: no trace
+            if part is not None and pos > 0 and last is not None and pos == 0:
+                pass
+            for pile, _old, new, kind in (part.piles if part is not None else ()):
+                named = self.answers.get((pile, new))
+                if named is not None and kind == "discard" and named != turn.seat:
+                    cost += cfg.decoder_answer
+        # Hands: every turn that acted should have been seen reaching in, every reach should act.
+        if self.interval.hand_frames == 0 and self.interval.covered == 0:
+            cost += cfg.decoder_no_hand
+        if hands:
+            for seat in acting:
+                if not hands.get(seat):
+                    cost += cfg.decoder_hand_missing
+            for seat, frames in hands.items():
+                if seat not in acting:
+                    cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+        return cost
+
+    def _with_answers(self, hyp: Hypothesis) -> Hypothesis:
+        extra = 0.0
+        for turn in hyp.turns:
+            for pile, _o, new, kind in turn.piles:
+                named = self.answers.get((pile, new))
+                if named is not None and kind == "discard" and named != turn.seat:
+                    extra += self.config.decoder_answer
+        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames)
+
+    def _owner(self, key: FieldKey) -> str | None:
+        kind = key[0]
+        if kind in ("row", "points_row", "wish", "wish_cards", "player"):
+            return key[1]
+        if kind == "pawns":
+            return self.seat_of_player.get(key[1])
+        return None
+
+    def _owned_turn(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
+        lays: list[str] = []
+        steps: list[str] = []
+        row_discards: list[str] = []
+        wish: list[int] = []
+        for k in keys:
+            b, a = before.get(k), after.get(k)
+            if k[0] == "row":
+                b, a = tuple(b or ()), tuple(a or ())
+                common = 0
+                while common < min(len(b), len(a)) and b[common] == a[common]:
+                    common += 1
+                lays += [f"{k[2]}:{c}" for c in a[common:]]
+                row_discards += [f"{k[2]}:{c}" for c in b[common:]]
+            elif k[0] == "points_row":
+                lays += ["points:P"] * max(0, int(a or 0) - int(b or 0))
+            elif k[0] == "pawns":
+                old = list(b or ())
+                for p in a or ():
+                    if p in old:
+                        old.remove(p)
+                    else:
+                        steps.append(f"{'B' if p[1] else 'S'}:{p[0]}")
+            elif k[0] == "wish_cards":
+                old = list(b or ())
+                for c in a or ():
+                    if c in old:
+                        old.remove(c)
+                    else:
+                        wish.append(c)
+        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish))
+
+    # ------------------------------------------------------------------ output
+
+    def _commit(self, final: bool = False) -> None:
+        """Turns older than decoder_lag frames in the best hypothesis are committed; a committed turn
+        read otherwise now is logged as a correction."""
+        if not self.beam:
+            return
+        best = self.beam[0]
+        horizon = self.frame - self.config.decoder_lag
+        upto = len(best.turns) if final else sum(1 for f in best.turn_frames if f <= horizon)
+        upto = max(upto, 0)
+        for i in range(min(upto, len(best.turns))):
+            turn = best.turns[i]
+            if i < len(self.committed):
+                if self.committed[i] != turn:
+                    self.corrections.append({"turn": i + 1, "was": self.committed[i].signature(),
+                                             "now": turn.signature(), "frame": self.frame})
+                    self.committed[i] = turn
+            else:
+                self.committed.append(turn)
+
+    def _ask(self, ranked: Sequence[Hypothesis]) -> None:
+        """A discard-only turn the best reading and a close runner-up give to different seats."""
+        if len(ranked) < 2:
+            return
+        best = ranked[0]
+        for other in ranked[1:]:
+            if other.cost - best.cost > self.config.decoder_unclear_margin:
+                break
+            mine = _discard_owner(best.turns)
+            theirs = _discard_owner(other.turns)
+            for event, seat in mine.items():
+                alt = theirs.get(event)
+                if alt is not None and alt != seat and event not in self.answers:
+                    q = {"pile": event[0], "card": event[1], "seats": sorted({seat, alt}), "frame": self.frame,
+                         "text": f"unclear — who discarded the {event[0]} {event[1]}?"}
+                    if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
+                        self.questions.append(q)
+            break
+
+
+def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
+    """Discard-only turns' discards (pile, card) → seat, for the last few turns."""
+    out = {}
+    for turn in turns[-4:]:
+        if not turn.lays and not turn.steps and turn.plays == 1:
+            for pile, _o, new, kind in turn.piles:
+                if kind == "discard":
+                    out[(pile, new)] = turn.seat
+    return out
+
+
+def _order(item: Any) -> tuple:
+    key = item[0] if isinstance(item, tuple) and item and isinstance(item[0], tuple) else item
+    return tuple(str(x) for x in key)
