@@ -105,6 +105,7 @@ class TrackingConfig:
     # The turn decoder (tracking/decoder.py, issue 17; not wired in yet): costs are −log-probability-like
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
+    decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 5          # fields read otherwise beyond this: all taken or none (no subsets)
     decoder_cuts: int = 4                # cuts of one change into turns kept per hypothesis and table

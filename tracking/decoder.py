@@ -30,6 +30,7 @@ The model (an HMM over table states, decoded by beam search):
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class Turn:
     piles: tuple[tuple[str, Any, Any, str], ...] = ()   # (pile, old top, new top, "discard"|"draw")
     wish_cards: tuple[int, ...] = ()
     tiles: tuple[str, ...] = ()                          # tile codes taken
+    unseen_draws: int = 0                                # reaches read as a draw from the draw pile
 
     @property
     def plays(self) -> int:
@@ -61,11 +63,12 @@ class Turn:
 
     @property
     def draws(self) -> int:
-        return sum(1 for p in self.piles if p[3] == "draw")
+        return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
     def merged(self, other: "Turn") -> "Turn":
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
-                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles)
+                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
+                    self.unseen_draws + other.unseen_draws)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -91,6 +94,9 @@ class Hypothesis:
     cost: float
     #: frame index at which each turn got its last action (for the fixed-lag commit)
     turn_frames: tuple[int, ...] = ()
+    #: fields the last usable frame read otherwise than this table, and how (a misread that holds
+    #: for several frames costs decoder_misread_held per further frame)
+    misread: tuple[tuple[FieldKey, Any], ...] = ()
 
     def key(self) -> tuple:
         last = self.turns[-1] if self.turns else None
@@ -134,14 +140,12 @@ class TurnDecoder:
         if not obs.usable:
             self.interval.covered += 1
             hands = obs.extra.get("hands") if obs.extra else None
-            if isinstance(hands, list) and hands:
+            if isinstance(hands, list):   # a hand over the table (its seat read or not)
                 self.interval.hand_frames += 1
                 for h in hands:
                     seat = h.get("seat") if isinstance(h, dict) else None
                     if seat in self.seats:
                         self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
-            elif obs.reason in ("occluded", "hand", "hands", "motion"):
-                self.interval.hand_frames += 1
             return
         fields = observation_fields(obs)
         costs = self._misread_costs(obs)
@@ -191,18 +195,23 @@ class TurnDecoder:
             diff = [k for k in set(table) | set(fields) if k[0] != "meta" and table.get(k) != fields.get(k)]
             diff.sort(key=_order)
             if not diff:
-                self._keep(candidates, hyp)
+                for turns, cost in self._quiet_reaches(hyp):
+                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, hyp.turn_frames))
                 continue
-            misread = {k: costs.get(k[0], costs["default"]) for k in diff}
+            held = dict(hyp.misread)
+            misread = {k: (self.config.decoder_misread_held if k in held and held[k] == fields.get(k)
+                           else costs.get(k[0], costs["default"])) for k in diff}
             if len(diff) > cfg.decoder_max_fields:
                 subsets: Iterable[tuple[FieldKey, ...]] = [(), tuple(diff)]
             else:
                 subsets = itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
             for taken in subsets:
                 emission = sum(misread[k] for k in diff if k not in taken)
+                still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
                 if not taken:
-                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + emission,
-                                                      hyp.turn_frames))
+                    for turns, cost in self._quiet_reaches(hyp):
+                        self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
+                                                          hyp.turn_frames, still_misread))
                     continue
                 new_table = dict(table)
                 for k in taken:
@@ -212,10 +221,23 @@ class TurnDecoder:
                         new_table.pop(k, None)
                 for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
                     self._keep(candidates, Hypothesis(tuple(sorted(new_table.items(), key=_order)), piles, turns,
-                                                      hyp.cost + emission + cost, frames))
+                                                      hyp.cost + emission + cost, frames, still_misread))
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
+
+    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float]]:
+        """Hands came and went and the table reads as before: the open turn's player drawing from the
+        draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
+        hands = self.interval.hands
+        unused = self.config.decoder_hand_unused
+        base = sum(unused * min(1.0, n / 2.0) for n in hands.values())
+        out = [(hyp.turns, base)]
+        last = hyp.turns[-1] if hyp.turns else None
+        if last is not None and hands.get(last.seat) and last.draws == 0:
+            drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
+            out.append((hyp.turns[:-1] + (drew,), base - unused * min(1.0, hands[last.seat] / 2.0)))
+        return out
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key()
@@ -354,14 +376,16 @@ class TurnDecoder:
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
-        if self.interval.hand_frames == 0 and self.interval.covered == 0:
+        # (an observer that does not read hands: two covered frames in a row count as a hand)
+        if self.interval.hand_frames == 0 and self.interval.covered < 2:
             cost += cfg.decoder_no_hand
         if hands:
             for seat in acting:
                 if not hands.get(seat):
                     cost += cfg.decoder_hand_missing
+            open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat, frames in hands.items():
-                if seat not in acting:
+                if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
                     cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
         return cost
 
@@ -372,7 +396,7 @@ class TurnDecoder:
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
                     extra += self.config.decoder_answer
-        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames)
+        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread)
 
     def _owner(self, key: FieldKey) -> str | None:
         kind = key[0]
