@@ -56,6 +56,7 @@ class Turn:
     wish_cards: tuple[int, ...] = ()
     tiles: tuple[str, ...] = ()                          # tile codes taken
     unseen_draws: int = 0                                # reaches read as a draw from the draw pile
+    pawns_lost: int = 0                                  # pawns gone from the board (or come): a misread
 
     @property
     def plays(self) -> int:
@@ -68,7 +69,7 @@ class Turn:
     def merged(self, other: "Turn") -> "Turn":
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
-                    self.unseen_draws + other.unseen_draws)
+                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -274,10 +275,12 @@ class TurnDecoder:
                     opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below,
                                  stack[:-1] + ((new,) if new is not None else ())))
             if new is not None:
-                # a card onto the pile (the twin of the card below its top: as likely as... less likely
-                # than that card uncovered by a draw)
+                # a card onto the pile (the twin of the card below its top: less likely than that card
+                # uncovered by a draw; a card all of whose copies are already seen: a rule break)
                 twin = len(stack) >= 2 and stack[-2] == new and stack[-1] == old
-                opts.append(((pile, old, new, "discard"), cfg.decoder_twin if twin else 0.0, stack + (new,)))
+                extra = cfg.decoder_rule if self._copies_seen(after, piles, pile, new) >= self._copies(new) else 0.0
+                opts.append(((pile, old, new, "discard"), (cfg.decoder_twin if twin else 0.0) + extra,
+                             stack + (new,)))
             if not opts:   # a pile emptied that the record says holds more: drawn down (a rule break)
                 opts.append(((pile, old, new, "draw"), cfg.decoder_rule, ()))
             pile_options.append(opts)
@@ -333,6 +336,22 @@ class TurnDecoder:
             results.append((tuple(turns), tuple(sorted(new_piles.items())), cost, tuple(frames)))
         return results
 
+    def _copies(self, code: Any) -> int:
+        """How many copies of a card value one colour has (RULES: the board game's cards exist twice;
+        the card game's 0–2 and 8–10 once, 3–7 twice); a code that is no plain value: unlimited."""
+        if not isinstance(code, str) or not code.isdigit():
+            return 99
+        value = int(code)
+        return 1 if self.card_game and (value <= 2 or value >= 8) else 2
+
+    def _copies_seen(self, table: Fields, piles: Mapping[str, tuple], colour: str, code: Any) -> int:
+        """Copies of `colour` `code` the table shows in rows and the pile's record holds."""
+        n = sum(1 for c in piles.get(colour, ()) if c == code)
+        for key, row in table.items():
+            if key[0] == "row" and key[2] == colour:
+                n += sum(1 for c in row if c == code)
+        return n
+
     def _open_can_go_on(self, last: Turn) -> bool:
         return last.plays == 0 or last.draws == 0
 
@@ -358,6 +377,11 @@ class TurnDecoder:
             allow = 1 + sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard") + (
                 1 if turn.wish_cards or "discard" in turn.tiles else 0)
             plays, draws = turn.plays, turn.draws
+            # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
+            clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
+            if len(turn.steps) > len(turn.lays) + clovers:
+                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers)
+            cost += cfg.decoder_rule * turn.pawns_lost
             if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
                 cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
             elif plays > allow:
@@ -411,6 +435,7 @@ class TurnDecoder:
         steps: list[str] = []
         row_discards: list[str] = []
         wish: list[int] = []
+        lost = 0
         for k in keys:
             b, a = before.get(k), after.get(k)
             if k[0] == "row":
@@ -423,6 +448,7 @@ class TurnDecoder:
             elif k[0] == "points_row":
                 lays += ["points:P"] * max(0, int(a or 0) - int(b or 0))
             elif k[0] == "pawns":
+                lost += abs(len(a or ()) - len(b or ()))
                 old = list(b or ())
                 for p in a or ():
                     if p in old:
@@ -436,7 +462,7 @@ class TurnDecoder:
                         old.remove(c)
                     else:
                         wish.append(c)
-        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish))
+        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost)
 
     # ------------------------------------------------------------------ output
 
