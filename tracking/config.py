@@ -107,7 +107,9 @@ class TrackingConfig:
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
     decoder_beam: int = 12               # hypotheses kept
-    decoder_max_fields: int = 5          # fields read otherwise beyond this: all taken or none (no subsets)
+    decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
+    #                                      but one and each alone taken as changed
+    decoder_prune: float = 30.0          # readings costing this much more than the best so far are dropped
     decoder_cuts: int = 4                # cuts of one change into turns kept per hypothesis and table
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_turn: float = 0.5            # one more turn in a cut

@@ -89,7 +89,7 @@ class Turn:
 class Hypothesis:
     """One reading of the game so far: table, piles, turns (the last one open), cost."""
 
-    table: tuple[tuple[FieldKey, Any], ...]
+    table: frozenset            # of (field, reading) pairs
     piles: tuple[tuple[str, tuple[Any, ...]], ...]
     turns: tuple[Turn, ...]
     cost: float
@@ -151,7 +151,7 @@ class TurnDecoder:
         fields = observation_fields(obs)
         costs = self._misread_costs(obs)
         if not self.beam:
-            self.beam = [Hypothesis(tuple(sorted(fields.items(), key=_order)), self._initial_piles(fields), (), 0.0)]
+            self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
         else:
             self._advance(fields, costs)
         self.interval = _Interval()
@@ -191,28 +191,36 @@ class TurnDecoder:
     def _advance(self, fields: Fields, costs: Mapping[str, float]) -> None:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
-        for hyp in self.beam:
-            table = dict(hyp.table)
-            diff = [k for k in set(table) | set(fields) if k[0] != "meta" and table.get(k) != fields.get(k)]
-            diff.sort(key=_order)
+        self._memo: dict[tuple, list] = {}
+        best = math.inf
+        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+        for hyp in self.beam:                          # (the beam is ordered by cost)
+            if hyp.cost > best + cfg.decoder_prune:
+                break
+            diff = diffs.get(hyp.table)
+            if diff is None:
+                table = dict(hyp.table)
+                diff = diffs[hyp.table] = sorted(k for k in table.keys() | fields.keys()
+                                                 if k[0] != "meta" and table.get(k) != fields.get(k))
             if not diff:
                 for turns, cost in self._quiet_reaches(hyp):
                     self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, hyp.turn_frames))
+                best = min(best, hyp.cost)
                 continue
+            table = dict(hyp.table)
             held = dict(hyp.misread)
-            misread = {k: (self.config.decoder_misread_held if k in held and held[k] == fields.get(k)
+            misread = {k: (cfg.decoder_misread_held if k in held and held[k] == fields.get(k)
                            else costs.get(k[0], costs["default"])) for k in diff}
-            if len(diff) > cfg.decoder_max_fields:
-                subsets: Iterable[tuple[FieldKey, ...]] = [(), tuple(diff)]
-            else:
-                subsets = itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
-            for taken in subsets:
+            for taken in _subsets(diff, cfg.decoder_max_fields):
                 emission = sum(misread[k] for k in diff if k not in taken)
+                if hyp.cost + emission > best + cfg.decoder_prune:
+                    continue
                 still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
                 if not taken:
                     for turns, cost in self._quiet_reaches(hyp):
                         self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
                                                           hyp.turn_frames, still_misread))
+                        best = min(best, hyp.cost + emission + cost)
                     continue
                 new_table = dict(table)
                 for k in taken:
@@ -220,9 +228,11 @@ class TurnDecoder:
                         new_table[k] = fields[k]
                     else:
                         new_table.pop(k, None)
+                frozen = frozenset(new_table.items())
                 for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
-                    self._keep(candidates, Hypothesis(tuple(sorted(new_table.items(), key=_order)), piles, turns,
-                                                      hyp.cost + emission + cost, frames, still_misread))
+                    total = hyp.cost + emission + cost
+                    self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
+                    best = min(best, total)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
@@ -248,6 +258,31 @@ class TurnDecoder:
 
     def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey]):
         """Cuts of the change into turns: [(turns, piles, cost, turn_frames)], best few."""
+        last = hyp.turns[-1] if hyp.turns else None
+        key = (last, hyp.piles, hyp.table, tuple(changed))
+        cuts = self._memo.get(key)
+        if cuts is None:
+            cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
+        results = []
+        for cost, parts, slots, new_piles in cuts:
+            turns = list(hyp.turns)
+            frames = list(hyp.turn_frames)
+            for pos in range(max(parts) + 1):
+                part = parts.get(pos)
+                if pos == 0 and last is not None:
+                    if part is not None:
+                        turns[-1] = turns[-1].merged(part)
+                        frames[-1] = self.frame
+                    continue
+                turns.append(part if part is not None else Turn(slots[pos]))
+                frames.append(self.frame)
+            results.append((tuple(turns), new_piles, cost, tuple(frames)))
+        return results
+
+    def _cuts(self, last: Turn | None, piles: dict[str, tuple], before: Fields, after: Fields,
+              changed: Sequence[FieldKey]) -> list[tuple[float, dict[int, Turn], list[str], tuple]]:
+        """The best few cuts of one change into turns after the open turn `last`: (cost, parts by
+        slot, the slots' seats, the piles after)."""
         cfg = self.config
         owned: dict[str, list[FieldKey]] = {}
         loose_tiles: list[FieldKey] = []
@@ -260,7 +295,6 @@ class TurnDecoder:
                 loose_tiles.append(k)
             elif k[0] == "top":
                 tops.append(k)
-        piles = dict(hyp.piles)
         # Each changed pile: a card discarded onto it, or its top drawn (the card below shows).
         pile_options: list[list[tuple[tuple[str, Any, Any, str], float, tuple]]] = []
         for k in tops:
@@ -286,7 +320,6 @@ class TurnDecoder:
             pile_options.append(opts)
         # Turn slots: the open turn (0), then the next seats round the table (1..n).
         n = len(self.order)
-        last = hyp.turns[-1] if hyp.turns else None
         starts = [self.order.index(last.seat)] if last else (
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
         hands = self.interval.hands
@@ -316,25 +349,11 @@ class TurnDecoder:
                         parts[mover] = parts.get(mover, Turn(slots[mover])).merged(Turn(slots[mover], tiles=tiles))
                     if not ok or not parts:
                         continue
-                    cost = base_cost + self._cut_cost(hyp, last, slots, parts, hands, after)
+                    cost = base_cost + self._cut_cost(last, slots, parts, hands, after)
                     out.append((cost, parts, slots, new_piles))
         out.sort(key=lambda x: x[0])
-        results = []
-        for cost, parts, slots, new_piles in out[:self.config.decoder_cuts]:
-            turns = list(hyp.turns)
-            frames = list(hyp.turn_frames)
-            top = max(parts)
-            for pos in range(top + 1):
-                part = parts.get(pos)
-                if pos == 0 and last is not None:
-                    if part is not None:
-                        turns[-1] = turns[-1].merged(part)
-                        frames[-1] = self.frame
-                    continue
-                turns.append(part if part is not None else Turn(slots[pos]))
-                frames.append(self.frame)
-            results.append((tuple(turns), tuple(sorted(new_piles.items())), cost, tuple(frames)))
-        return results
+        return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
+                in out[:cfg.decoder_cuts]]
 
     def _copies(self, code: Any) -> int:
         """How many copies of a card value one colour has (RULES: the board game's cards exist twice;
@@ -355,7 +374,7 @@ class TurnDecoder:
     def _open_can_go_on(self, last: Turn) -> bool:
         return last.plays == 0 or last.draws == 0
 
-    def _cut_cost(self, hyp: Hypothesis, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
+    def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
                   hands: Mapping[str, int], table: Fields) -> float:
         """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
         cfg = self.config
@@ -516,6 +535,11 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
     return out
 
 
-def _order(item: Any) -> tuple:
-    key = item[0] if isinstance(item, tuple) and item and isinstance(item[0], tuple) else item
-    return tuple(str(x) for x in key)
+def _subsets(diff: Sequence[FieldKey], limit: int) -> Iterable[tuple[FieldKey, ...]]:
+    """The sets of fields a new frame reads otherwise that a hypothesis takes as changed (the rest
+    are that frame's misreads): every subset of a few; of many, none, all, all but one, each alone."""
+    if len(diff) <= limit:
+        return itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
+    alone = [(k,) for k in diff]
+    but_one = [tuple(x for x in diff if x != k) for k in diff]
+    return [(), tuple(diff), *but_one, *alone]
