@@ -99,9 +99,10 @@ class Hypothesis:
     #: for several frames costs decoder_misread_held per further frame)
     misread: tuple[tuple[FieldKey, Any], ...] = ()
 
-    def key(self) -> tuple:
-        last = self.turns[-1] if self.turns else None
-        return (self.table, self.piles, last.seat if last else None, (last.plays, last.draws) if last else None)
+    def key(self, recent: int) -> tuple:
+        """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
+        ones that read the recent turns otherwise stay apart (so a close call can be asked about)."""
+        return (self.table, self.piles, self.turns[-recent:])
 
 
 @dataclass
@@ -161,11 +162,17 @@ class TurnDecoder:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
         `pile` was `seat`'s. Evidence: hypotheses against it pay decoder_answer from now on."""
         self.answers[(pile, card)] = seat
-        self.beam = sorted((self._with_answers(h) for h in self.beam), key=lambda h: h.cost)
+        self.beam = sorted((self._with_answers(h, pile, card) for h in self.beam), key=lambda h: h.cost)
+        self._commit()
 
     def finish(self) -> None:
         """The recording ended: every turn of the best hypothesis is committed."""
         self._commit(final=True)
+
+    @property
+    def open_questions(self) -> list[dict[str, Any]]:
+        """Questions not answered yet ("unclear — who discarded the red 7?" with the seats to tap)."""
+        return [q for q in self.questions if (q["pile"], q["card"]) not in self.answers]
 
     @property
     def turns(self) -> list[Turn]:
@@ -251,7 +258,7 @@ class TurnDecoder:
         return out
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
-        key = hyp.key()
+        key = hyp.key(len(self.order) + 1)
         old = candidates.get(key)
         if old is None or hyp.cost < old.cost:
             candidates[key] = hyp
@@ -432,12 +439,12 @@ class TurnDecoder:
                     cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
         return cost
 
-    def _with_answers(self, hyp: Hypothesis) -> Hypothesis:
+    def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
+        """hyp, paying for giving the discard of `card` onto `pile` to another seat than the answer's."""
         extra = 0.0
         for turn in hyp.turns:
-            for pile, _o, new, kind in turn.piles:
-                named = self.answers.get((pile, new))
-                if named is not None and kind == "discard" and named != turn.seat:
+            for p, _o, new, kind in turn.piles:
+                if (p, new) == (pile, card) and kind == "discard" and self.answers[(pile, card)] != turn.seat:
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread)
 
