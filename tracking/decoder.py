@@ -397,6 +397,8 @@ class TurnDecoder:
                 cost += cfg.decoder_turn
             if part is not None:
                 acting.add(turn.seat)
+                if pos == 0 and last is not None and last.draws and part.plays:
+                    cost += cfg.decoder_order      # a card played after the turn's draw
             complete = pos < top
             # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
             # allows a second card played and drawn
