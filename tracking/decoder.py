@@ -410,6 +410,10 @@ class TurnDecoder:
             if len(turn.steps) > len(turn.lays) + clovers:
                 cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers)
             cost += cfg.decoder_rule * turn.pawns_lost
+            # a card leaves a row only for a discard-a-card tile (onto its pile)
+            tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+            if len(turn.row_discards) > tiles_discard:
+                cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
             if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
                 cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
             elif plays > allow:
