@@ -196,7 +196,7 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started = time.perf_counter()
-        decoder.feed(obs, ref.index)
+        decoder.feed(obs, ref.index, float(ref.t))
         dt = time.perf_counter() - started
         frame_times.append(dt)
         if obs.usable:

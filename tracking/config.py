@@ -118,6 +118,9 @@ class TrackingConfig:
     decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
     decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
+    decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
+    decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
+    decoder_pause: float = 2.0           # a reading against the pause before the reach
     decoder_traceless: float = 6.0       # a turn that changed nothing the camera sees
     decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)

@@ -112,6 +112,9 @@ class _Interval:
     hands: dict[str, int] = field(default_factory=dict)
     hand_frames: int = 0
     covered: int = 0
+    #: seconds the table lay still before this reach (None: unknown): players go on with their own
+    #: turn quickly and take over from another after a moment
+    pause: float | None = None
 
 
 class TurnDecoder:
@@ -132,17 +135,21 @@ class TurnDecoder:
         self.corrections: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
-        self.state_seconds: list[float] = []
+        self._hand_left: float | None = None   # time of the last hand frame
 
     # ------------------------------------------------------------------ input
 
-    def feed(self, obs: Observation, frame_index: int | None = None) -> None:
-        """One frame: a hand frame adds evidence, a usable frame advances the beam."""
+    def feed(self, obs: Observation, frame_index: int | None = None, t: float | None = None) -> None:
+        """One frame (t: its time in seconds): a hand frame adds evidence, a usable frame advances the beam."""
         self.frame = frame_index if frame_index is not None else self.frame + 1
         if not obs.usable:
             self.interval.covered += 1
             hands = obs.extra.get("hands") if obs.extra else None
             if isinstance(hands, list):   # a hand over the table (its seat read or not)
+                if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
+                    self.interval.pause = t - self._hand_left
+                if t is not None:
+                    self._hand_left = t
                 self.interval.hand_frames += 1
                 for h in hands:
                     seat = h.get("seat") if isinstance(h, dict) else None
@@ -432,6 +439,13 @@ class TurnDecoder:
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
+        # The pause before the reach: short, the open turn's player going on; long, the next player.
+        pause = self.interval.pause
+        goes_on = 0 in parts and last is not None
+        if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
+            cost += cfg.decoder_pause
+        elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
+            cost += cfg.decoder_pause
         # (an observer that does not read hands: two covered frames in a row count as a hand)
         if self.interval.hand_frames == 0 and self.interval.covered < 2:
             cost += cfg.decoder_no_hand
