@@ -15,8 +15,9 @@ as replays end it, the visible turns compared with truth/events.jsonl (tracking.
 Per game kind (keltis on nwnz, keltis on base, keltis-card), 2–4 players in turn, games with
 --illegal injected rule breaks on every second seed (odd offsets), seeds --seed0 … --seed0+games-1
 for every kind. Printed per kind × rate × noise: visible turns exact, legal games with a warning,
-injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks that
-left no trace, or "out of turn" as the very first move, counted apart), final scores right, and
+injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
+camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
+extra card drawn from the draw pile, a card-game card in another colour's row), final scores right, and
 the tracker's time per frame that took a settled state (median / p99) and per frame overall.
 --cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
 """
@@ -166,7 +167,13 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
         if not line.get("injected"):
             continue
         code = line.get("expected_code")
-        if not visible(true_sigs[k]) or (k == 0 and code == "out-of-turn"):
+        move = line.get("move") or {}
+        if (not visible(true_sigs[k]) or (k == 0 and code == "out-of-turn")
+                or (move.get("move") == "draw" and move.get("from") == "pile")
+                or (stream["setup"]["game"] == "keltis-card" and code == "wrong-colour")):
+            # no camera sees it: the turn left no trace, the first player is chosen at the table, a
+            # card drawn from the draw pile, a card-game card in another colour's row (FORMATS §2
+            # rows carry values only) — counted apart, as tracking.synth.judge_invisible does
             invisible += 1
             continue
         injected += 1
@@ -307,7 +314,7 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
               f"{r['flagged']:4d}/{r['injected']:<4d}= {fl:6.1%}  {r['final_right']:5d}/{r['games']:<5d}  "
               f"{r['state_ms_median']:6.2f}/{r['state_ms_p99']:6.2f}")
         if r["not_flagged"]:
-            print(f"{'':20s}not flagged: {r['not_flagged']}; left no trace: {r['invisible']}")
+            print(f"{'':20s}not flagged: {r['not_flagged']}; not visible to a camera: {r['invisible']}")
     print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
           f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
     return summary
