@@ -220,6 +220,12 @@ def train(args: argparse.Namespace) -> int:
               "c2": he(9 * f1, (9 * f1, f2)), "d2": np.zeros(f2, np.float32),
               "w3": he(flat, (flat, h)), "b3": np.zeros(h, np.float32),
               "w4": (rng.normal(0, math.sqrt(1.0 / h), (h, no))).astype(np.float32), "b4": np.zeros(no, np.float32)}
+    if args.init:   # go on from earlier weights (e.g. on frames from a widened simulator)
+        from vision.pawnnet import load_net
+
+        old = load_net(args.init)
+        params = {k: v.astype(np.float32) for k, v in old.arrays().items() if k in params}
+        mean, scale = old.mean, old.scale
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v2 = {k: np.zeros_like(v) for k, v in params.items()}
 
@@ -369,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--dropout", type=float, default=0.2)
     t.add_argument("--jitter", type=float, default=0.08, help="colour jitter (log units) per patch")
     t.add_argument("--positive-weight", type=float, default=2.0, help="loss weight of a present pawn or tile")
+    t.add_argument("--init", help="start from these weights instead of at random")
     t.add_argument("--val", type=float, default=0.1)
     t.add_argument("--val-data", nargs="*", help="feature files held out for validation (default: a share)")
     t.add_argument("--seed", type=int, default=0)

@@ -6,6 +6,11 @@
                                  → board view → appearance (normalise, difference)
                                  → tiles → expected background → pawns → Observation
 
+With the learned readers' weights in vision/models/ (scripts/train_pawns.py), tiles are read by
+vision.tilenet and pawns by vision.pawnnet (one patch per tile spot / stone, cut by maps built once
+per registration) and the hand-set tiles/pawns stages and their templates are skipped; without the
+weights (or with players the classifier does not know) the hand-set stages run as before.
+
 `Reader.read(image)` keeps the last registration's BoardModel and rebuilds it only when the
 registration changes (`register_every` frames, or when asked); the per-frame work is one remap,
 the gain map, the tile comparison and the pawn search around stones that differ from the art.
