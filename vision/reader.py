@@ -61,6 +61,7 @@ class ReaderConfig:
     pawns: PawnConfig = PawnConfig()
     pawn_net: PawnNetConfig = PawnNetConfig()
     use_pawn_net: bool = True    # the learned pawn reader when its weights exist (else vision.pawns)
+    crowd_rule_for_net: bool = True   # the start crowd's reach (reader._outside_crowd) also over the learned reader
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -287,7 +288,7 @@ class Reader:
             net_conf = None
         t4 = _clock()
         timings.update(tiles=(t3 - t2) * 1000, pawns=(t4 - t3) * 1000)
-        pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None)
+        pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net)
         if net_conf is not None:
             pawn_conf = min(pawn_conf, net_conf)
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),

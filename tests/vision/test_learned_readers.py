@@ -42,3 +42,46 @@ def test_weights_are_in_git_small_and_load(config):
     x = np.zeros((3, rows * cols * ch + net.w3.shape[0] - net.c2.shape[1] * (rows // 4) * (cols // 4)), np.float32)
     outputs = net.logits(x).shape[1]
     assert outputs == (len(COLOURS) * 5 if config is PAWN_NET else len(CODES))
+
+
+def _patch_maps_for(net, n, extras_dims=2):
+    from vision.pawnnet import PatchMaps
+
+    rows, cols, _ch = net.shape
+    return PatchMaps(tuple(f"s{i}" for i in range(n)), (rows, cols), None, None,
+                     np.zeros((n, rows, cols, 3), np.float32), np.zeros((n, extras_dims), np.float32))
+
+
+def test_only_the_colours_in_play_are_read_on_a_stone(monkeypatch):
+    """Whatever the patches show, a pawn is only ever given a player colour that is in play."""
+    import vision.pawnnet as pn
+
+    net = load_net(PAWN_NET.weights)
+    rows, cols, ch = net.shape
+    rng = np.random.default_rng(1)
+    n = 40
+    maps = _patch_maps_for(net, n)
+    patches = rng.normal(0, 0.8, (n, rows * cols, 3)).astype(np.float32)
+
+    def fake_features(_maps, _log_norm, players):
+        flat = np.concatenate([patches, patches], axis=2).reshape(n, -1)
+        return np.concatenate([flat, _maps.extras, np.broadcast_to(pn.in_play_vector(players), (n, 4))], axis=1)
+
+    monkeypatch.setattr(pn, "stone_features", fake_features)
+    found = pn.read_stone_pawns(PAWN_NET, net, maps, None, ["black", "brown"])
+    assert len(found) == n
+    assert {p for sp in found for p, _big in sp.pawns} <= {"black", "brown"}
+
+
+def test_only_the_boards_tile_codes_are_read(monkeypatch):
+    import vision.tilenet as tn
+
+    net = load_net(TILE_NET.weights)
+    rows, cols, ch = net.shape
+    n = 30
+    x = np.random.default_rng(2).normal(0, 0.8, (n, rows * cols * ch)).astype(np.float32)
+    maps = tn.TileMaps(tuple(f"t{i}" for i in range(n)), (rows, cols), None, None, None, None)
+    monkeypatch.setattr(tn, "tile_features", lambda _maps, _log_norm: x)
+    tiles, margins = tn.read_spot_tiles(net, maps, None, ["clover", "wish-any"])
+    assert set(tiles) == set(maps.spots) and set(margins) == set(maps.spots)
+    assert set(tiles.values()) <= {None, "clover", "wish-any"}
