@@ -67,7 +67,8 @@ def main() -> int:
     reader.read(image)    # warm: imports, component art, OpenCV's first calls
 
     reg_ms, reg = cpu_ms(lambda: register_board(DEFAULT_READER_CONFIG.registration, cal, image))
-    model_ms, _m = cpu_ms(lambda: board_model(DEFAULT_READER_CONFIG, cal, reg, board, reader.components))
+    model_ms, _m = cpu_ms(lambda: board_model(DEFAULT_READER_CONFIG, cal, reg, board, reader.components,
+                                              pawn_net=reader.pawn_net is not None, tile_net=reader.tile_net is not None))
     usable_model_ms, umodel = cpu_ms(lambda: build_usable_model(USABLE, cal, reg, board, reader.components))
     stages: dict[str, list[float]] = {}
     totals = []

@@ -107,8 +107,9 @@ class RecordedObserver:
             self.problems.append(str(exc))
             log.warning("%s", exc)
             return Observation(self.game, self.board, False, "bad-truth")
-        if obs.usable:
-            self._last = obs
+        # the live observer's `reuse` repeats its last reading whatever it was (vision.observer: a
+        # hand resting still is read, found unusable, and stands until read again)
+        self._last = obs
         return obs
 
 

@@ -36,6 +36,9 @@ class AppearanceConfig:
 DEFAULT_CONFIG = AppearanceConfig()
 
 
+_ART_QUANTILES: dict[int, tuple[Any, Any, Any]] = {}
+
+
 def gain_map(config: AppearanceConfig, view: Any, art: Any, ppm: float) -> tuple[Any, Any]:
     """Per-channel gain and offset maps (HxWx3 float32 each): view ≈ gain · art + offset.
 
@@ -48,17 +51,23 @@ def gain_map(config: AppearanceConfig, view: Any, art: Any, ppm: float) -> tuple
     h, w = view.shape[:2]
     step = max(1, int(round(4.0 * ppm)))
     sv = cv2.resize(view.astype(np.float32), (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
-    sa = cv2.resize(art.astype(np.float32), (sv.shape[1], sv.shape[0]), interpolation=cv2.INTER_AREA)
     n = max(2, int(round(config.cell_mm / 4.0)))
     gh, gw = max(1, sv.shape[0] // n), max(1, sv.shape[1] // n)
 
     def blocks(x):
         return x[:gh * n, :gw * n].reshape(gh, n, gw, n, 3).transpose(0, 2, 1, 3, 4).reshape(gh, gw, n * n, 3)
 
-    bv, ba = blocks(sv), blocks(sa)
     lo, hi = config.quantiles
-    qv = np.percentile(bv, [lo, 50, hi], axis=2)
-    qa = np.percentile(ba, [lo, 50, hi], axis=2)
+    qv = np.percentile(blocks(sv), [lo, 50, hi], axis=2)
+    # the art's quantiles are the same every frame of a registration: computed once
+    key = (sv.shape, n, lo, hi)
+    cached = _ART_QUANTILES.get(id(art))
+    if cached is None or cached[0] is not art or cached[1] != key:
+        sa = cv2.resize(art.astype(np.float32), (sv.shape[1], sv.shape[0]), interpolation=cv2.INTER_AREA)
+        cached = (art, key, np.percentile(blocks(sa), [lo, 50, hi], axis=2))
+        _ART_QUANTILES.clear()   # one registration's art at a time
+        _ART_QUANTILES[id(art)] = cached
+    qa = cached[2]
     spread_a = qa[2] - qa[0]
     gain = (qv[2] - qv[0]) / np.maximum(spread_a, 1.0)
     # cells whose art is too flat to measure contrast: the median ratio of the whole board

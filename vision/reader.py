@@ -6,6 +6,11 @@
                                  → board view → appearance (normalise, difference)
                                  → tiles → expected background → pawns → Observation
 
+With the learned readers' weights in vision/models/ (scripts/train_pawns.py), tiles are read by
+vision.tilenet and pawns by vision.pawnnet (one patch per tile spot / stone, cut by maps built once
+per registration) and the hand-set tiles/pawns stages and their templates are skipped; without the
+weights (or with players the classifier does not know) the hand-set stages run as before.
+
 `Reader.read(image)` keeps the last registration's BoardModel and rebuilds it only when the
 registration changes (`register_every` frames, or when asked); the per-frame work is one remap,
 the gain map, the tile comparison and the pawn search around stones that differ from the art.
@@ -33,6 +38,8 @@ from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distan
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
+from .pawnnet import COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns
+from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles
 from .usable import (UsableConfig, UsableModel, build_usable_model, judge_small, judge_usable, sharpness, small_image,
                      update_reference)
 
@@ -53,6 +60,11 @@ class ReaderConfig:
     appearance: AppearanceConfig = AppearanceConfig()
     tiles: TileConfig = TileConfig()
     pawns: PawnConfig = PawnConfig()
+    pawn_net: PawnNetConfig = PawnNetConfig()
+    use_pawn_net: bool = True    # the learned pawn reader when its weights exist (else vision.pawns)
+    crowd_rule_for_net: bool = True   # the start crowd's reach (reader._outside_crowd) also over the learned reader
+    tile_net: TileNetConfig = TileNetConfig()
+    use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
     alignment: AlignmentConfig = AlignmentConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
@@ -76,23 +88,34 @@ class BoardModel:
     spots: Mapping[str, Any] = field(repr=False, default_factory=dict)
     kernels: Mapping[str, Any] = field(repr=False, default_factory=dict)
     fine: Any = field(repr=False, default=None)
+    patches: PatchMaps | None = field(repr=False, default=None)
+    tile_maps: TileMaps | None = field(repr=False, default=None)
     board_thickness: float = 3.0
     build_ms: float = 0.0
 
 
 def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
-                components: Components) -> BoardModel:
-    """Pose, view, art and templates of one registration (see the module docstring)."""
+                components: Components, *, pawn_net: bool = False, tile_net: bool = False) -> BoardModel:
+    """Pose, view, art and templates of one registration (see the module docstring). With both learned
+    readers (`pawn_net`, `tile_net`: their weights are loaded) the hand-set readers' templates are not
+    built."""
     t0 = _clock()
     pose, view, art, log_art, sigma = prepare_view(config.geometry, config.appearance, calibration, registration, board,
                                             components)
-    spots = build_spot_templates(config.tiles, board, components, art, config.appearance.offset, view.ppm,
-                                 view.lifted, sigma)
-    kernels = build_stone_kernels(config.pawns, board, view, components)
-    fine = build_fine_templates(config.tiles, board, components, pose, view.ppm, config.appearance.offset,
-                                config.geometry.board_thickness_mm)
-    return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine,
-                      config.geometry.board_thickness_mm, (_clock() - t0) * 1000)
+    spots: Mapping[str, Any] = {}
+    kernels: Mapping[str, Any] = {}
+    fine = None
+    if not (pawn_net and tile_net):
+        spots = build_spot_templates(config.tiles, board, components, art, config.appearance.offset, view.ppm,
+                                     view.lifted, sigma)
+        fine = build_fine_templates(config.tiles, board, components, pose, view.ppm, config.appearance.offset,
+                                    config.geometry.board_thickness_mm)
+    if not pawn_net:
+        kernels = build_stone_kernels(config.pawns, board, view, components)
+    patches = build_patch_maps(config.pawn_net, board, view, log_art) if pawn_net else None
+    tile_maps = build_tile_maps(config.tile_net, board, view, log_art) if tile_net else None
+    return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine, patches,
+                      tile_maps, config.geometry.board_thickness_mm, (_clock() - t0) * 1000)
 
 
 @dataclass
@@ -132,6 +155,11 @@ class Reader:
 
         self.references = {p: np.log(np.array(bgr[p], np.float32) + config.appearance.offset) for p in players
                            if p in bgr}
+        # the learned pawn reader knows the four player colours only
+        self.pawn_net = load_pawn_net(config.pawn_net.weights) if config.use_pawn_net else None
+        if self.pawn_net is not None and not all(p in COLOURS for p in self.references):
+            self.pawn_net = None
+        self.tile_net = load_mlp(config.tile_net.weights) if config.use_tile_net else None
 
     def _registration_of(self, image: Any) -> Any:
         """The registration of a frame; when one marker does not fit the others (pushed aside since
@@ -162,7 +190,8 @@ class Reader:
         if reg.ok:
             t1 = _clock()
             if self.board is not None and self.game == "keltis":
-                self.model = board_model(self.config, self.calibration, reg, self.board, self.components)
+                self.model = board_model(self.config, self.calibration, reg, self.board, self.components,
+                                         pawn_net=self.pawn_net is not None, tile_net=self.tile_net is not None)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
                                                    self.components)
             board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
@@ -233,6 +262,50 @@ class Reader:
             return FrameReading(Observation(self.game, board_name, True, None, None, None), timings)
         m = self.model
         cfg = self.config
+        log_norm, gain = self.normalised_view(image, timings)
+        t2 = _clock()
+        use_pawn_net = m.patches is not None
+        tiles = None
+        if not use_pawn_net or m.tile_maps is None:
+            # the hand-set tile reader (also the expected background of the hand-set pawn reader)
+            tiles = read_tiles(cfg.tiles, log_norm, m.spots)
+            tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
+        if m.tile_maps is not None:
+            codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set)
+            conf = min(margins.values(), default=1.0) / cfg.tile_net.sure_margin
+            reading = TileReading(codes, {}, {}, margins, round(max(0.3, min(1.0, conf)), 3))
+            if tiles is None:
+                tiles = reading
+            else:   # the hand-set reading stays for the hand-set pawn reader's background
+                old_tiles = tiles
+                tiles = TileReading(codes, old_tiles.piles, old_tiles.chosen, margins, reading.confidence)
+        t3 = _clock()
+        if use_pawn_net:
+            dets, net_conf = self._net_detections(log_norm)
+        else:
+            expected = m.log_art.copy()
+            paint_expected(expected, m.spots, tiles)
+            fg = pawn_coloured(cfg.pawns, difference(cfg.appearance, log_norm, expected), log_norm, self.references)
+            known = (pile_mask(m.board, m.view, m.components, tiles.piles)
+                     if tiles.piles and any(tiles.piles.values()) else None)
+            dets = read_pawns(cfg.pawns, fg, log_norm, m.kernels, m.board, self.references, m.view.ppm, known)
+            net_conf = None
+        t4 = _clock()
+        timings.update(tiles=(t3 - t2) * 1000, pawns=(t4 - t3) * 1000)
+        pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net)
+        if net_conf is not None:
+            pawn_conf = min(pawn_conf, net_conf)
+        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
+                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
+        return FrameReading(obs, timings, tiles, dets)
+
+    def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
+        """The frame's board view in the art's colours, as logs (blurred as the stages expect), and the
+        (gain, offset) maps (vision.appearance); needs a registration (`read` makes one)."""
+        import cv2
+
+        m = self.model
+        cfg = self.config
         t0 = _clock()
         view = m.view.warp(image)
         t1 = _clock()
@@ -240,22 +313,21 @@ class Reader:
         log_norm = log_image(cfg.appearance, norm)
         if cfg.appearance.blur_px > 1:
             log_norm = cv2.blur(log_norm, (cfg.appearance.blur_px, cfg.appearance.blur_px))
-        t2 = _clock()
-        tiles = read_tiles(cfg.tiles, log_norm, m.spots)
-        tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
-        expected = m.log_art.copy()
-        paint_expected(expected, m.spots, tiles)
-        t3 = _clock()
-        fg = pawn_coloured(cfg.pawns, difference(cfg.appearance, log_norm, expected), log_norm, self.references)
-        known = pile_mask(m.board, m.view, m.components, tiles.piles) if tiles.piles and any(tiles.piles.values()) else None
-        dets = read_pawns(cfg.pawns, fg, log_norm, m.kernels, m.board, self.references, m.view.ppm, known)
-        t4 = _clock()
-        timings.update(warp=(t1 - t0) * 1000, normalise=(t2 - t1) * 1000, tiles=(t3 - t2) * 1000,
-                       pawns=(t4 - t3) * 1000)
-        pawns, pawn_conf = self._pawn_list(dets)
-        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
-                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
-        return FrameReading(obs, timings, tiles, dets)
+        if timings is not None:
+            timings.update(warp=(t1 - t0) * 1000, normalise=(_clock() - t1) * 1000)
+        return log_norm, gain
+
+    def _net_detections(self, log_norm: Any) -> tuple[list[PawnDetection], float]:
+        """The learned reader's pawns as detections at their stones, and its confidence."""
+        m = self.model
+        found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references))
+        dets = []
+        for sp in found:
+            s = m.board.stones[sp.stone]
+            for k, (player, big) in enumerate(sp.pawns):
+                dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
+        margin = min((sp.margin for sp in found), default=1.0)
+        return dets, max(0.3, min(1.0, margin / self.config.pawn_net.sure_margin))
 
     def judge_unusable(self, image: Any, previous: Any = None) -> Observation | None:
         """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
@@ -305,11 +377,13 @@ class Reader:
         reach = crowd_radius(self._crowd_d, total * len(self.references) - far_count, pitch)
         return [d for d in on if gap[d.stone] > reach]
 
-    def _pawn_list(self, dets: list[PawnDetection]) -> tuple[list[PawnObservation], float]:
+    def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True) -> tuple[list[PawnObservation], float]:
         """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
-        detections contradict 1 big + 4 small per player."""
+        detections contradict 1 big + 4 small per player. `crowd`: drop detections the start crowd
+        explains (the learned reader has learnt the crowd and needs no such rule)."""
         players = list(self.references)
-        on = self._outside_crowd(on0 := [d for d in dets if d.stone is not None])
+        on0 = [d for d in dets if d.stone is not None]
+        on = self._outside_crowd(on0) if crowd else on0
         dets = on + [d for d in dets if d.stone is None]
         # Detections the start crowd explains lower the confidence. Two pawns of one player on one
         # stone are legal (RULES §1: any number of pawns may share a stone, and several of a

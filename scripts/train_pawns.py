@@ -1,0 +1,387 @@
+"""Train the board reader's learned pawn classifier (vision/pawnnet.py) from simulator frames.
+
+    .venv/bin/python scripts/train_pawns.py render --n 700 --seed 1700 --out /tmp/pawn-train
+    .venv/bin/python scripts/train_pawns.py train /tmp/pawn-train --out vision/models/pawns.npz
+
+`render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
+light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
+`train` reads every frame with the reader's own geometry and normalisation (vision.reader.Reader),
+cuts each path stone's patch (vision.pawnnet.stone_patches) and fits the small CNN in numpy.
+The simulator is imported here, never by vision/ (tests/architecture/test_import_layers.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def render(args: argparse.Namespace) -> int:
+    from simulator.dataset import FrameSpec, render_single
+
+    out = Path(args.out)
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    (out / "truth").mkdir(exist_ok=True)
+    t0 = time.perf_counter()
+    for i in range(args.start, args.n):
+        name = f"{i:06d}"
+        if (out / "truth" / f"{name}.json").exists():
+            continue
+        r = random.Random(f"train-pawns-{args.seed}-{i}")
+        spec = FrameSpec(game="keltis", board="nwnz" if r.random() < 0.55 else "base",
+                         players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
+                         progress=r.uniform(0.0, 1.0), size=(2304, 1296), hard=r.random() < 0.25, dark=False,
+                         hand=None, distractors=r.random() < 0.6)
+        jpeg, truth = render_single(spec)
+        if not truth["usable"]:
+            continue
+        (out / "frames" / f"{name}.jpg").write_bytes(jpeg)
+        (out / "truth" / f"{name}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
+        if i % 20 == 0:
+            print(f"frame {i + 1}/{args.n}  {time.perf_counter() - t0:.0f}s", flush=True)
+    return 0
+
+
+def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | None:
+    """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled."""
+    import numpy as np
+
+    from calibration.model import parse_calibration
+    from engine.board import bundled_board
+    from vision.pawnnet import COLOURS, SMALL_CLASSES, stone_features
+    from calibration.registration import register_board
+    from vision.reader import Reader, board_model, read_image
+    from vision.tilenet import CODES, EMPTY, tile_features
+
+    frame, truth_path, keep_empty, seed = job
+    truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
+    if truth.get("game") != "keltis" or not truth.get("usable"):
+        return None
+    cal = parse_calibration(truth["render"]["calibration"], truth_path)
+    seats = {s: v["player"] for s, v in truth["seats"].items()}
+    reader = Reader(cal, game="keltis", board=bundled_board(truth["board"]), seats=seats)
+    image = read_image(frame)
+    reg = register_board(reader.config.registration, cal, image)
+    if not reg.ok:
+        return None
+    # the learned readers' patches only (the hand-set readers' templates are not needed)
+    reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
+    log_norm, _gain = reader.normalised_view(image)
+    maps = reader.model.patches
+    x = stone_features(maps, log_norm, list(seats.values()))
+    y = np.zeros((len(maps.stones), len(COLOURS), 2), np.int8)   # big count, small count (capped)
+    index = {sid: i for i, sid in enumerate(maps.stones)}
+    for p in truth["pawns"]:
+        i = index.get(p["stone"])
+        if i is None:
+            continue
+        y[i, COLOURS.index(p["player"]), 0 if p["big"] else 1] += 1
+    y[..., 1] = np.minimum(y[..., 1], SMALL_CLASSES - 1)
+    y[..., 0] = np.minimum(y[..., 0], 1)
+    # keep every stone with a pawn on it or on a neighbour (a leaning head), a share of the others
+    board = reader.model.board
+    occupied = [board.stones[sid] for sid in maps.stones if y[index[sid]].any()]
+    rng = np.random.default_rng(seed)
+    keep = []
+    for sid in maps.stones:
+        s = board.stones[sid]
+        near = any(math.hypot(s.x - o.x, s.y - o.y) < 70.0 for o in occupied)
+        keep.append(bool(y[index[sid]].any()) or near or rng.random() < keep_empty)
+    keep = np.array(keep)
+    tmaps = reader.model.tile_maps
+    tx = tile_features(tmaps, log_norm)
+    ty = np.array([CODES.index(truth["tiles"].get(sid) or EMPTY) for sid in tmaps.spots], np.int8)
+    return x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), tx.astype(np.float16), ty
+
+
+def features(args: argparse.Namespace) -> int:
+    """Cut every training frame's stone and tile-spot patches into one .npz (pawn_x: N x F float16,
+    pawn_y: N x 8 (per colour: big count, small count capped), tile_x, tile_y: code index)."""
+    import numpy as np
+
+    folder = Path(args.folder)
+    truths = sorted((folder / "truth").glob("*.json"))
+    jobs = [(str(folder / "frames" / f"{t.stem}.jpg"), str(t), args.keep_empty, i) for i, t in enumerate(truths)]
+    got: list[tuple] = []
+    t0 = time.perf_counter()
+    if args.jobs > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(args.jobs) as pool:
+            results = pool.imap(_frame_samples, jobs, chunksize=4)
+            for k, r in enumerate(results):
+                if r is not None:
+                    got.append(r)
+                if k % 50 == 0:
+                    print(f"{k}/{len(jobs)} frames  {time.perf_counter() - t0:.0f}s", flush=True)
+    else:
+        for k, job in enumerate(jobs):
+            r = _frame_samples(job)
+            if r is not None:
+                got.append(r)
+            if k % 50 == 0:
+                print(f"{k}/{len(jobs)} frames  {time.perf_counter() - t0:.0f}s", flush=True)
+    cols = [np.concatenate([g[k] for g in got]) for k in range(4)]
+    np.savez(args.out, pawn_x=cols[0], pawn_y=cols[1], tile_x=cols[2], tile_y=cols[3])
+    print(f"{len(cols[0])} stones, {cols[0].shape[1]} features; {len(cols[2])} tile spots, {cols[2].shape[1]} "
+          f"features -> {args.out}")
+    return 0
+
+
+def _pool(x):
+    import numpy as np
+
+    n, h, w, c = x.shape
+    h2, w2 = h // 2, w // 2
+    xr = x[:, :h2 * 2, :w2 * 2].reshape(n, h2, 2, w2, 2, c)
+    m = xr.max(axis=(2, 4))
+    return m, xr == m[:, :, None, :, None, :]
+
+
+def _unpool(g, mask, shape):
+    import numpy as np
+
+    n, h, w, c = shape
+    h2, w2 = g.shape[1], g.shape[2]
+    gx = np.zeros(shape, np.float32)
+    gx[:, :h2 * 2, :w2 * 2] = (mask * g[:, :, None, :, None, :]).reshape(n, h2 * 2, w2 * 2, c)
+    return gx
+
+
+def _col2im3(gcols, shape):
+    import numpy as np
+
+    n, h, w, c = shape
+    g = gcols.reshape(n, h, w, 3, 3, c)
+    gp = np.zeros((n, h + 2, w + 2, c), np.float32)
+    for i in range(3):
+        for j in range(3):
+            gp[:, i:i + h, j:j + w] += g[:, :, :, i, j, :]
+    return gp[:, 1:-1, 1:-1]
+
+
+def train(args: argparse.Namespace) -> int:
+    """Fit the CNN (vision.pawnnet.PatchNet; Adam, one softmax cross-entropy per output head; mirror and
+    colour jitter augmentation) and write its weights."""
+    import numpy as np
+
+    from vision.pawnnet import COLOURS, DEFAULT_CONFIG as PAWN_CFG, SMALL_CLASSES, PatchNet, im2col3
+    from vision.tilenet import CODES, DEFAULT_CONFIG as TILE_CFG
+
+    pawns = args.kind == "pawns"
+    key = "pawn" if pawns else "tile"
+    heads = [2, SMALL_CLASSES] * len(COLOURS) if pawns else [len(CODES)]
+    if pawns:
+        rows = int(round((PAWN_CFG.patch_back_mm + PAWN_CFG.patch_front_mm) / PAWN_CFG.step_mm)) + 1
+        cols = int(round(2 * PAWN_CFG.patch_u_mm / PAWN_CFG.step_mm)) + 1
+    else:
+        rows = cols = int(round(2 * TILE_CFG.half_mm / TILE_CFG.step_mm)) + 1
+    ch = 6
+    npx = rows * cols * ch
+
+    def load(files):
+        parts = [np.load(f) for f in files]
+        x = np.concatenate([p[f"{key}_x"] for p in parts])
+        y = np.concatenate([p[f"{key}_y"] for p in parts]).astype(np.int64).reshape(len(x), len(heads))
+        return x, y
+
+    x, y = load(args.data)
+    assert x.shape[1] >= npx, (x.shape, npx)
+    rng = np.random.default_rng(args.seed)
+    if args.val_data:
+        xv, yv = load(args.val_data)
+        xt, yt = x, y
+    else:
+        order = rng.permutation(len(x))
+        n_val = int(len(x) * args.val)
+        xv, yv, xt, yt = x[order[:n_val]], y[order[:n_val]], x[order[n_val:]], y[order[n_val:]]
+    sample = xt[rng.choice(len(xt), min(3000, len(xt)), replace=False), :npx].astype(np.float32).reshape(-1, ch)
+    mean = sample.mean(axis=0)
+    scale = 1.0 / np.maximum(sample.std(axis=0), 1e-3)
+    ne = x.shape[1] - npx
+    offs = np.cumsum([0] + heads)
+    f1, f2, h = args.filters1, args.filters2, args.hidden
+    r1, c1_ = rows // 2, cols // 2
+    r2, c2_ = r1 // 2, c1_ // 2
+    flat = r2 * c2_ * f2 + ne
+    no = int(offs[-1])
+
+    def he(fan_in, shape):
+        return rng.normal(0, math.sqrt(2.0 / fan_in), shape).astype(np.float32)
+
+    params = {"c1": he(9 * ch, (9 * ch, f1)), "d1": np.zeros(f1, np.float32),
+              "c2": he(9 * f1, (9 * f1, f2)), "d2": np.zeros(f2, np.float32),
+              "w3": he(flat, (flat, h)), "b3": np.zeros(h, np.float32),
+              "w4": (rng.normal(0, math.sqrt(1.0 / h), (h, no))).astype(np.float32), "b4": np.zeros(no, np.float32)}
+    if args.init:   # go on from earlier weights (e.g. on frames from a widened simulator)
+        from vision.pawnnet import load_net
+
+        old = load_net(args.init)
+        params = {k: v.astype(np.float32) for k, v in old.arrays().items() if k in params}
+        mean, scale = old.mean, old.scale
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v2 = {k: np.zeros_like(v) for k, v in params.items()}
+
+    def prepare(xb, augment):
+        n = len(xb)
+        img = ((xb[:, :npx].astype(np.float32).reshape(n, rows, cols, ch) - mean) * scale)
+        extras = xb[:, npx:].astype(np.float32)
+        if augment:
+            if pawns:   # a pawn is round: its patch mirrored across the lean is as likely
+                flip = rng.random(n) < 0.5
+                img[flip] = img[flip, :, ::-1]
+            # what is left of the lamp's colour and exposure after normalisation
+            jitter = rng.normal(0, args.jitter, (n, 1, 1, ch)).astype(np.float32)
+            jitter[..., :3] *= 0.5
+            img = img + jitter * scale
+        return img, extras
+
+    def forward(img, extras, train_mode):
+        n = len(img)
+        cols1 = im2col3(img)
+        a1 = cols1 @ params["c1"] + params["d1"]
+        h1 = np.maximum(a1, 0.0).reshape(n, rows, cols, f1)
+        p1, m1 = _pool(h1)
+        cols2 = im2col3(p1)
+        a2 = cols2 @ params["c2"] + params["d2"]
+        h2 = np.maximum(a2, 0.0).reshape(n, r1, c1_, f2)
+        p2, m2 = _pool(h2)
+        fl = np.concatenate([p2.reshape(n, -1), extras], axis=1)
+        a3 = fl @ params["w3"] + params["b3"]
+        h3 = np.maximum(a3, 0.0)
+        drop = None
+        if train_mode and args.dropout > 0:
+            drop = (rng.random(h3.shape) >= args.dropout).astype(np.float32) / (1 - args.dropout)
+            h3 = h3 * drop
+        z = h3 @ params["w4"] + params["b4"]
+        return z, (cols1, h1, m1, p1, cols2, h2, m2, fl, a3, h3, drop)
+
+    def softmax(a):
+        a = a - a.max(axis=-1, keepdims=True)
+        e = np.exp(a)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def step_batch(img, extras, yb):
+        n = len(img)
+        z, (cols1, h1, m1, p1, cols2, h2, m2, fl, a3, h3, drop) = forward(img, extras, True)
+        gz = np.zeros_like(z)
+        loss = 0.0
+        idx = np.arange(n)
+        for j in range(len(heads)):
+            p = softmax(z[:, offs[j]:offs[j + 1]])
+            # a pawn (a tile) present weighs more than the many heads that answer "none"
+            wt = np.where(yb[:, j] > 0, args.positive_weight, 1.0).astype(np.float32)
+            loss -= float((wt * np.log(p[idx, yb[:, j]] + 1e-9)).mean())
+            p[idx, yb[:, j]] -= 1.0
+            gz[:, offs[j]:offs[j + 1]] = p * wt[:, None]
+        gz /= n * len(heads)
+        g = {"w4": h3.T @ gz, "b4": gz.sum(0)}
+        gh3 = gz @ params["w4"].T
+        if drop is not None:
+            gh3 = gh3 * drop
+        gh3 = gh3 * (a3 > 0)
+        g["w3"] = fl.T @ gh3
+        g["b3"] = gh3.sum(0)
+        gp2 = (gh3 @ params["w3"].T)[:, :r2 * c2_ * f2].reshape(n, r2, c2_, f2)
+        ga2 = (_unpool(gp2, m2, h2.shape) * (h2 > 0)).reshape(-1, f2)
+        g["c2"] = cols2.T @ ga2
+        g["d2"] = ga2.sum(0)
+        gp1 = _col2im3(ga2 @ params["c2"].T, p1.shape)
+        ga1 = (_unpool(gp1, m1, h1.shape) * (h1 > 0)).reshape(-1, f1)
+        g["c1"] = cols1.T @ ga1
+        g["d1"] = ga1.sum(0)
+        for k in ("c1", "c2", "w3"):
+            g[k] += args.decay * params[k]
+        return g, loss / len(heads)
+
+    def predict(xe):
+        out = []
+        for b in range(0, len(xe), 512):
+            img, extras = prepare(xe[b:b + 512], False)
+            out.append(forward(img, extras, False)[0])
+        return np.concatenate(out)
+
+    def errors(xe, ye):
+        z = predict(xe)
+        wrong = np.stack([z[:, offs[j]:offs[j + 1]].argmax(-1) != ye[:, j] for j in range(len(heads))], 1)
+        busy = (ye > 0).any(axis=1)
+        return float(wrong.any(axis=1).mean()), float(wrong.any(axis=1)[busy].mean()) if busy.any() else 0.0
+
+    step = 0
+    t0 = time.perf_counter()
+    for epoch in range(args.epochs):
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * epoch / args.epochs))
+        perm = rng.permutation(len(xt))
+        total = 0.0
+        for b in range(0, len(xt), args.batch):
+            idx = np.sort(perm[b:b + args.batch])
+            img, extras = prepare(xt[idx], True)
+            g, loss = step_batch(img, extras, yt[idx])
+            total += loss * len(idx)
+            step += 1
+            for k in params:
+                m[k] = 0.9 * m[k] + 0.1 * g[k]
+                v2[k] = 0.999 * v2[k] + 0.001 * g[k] * g[k]
+                mh = m[k] / (1 - 0.9 ** step)
+                vh = v2[k] / (1 - 0.999 ** step)
+                params[k] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        ev, eb = errors(xv, yv)
+        print(f"epoch {epoch + 1:3d}  loss {total / len(xt):.4f}  validation: {100 * ev:.2f}% of {len(xv)} {key}s "
+              f"wrong, {100 * eb:.2f}% of those not empty  {time.perf_counter() - t0:.0f}s", flush=True)
+    info = (f"{args.kind}: trained on {len(xt)} {key}s of {', '.join(Path(d).name for d in args.data)}, "
+            f"{args.epochs} epochs, filters {f1}/{f2}, hidden {h}")
+    net = PatchNet((rows, cols, ch), mean, scale, info=info, **params)
+    # the numpy inference in vision/ must give the training forward's answer
+    check = xv[:64]
+    assert np.allclose(net.logits(check.astype(np.float32)), predict(check), atol=1e-3)
+    out = Path(args.out or ROOT / "vision" / "models" / f"{args.kind}.npz")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    net.save(out)
+    print(f"weights -> {out} ({out.stat().st_size / 1024:.0f} kB)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("render", help="render training frames")
+    r.add_argument("--n", type=int, default=700)
+    r.add_argument("--start", type=int, default=0)
+    r.add_argument("--seed", type=int, default=1700)
+    r.add_argument("--out", required=True)
+    f = sub.add_parser("features", help="cut the stone patches of rendered frames")
+    f.add_argument("folder")
+    f.add_argument("--out", required=True)
+    f.add_argument("--keep-empty", type=float, default=0.3)
+    f.add_argument("--jobs", type=int, default=1)
+    t = sub.add_parser("train", help="fit a classifier")
+    t.add_argument("kind", choices=("pawns", "tiles"))
+    t.add_argument("data", nargs="+", help="feature files written by `features`")
+    t.add_argument("--out", help="weights file (default: vision/models/KIND.npz)")
+    t.add_argument("--filters1", type=int, default=16)
+    t.add_argument("--filters2", type=int, default=32)
+    t.add_argument("--hidden", type=int, default=64)
+    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--batch", type=int, default=128)
+    t.add_argument("--lr", type=float, default=2e-3)
+    t.add_argument("--decay", type=float, default=1e-4)
+    t.add_argument("--dropout", type=float, default=0.2)
+    t.add_argument("--jitter", type=float, default=0.08, help="colour jitter (log units) per patch")
+    t.add_argument("--positive-weight", type=float, default=2.0, help="loss weight of a present pawn or tile")
+    t.add_argument("--init", help="start from these weights instead of at random")
+    t.add_argument("--val", type=float, default=0.1)
+    t.add_argument("--val-data", nargs="*", help="feature files held out for validation (default: a share)")
+    t.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    return {"render": render, "features": features, "train": train}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,283 @@
+"""Stage: the pawns on every path stone by a small learned classifier (numpy MLP) on one patch per stone.
+
+Geometry (once per registration, `build_patch_maps`): every path stone gets a patch of the board view
+(vision.geometry.BoardView, the board's top seen from above) `patch_u_mm` wide, reaching
+`patch_back_mm` behind the stone and `patch_front_mm` beyond it *along the camera's parallax*: its
+axis points from the camera's nadir through the stone, the way a pawn's head leans in the view. So a
+pawn looks alike in every stone's patch whatever the camera's yaw and position; how far its head
+leans (the lift of a 50 mm point, `lift_mm`) is an input. The art's patches are cut once too.
+
+Per frame (`stone_features`): one remap of the colour-normalised log view (vision.appearance: the
+lamp's colour, exposure and glare veil divided out against the board's art) into a mosaic of all
+stones' patches; in each patch, what is left of a white-balance error is removed by the patch's own
+median difference to the art. The inputs are that difference and the corrected colour per pixel,
+the lift, the distance to the start stone's rim (the start crowd may spill onto the first stones)
+and which of the four player colours are in play (only those are possible answers).
+
+The classifier (`PawnNet`, weights in `vision/models/pawns.npz`, trained by scripts/train_pawns.py
+from simulator frames) answers per stone and per player colour: is that player's big pawn here
+(0/1), and how many of their small pawns (0, 1, 2+). Decoding keeps the colours in play only.
+
+Run alone: `python -m vision.pawnnet FRAME.jpg --overlay out.jpg`.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+COLOURS = ("black", "white", "grey", "brown")   # the classifier's player colours, in its output order
+SMALL_CLASSES = 3                               # 0, 1, 2+ small pawns of one colour on one stone
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns.npz"
+
+
+@dataclass(frozen=True)
+class PawnNetConfig:
+    """Patch geometry and decision thresholds of the learned pawn reader."""
+
+    weights: str = str(DEFAULT_WEIGHTS)
+    step_mm: float = 2.0          # patch sample spacing (the frame resolves ~1 px/mm at 2304×1296)
+    patch_u_mm: float = 16.0      # half width across the lean
+    patch_back_mm: float = 16.0   # behind the stone's centre (towards the nadir)
+    patch_front_mm: float = 52.0  # beyond it (a big pawn's head leans up to ~45 mm at 25° tilt)
+    big_threshold: float = 0.5    # probability of a big pawn above which it is read
+    sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
+
+
+DEFAULT_CONFIG = PawnNetConfig()
+
+
+@dataclass(frozen=True, eq=False)
+class PatchMaps:
+    """One registration's patch sampling: mosaic maps into the board view, the art's patches, extras."""
+
+    stones: tuple[str, ...]
+    shape: tuple[int, int]                # (rows, cols) of one stone's patch
+    map_x: Any = field(repr=False)        # float32 (N*rows) x cols, board-view pixels
+    map_y: Any = field(repr=False)
+    art: Any = field(repr=False)          # N x rows x cols x 3 log art
+    extras: Any = field(repr=False)       # N x 2: lift of a 50 mm point / 50 mm, start-rim distance / 100 mm
+
+
+def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any) -> PatchMaps:
+    """Every path stone's patch in the board view (see the module docstring): once per registration."""
+    import cv2
+    import numpy as np
+
+    us = np.arange(-config.patch_u_mm, config.patch_u_mm + 1e-6, config.step_mm)
+    vs = np.arange(-config.patch_back_mm, config.patch_front_mm + 1e-6, config.step_mm)
+    vv, uu = np.meshgrid(vs, us, indexing="ij")
+    nx, ny = view.nadir
+    start = next((s for s in board.stones.values() if s.kind == "start"), None)
+    ids, mx, my, extras = [], [], [], []
+    for sid, s in board.stones.items():
+        if s.kind == "start":
+            continue
+        dx, dy = s.x - nx, s.y - ny
+        d = math.hypot(dx, dy)
+        ax, ay = (dx / d, dy / d) if d > 1.0 else (0.0, 1.0)
+        px, py = -ay, ax
+        xs = s.x + uu * px + vv * ax
+        ys = s.y + uu * py + vv * ay
+        mx.append((xs * view.ppm - 0.5).astype(np.float32))
+        my.append((ys * view.ppm - 0.5).astype(np.float32))
+        lx, ly, _k = view.lifted(s.x, s.y, 50.0)
+        rim = math.hypot(s.x - start.x, s.y - start.y) - start.r if start is not None else 500.0
+        extras.append((math.hypot(lx - s.x, ly - s.y) / 50.0, min(rim, 200.0) / 100.0))
+        ids.append(sid)
+    map_x, map_y = np.concatenate(mx), np.concatenate(my)
+    rows, cols = vv.shape
+    art = cv2.remap(log_art.astype(np.float32), map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return PatchMaps(tuple(ids), (rows, cols), map_x, map_y, art.reshape(len(ids), rows, cols, 3),
+                     np.array(extras, np.float32))
+
+
+def in_play_vector(players: Sequence[str]) -> Any:
+    import numpy as np
+
+    return np.array([1.0 if c in players else 0.0 for c in COLOURS], np.float32)
+
+
+def stone_features(maps: PatchMaps, log_norm: Any, players: Sequence[str]) -> Any:
+    """N x F float32 inputs of the classifier, one row per stone of `maps.stones` (see module doc)."""
+    import cv2
+    import numpy as np
+
+    n = len(maps.stones)
+    rows, cols = maps.shape
+    patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
+    diff = patch - maps.art
+    med = np.median(diff.reshape(n, -1, 3), axis=1)[:, None, None, :]
+    diff = diff - med
+    colour = patch - med
+    flat = np.concatenate([diff, colour], axis=3).reshape(n, -1)
+    play = np.broadcast_to(in_play_vector(players), (n, len(COLOURS)))
+    return np.concatenate([flat, maps.extras, play], axis=1).astype(np.float32)
+
+
+def im2col3(x: Any) -> Any:
+    """N x H x W x C -> (N*H*W) x 9C: every pixel's 3x3 neighbourhood (zero padded), for a 'same' conv."""
+    import numpy as np
+
+    n, h, w, c = x.shape
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))   # N H W C 3 3
+    return np.ascontiguousarray(win.transpose(0, 1, 2, 4, 5, 3)).reshape(n * h * w, 9 * c)
+
+
+def maxpool2(x: Any) -> Any:
+    import numpy as np
+
+    h2, w2 = x.shape[1] // 2 * 2, x.shape[2] // 2 * 2
+    return np.maximum(np.maximum(x[:, 0:h2:2, 0:w2:2], x[:, 1:h2:2, 0:w2:2]),
+                      np.maximum(x[:, 0:h2:2, 1:w2:2], x[:, 1:h2:2, 1:w2:2]))
+
+
+@dataclass(frozen=True, eq=False)
+class PatchNet:
+    """A small convolutional classifier on patches, in numpy: standardise per channel, two 3x3 conv +
+    ReLU + 2x2 max-pool layers, a hidden dense layer (with the extra scalar inputs appended) and the
+    output logits. Shared by the learned pawn reader (here) and tile reader (vision.tilenet); trained
+    by scripts/train_pawns.py."""
+
+    shape: tuple[int, int, int]     # rows, cols, channels of one patch
+    mean: Any                       # per channel
+    scale: Any
+    c1: Any                         # 9*C x F1
+    d1: Any
+    c2: Any                         # 9*F1 x F2
+    d2: Any
+    w3: Any                         # (pooled features + extras) x H
+    b3: Any
+    w4: Any                         # H x outputs
+    b4: Any
+    info: str = ""
+
+    def logits(self, x: Any) -> Any:
+        """N x (rows*cols*channels + extras) inputs -> N x outputs logits."""
+        import numpy as np
+
+        r, c, ch = self.shape
+        n = len(x)
+        img = ((x[:, :r * c * ch].reshape(n, r, c, ch) - self.mean) * self.scale).astype(np.float32)
+        extras = x[:, r * c * ch:]
+        h = np.maximum(im2col3(img) @ self.c1 + self.d1, 0.0).reshape(n, r, c, -1)
+        h = maxpool2(h)
+        h = np.maximum(im2col3(h) @ self.c2 + self.d2, 0.0).reshape(n, h.shape[1], h.shape[2], -1)
+        h = maxpool2(h).reshape(n, -1)
+        h = np.maximum(np.concatenate([h, extras], axis=1) @ self.w3 + self.b3, 0.0)
+        return h @ self.w4 + self.b4
+
+    def arrays(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("mean", "scale", "c1", "d1", "c2", "d2", "w3", "b3", "w4", "b4")}
+
+    def save(self, path: str | Path) -> None:
+        import numpy as np
+
+        arrays = {k: v.astype(np.float16 if k in ("w3",) else np.float32) for k, v in self.arrays().items()}
+        np.savez_compressed(path, shape=np.array(self.shape), info=np.array(self.info), **arrays)
+
+
+def load_net(path: str | Path) -> PatchNet | None:
+    """A classifier's weights, or None when the file is absent."""
+    import numpy as np
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    z = np.load(p)
+    arrays = {k: z[k].astype(np.float32) for k in ("mean", "scale", "c1", "d1", "c2", "d2", "w3", "b3", "w4", "b4")}
+    return PatchNet(tuple(int(v) for v in z["shape"]), info=str(z["info"]), **arrays)
+
+
+load_mlp = load_net
+load_pawn_net = load_mlp
+
+
+def softmax(a: Any) -> Any:
+    import numpy as np
+
+    a = a - a.max(axis=-1, keepdims=True)
+    e = np.exp(a)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def pawn_probabilities(net: PatchNet, x: Any) -> tuple[Any, Any]:
+    """(P(big) N x 4, P(small count) N x 4 x SMALL_CLASSES) per stone and colour."""
+    z = net.logits(x).reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES)
+    return softmax(z[..., :2])[..., 1], softmax(z[..., 2:])
+
+
+@dataclass(frozen=True)
+class StonePawns:
+    """What the classifier reads on one stone: (player, big) pawns and its least sure decision's margin."""
+
+    stone: str
+    pawns: tuple[tuple[str, bool], ...]
+    margin: float
+
+
+def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
+                     players: Sequence[str]) -> list[StonePawns]:
+    """Every path stone's pawns of the players in play (see the module docstring)."""
+    import numpy as np
+
+    x = stone_features(maps, log_norm, players)
+    p_big, p_small = pawn_probabilities(net, x)
+    cols = [COLOURS.index(p) for p in players if p in COLOURS]
+    out = []
+    for i, sid in enumerate(maps.stones):
+        pawns: list[tuple[str, bool]] = []
+        margin = 1.0
+        for c in cols:
+            pb = float(p_big[i, c])
+            margin = min(margin, abs(pb - config.big_threshold) * 2)
+            if pb >= config.big_threshold:
+                pawns.append((COLOURS[c], True))
+            ps = p_small[i, c]
+            k = int(np.argmax(ps))
+            srt = np.sort(ps)
+            margin = min(margin, float(srt[-1] - srt[-2]))
+            pawns.extend([(COLOURS[c], False)] * k)
+        out.append(StonePawns(sid, tuple(pawns), margin))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the learned pawn stage alone on one frame."""
+    from .appearance import stage_view
+    from .stagecli import parse_seats, seats_from_truth, stage_parser
+
+    args = stage_parser("vision.pawnnet", main.__doc__).parse_args(argv)
+    got = stage_view(args)
+    if got is None:
+        return 2
+    image, cal, board, pose, view, art, log_art, log_norm, comps, _norm, _sigma = got
+    net = load_pawn_net(DEFAULT_CONFIG.weights)
+    if net is None:
+        print(f"no classifier weights at {DEFAULT_CONFIG.weights} (scripts/train_pawns.py)", file=sys.stderr)
+        return 2
+    seats = parse_seats(args.seats) or seats_from_truth(args.image)
+    players = list(seats.values()) if seats else list(COLOURS)
+    maps = build_patch_maps(DEFAULT_CONFIG, board, view, log_art)
+    found = read_stone_pawns(DEFAULT_CONFIG, net, maps, log_norm, players)
+    for sp in found:
+        if sp.pawns:
+            names = ", ".join(p + (" big" if b else "") for p, b in sp.pawns)
+            print(f"{sp.stone:6s} {names}  margin {sp.margin:.2f}")
+    if args.overlay:
+        import cv2
+
+        from .pawns import PawnDetection, draw_pawns
+
+        dets = [PawnDetection(sp.stone, p, b, board.stones[sp.stone].x + 4 * k, board.stones[sp.stone].y, 1.0, 0.0)
+                for sp in found for k, (p, b) in enumerate(sp.pawns)]
+        cv2.imwrite(args.overlay, draw_pawns(image, pose, comps, dets))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
