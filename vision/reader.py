@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from calibration.registration import RegistrationConfig, register_board
-from engine.observation import Observation, PawnObservation
+from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
+from .cardart import card_art
+from .cards import CardConfig, read_seat_cards, seat_reading
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
@@ -30,6 +32,7 @@ from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distan
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
+from .seatview import build_seat_views
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
 
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
@@ -49,6 +52,7 @@ class ReaderConfig:
     tiles: TileConfig = TileConfig()
     pawns: PawnConfig = PawnConfig()
     usable: UsableConfig = UsableConfig()
+    cards: CardConfig = CardConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
 
 
@@ -114,6 +118,7 @@ class Reader:
         self.model: BoardModel | None = None
         self.usable_model: UsableModel | None = None
         self.registration = None
+        self.seat_views: dict[str, Any] = {}
         self.frames = 0
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
         bgr = self.components.pawn_bgr()
@@ -135,6 +140,10 @@ class Reader:
                 self.model = board_model(self.config, self.calibration, reg, self.board, self.components)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
                                                    self.components)
+            self.seat_views = {}
+            if self.components.has_cards:
+                in_play = tuple(self.seats) if self.seats else None
+                self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
             timings["model"] = (_clock() - t1) * 1000
 
     def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
@@ -166,8 +175,10 @@ class Reader:
                 extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
             return FrameReading(Observation(self.game, board_name, False, verdict.reason, extra=extra), timings,
                                 usable_reason=verdict.reason)
+        seats, card_conf = self._read_cards(image, timings)
         if self.model is None:
-            return FrameReading(Observation(self.game, board_name, True, None, None, None), timings)
+            return FrameReading(Observation(self.game, board_name, True, None, None, None, seats,
+                                            confidence=card_conf), timings)
         m = self.model
         cfg = self.config
         t0 = _clock()
@@ -190,9 +201,29 @@ class Reader:
         timings.update(warp=(t1 - t0) * 1000, normalise=(t2 - t1) * 1000, tiles=(t3 - t2) * 1000,
                        pawns=(t4 - t3) * 1000)
         pawns, pawn_conf = self._pawn_list(dets)
-        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
-                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
+        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
+                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3),
+                                      **card_conf})
         return FrameReading(obs, timings, tiles, dets)
+
+    def _read_cards(self, image: Any, timings: dict[str, float]) -> tuple[dict[str, SeatObservation], dict[str, float]]:
+        """Every seat in play's rows, points row and wish cards (vision.cards)."""
+        if not self.seat_views:
+            return {}, {}
+        t0 = _clock()
+        card_game = self.game != "keltis"
+        seats: dict[str, SeatObservation] = {}
+        conf = 1.0
+        for seat, sv in self.seat_views.items():
+            art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
+            got = seat_reading(read_seat_cards(self.config.cards, image, sv, art), card_game)
+            player = (self.seats or {}).get(seat)
+            if player is None:
+                continue
+            seats[seat] = SeatObservation(player, got.rows, got.points_row, {}, got.wish_cards)
+            conf = min(conf, got.confidence)
+        timings["cards"] = (_clock() - t0) * 1000
+        return seats, {"rows": round(conf, 3)}
 
     def _outside_crowd(self, on: list[PawnDetection]) -> list[PawnDetection]:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path

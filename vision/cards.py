@@ -1,0 +1,482 @@
+"""Card rows: every seat's rows of cards, found from what the seat view shows, and each card read.
+
+    seat view (vision.seatview) ─ normalise by the cards' own cream ─ field colour per pixel
+      → bands: a row is a column of card field ~52 mm wide (found, not assumed: any order, any place)
+      → straightened band (its centre line fitted, so a crooked row reads upright)
+      → card tops: the cream top border of each card crosses the band's middle as a bright ridge;
+        the last card is whole (its top lies a card's height above the row's end)
+      → each card: its field kind (a colour, points, wish) from the strip's middle, its value from
+        both top corners against the numeral templates of that kind (vision.cardart), each corner
+        searched a few mm around where it should be; a corner hidden or unclear counts less.
+
+Every card gets a confidence: the margin between its best and second-best value (6/9, 1/7, 0/8,
+10/0 are the close pairs); a row's confidence is its least sure card's.
+
+    python -m vision.cards FRAME.jpg --overlay out.png [--game keltis-card]
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import COLOURS
+
+from .cardart import FIELD_KINDS, CardArt, _whiteness
+from .seatview import SeatView, SeatViewConfig
+
+NUMBER_KINDS = set(COLOURS)
+
+
+@dataclass(frozen=True)
+class CardConfig:
+    view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
+    cream_quantile: float = 0.985       # the whitest pixels of a seat view are card stock (borders, numerals)
+    field_max_dist: float = 0.42        # log-colour distance to a field colour still called that field
+    brightness_weight: float = 0.35      # brightness counts less than hue (shade, glare, dim light)
+    close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
+    band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
+    band_min_height_mm: float = 50.0    # at least most of one whole card
+    centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
+    ridge_min: float = 0.10             # a top border is this much whiter than the field around it
+    min_strip_mm: float = 8.0           # covered cards show at least this much
+    corner_slack_mm: float = 2.5        # search around each numeral box
+    min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
+    kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+
+
+@dataclass
+class CardRead:
+    """One card of a row: where its top lies (band mm), its field kind and code, how sure."""
+
+    top: float
+    visible: float
+    kind: str
+    code: str
+    confidence: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Band:
+    """One row as seen: its field kind (majority), centre line in seat mm (u = a + b·v), extent."""
+
+    kind: str
+    a: float
+    b: float
+    v0: float
+    v1: float
+    cards: list[CardRead] = field(default_factory=list)
+
+    def centre_u(self, v: float) -> float:
+        return self.a + self.b * v
+
+
+@dataclass
+class SeatCards:
+    """What one seat view shows of cards: its bands, read."""
+
+    seat: str
+    bands: list[Band]
+    cream: Any = None
+
+
+# ----------------------------------------------------------------------------- colour
+
+def normalise_seat(config: CardConfig, view: Any) -> tuple[Any, Any]:
+    """(view / cream as float32, cream BGR): the card stock is the seat's white reference."""
+    import cv2
+    import numpy as np
+
+    small = cv2.resize(view, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    mins = small.min(axis=2).ravel()
+    cut = np.quantile(mins, config.cream_quantile)
+    px = small.reshape(-1, 3)[mins >= cut]
+    cream = np.median(px, 0).astype(np.float32) if len(px) else np.full(3, 220, np.float32)
+    cream = np.maximum(cream, 8.0)
+    return view.astype(np.float32) / cream, cream
+
+
+def field_labels(config: CardConfig, norm: Any, art: CardArt) -> Any:
+    """Per pixel the index in FIELD_KINDS of the nearest field colour, or -1 when none is near (the
+    card stock itself competes too, so a border is never a pale field)."""
+    import numpy as np
+
+    lg = np.log(np.maximum(norm, 0.02))
+    best = np.full(norm.shape[:2], np.inf, np.float32)
+    label = np.full(norm.shape[:2], -1, np.int8)
+    refs = [(k, art.fields.get(kind)) for k, kind in enumerate(FIELD_KINDS)] + [(-2, np.ones(3, np.float32))]
+    for k, ref in refs:
+        if ref is None:
+            continue
+        d = lg - np.log(np.maximum(ref, 0.02))
+        m = d.mean(axis=2, keepdims=True)
+        dist = np.sqrt(((d - m) ** 2).sum(axis=2) + (config.brightness_weight * m[..., 0]) ** 2)
+        better = dist < best
+        best[better] = dist[better]
+        label[better] = k
+    label[(best > config.field_max_dist) | (label == -2)] = -1
+    return label
+
+
+def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
+    """The card stock's colour where this band's cards show their side borders (median BGR), or None."""
+    import numpy as np
+
+    p = sv.ppm
+    vs = np.arange(band.v0 + 2, band.v1 - 2, 1.0)
+    picks = []
+    for side in (-1, 1):
+        for v in vs:
+            c = band.centre_u(v)
+            us = c + side * np.arange(card_w / 2 - 2.6, card_w / 2 - 0.2, 0.4)
+            cols, row = sv.to_view(us, v)
+            cols = np.clip(np.round(cols).astype(int), 0, view.shape[1] - 1)
+            row = int(np.clip(round(row), 0, view.shape[0] - 1))
+            px = view[row, cols].astype(np.float32)
+            picks.append(px[int(np.argmax(px.min(axis=1)))])
+    if len(picks) < 10:
+        return None
+    return np.median(np.array(picks), 0)
+
+
+# ----------------------------------------------------------------------------- rows
+
+def find_bands(config: CardConfig, labels: Any, sv: SeatView) -> list[Band]:
+    """Columns of card field: each a row of cards (its kind the majority of its field pixels)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm
+    back = FIELD_KINDS.index("back")
+    mask = ((labels >= 0) & (labels != back)).astype(np.uint8)
+    k = max(3, int(round(config.close_mm * p)) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    bands: list[Band] = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if h < config.band_min_height_mm * p or w > config.band_width_mm[1] * p * 2.2:
+            continue
+        sub = comp[y:y + h, x:x + w] == i
+        rows = np.nonzero(sub.sum(axis=1) >= config.band_width_mm[0] * p * 0.6)[0]
+        if len(rows) < config.band_min_height_mm * p * 0.5:
+            continue
+        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
+        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+        widths = rights - lefts + 1
+        ok = (widths >= config.band_width_mm[0] * p) & (widths <= config.band_width_mm[1] * p)
+        if ok.sum() < config.band_min_height_mm * p * 0.5:
+            continue
+        centres = (lefts[ok] + rights[ok]) / 2 + x
+        vv = rows[ok] + y
+        # a crooked row: the centre line by a robust straight fit
+        b, a = np.polyfit(vv, centres, 1) if len(vv) > 10 else (0.0, float(np.median(centres)))
+        res = centres - (a + b * vv)
+        keep = np.abs(res) < max(2.0, 3 * np.median(np.abs(res)) + 1)
+        if keep.sum() > 10:
+            b, a = np.polyfit(vv[keep], centres[keep], 1)
+        lab = labels[y:y + h, x:x + w][sub]
+        lab = lab[lab >= 0]
+        kinds = np.bincount(lab.astype(np.int64), minlength=len(FIELD_KINDS))
+        numbers = kinds[:len(COLOURS)]
+        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
+            FIELD_KINDS[int(np.argmax(kinds))]
+        # centre column = a + b·row (view px) → u = a/p + b·(v + margin) - margin (seat mm)
+        m = sv.margin
+        bands.append(Band(kind, float(a / p + b * m - m), float(b), float(sv.to_seat(0, rows[0] + y)[1]),
+                          float(sv.to_seat(0, rows[-1] + y + 1)[1])))
+    bands.sort(key=lambda bd: bd.centre_u(0.0))
+    return bands
+
+
+def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
+               nearest: bool = False) -> tuple[Any, float]:
+    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
+    Returns (image, v of row 0 in seat mm)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm
+    v_start = band.v0 - pad_mm
+    h = int(round((band.v1 - band.v0 + 2 * pad_mm) * p))
+    w = int(round(width_mm * p))
+    vv = v_start + (np.arange(h, dtype=np.float32) + 0.5) / p
+    uu = (np.arange(w, dtype=np.float32) + 0.5) / p - width_mm / 2
+    gu = uu[None, :] + (band.a + band.b * vv)[:, None]
+    gv = np.repeat(vv[:, None], w, axis=1)
+    mx, my = sv.to_view(gu, gv)
+    out = cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+                    cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out, v_start
+
+
+def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float) -> list[float]:
+    """Tops of the cards in a straightened band (mm from its row 0), first laid first.
+
+    Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
+    own picture may make ridges too, but only well below its top, and the row ends a card's height
+    below the last top: the last top is the latest ridge a whole card still fits under."""
+    import numpy as np
+
+    h = white.shape[0]
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    inside = (labels[:, c0:c1] >= 0).mean(axis=1)
+    field_rows = np.nonzero(inside > 0.5)[0]
+    if len(field_rows) == 0:
+        return []
+    first = field_rows[0] / ppm          # the first card's field begins under its top border
+    last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
+    border = 2.2
+    prof = np.median(white[:, c0:c1], axis=1)
+    r = max(1, int(round(1.0 * ppm)))
+    lo = max(1, int(round(2.6 * ppm)))
+    cand = []
+    for y in range(lo, h - lo - r - 1):
+        peak = prof[y:y + r + 1].mean()
+        around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
+        cand.append((peak - around, y))
+    cand.sort(reverse=True)
+    ridges: list[float] = []
+    for sc, y in cand:
+        if sc < config.ridge_min:
+            break
+        top = (y + r / 2) / ppm - 0.6     # the ridge's middle lies ~1.1 mm below the top edge
+        if all(abs(top - t) >= config.min_strip_mm for t in ridges):
+            ridges.append(top)
+    ridges.sort()
+    t0 = first - border
+    # the first card: its ridge, or (a table as pale as the stock) where its field begins
+    ridges = [t for t in ridges if t >= t0 - 3.0]
+    if not ridges or ridges[0] > t0 + config.min_strip_mm / 2:
+        ridges.insert(0, t0)
+    end = last + border
+    fits = [t for t in ridges if t <= end - card_h + 17.0]
+    if not fits:
+        return [ridges[0]]
+    return fits
+
+
+def read_band(config: CardConfig, band: Band, view: Any, norm: Any, white: Any, labels: Any, sv: SeatView,
+              art: CardArt) -> None:
+    """Find and read the cards of one band (fills band.cards)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm
+    cw, ch = art.size
+    pad = 6.0
+    wb, v_start = straighten(band, white, sv, cw, pad)
+    lb, _ = straighten(band, labels, sv, cw, pad, nearest=True)
+    tops = card_tops(config, wb, lb, p, ch, pad)
+    cards: list[CardRead] = []
+    for i, top in enumerate(tops):
+        visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
+        y0 = int(round((top + 3.0) * p))
+        y1 = int(round((top + min(visible, ch) - 1.0) * p))
+        c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+        mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
+        mid = mid[mid >= 0]
+        kinds = np.bincount(mid.astype(np.int64), minlength=len(FIELD_KINDS)) if mid.size else None
+        if kinds is None or kinds.max() < config.kind_min_fraction * max(1, (y1 - y0) * (c1 - c0)):
+            kind = band.kind
+        else:
+            kind = FIELD_KINDS[int(np.argmax(kinds))]
+        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p)
+        cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    band.cards = cards
+
+
+def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
+                 ppm: float) -> tuple[str, float, dict[str, float]]:
+    """The card's value from both top corners: (label, confidence, score per label)."""
+    import cv2
+    import numpy as np
+
+    temps = art.templates.get(kind)
+    if not temps:
+        return "?", 0.0, {}
+    s = config.corner_slack_mm
+    totals: dict[str, float] = {}
+    weights = 0.0
+    for corner, (bx, by, bw, bh) in art.boxes.items():
+        seen_h = min(bh, visible - by - 0.3)
+        if seen_h < config.min_corner_mm:
+            continue
+        x0 = int(round((bx - s) * ppm))
+        y0 = int(round((top + by - s) * ppm))
+        x1 = int(round((bx + bw + s) * ppm))
+        y1 = int(round((top + by + seen_h + min(s, max(0.0, visible - by - seen_h))) * ppm))
+        if x0 < 0 or y0 < 0 or x1 > white.shape[1] or y1 > white.shape[0]:
+            x0, y0 = max(0, x0), max(0, y0)
+            x1, y1 = min(white.shape[1], x1), min(white.shape[0], y1)
+        region = np.ascontiguousarray(white[y0:y1, x0:x1])
+        th = int(round(seen_h * ppm))
+        wt = seen_h / bh
+        labels = list(temps)
+        ts = [temps[lb][corner][:th] for lb in labels]
+        if region.shape[0] < ts[0].shape[0] or region.shape[1] < ts[0].shape[1]:
+            continue
+        # where the numeral lies: the mean glyph (every value) found in the region; then at that
+        # place (±1 px) each value against what sets it apart from the mean glyph
+        zs = [_zn(t) for t in ts]
+        mean_t = np.mean(zs, axis=0).astype(np.float32)
+        res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
+        _, _, _, (px, py) = cv2.minMaxLoc(res)
+        tw_, th_ = mean_t.shape[1], mean_t.shape[0]
+        best = {lb: -1.0 for lb in labels}
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                yy, xx = py + dy, px + dx
+                if yy < 0 or xx < 0 or yy + th_ > region.shape[0] or xx + tw_ > region.shape[1]:
+                    continue
+                patch = _zn(region[yy:yy + th_, xx:xx + tw_]) - mean_t
+                for lb, z in zip(labels, zs):
+                    d = z - mean_t
+                    c = float((patch * d).sum() / (np.linalg.norm(patch) * np.linalg.norm(d) + 1e-6))
+                    best[lb] = max(best[lb], c)
+        weights += wt
+        for lb in labels:
+            totals[lb] = totals.get(lb, 0.0) + wt * best[lb]
+    if not totals or weights == 0:
+        return "?", 0.0, {}
+    scores = {k: v / weights for k, v in totals.items()}
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    best, second = ranked[0], ranked[1] if len(ranked) > 1 else (None, 0.0)
+    conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
+    return best[0], round(conf, 3), scores
+
+
+def _zn(a: Any) -> Any:
+    """Zero mean, unit norm."""
+    import numpy as np
+
+    a = a.astype(np.float32) - float(a.mean())
+    return a / (float(np.linalg.norm(a)) + 1e-6)
+
+
+def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt) -> SeatCards:
+    """Every row of one seat (see the module docstring)."""
+    import numpy as np
+
+    view = sv.warp(image)
+    norm, cream = normalise_seat(config, view)
+    labels = field_labels(config, norm, art)
+    bands = find_bands(config, labels, sv)
+    if bands:
+        # the whitest pixels were a first guess; the rows' own side borders are the card stock
+        creams = [c for c in (band_cream(b, view, sv, art.size[0]) for b in bands) if c is not None]
+        if creams:
+            cream = np.maximum(np.median(np.array(creams), 0).astype(np.float32), 8.0)
+            norm = view.astype(np.float32) / cream
+            labels = field_labels(config, norm, art)
+            bands = find_bands(config, labels, sv)
+    white = _whiteness(view.astype(np.float32), cream)
+    for band in bands:
+        read_band(config, band, view, norm, white, labels, sv, art)
+    return SeatCards(sv.frame.seat, bands, cream)
+
+
+def card_code(card: CardRead) -> str:
+    """A row entry (FORMATS §2): "7", "P7" (a points card on a row), "E" (end card)."""
+    if card.kind == "points":
+        return f"P{card.code}"
+    return card.code
+
+
+@dataclass
+class SeatReading:
+    """One seat's part of an observed state (FORMATS §2), with the least sure card's confidence."""
+
+    rows: dict[str, tuple[str, ...]]
+    points_row: int
+    wish_cards: tuple[int, ...]
+    confidence: float
+
+
+def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
+    """The bands as rows by colour; in the card game a points band is the points row, a wish band
+    holds the wish cards. Two bands of one colour cannot both be rows: the longer is kept."""
+    rows: dict[str, tuple[str, ...]] = {}
+    conf = 1.0
+    points_row = 0
+    wish: list[int] = []
+    for band in sorted(seat_cards.bands, key=lambda b: -len(b.cards)):
+        if not band.cards:
+            continue
+        c = min(card.confidence for card in band.cards)
+        if band.kind in NUMBER_KINDS:
+            if band.kind in rows:
+                conf = min(conf, 0.3)
+                continue
+            rows[band.kind] = tuple(card_code(card) for card in band.cards)
+            conf = min(conf, c)
+        elif band.kind == "points" and card_game:
+            points_row += len(band.cards)
+        elif band.kind == "wish" and card_game:
+            wish += [int(card.code) for card in band.cards if card.code.isdigit()]
+            conf = min(conf, c)
+    return SeatReading(rows, points_row, tuple(sorted(wish)), conf)
+
+
+def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:
+    """The seat view with every band's centre line, card tops and codes."""
+    import cv2
+
+    out = view.copy()
+    for band in seat_cards.bands:
+        for v in (band.v0, band.v1):
+            x, y = sv.to_view(band.centre_u(v), v)
+        p0 = tuple(int(c) for c in sv.to_view(band.centre_u(band.v0), band.v0))
+        p1 = tuple(int(c) for c in sv.to_view(band.centre_u(band.v1), band.v1))
+        cv2.line(out, p0, p1, (0, 255, 255), 1)
+        for c in band.cards:
+            u = band.centre_u(c.top)
+            x0, y0 = sv.to_view(u - 28, c.top)
+            x1, _ = sv.to_view(u + 28, c.top)
+            cv2.line(out, (int(x0), int(y0)), (int(x1), int(y0)), (255, 0, 255), 1)
+            txt = f"{c.kind[:2]} {c.code} {c.confidence:.2f}"
+            cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+            cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 255, 255), 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cv2
+    import numpy as np
+
+    from .cardart import card_art
+    from .components import load_components
+    from .seatview import build_seat_views
+    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+
+    ap = stage_parser("vision.cards", __doc__)
+    args = ap.parse_args(argv)
+    loaded = load_stage_inputs(args)
+    if loaded is None:
+        return 2
+    image, cal, _board, reg = loaded
+    if not reg.ok:
+        print(f"not registered: {reg.reason}")
+        return 1
+    config = CardConfig()
+    seats = seats_from_truth(args.image)
+    views = build_seat_views(config.view, cal, reg, tuple(seats) if seats else None)
+    comps = load_components(args.components)
+    tiles = []
+    for seat, sv in views.items():
+        art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
+        sc = read_seat_cards(config, image, sv, art)
+        for b in sc.bands:
+            print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
+        tiles.append(draw_seat_cards(sv.warp(image), sc, sv))
+    if args.overlay and tiles:
+        h = max(t.shape[0] for t in tiles)
+        out = np.hstack([cv2.copyMakeBorder(t, 0, h - t.shape[0], 0, 4, cv2.BORDER_CONSTANT) for t in tiles])
+        cv2.imwrite(args.overlay, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
