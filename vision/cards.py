@@ -31,7 +31,9 @@ NUMBER_KINDS = set(COLOURS)
 @dataclass(frozen=True)
 class CardConfig:
     view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
-    cream_quantile: float = 0.985       # the whitest pixels of a seat view are card stock (borders, numerals)
+    cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
+    cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
+    cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.98, 0.995)   # brightness of the stock among pixels of its hue
     field_max_dist: float = 0.42        # log-colour distance to a field colour still called that field
     brightness_weight: float = 0.35      # brightness counts less than hue (shade, glare, dim light)
     close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
@@ -40,6 +42,7 @@ class CardConfig:
     centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
     ridge_min: float = 0.10             # a top border is this much whiter than the field around it
     min_strip_mm: float = 8.0           # covered cards show at least this much
+    first_top_slack_mm: float = 9.0     # a ridge this near the field's start is the first card's top
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
@@ -83,40 +86,91 @@ class SeatCards:
 
 # ----------------------------------------------------------------------------- colour
 
-def normalise_seat(config: CardConfig, view: Any) -> tuple[Any, Any]:
-    """(view / cream as float32, cream BGR): the card stock is the seat's white reference."""
-    import cv2
+def paper_points(calibration: Any, registration: Any, quiet: float = 0.25) -> Any:
+    """Frame pixels (N×2 int) in the middle of every marker's white quiet zone (built once)."""
     import numpy as np
 
-    small = cv2.resize(view, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-    mins = small.min(axis=2).ravel()
-    cut = np.quantile(mins, config.cream_quantile)
-    px = small.reshape(-1, 3)[mins >= cut]
-    cream = np.median(px, 0).astype(np.float32) if len(px) else np.full(3, 220, np.float32)
-    cream = np.maximum(cream, 8.0)
-    return view.astype(np.float32) / cream, cream
+    pts = []
+    for m in (calibration.get("markers") or {}).get("items", []):
+        r = m["size"] * (0.5 + quiet / 2)
+        for k in range(24):
+            a = 2 * np.pi * k / 24
+            # a square ring: the quiet zone is a square band around the black square
+            c, si = np.cos(a), np.sin(a)
+            f = r / max(abs(c), abs(si))
+            pts.append((m["x"] + f * c, m["y"] + f * si))
+    if not pts:
+        return np.zeros((0, 2), np.int32)
+    return np.round(registration.board_to_image(np.array(pts))).astype(np.int32)
 
 
-def field_labels(config: CardConfig, norm: Any, art: CardArt) -> Any:
+def paper_white(image: Any, points: Any) -> Any | None:
+    """The light's colour: the median BGR of the markers' paper (its brighter half: a shadow or a
+    hand on one marker does not count), or None when no marker paper is in the frame."""
+    import numpy as np
+
+    h, w = image.shape[:2]
+    ok = (points[:, 0] >= 0) & (points[:, 0] < w) & (points[:, 1] >= 0) & (points[:, 1] < h)
+    if ok.sum() < 8:
+        return None
+    px = image[points[ok, 1], points[ok, 0]].astype(np.float32)
+    lum = px.sum(axis=1)
+    px = px[lum >= np.median(lum)]
+    return np.median(px, 0)
+
+
+def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) -> list[Any]:
+    """Guesses of the card stock's BGR (the seat's white reference). With the markers' paper, the
+    stock's hue is known (the art's cream under this light) and only its brightness is guessed: from
+    the brightest pixels of that hue. Without it, the whitest pixels (by smallest channel and by sum)."""
+    import numpy as np
+
+    px = view.reshape(-1, 3).astype(np.float32)
+    out = []
+    if white is not None:
+        hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
+        lg = np.log(np.maximum(px, 1.0) / hue)
+        d = lg - lg.mean(axis=1, keepdims=True)
+        near = np.sqrt((d ** 2).sum(axis=1)) < config.cream_hue_dist
+        if near.sum() >= 20:
+            lum = lg.mean(axis=1)[near]
+            for q in config.cream_quantiles:
+                out.append(np.maximum(hue * float(np.exp(np.quantile(lum, q))), 8.0).astype(np.float32))
+            return out
+    for key in (px.min(axis=1), px.sum(axis=1)):
+        order = np.argsort(key)
+        for frac in config.cream_fractions:
+            top = px[order[-max(20, int(len(px) * frac)):]]
+            out.append(np.maximum(np.median(top, 0), 8.0).astype(np.float32))
+    return out
+
+
+def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
     """Per pixel the index in FIELD_KINDS of the nearest field colour, or -1 when none is near (the
-    card stock itself competes too, so a border is never a pale field)."""
+    card stock itself competes too, so a border is never a pale field). A table of all 32³ colours
+    (5 bits a channel) is worked out for this cream, then looked up per pixel."""
     import numpy as np
 
-    lg = np.log(np.maximum(norm, 0.02))
-    best = np.full(norm.shape[:2], np.inf, np.float32)
-    label = np.full(norm.shape[:2], -1, np.int8)
+    q = (np.arange(32, dtype=np.float32) * 8 + 4)
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    cols = np.stack([b.ravel(), g.ravel(), r.ravel()], 1) / np.asarray(cream, np.float32)
+    lg = np.log(np.maximum(cols, 0.02))
+    best = np.full(len(cols), np.inf, np.float32)
+    lut = np.full(len(cols), -1, np.int8)
     refs = [(k, art.fields.get(kind)) for k, kind in enumerate(FIELD_KINDS)] + [(-2, np.ones(3, np.float32))]
     for k, ref in refs:
         if ref is None:
             continue
         d = lg - np.log(np.maximum(ref, 0.02))
-        m = d.mean(axis=2, keepdims=True)
-        dist = np.sqrt(((d - m) ** 2).sum(axis=2) + (config.brightness_weight * m[..., 0]) ** 2)
+        m = d.mean(axis=1, keepdims=True)
+        dist = np.sqrt(((d - m) ** 2).sum(axis=1) + (config.brightness_weight * m[:, 0]) ** 2)
         better = dist < best
         best[better] = dist[better]
-        label[better] = k
-    label[(best > config.field_max_dist) | (label == -2)] = -1
-    return label
+        lut[better] = k
+    lut[(best > config.field_max_dist) | (lut == -2)] = -1
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
 
 
 def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
@@ -142,12 +196,13 @@ def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | No
 
 # ----------------------------------------------------------------------------- rows
 
-def find_bands(config: CardConfig, labels: Any, sv: SeatView) -> list[Band]:
-    """Columns of card field: each a row of cards (its kind the majority of its field pixels)."""
+def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0) -> list[Band]:
+    """Columns of card field: each a row of cards (its kind the majority of its field pixels).
+    `labels` is the seat view's label map resized by `scale`."""
     import cv2
     import numpy as np
 
-    p = sv.ppm
+    p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
     mask = ((labels >= 0) & (labels != back)).astype(np.uint8)
     k = max(3, int(round(config.close_mm * p)) | 1)
@@ -185,8 +240,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView) -> list[Band]:
             FIELD_KINDS[int(np.argmax(kinds))]
         # centre column = a + b·row (view px) → u = a/p + b·(v + margin) - margin (seat mm)
         m = sv.margin
-        bands.append(Band(kind, float(a / p + b * m - m), float(b), float(sv.to_seat(0, rows[0] + y)[1]),
-                          float(sv.to_seat(0, rows[-1] + y + 1)[1])))
+        bands.append(Band(kind, float(a / p + b * m - m), float(b), float((rows[0] + y) / p - m),
+                          float((rows[-1] + y + 1) / p - m)))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
 
@@ -212,7 +267,8 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
     return out, v_start
 
 
-def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float) -> list[float]:
+def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
+              kinds: tuple[str, ...] = ()) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -222,7 +278,11 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
     h = white.shape[0]
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
-    inside = (labels[:, c0:c1] >= 0).mean(axis=1)
+    mid = labels[:, c0:c1]
+    if kinds:
+        inside = np.isin(mid, [FIELD_KINDS.index(k) for k in kinds]).mean(axis=1)
+    else:
+        inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
     field_rows = np.nonzero(inside > 0.5)[0]
     if len(field_rows) == 0:
         return []
@@ -249,7 +309,7 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     t0 = first - border
     # the first card: its ridge, or (a table as pale as the stock) where its field begins
     ridges = [t for t in ridges if t >= t0 - 3.0]
-    if not ridges or ridges[0] > t0 + config.min_strip_mm / 2:
+    if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
         ridges.insert(0, t0)
     end = last + border
     fits = [t for t in ridges if t <= end - card_h + 17.0]
@@ -258,8 +318,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     return fits
 
 
-def read_band(config: CardConfig, band: Band, view: Any, norm: Any, white: Any, labels: Any, sv: SeatView,
-              art: CardArt) -> None:
+def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
+              model: Any = None) -> None:
     """Find and read the cards of one band (fills band.cards)."""
     import cv2
     import numpy as np
@@ -267,9 +327,10 @@ def read_band(config: CardConfig, band: Band, view: Any, norm: Any, white: Any, 
     p = sv.ppm
     cw, ch = art.size
     pad = 6.0
-    wb, v_start = straighten(band, white, sv, cw, pad)
-    lb, _ = straighten(band, labels, sv, cw, pad, nearest=True)
-    tops = card_tops(config, wb, lb, p, ch, pad)
+    upright, v_start = straighten(band, view, sv, cw, pad)
+    lb = field_labels(config, upright, cream, art)
+    wb = _whiteness(upright.astype(np.float32), cream)
+    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,))
     cards: list[CardRead] = []
     for i, top in enumerate(tops):
         visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
@@ -277,26 +338,34 @@ def read_band(config: CardConfig, band: Band, view: Any, norm: Any, white: Any, 
         y1 = int(round((top + min(visible, ch) - 1.0) * p))
         c0, c1 = (int(round(v * p)) for v in config.centre_mm)
         mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
-        mid = mid[mid >= 0]
-        kinds = np.bincount(mid.astype(np.int64), minlength=len(FIELD_KINDS)) if mid.size else None
-        if kinds is None or kinds.max() < config.kind_min_fraction * max(1, (y1 - y0) * (c1 - c0)):
-            kind = band.kind
-        else:
-            kind = FIELD_KINDS[int(np.argmax(kinds))]
-        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p)
+        # a colour row holds its colour's cards and points cards laid on it (card game)
+        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS else [band.kind]
+        votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
+        kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
+            else band.kind
+        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model)
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
     band.cards = cards
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
-                 ppm: float) -> tuple[str, float, dict[str, float]]:
-    """The card's value from both top corners: (label, confidence, score per label)."""
+                 ppm: float, model: Any = None) -> tuple[str, float, dict[str, float]]:
+    """The card's value from both top corners: (label, confidence, score per label).
+
+    Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
+    correlated over the box and a few mm around it. There the numeral classifier (vision.numerals)
+    gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
+    counts less). Without a classifier each value's template is correlated with what sets it apart
+    from the mean glyph."""
     import cv2
     import numpy as np
+
+    from .numerals import LABELS, features
 
     temps = art.templates.get(kind)
     if not temps:
         return "?", 0.0, {}
+    labels = list(temps)
     s = config.corner_slack_mm
     totals: dict[str, float] = {}
     weights = 0.0
@@ -304,26 +373,34 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         seen_h = min(bh, visible - by - 0.3)
         if seen_h < config.min_corner_mm:
             continue
-        x0 = int(round((bx - s) * ppm))
-        y0 = int(round((top + by - s) * ppm))
-        x1 = int(round((bx + bw + s) * ppm))
-        y1 = int(round((top + by + seen_h + min(s, max(0.0, visible - by - seen_h))) * ppm))
-        if x0 < 0 or y0 < 0 or x1 > white.shape[1] or y1 > white.shape[0]:
-            x0, y0 = max(0, x0), max(0, y0)
-            x1, y1 = min(white.shape[1], x1), min(white.shape[0], y1)
+        x0 = max(0, int(round((bx - s) * ppm)))
+        y0 = max(0, int(round((top + by - s) * ppm)))
+        x1 = min(white.shape[1], int(round((bx + bw + s) * ppm)))
+        y1 = min(white.shape[0], int(round((top + by + seen_h + min(s, max(0.0, visible - by - seen_h))) * ppm)))
         region = np.ascontiguousarray(white[y0:y1, x0:x1])
         th = int(round(seen_h * ppm))
         wt = seen_h / bh
-        labels = list(temps)
         ts = [temps[lb][corner][:th] for lb in labels]
         if region.shape[0] < ts[0].shape[0] or region.shape[1] < ts[0].shape[1]:
             continue
-        # where the numeral lies: the mean glyph (every value) found in the region; then at that
-        # place (±1 px) each value against what sets it apart from the mean glyph
         zs = [_zn(t) for t in ts]
         mean_t = np.mean(zs, axis=0).astype(np.float32)
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         _, _, _, (px, py) = cv2.minMaxLoc(res)
+        weights += wt
+        if model is not None:
+            # the whole glyph box at the place found (below the strip: the next card, as in training)
+            gy, gx = y0 + py, x0 + px
+            box = white[gy:gy + int(round(bh * ppm)), gx:gx + int(round(bw * ppm))]
+            if box.shape[0] < 4 or box.shape[1] < 4:
+                weights -= wt
+                continue
+            prob = model.probabilities(features(box)[None, :])[0]
+            idx = [LABELS.index(lb) for lb in labels]
+            pr = prob[idx] / max(1e-9, prob[idx].sum())
+            for lb, pv in zip(labels, pr):
+                totals[lb] = totals.get(lb, 0.0) + wt * float(np.log(pv + 1e-6))
+            continue
         tw_, th_ = mean_t.shape[1], mean_t.shape[0]
         best = {lb: -1.0 for lb in labels}
         for dy in (-1, 0, 1):
@@ -336,15 +413,19 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
                     d = z - mean_t
                     c = float((patch * d).sum() / (np.linalg.norm(patch) * np.linalg.norm(d) + 1e-6))
                     best[lb] = max(best[lb], c)
-        weights += wt
         for lb in labels:
             totals[lb] = totals.get(lb, 0.0) + wt * best[lb]
-    if not totals or weights == 0:
+    if not totals or weights <= 0:
         return "?", 0.0, {}
     scores = {k: v / weights for k, v in totals.items()}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, second = ranked[0], ranked[1] if len(ranked) > 1 else (None, 0.0)
-    conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
+    if model is not None:
+        # the combined probability of the best value against the rest
+        ex = np.exp(np.array([v for _, v in ranked]) - best[1])
+        conf = 1.0 / float(ex.sum())
+    else:
+        conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
     return best[0], round(conf, 3), scores
 
 
@@ -356,25 +437,26 @@ def _zn(a: Any) -> Any:
     return a / (float(np.linalg.norm(a)) + 1e-6)
 
 
-def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt) -> SeatCards:
+def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, white: Any | None = None,
+                    model: Any = None) -> SeatCards:
     """Every row of one seat (see the module docstring)."""
+    import cv2
     import numpy as np
 
     view = sv.warp(image)
-    norm, cream = normalise_seat(config, view)
-    labels = field_labels(config, norm, art)
-    bands = find_bands(config, labels, sv)
-    if bands:
-        # the whitest pixels were a first guess; the rows' own side borders are the card stock
-        creams = [c for c in (band_cream(b, view, sv, art.size[0]) for b in bands) if c is not None]
-        if creams:
-            cream = np.maximum(np.median(np.array(creams), 0).astype(np.float32), 8.0)
-            norm = view.astype(np.float32) / cream
-            labels = field_labels(config, norm, art)
-            bands = find_bands(config, labels, sv)
-    white = _whiteness(view.astype(np.float32), cream)
+    small = cv2.resize(view, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    # The card stock is the white reference; a first guess from the brightest pixels (several ways:
+    # under warm light or on a pale table no single one is always right), kept where most rows show
+    # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
+    # the brightest)
+    tried = []
+    for cream in seat_creams(config, small, white, art):
+        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5)
+        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
+    top = max(t[0] for t in tried)
+    _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     for band in bands:
-        read_band(config, band, view, norm, white, labels, sv, art)
+        read_band(config, band, view, cream, sv, art, model)
     return SeatCards(sv.frame.seat, bands, cream)
 
 
@@ -448,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .cardart import card_art
     from .components import load_components
+    from .numerals import load_numeral_model
     from .seatview import build_seat_views
     from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
 
@@ -464,10 +547,11 @@ def main(argv: list[str] | None = None) -> int:
     seats = seats_from_truth(args.image)
     views = build_seat_views(config.view, cal, reg, tuple(seats) if seats else None)
     comps = load_components(args.components)
+    white = paper_white(image, paper_points(cal, reg))
     tiles = []
     for seat, sv in views.items():
         art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-        sc = read_seat_cards(config, image, sv, art)
+        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder))
         for b in sc.bands:
             print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
         tiles.append(draw_seat_cards(sv.warp(image), sc, sv))

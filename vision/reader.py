@@ -24,7 +24,8 @@ from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
 from .cardart import card_art
-from .cards import CardConfig, read_seat_cards, seat_reading
+from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
+from .numerals import load_numeral_model
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
@@ -119,6 +120,8 @@ class Reader:
         self.usable_model: UsableModel | None = None
         self.registration = None
         self.seat_views: dict[str, Any] = {}
+        self.paper = None
+        self.numeral_model = load_numeral_model(self.components.folder)
         self.frames = 0
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
         bgr = self.components.pawn_bgr()
@@ -144,6 +147,8 @@ class Reader:
             if self.components.has_cards:
                 in_play = tuple(self.seats) if self.seats else None
                 self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
+                quiet = float((self.components.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
+                self.paper = paper_points(self.calibration, reg, quiet)
             timings["model"] = (_clock() - t1) * 1000
 
     def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
@@ -214,9 +219,11 @@ class Reader:
         card_game = self.game != "keltis"
         seats: dict[str, SeatObservation] = {}
         conf = 1.0
+        white = paper_white(image, self.paper) if self.paper is not None else None
         for seat, sv in self.seat_views.items():
             art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
-            got = seat_reading(read_seat_cards(self.config.cards, image, sv, art), card_game)
+            got = seat_reading(read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model),
+                               card_game)
             player = (self.seats or {}).get(seat)
             if player is None:
                 continue
