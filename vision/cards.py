@@ -34,10 +34,16 @@ class CardConfig:
     cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
     cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
     cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.98, 0.995)   # brightness of the stock among pixels of its hue
-    field_max_dist: float = 0.42        # log-colour distance to a field colour still called that field
-    brightness_weight: float = 0.35      # brightness counts less than hue (shade, glare, dim light)
+    hue_max_rad: float = 0.5            # a coloured field's hue within this angle of its art's
+    min_sat_ratio: float = 0.3          # and at least this part of its saturation (glare washes colours out)
+    grey_sat: float = 0.25              # log-chroma norm below which a colour counts as grey
+    stock_margin: float = 0.12          # a grey field is at least this much (log) darker than the stock
+    brightness_weight: float = 0.15     # brightness counts less than hue (shade, glare, dim light)
     close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
     band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
+    row_width_mm: tuple[float, float] = (46.0, 59.0)    # pixel rows of a band that show its whole width
+    table_share: float = 0.45          # the commonest colours making up this much of a seat view are table
+    table_fraction: float = 0.3         # a field colour covering this much of a seat view is the table's
     band_min_height_mm: float = 50.0    # at least most of one whole card
     centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
     ridge_min: float = 0.10             # a top border is this much whiter than the field around it
@@ -146,28 +152,46 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
 
 
 def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
-    """Per pixel the index in FIELD_KINDS of the nearest field colour, or -1 when none is near (the
-    card stock itself competes too, so a border is never a pale field). A table of all 32³ colours
-    (5 bits a channel) is worked out for this cream, then looked up per pixel."""
+    """Per pixel the index in FIELD_KINDS of its field colour, or -1 (card stock, table, ink).
+
+    Colours are compared over the cream (the card stock under this light): a coloured field by its
+    hue — the direction of its log-chroma — with its saturation and brightness counting a little (a
+    washed-out or shaded field keeps its hue); a grey field (points cards) by being nearly
+    colourless and darker than the stock, which is the colourless brightest. A table of all 32³
+    colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
     import numpy as np
 
     q = (np.arange(32, dtype=np.float32) * 8 + 4)
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
     cols = np.stack([b.ravel(), g.ravel(), r.ravel()], 1) / np.asarray(cream, np.float32)
     lg = np.log(np.maximum(cols, 0.02))
+    m = lg.mean(axis=1)
+    c = lg - m[:, None]
+    sat = np.linalg.norm(c, axis=1)
     best = np.full(len(cols), np.inf, np.float32)
     lut = np.full(len(cols), -1, np.int8)
-    refs = [(k, art.fields.get(kind)) for k, kind in enumerate(FIELD_KINDS)] + [(-2, np.ones(3, np.float32))]
-    for k, ref in refs:
+    for k, kind in enumerate(FIELD_KINDS):
+        ref = art.fields.get(kind)
         if ref is None:
             continue
-        d = lg - np.log(np.maximum(ref, 0.02))
-        m = d.mean(axis=1, keepdims=True)
-        dist = np.sqrt(((d - m) ** 2).sum(axis=1) + (config.brightness_weight * m[:, 0]) ** 2)
-        better = dist < best
-        best[better] = dist[better]
+        lr = np.log(np.maximum(ref, 0.02))
+        mr = float(lr.mean())
+        cr = lr - mr
+        sr = float(np.linalg.norm(cr))
+        if sr < config.grey_sat:
+            # colourless field: near its brightness, clearly darker than the stock
+            ok = (sat < config.grey_sat + 0.08) & (m < -config.stock_margin) & (np.abs(m - mr) < 0.6)
+            score = np.where(ok, sat + 0.3 * np.abs(m - mr), np.inf)
+        else:
+            cosang = (c @ cr) / (sat * sr + 1e-6)
+            ang = np.arccos(np.clip(cosang, -1, 1))
+            ratio = sat / sr
+            ok = (ang < config.hue_max_rad) & (ratio > config.min_sat_ratio) & (sat > config.grey_sat)
+            score = np.where(ok, ang + config.brightness_weight * np.abs(m - mr)
+                             + 0.2 * np.abs(np.log(np.maximum(ratio, 1e-3))), np.inf)
+        better = score < best
+        best[better] = score[better]
         lut[better] = k
-    lut[(best > config.field_max_dist) | (lut == -2)] = -1
     v = view >> 3
     idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
     return lut[idx]
@@ -196,7 +220,23 @@ def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | No
 
 # ----------------------------------------------------------------------------- rows
 
-def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0) -> list[Band]:
+def table_mask(config: CardConfig, view: Any) -> Any:
+    """Pixels of the table's own colours: the most common colours of the seat view (16 levels a
+    channel) that together make up `table_share` of it — most of a seat is table."""
+    import numpy as np
+
+    v = view >> 4
+    idx = (v[..., 0].astype(np.int32) << 8) | (v[..., 1].astype(np.int32) << 4) | v[..., 2]
+    hist = np.bincount(idx.ravel(), minlength=4096)
+    order = np.argsort(hist)[::-1]
+    cum = np.cumsum(hist[order])
+    n = int(np.searchsorted(cum, config.table_share * idx.size)) + 1
+    is_table = np.zeros(4096, bool)
+    is_table[order[:n]] = True
+    return is_table[idx]
+
+
+def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None) -> list[Band]:
     """Columns of card field: each a row of cards (its kind the majority of its field pixels).
     `labels` is the seat view's label map resized by `scale`."""
     import cv2
@@ -204,7 +244,14 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    mask = ((labels >= 0) & (labels != back)).astype(np.uint8)
+    mask = (labels >= 0) & (labels != back)
+    # a table of a card's colour: that colour everywhere is the table, not a row
+    counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
+    for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
+        mask &= labels != k
+    if table is not None:
+        mask &= ~table
+    mask = mask.astype(np.uint8)
     k = max(3, int(round(config.close_mm * p)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
@@ -221,7 +268,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
         lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
         rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
         widths = rights - lefts + 1
-        ok = (widths >= config.band_width_mm[0] * p) & (widths <= config.band_width_mm[1] * p)
+        # the centre line only from pixel rows where the whole field width shows
+        ok = (widths >= config.row_width_mm[0] * p) & (widths <= config.row_width_mm[1] * p)
         if ok.sum() < config.band_min_height_mm * p * 0.5:
             continue
         centres = (lefts[ok] + rights[ok]) / 2 + x
@@ -450,8 +498,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
     # the brightest)
     tried = []
+    table = table_mask(config, small)
     for cream in seat_creams(config, small, white, art):
-        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5)
+        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5, table)
         tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
     top = max(t[0] for t in tried)
     _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])

@@ -92,6 +92,7 @@ class SeatView:
 def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], registration: Any,
                      seats: tuple[str, ...] | None = None) -> dict[str, SeatView]:
     """The remap of every seat in play (all of the calibration's when `seats` is None)."""
+    import cv2
     import numpy as np
 
     out: dict[str, SeatView] = {}
@@ -101,11 +102,18 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         fr = seat_frame(seat, rect)
         m, p = config.margin_mm, config.ppm
         w, h = int(round((fr.width + 2 * m) * p)), int(round((fr.depth + 2 * m) * p))
-        uu = (np.arange(w, dtype=np.float64) + 0.5) / p - m
-        vv = (np.arange(h, dtype=np.float64) + 0.5) / p - m
+        # the mapping is smooth: worked out on a coarse grid (every `step` view pixels), then resized
+        step = 8
+        gw, gh = w // step + 2, h // step + 2
+        uu = (np.arange(gw, dtype=np.float64) * step + 0.5) / p - m
+        vv = (np.arange(gh, dtype=np.float64) * step + 0.5) / p - m
         gu, gv = np.meshgrid(uu, vv)
         x, y = fr.point(gu, gv)
-        img = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(h, w, 2).astype(np.float32)
+        coarse = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(gh, gw, 2)
+        # view pixel (i, j) is coarse grid point (i / step, j / step): bilinear between grid points
+        gx = np.repeat((np.arange(w, dtype=np.float32) / step)[None, :], h, 0)
+        gy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, 1)
+        img = cv2.remap(coarse.astype(np.float32), gx, gy, cv2.INTER_LINEAR)
         # how many frame pixels a millimetre spans at the seat's centre (for resolution reports)
         c = registration.board_to_image(np.array([fr.point(fr.width / 2, fr.depth / 2),
                                                   fr.point(fr.width / 2 + 10, fr.depth / 2)]))
