@@ -88,6 +88,24 @@ class SeatCards:
     seat: str
     bands: list[Band]
     cream: Any = None
+    small: Any = field(default=None, repr=False)    # the seat view at half resolution (for the wish stones)
+
+    def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
+        """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
+        import cv2
+        import numpy as np
+
+        mask = np.zeros(self.small.shape[:2], np.uint8)
+        p = sv.ppm * scale
+        for b in self.bands:
+            top = (b.cards[0].top if b.cards else b.v0) - margin_mm
+            bottom = b.v1 + margin_mm
+            pts = []
+            for v, side in ((top, -1), (top, 1), (bottom, 1), (bottom, -1)):
+                u = b.centre_u(v) + side * (28 + margin_mm)
+                pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
+            cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 1)
+        return mask
 
 
 # ----------------------------------------------------------------------------- colour
@@ -506,7 +524,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     for band in bands:
         read_band(config, band, view, cream, sv, art, model)
-    return SeatCards(sv.frame.seat, bands, cream)
+    return SeatCards(sv.frame.seat, bands, cream, small)
 
 
 def card_code(card: CardRead) -> str:

@@ -34,6 +34,7 @@ from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distan
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
 from .seatview import build_seat_views
+from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
 
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
@@ -54,6 +55,7 @@ class ReaderConfig:
     pawns: PawnConfig = PawnConfig()
     usable: UsableConfig = UsableConfig()
     cards: CardConfig = CardConfig()
+    wish: WishStoneConfig = WishStoneConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
 
 
@@ -222,12 +224,17 @@ class Reader:
         white = paper_white(image, self.paper) if self.paper is not None else None
         for seat, sv in self.seat_views.items():
             art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
-            got = seat_reading(read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model),
-                               card_game)
+            sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model)
+            got = seat_reading(sc, card_game)
             player = (self.seats or {}).get(seat)
             if player is None:
                 continue
-            seats[seat] = SeatObservation(player, got.rows, got.points_row, {}, got.wish_cards)
+            wish: dict[str, int] = {}
+            if not card_game and self.board is not None:
+                finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
+                                    token_kinds(self.board.name), sc.rows_mask(sv), sc.cream)
+                wish = count_held(finds)
+            seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
             conf = min(conf, got.confidence)
         timings["cards"] = (_clock() - t0) * 1000
         return seats, {"rows": round(conf, 3)}
