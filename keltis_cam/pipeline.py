@@ -334,6 +334,9 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
         if kind != "replay":
             return open_camera_source(spec, source_options)
         after = first_frame if start_after is None else start_after
+        if observer_name == "recorded":   # every camera frame of a live recording (live.jsonl)
+            recorded = reader if hasattr(reader, "lines") else reader.observer   # (under injected misreads)
+            return SessionFrames(recorded, speed=speed, start_after=after)
         if not decode_frames and observer_name == "truth":
             return SessionFrames(session, speed=speed, start_after=after)
         return open_camera_source(f"replay:{session.folder}?speed={'fast' if speed is None else speed}",

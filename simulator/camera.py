@@ -19,9 +19,11 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-#: Height range of the camera above the table (mm) and its largest tilt from vertical (deg).
-HEIGHT_RANGE = (500.0, 1000.0)
+#: Height range of the camera above the table (mm), its largest tilt from vertical (deg) and the
+#: range of its horizontal field of view (deg): a real table's (issue 15 item 8). Yaw is any angle.
+HEIGHT_RANGE = (500.0, 1500.0)
 MAX_TILT = 25.0
+HFOV_RANGE = (60.0, 100.0)
 #: How far (fraction of the output size) the undistorted canvas may reach beyond each edge.
 CANVAS_CAP = 0.3
 
@@ -234,30 +236,57 @@ def make_camera(size: tuple[int, int], *, target: Sequence[float], height: float
 
 
 def fits(camera: Camera, pts_world: np.ndarray, margin: float = 0.03) -> bool:
-    """Do all these table points project inside the image, `margin` (fraction) from its edges?"""
-    p = camera.project(pts_world)
+    """Do all these table points (N×2, or N×3 with z down) project inside the image, `margin`
+    (fraction) from its edges, in front of the camera?"""
+    pts = np.asarray(pts_world, np.float64)
+    if pts.shape[1] == 2:
+        pts = np.hstack([pts, np.zeros((len(pts), 1))])
+    if np.any(camera.depth(pts) <= 0):
+        return False
+    p = camera.project(pts)
     w, h = camera.size
     mx, my = margin * w, margin * h
-    if np.any(camera.depth(np.hstack([pts_world, np.zeros((len(pts_world), 1))])) <= 0):
-        return False
     return bool(np.all((p[:, 0] >= mx) & (p[:, 0] <= w - 1 - mx) & (p[:, 1] >= my) & (p[:, 1] <= h - 1 - my)))
+
+
+def markers_in_view(camera: Camera, markers: Sequence[np.ndarray], margin: float = 0.005) -> int:
+    """How many of these markers (each N×2 table points: its square with the quiet zone) lie wholly
+    inside the image."""
+    return sum(1 for m in markers if fits(camera, m, margin))
+
+
+def lens_distortion(hfov: float, strength: float, k2_frac: float, p1: float, p2: float) -> tuple[float, ...]:
+    """OpenCV (k1, k2, p1, p2, k3) of a Pi-like lens: barrel distortion grows with the field of view
+    (a 60° lens barely bends lines, the Camera Module 3 Wide's ~100° bends them clearly)."""
+    wide = (hfov - 60.0) / 45.0
+    k1 = -(0.03 + 0.17 * wide * strength)
+    return (k1, k2_frac * abs(k1) * 0.3, p1, p2, 0.0)
 
 
 def sample_camera(rng: np.random.Generator, size: tuple[int, int], area: np.ndarray, *,
                   tilt_range: tuple[float, float] = (0.0, MAX_TILT),
                   height_range: tuple[float, float] = HEIGHT_RANGE, margin: float = 0.03,
-                  hfov_range: tuple[float, float] = (60.0, 104.0)) -> Camera:
-    """A random Pi-like camera above the table that sees every point of `area` (N×2 table mm).
+                  hfov_range: tuple[float, float] = HFOV_RANGE,
+                  markers: Sequence[np.ndarray] = (), min_markers: int = 0,
+                  target_spread: float = 25.0) -> Camera:
+    """A random Pi-like camera above the table that sees every point of `area` (N×2 table mm, or
+    N×3 with z down for points above it) and at least `min_markers` of `markers` whole.
 
-    Yaw is any angle, tilt within `tilt_range`, height within `height_range`; the lens is the
-    narrowest (between the Camera Module 3's standard 66° and wide 102° horizontal fields) that
-    shows the whole area from there, as someone mounting the camera would choose, with barrel
-    distortion growing with the field of view.
+    Height, tilt (toward any azimuth), yaw and the lens are each drawn from the range given: the
+    field of view uniformly between the narrowest that shows the area from that pose and the
+    widest of `hfov_range` (a high camera may carry any lens, a low one needs a wide one), with
+    barrel distortion growing with it (`lens_distortion`). A pose from which even the widest lens
+    does not show the area is drawn again. The camera looks at the area's centre give or take
+    `target_spread` mm.
     """
     area = np.asarray(area, np.float64)
-    centre = area.mean(0)
+    centre = area[:, :2].mean(0)
     lo_f, hi_f = hfov_range
-    for _ in range(300):
+
+    def ok(cam: Camera) -> bool:
+        return fits(cam, area, margin) and (min_markers <= 0 or markers_in_view(cam, markers) >= min_markers)
+
+    for _ in range(400):
         yaw = float(rng.uniform(0, 360))
         tilt = float(rng.uniform(*tilt_range))
         azimuth = float(rng.uniform(0, 360))
@@ -265,29 +294,26 @@ def sample_camera(rng: np.random.Generator, size: tuple[int, int], area: np.ndar
         strength = float(rng.uniform(0.3, 1.0))
         k2_frac = float(rng.uniform(0.0, 0.4))
         p1, p2 = (float(v) for v in rng.normal(0, 0.0006, 2))
-        target = centre + rng.normal(0, 25, 2)
-        extra = float(rng.uniform(1.0, 1.08))
+        target = centre + rng.normal(0, target_spread, 2)
+        pick = float(rng.uniform(0.0, 1.0))
 
         def build(hfov: float) -> Camera:
-            wide = (hfov - 60.0) / 45.0
-            k1 = -(0.03 + 0.17 * wide * strength)
-            dist = (k1, k2_frac * abs(k1) * 0.3, p1, p2, 0.0)
             return make_camera(size, target=target, height=height, tilt_deg=tilt, tilt_azimuth_deg=azimuth,
-                               yaw_deg=yaw, hfov_deg=hfov, dist=dist)
+                               yaw_deg=yaw, hfov_deg=hfov, dist=lens_distortion(hfov, strength, k2_frac, p1, p2))
 
-        if not fits(build(hi_f), area, margin):
+        if not ok(build(hi_f)):
             continue
         lo, hi = lo_f, hi_f
-        if not fits(build(lo), area, margin):
+        if not ok(build(lo)):
             for _ in range(14):
                 mid = (lo + hi) / 2
-                if fits(build(mid), area, margin):
+                if ok(build(mid)):
                     hi = mid
                 else:
                     lo = mid
             lo = hi
-        cam = build(min(hi_f, lo * extra))
-        if fits(cam, area, margin) and cam.canvas_covers:
+        cam = build(lo + (hi_f - lo) * pick)
+        if ok(cam) and cam.canvas_covers:
             return cam
-    raise ValueError(f"no camera within heights {height_range} mm sees the whole play area "
+    raise ValueError(f"no camera within heights {height_range} mm sees the whole area "
                      f"({np.ptp(area[:, 0]):.0f}×{np.ptp(area[:, 1]):.0f} mm)")

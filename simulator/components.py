@@ -634,8 +634,9 @@ def all_card_faces() -> list[CardFace]:
 
 @lru_cache(maxsize=4)
 def thing_art(kind: str, ppm: float = 3.0) -> np.ndarray:
-    """Everyday things that end up beside a board: "phone", "pad" (a score pad), "pen"; BGRA."""
-    size = {"phone": (72.0, 150.0), "pad": (105.0, 148.0), "pen": (10.0, 140.0)}[kind]
+    """Everyday things that end up beside a board: "phone", "pad" (a score pad), "pen", "box" (the
+    card game's box lid); BGRA."""
+    size = {"phone": (72.0, 150.0), "pad": (105.0, 148.0), "pen": (10.0, 140.0), "box": (124.0, 186.0)}[kind]
     w, h = _px(size[0], ppm), _px(size[1], ppm)
     rng = _seed(f"thing-{kind}")
     if kind == "phone":
@@ -660,6 +661,18 @@ def thing_art(kind: str, ppm: float = 3.0) -> np.ndarray:
             draw_text(img, str(int(rng.integers(-12, 60))), (_px(18, ppm), _px(y - 2.5, ppm)), 3.5 * ppm,
                       bgr((60, 60, 70)), thickness_frac=0.1)
         radius = 1.0
+    elif kind == "box":
+        # A printed lid: a deep green field, a lighter frame, a title band and the game's symbols.
+        img = tx.mottled(rng, h, w, (30, 84, 70), 0.15, scale=30 * ppm)
+        m = _px(7, ppm)
+        cv2.rectangle(img, (m, m), (w - 1 - m, h - 1 - m), bgr((200, 170, 90)), max(1, _px(2.0, ppm)), cv2.LINE_AA)
+        band = (_px(20, ppm), _px(58, ppm))
+        img[band[0]:band[1], m + _px(4, ppm):w - m - _px(4, ppm)] = bgr((214, 190, 120))
+        draw_text(img, "KELTIS", (w / 2, (band[0] + band[1]) / 2), 22 * ppm, bgr((30, 60, 50)), thickness_frac=0.14)
+        for k, colour in enumerate(COLOURS):
+            cx = w / 2 + (k - 2) * 21 * ppm
+            cv2.circle(img, (int(cx), _px(120, ppm)), _px(8, ppm), bgr(CARD_RGB[colour]), -1, cv2.LINE_AA)
+        radius = 2.0
     else:  # pen
         img = np.zeros((h, w, 3), np.uint8)
         prof = np.cos(np.linspace(-1.3, 1.3, w))[None, :, None]

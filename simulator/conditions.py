@@ -1,9 +1,11 @@
 """Lighting and sensor conditions of one frame, how they are drawn at random, and how they drift.
 
-Scene lighting (lamp direction, shadow strength and softness) is part of the 3-D scene; the rest
-acts on the image: colour temperature the camera's white balance only partly corrects, exposure,
-a brightness gradient across the table, vignetting, a glare patch (the lamp mirrored in the glossy
-board), lens blur, sensor noise that grows as the light dims (higher gain), JPEG quality.
+Scene lighting (lamp direction and distance, shadow strength and softness, and the lamp's specular
+highlight on glossy pieces: the printed board, cards, tiles, a phone's glass, a varnished table) is
+part of the 3-D scene; the rest acts on the image: colour temperature (2700–6500 K) the camera's
+white balance only partly corrects, exposure, a brightness gradient across the table, vignetting, a
+glare patch (veiling glare over part of the picture), lens blur, sensor noise that grows as the
+light dims (higher gain; a new noise pattern every frame), JPEG quality.
 """
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
+
+#: The lamp's colour temperature (K): a warm 2700 K bulb to daylight.
+TEMP_RANGE = (2700.0, 6500.0)
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,9 @@ class Conditions:
     blur: float = 0.6                 # lens blur sigma, px at 2304 px width
     noise: float = 2.0                # sensor noise sigma (8-bit levels) at exposure 1
     jpeg_quality: int = 88
+    lamp_distance: float = 1600.0     # mm from the middle of the table to the lamp
+    gloss: float = 0.0                # peak of the lamp's specular highlight on the glossiest surface (0–1+)
+    gloss_shininess: float = 120.0    # Blinn-Phong exponent: higher = smaller, sharper highlight
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -69,7 +77,12 @@ class Conditions:
     def scene_key(self) -> tuple:
         """What the cached 3-D layer depends on (shadows)."""
         return (round(self.light_azimuth, 1), round(self.light_elevation, 1), round(self.shadow_strength, 3),
-                round(self.shadow_softness, 2))
+                round(self.shadow_softness, 2), round(self.lamp_distance, 0), round(self.gloss, 3),
+                round(self.gloss_shininess, 1))
+
+    def lamp_position(self, centre: tuple[float, float]) -> np.ndarray:
+        """Where the lamp hangs (world frame, z down): `lamp_distance` from `centre` toward the light."""
+        return np.array([centre[0], centre[1], 0.0]) - self.light_dir * self.lamp_distance
 
 
 def _kelvin_rgb(t: float) -> np.ndarray:
@@ -95,13 +108,19 @@ def sample_conditions(rng: np.random.Generator, *, hard: bool = False, dark: boo
                       intensity=float(rng.uniform(0.45, 0.8) if hard else rng.uniform(0.15, 0.6)),
                       aspect=float(rng.uniform(1.0, 2.2)), angle=float(rng.uniform(0, 180)))
     if hard:
-        temp, exposure = float(rng.uniform(2500, 3000)), float(rng.uniform(0.38, 0.5))
+        temp, exposure = float(rng.uniform(TEMP_RANGE[0], 3000)), float(rng.uniform(0.38, 0.5))
         residual = float(rng.uniform(0.6, 0.9))
     else:
-        temp, exposure = float(rng.uniform(2700, 6800)), float(rng.uniform(0.55, 1.12))
+        temp, exposure = float(rng.uniform(*TEMP_RANGE)), float(rng.uniform(0.55, 1.12))
         residual = float(rng.uniform(0.2, 0.7))
     if dark:
         exposure = float(rng.uniform(0.08, 0.14))
+    # The lamp's mirror image in glossy pieces: none (a diffuse shade) to a bright, tight highlight.
+    gloss = 0.0
+    if hard or rng.random() < 0.6:
+        gloss = float(rng.uniform(0.35, 1.0) if hard else rng.uniform(0.1, 1.0))
+    extra = dict(lamp_distance=float(rng.uniform(900, 2200)), gloss=gloss,
+                 gloss_shininess=float(np.exp(rng.uniform(math.log(30), math.log(600)))))
     return Conditions(
         light_azimuth=float(rng.uniform(0, 360)), light_elevation=float(rng.uniform(40, 85)),
         shadow_strength=float(rng.uniform(0.25, 0.6)), shadow_softness=float(rng.uniform(1.5, 10)),
@@ -109,14 +128,14 @@ def sample_conditions(rng: np.random.Generator, *, hard: bool = False, dark: boo
         gradient_angle=float(rng.uniform(0, 360)), gradient=float(rng.uniform(0.0, 0.4 if hard else 0.3)),
         vignetting=float(rng.uniform(0.1, 0.5)), glare=glare,
         blur=float(rng.uniform(0.4, 1.3)), noise=float(rng.uniform(1.0, 3.5)),
-        jpeg_quality=int(rng.integers(72, 95)))
+        jpeg_quality=int(rng.integers(72, 95)), **extra)
 
 
 def drift(c: Conditions, rng: np.random.Generator, dt: float) -> Conditions:
     """The same room `dt` seconds later: light and exposure wander slowly (clouds, auto exposure)."""
     s = math.sqrt(max(dt, 0.0))
     exposure = float(np.clip(c.exposure * math.exp(rng.normal(0, 0.012 * s)), 0.3, 1.2))
-    temp = float(np.clip(c.colour_temp + rng.normal(0, 15 * s), 2400, 7000))
+    temp = float(np.clip(c.colour_temp + rng.normal(0, 15 * s), *TEMP_RANGE))
     grad = float(np.clip(c.gradient + rng.normal(0, 0.004 * s), 0, 0.45))
     angle = (c.gradient_angle + rng.normal(0, 0.6 * s)) % 360
     glare = c.glare

@@ -40,11 +40,18 @@ class FrameSpec:
     dark: bool = False
     hand: str | None = None        # None, "still" or "moving"
     distractors: bool = True
+    #: What the camera must see whole (record.VIEWS); None: the board with a pawn's height for the
+    #: board games, the whole play area for the card game (whose cards are all there is to read).
+    view: str | None = None
+
+    @property
+    def camera_view(self) -> str:
+        return self.view or ("board" if self.game == "keltis" else "play-area")
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
                 "progress": round(self.progress, 4), "size": list(self.size), "hard": self.hard, "dark": self.dark,
-                "hand": self.hand, "distractors": self.distractors}
+                "hand": self.hand, "distractors": self.distractors, "view": self.camera_view}
 
 
 def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
@@ -60,7 +67,8 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
         game.apply(m)
         states.append(game.state)
     game.state = states[int(round(spec.progress * (len(states) - 1)))]
-    table = setup_table(game, spec.seed, spec.size, hard=spec.hard, distractors=spec.distractors)
+    table = setup_table(game, spec.seed, spec.size, hard=spec.hard, distractors=spec.distractors,
+                        view=spec.camera_view)
     cond = table.conditions
     if spec.dark:
         cond = sample_conditions(np.random.default_rng([spec.seed, 21]), dark=True)
@@ -105,8 +113,10 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
 
 
 def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> tuple[HandPose, str]:
-    """A hand of a random player over the play area, still or moving, and that player's seat."""
-    seat = list(table.game.seats)[int(rng.integers(len(table.game.seats)))]
+    """A hand reaching over the play area from a random seat's table edge (any of the four, played
+    or not), still or moving, and that seat."""
+    seats = list(table.calibration["seats"])
+    seat = seats[int(rng.integers(len(seats)))]
     pts = [f.centre for f in scene.flats if (f.truth or {}).get("kind") in ("card", "tile", "board", "discard")]
     x, y = pts[int(rng.integers(len(pts)))] if pts else table.layout.play_area().mean(0)
     p = float(rng.uniform(0.55, 1.0))
@@ -117,7 +127,7 @@ def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> tup
     return hand_pose(table, plan, t, 1 / 20), seat
 
 
-def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:
+def sample_spec(seed: int, index: int, size: tuple[int, int], view: str | None = None) -> FrameSpec:
     """The `index`-th frame of data set `seed`: games, boards, players, progress and conditions vary."""
     r = random.Random(f"sim-frames-{seed}-{index}")
     u = r.random()
@@ -130,12 +140,30 @@ def sample_spec(seed: int, index: int, size: tuple[int, int]) -> FrameSpec:
         hand = "moving"
     return FrameSpec(game=game, board=board, players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
                      progress=r.uniform(0.0, 1.0), size=size, hard=r.random() < 0.15, dark=r.random() < 0.03,
-                     hand=hand, distractors=r.random() < 0.6)
+                     hand=hand, distractors=r.random() < 0.6, view=view)
+
+
+def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
+    """What `index.jsonl` says about a frame besides its spec, all read from its truth: the seats
+    whose arms reach in, how many markers are whole in the picture and uncovered, whether every
+    card lies whole in the picture, the camera's pose and lens, the table top, the things beside
+    the play area ("things": a spec's "distractors" only says whether they were asked for)."""
+    render = truth["render"]
+    cam = render["camera"]
+    markers = [i for i in render["items"] if i.get("kind") == "marker"]
+    return {"hands": [h["seat"] for h in truth.get("hands") or []],
+            "markers_visible": sum(1 for m in markers if m["in_view"] and not m["covered"]),
+            "cards_in_view": all(c["in_view"] for c in render["cards"]),
+            "camera": {k: cam[k] for k in ("height_mm", "tilt_deg", "yaw_deg", "hfov_deg")},
+            "table_top": render["table"]["kind"],
+            "things": sorted(i["what"] for i in render["items"] + render["pawns"]
+                                  if i.get("kind") == "distractor")}
 
 
 def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, overwrite: bool = False,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json)."""
+                  progress: Callable[[str], None] | None = None, view: str | None = None) -> dict[str, Any]:
+    """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json); `view`
+    (record.VIEWS) makes every frame's camera see that whole (None: FrameSpec's default)."""
     folder = Path(out)
     if folder.exists() and any(folder.iterdir()):
         if not overwrite:
@@ -152,7 +180,7 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
     counts: dict[str, int] = {}
     with open(folder / "index.jsonl", "w", encoding="utf-8") as index:
         for i in range(n):
-            spec = sample_spec(seed, i, size)
+            spec = sample_spec(seed, i, size, view)
             jpeg, truth = render_single(spec)
             name = f"{i:06d}"
             (folder / "frames" / f"{name}.jpg").write_bytes(jpeg)
@@ -160,9 +188,11 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
             key = f"{spec.game}/{spec.board}" + ("" if truth["usable"] else f" unusable:{truth['reason']}")
             counts[key] = counts.get(key, 0) + 1
             index.write(json.dumps({"index": i, "file": f"frames/{name}.jpg", "truth": f"truth/{name}.json",
-                                    "usable": truth["usable"], "reason": truth["reason"], **spec.to_json()}) + "\n")
+                                    "usable": truth["usable"], "reason": truth["reason"], **spec.to_json(),
+                                    **index_extras(truth)}) + "\n")
             if progress and (i % 25 == 0 or i == n - 1):
                 progress(f"frame {i + 1}/{n}")
-    summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts}
+    summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts,
+               "view": view or "auto"}
     (folder / "dataset.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary

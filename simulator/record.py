@@ -30,9 +30,9 @@ from .conditions import Conditions, drift, sample_conditions
 from .games import Game
 from .hands import SKIN_RGB, SLEEVE_RGB, HandPose, reach_pose
 from .render import Renderer, TableStyle, sample_table
-from .scene import Scene, TableLayout
+from .scene import Distractor, Scene, TableLayout, place_distractors, seat_frame
 
-DISTRACTORS = ("mug", "phone", "pad", "pen")
+DISTRACTORS = ("mug", "phone", "box", "mug", "phone", "box", "pad", "pen")
 STATIC_KEYS = ("stones", "board", "seats")
 
 
@@ -74,12 +74,32 @@ class Table:
     style: TableStyle
     conditions: Conditions
     renderer: Renderer
-    distractors: tuple[str, ...]
+    distractors: tuple[Distractor, ...]
     hand_style: dict[str, dict[str, Any]]
 
 
+#: What a drawn camera must see whole (besides at least MIN_MARKERS of the four markers):
+#: "play-area": the board, every seat in play and the piles (a camera mounted for the whole game);
+#: "board": the board with room for a pawn standing on it (what the board reader needs; the seats'
+#: cards may reach out of the picture, as they do under a low camera on a real table).
+VIEWS = ("play-area", "board")
+MIN_MARKERS = 3
+
+
+def sample_table_camera(layout: TableLayout, rng: np.random.Generator, size: tuple[int, int], *,
+                        hard: bool = False, view: str = "play-area") -> Camera:
+    """The camera of a table: pose and lens drawn over the whole range (simulator/camera.py)."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r} (expected one of {', '.join(VIEWS)})")
+    tilt = (18.0, 25.0) if hard else (0.0, 25.0)
+    area = layout.pieces_area() if view == "play-area" else layout.board_volume()
+    spread = 25.0 if view == "play-area" else 60.0
+    return sample_camera(rng, size, area, tilt_range=tilt, markers=layout.marker_areas(), min_markers=MIN_MARKERS,
+                         target_spread=spread)
+
+
 def setup_table(game: Game, seed: int, size: tuple[int, int], *, hard: bool = False, distractors: bool = True,
-                camera: Camera | None = None) -> Table:
+                camera: Camera | None = None, view: str = "play-area") -> Table:
     """Everything fixed for a session: calibration, layout, camera, table, light, players' hands."""
     from calibration.model import default_calibration
 
@@ -87,19 +107,21 @@ def setup_table(game: Game, seed: int, size: tuple[int, int], *, hard: bool = Fa
     layout = TableLayout(cal, game.board, seed, tuple(game.seats))
     rng = np.random.default_rng([seed, 11])
     if camera is None:
-        tilt = (18.0, 25.0) if hard else (0.0, 25.0)
-        camera = sample_camera(rng, size, layout.play_area(), tilt_range=tilt)
+        camera = sample_table_camera(layout, rng, size, hard=hard, view=view)
     style = sample_table(rng, layout)
     cond = sample_conditions(np.random.default_rng([seed, 12]), hard=hard)
-    kinds: tuple[str, ...] = ()
+    placed: tuple[Distractor, ...] = ()
     if distractors:
         r = random.Random(f"distractors-{seed}")
+        # A cup, a phone or the card box (often), a score pad or a pen (now and then).
         kinds = tuple(r.sample(DISTRACTORS, r.randint(1, 3)))
+        placed = place_distractors(layout, camera, kinds, seed)
     hands = {}
-    for s in game.seats:
+    # Every seat's edge may have an arm (a player, or someone reaching in from an empty side).
+    for s in cal["seats"]:
         r = random.Random(f"hand-{seed}-{s}")
         hands[s] = {"skin": r.choice(SKIN_RGB), "sleeve": r.choice(SLEEVE_RGB), "left": r.random() < 0.15}
-    return Table(game, dict(cal), layout, camera, style, cond, Renderer(camera, layout, style, seed=seed), kinds,
+    return Table(game, dict(cal), layout, camera, style, cond, Renderer(camera, layout, style, seed=seed), placed,
                  hands)
 
 
@@ -212,7 +234,7 @@ def hand_pose(table: Table, plan: HandPlan, t: float, exposure_s: float) -> Hand
     """The hand of `plan` at time t, with the image motion during the exposure."""
     def pose_at(tt: float) -> HandPose:
         x, y, hover, p = plan.at(tt)
-        fr = table.layout.frames[plan.seat]
+        fr = table.layout.frames.get(plan.seat) or seat_frame(plan.seat, table.calibration["seats"][plan.seat])
         far = fr.point(fr.width * 0.5, fr.depth)
         st = table.hand_style[plan.seat]
         rng = np.random.default_rng(zlib.crc32(f"{plan.seat}-{plan.t0:.3f}".encode()))
@@ -380,7 +402,7 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
                 **({"injected": True, "expected_code": st.injected} if st.injected else {}),
                 "state_id": int(states[st.after].id)})
     sim = {"format": "keltis-simulator/1", "options": opts.to_json(), "table": table.style.to_json(),
-           "conditions_start": table.conditions.to_json(), "distractors": list(table.distractors),
+           "conditions_start": table.conditions.to_json(), "distractors": [d.to_json() for d in table.distractors],
            "hands": {s: {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
                      for s, d in table.hand_style.items()},
            "render_static": static}

@@ -108,7 +108,7 @@ class SpriteBank:
             side = float(size) * (1 + 2 * comp.MARKER_QUIET)
             return make_sprite(art, comp.PPM_MARKER, (side, side), 0.4, 0.2)
         if kind == "thing":
-            size = {"phone": (72.0, 150.0), "pad": (105.0, 148.0), "pen": (10.0, 140.0)}[name]
+            size = {"phone": (72.0, 150.0), "pad": (105.0, 148.0), "pen": (10.0, 140.0), "box": (124.0, 186.0)}[name]
             return make_sprite(comp.thing_art(name), 3.0, size, 2.5, 0.5, (1.5, 2.0))
         raise KeyError(f"unknown sprite {key!r}")
 
@@ -121,7 +121,8 @@ SPRITES = SpriteBank()
 
 @dataclass(frozen=True)
 class TableStyle:
-    """The table top (wood or cloth, its colour, where its grain lies) and the floor beyond it."""
+    """The table top (wood, cloth or plain colour, its colour, where its grain lies) and the floor
+    beyond it."""
 
     kind: str
     rgb: tuple[int, int, int]
@@ -137,12 +138,20 @@ class TableStyle:
 WOODS = ((168, 122, 78), (196, 160, 116), (120, 80, 50), (150, 110, 80), (206, 186, 150), (96, 64, 44))
 FLOORS = ((92, 84, 76), (120, 96, 70), (60, 58, 56), (150, 140, 126), (84, 62, 46))
 CLOTHS = ((200, 196, 186), (60, 90, 130), (150, 40, 40), (70, 110, 80), (230, 226, 214))
+#: Plain table tops: white, light and dark grey, black, cream, sage, a strong green and blue.
+PLAINS = ((236, 236, 232), (176, 178, 176), (88, 90, 92), (34, 34, 36), (224, 212, 184), (150, 168, 140),
+          (40, 110, 70), (60, 84, 140))
+TABLE_KINDS = ("wood", "cloth", "plain")
+#: How glossy each kind of table top is (peak of the lamp's highlight relative to the board's).
+TABLE_GLOSS = {"wood": 0.4, "cloth": 0.0, "plain": 0.6}
 
 
 def sample_table(rng: np.random.Generator, layout: TableLayout) -> TableStyle:
-    """A random table under the layout: mostly wood, sometimes a tablecloth."""
-    kind = "cloth" if rng.random() < 0.3 else "wood"
-    rgb = tuple(int(v) for v in (CLOTHS if kind == "cloth" else WOODS)[int(rng.integers(0, 5 if kind == "cloth" else 6))])
+    """A random table under the layout: wood, a tablecloth or a plain colour."""
+    u = rng.random()
+    kind = "wood" if u < 0.45 else "cloth" if u < 0.72 else "plain"
+    palette = {"wood": WOODS, "cloth": CLOTHS, "plain": PLAINS}[kind]
+    rgb = tuple(int(v) for v in palette[int(rng.integers(0, len(palette)))])
     floor = FLOORS[int(rng.integers(0, len(FLOORS)))]
     return TableStyle(kind, rgb, layout.table_rect(rng), float(rng.uniform(0, 180)), int(rng.integers(1 << 30)),
                       floor)
@@ -156,7 +165,19 @@ def _table_texture(style: TableStyle) -> np.ndarray:
     rng = np.random.default_rng(style.seed)
     if style.kind == "wood":
         return tx.wood(rng, TABLE_TEX, TABLE_TEX, style.rgb, plank_px=TABLE_TEX // int(rng.integers(2, 4)))
+    if style.kind == "plain":
+        return tx.plain(rng, TABLE_TEX, TABLE_TEX, style.rgb)
     return tx.cloth(rng, TABLE_TEX, TABLE_TEX, style.rgb)
+
+
+#: How glossy each kind of flat piece is (1 = the printed, varnished board).
+PIECE_GLOSS = {"board": 1.0, "card": 0.85, "tile": 0.8, "wish": 1.0, "marker": 0.25, "thing:phone": 1.3,
+               "thing:pad": 0.1, "thing:pen": 0.6, "thing:box": 0.9}
+
+
+def piece_gloss(sprite: str) -> float:
+    kind = sprite.partition(":")[0]
+    return PIECE_GLOSS.get(sprite, PIECE_GLOSS.get(kind, 0.5))
 
 
 # ----------------------------------------------------------------------------- the renderer
@@ -235,9 +256,6 @@ class Renderer:
             top = (top * m + floor * (1 - m)).astype(np.uint8)
         return cv2.resize(top, (cw, ch), interpolation=cv2.INTER_LINEAR)
 
-    def _noise_buffer(self) -> np.ndarray:
-        return noise_field(self.camera.size)
-
     # ------------------------------------------------------------------ once per table state
 
     def static_layer(self, scene: Scene, conditions: Conditions) -> tuple[np.ndarray, dict[str, Any]]:
@@ -254,8 +272,13 @@ class Renderer:
         cam = self.camera
         canvas = self.background.copy()
         light = conditions.light_dir
+        gloss = None
+        if conditions.gloss > 0:
+            gloss = np.full(canvas.shape[:2], int(round(TABLE_GLOSS.get(self.table.kind, 0.0) * GLOSS_SCALE)), np.uint8)
         for flat in scene.flats:
-            self._draw_flat(canvas, flat, light)
+            self._draw_flat(canvas, flat, light, gloss)
+        if gloss is not None:
+            self._add_specular(canvas, gloss, conditions)
         # Shadows of everything standing up, on a quarter-resolution mask, softened by the lamp size.
         scale = 0.25
         cw, ch = canvas.shape[1], canvas.shape[0]
@@ -285,7 +308,36 @@ class Renderer:
                                    grain_seed=t.seed)
         return canvas, render_truth(scene, cam, self.layout)
 
-    def _draw_flat(self, canvas: np.ndarray, f: Flat, light: np.ndarray) -> None:
+    def _add_specular(self, canvas: np.ndarray, gloss: np.ndarray, c: Conditions) -> None:
+        """The lamp mirrored in the glossy pieces: a Blinn-Phong lobe around the point where the table
+        would reflect the lamp into the lens, weighted by each surface's gloss (drawn before shadows
+        and standing pieces, which then darken or hide it)."""
+        cam = self.camera
+        ch, cw = canvas.shape[:2]
+        step = 8
+        gx, gy = np.meshgrid(np.arange(0, cw + step, step, dtype=np.float64),
+                             np.arange(0, ch + step, step, dtype=np.float64))
+        # Canvas pixel → point on the table top (board height) through the inverse plane homography.
+        Hinv = np.linalg.inv(cam.plane_homography(comp.BOARD_THICKNESS))
+        q = Hinv @ np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)])
+        p = np.stack([q[0] / q[2], q[1] / q[2], np.full(gx.size, -comp.BOARD_THICKNESS)], 1)
+        lamp = c.lamp_position(tuple(self.layout.pieces_area().mean(0)))
+        to_cam = cam.C - p
+        to_lamp = lamp - p
+        half = to_cam / np.linalg.norm(to_cam, axis=1, keepdims=True) + to_lamp / np.linalg.norm(to_lamp, axis=1, keepdims=True)
+        half /= np.linalg.norm(half, axis=1, keepdims=True)
+        cos = np.clip(-half[:, 2], 0.0, 1.0)   # the surface normal points up (-z)
+        lobe = (c.gloss * cos ** c.gloss_shininess).reshape(gx.shape).astype(np.float32)
+        if float(lobe.max()) < 1.0 / 255:
+            return
+        # A lamp is not a point: its image in the gloss is a soft disc, not just the lobe's peak.
+        lobe = cv2.resize(lobe, (cw + step, ch + step), interpolation=cv2.INTER_LINEAR)[:ch, :cw]
+        spec = lobe * gloss.astype(np.float32) * (255.0 / GLOSS_SCALE)
+        out = cv2.add(canvas.astype(np.float32), cv2.merge([spec, spec, spec]))
+        np.clip(out, 0, 255, out=out)
+        canvas[:] = out.astype(np.uint8)
+
+    def _draw_flat(self, canvas: np.ndarray, f: Flat, light: np.ndarray, gloss: np.ndarray | None = None) -> None:
         cam = self.camera
         if f.thickness > 0.6:
             self._draw_sides(canvas, f, light)
@@ -317,6 +369,10 @@ class Renderer:
         if f.shade != 1.0:
             col *= f.shade
         roi[:] = np.clip(roi.astype(np.float32) * (1 - al) + col, 0, 255).astype(np.uint8)
+        if gloss is not None:
+            g = gloss[y0:y1, x0:x1]
+            g[:] = np.clip(g.astype(np.float32) * (1 - al[..., 0]) + al[..., 0] * (piece_gloss(f.sprite) * GLOSS_SCALE),
+                           0, 255).astype(np.uint8)
 
     def _draw_sides(self, canvas: np.ndarray, f: Flat, light: np.ndarray) -> None:
         """The visible sides of a thick piece: a box (board, card stacks) or a cylinder (tiles, stones)."""
@@ -436,37 +492,43 @@ class Renderer:
             glare3 = cv2.resize((glare[..., None] * tint[None, None, :]).astype(np.float32), (w, h),
                                 interpolation=cv2.INTER_LINEAR)
             out += glare3
-        noise = self._noise_buffer()
-        oy, ox = int(rng.integers(0, NOISE_PAD)), int(rng.integers(0, NOISE_PAD))
         sigma = c.noise * scale_px ** 0.5 / max(0.25, min(1.0, c.exposure)) ** 0.7
-        out = cv2.scaleAdd(noise[oy:oy + h, ox:ox + w], float(sigma), out)
+        if sigma > 0:
+            add_sensor_noise(out, rng, float(sigma))
         np.clip(out, 0, 255, out=out)
         return out.astype(np.uint8)
 
 
-NOISE_PAD = 64
-_NOISE: dict[tuple[int, int], np.ndarray] = {}
+#: Gloss values are kept in a uint8 mask as gloss × GLOSS_SCALE (1.3 × 190 < 255).
+GLOSS_SCALE = 190.0
 
 
-def noise_field(size: tuple[int, int]) -> np.ndarray:
-    """Unit sensor noise a little larger than `size`, made once per process and image size from a
-    fixed-seed periodic tile (frames take random crops of it)."""
+def sensor_noise(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Unit sensor noise (float32, h×w×3) as `add_sensor_noise` draws it."""
     w, h = size
-    field = _NOISE.get((w, h))
-    if field is None:
-        if "tile" not in _TILE:
-            rng = np.random.default_rng(20240917)
-            n = rng.standard_normal((512, 512, 3), dtype=np.float32)
-            # The ISP's denoiser leaves slightly blotchy noise: blur a little (wrapping) and renormalise.
-            n = cv2.GaussianBlur(cv2.copyMakeBorder(n, 4, 4, 4, 4, cv2.BORDER_WRAP), (0, 0), 0.55)[4:-4, 4:-4]
-            _TILE["tile"] = n / n.std()
-        tile = _TILE["tile"]
-        reps = (-(-(h + NOISE_PAD) // 512), -(-(w + NOISE_PAD) // 512), 1)
-        field = _NOISE[(w, h)] = np.ascontiguousarray(np.tile(tile, reps)[:h + NOISE_PAD, :w + NOISE_PAD])
-    return field
+    out = np.zeros((h, w, 3), np.float32)
+    add_sensor_noise(out, rng, 1.0)
+    return out
 
 
-_TILE: dict[str, np.ndarray] = {}
+def add_sensor_noise(out: np.ndarray, rng: np.random.Generator, sigma: float) -> None:
+    """Add sensor noise of standard deviation `sigma` per channel to `out` (float32, h×w×3) in place:
+    a new pattern every frame, seeded from the frame's own `rng` (same seed, same bytes). It is
+    per-pixel luminance noise plus the blotchier colour noise an ISP's demosaicing and chroma
+    denoising leave (drawn at half resolution)."""
+    h, w = out.shape[:2]
+    cv2.setRNGSeed(int(rng.integers(1, 2 ** 31 - 1)))
+    luma = np.empty((h, w, 1), np.float32)
+    cv2.randn(luma, 0.0, _LUMA * sigma)
+    chroma = np.empty(((h + 1) // 2, (w + 1) // 2, 3), np.float32)
+    # Linear upsampling by 2 (weights 3/4 and 1/4 per axis) keeps 0.625² of the variance: drawn larger.
+    c = _CHROMA * sigma / 0.625
+    cv2.randn(chroma, (0.0, 0.0, 0.0), (c, c, c))
+    cv2.add(out, cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR), out)
+    np.add(out, luma, out=out)
+
+
+_LUMA, _CHROMA = 0.8, 0.6   # luminance and colour shares of the noise (0.8² + 0.6² = 1)
 
 
 def _profile(kind: str):
@@ -525,6 +587,22 @@ def render_truth(scene: Scene, cam: Camera, layout: TableLayout) -> dict[str, An
     items = []
     cards = []
     flats = scene.flats
+    w_img, h_img = cam.size
+
+    def in_image(q: np.ndarray) -> bool:
+        return bool(np.all((q[:, 0] >= 0) & (q[:, 0] <= w_img - 1) & (q[:, 1] >= 0) & (q[:, 1] <= h_img - 1)))
+
+    # The image outline of every everyday thing, to tell which markers one of them covers.
+    things = []
+    for f in flats:
+        if (f.truth or {}).get("kind") == "distractor":
+            c = f.corners()
+            things.append(np.vstack([np.hstack([c, np.full((4, 1), -f.z)]), np.hstack([c, np.full((4, 1), -f.top)])]))
+    for t in scene.turned:
+        if (t.truth or {}).get("kind") == "distractor":
+            v = revolve(tuple(_profile(t.kind)), 16).reshape(-1, 3)
+            things.append(np.stack([v[:, 0] + t.position[0], v[:, 1] + t.position[1], -(v[:, 2] + t.base)], 1))
+    thing_hulls = [cv2.convexHull(cam.project(p).astype(np.float32)) for p in things if np.all(cam.depth(p) > 1)]
     covers = [(k, f) for k, f in enumerate(flats)]
     for k, f in enumerate(flats):
         t = f.truth or {}
@@ -533,6 +611,7 @@ def render_truth(scene: Scene, cam: Camera, layout: TableLayout) -> dict[str, An
         if kind == "card" or kind == "discard" or kind == "wish-card":
             entry = dict(t)
             entry["quad"] = quad
+            entry["in_view"] = in_image(np.array(quad))
             if kind == "card":
                 entry["numerals"] = {}
                 entry["numeral_visible"] = {}
@@ -547,7 +626,13 @@ def render_truth(scene: Scene, cam: Camera, layout: TableLayout) -> dict[str, An
             x, y = f.centre
             corners = np.array([[x - half, y - half, -f.top], [x + half, y - half, -f.top],
                                 [x + half, y + half, -f.top], [x - half, y + half, -f.top]])
-            items.append({"kind": "marker", "id": t["id"], "corners": _pts(cam.project(corners))})
+            q = cam.project(corners)
+            quiet = f.corners()
+            qz = cv2.convexHull(cam.project(np.hstack([quiet, np.full((4, 1), -f.top)])).astype(np.float32))
+            covered = any(cv2.intersectConvexConvex(qz, h)[0] > 0.5 for h in thing_hulls)
+            items.append({"kind": "marker", "id": t["id"], "corners": _pts(q),
+                          "in_view": in_image(cam.project(np.hstack([quiet, np.full((4, 1), -f.top)]))),
+                          "covered": covered})
         elif kind in ("tile", "wish-pile", "wish-held", "draw-pile", "distractor"):
             entry = dict(t)
             entry["centre"] = _pts(cam.project(np.array([[f.centre[0], f.centre[1], -f.top]])))[0]

@@ -23,6 +23,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import cv2
 import numpy as np
 
 from engine.board import Board
@@ -38,6 +39,7 @@ MIN_STRIP = 13.0
 COLUMN_GAP = 8.0
 WISH_GAP = 10.0       # card game: between the points row and the wish cards after it
 SEAT_MARGIN = 6.0
+PAWN_ROOM = 52.0      # mm above the board a camera must see for a big pawn (50 mm) on an edge stone
 
 
 @dataclass
@@ -203,16 +205,40 @@ class TableLayout:
 
     def play_area(self) -> np.ndarray:
         """Table points the camera must see: board, seats in play, piles and markers (N×2 mm)."""
+        pts = self.pieces_area()[:, :2].tolist()
+        for m in self.marker_areas():
+            pts.extend(m.tolist())
+        return np.array(pts, np.float64)
+
+    def pieces_area(self) -> np.ndarray:
+        """Board, seats in play and piles, without the markers (N×2 mm)."""
         W, H = self.size
         pts = [[0, 0], [W, 0], [W, H], [0, H]]
         for s in self.seats:
             pts.extend(self.frames[s].corners().tolist())
         for x, y, _ in self.piles.values():
             pts.extend([[x - 45, y - 55], [x + 45, y + 55]])
+        return np.array(pts, np.float64)
+
+    def board_volume(self) -> np.ndarray:
+        """The board with room for a big pawn standing on it (N×3 mm, z down): what a camera that
+        reads the board must see whole. Card game: the middle of the table (draw and discard piles)."""
+        W, H = self.size
+        if self.board is None:
+            xy = [[0, 0], [W, 0], [W, H], [0, H]]
+            return np.array([[x, y, z] for x, y in xy for z in (0.0, -20.0)], np.float64)
+        xy = [[0, 0], [W, 0], [W, H], [0, H]]
+        return np.array([[x, y, z] for x, y in xy for z in (0.0, -(BOARD_THICKNESS + PAWN_ROOM))], np.float64)
+
+    def marker_areas(self) -> list[np.ndarray]:
+        """Each calibration marker's square with its white quiet zone (4×2 mm each)."""
+        out = []
         for m in self.calibration["markers"]["items"]:
             half = m["size"] * (0.5 + MARKER_QUIET)
-            pts.extend([[m["x"] - half, m["y"] - half], [m["x"] + half, m["y"] + half]])
-        return np.array(pts, np.float64)
+            x, y = m["x"], m["y"]
+            out.append(np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half],
+                                 [x - half, y + half]], np.float64))
+        return out
 
     def table_rect(self, rng: np.random.Generator) -> tuple[float, float, float, float]:
         """A table top that holds the whole play area with some room (x0, y0, x1, y1)."""
@@ -438,30 +464,131 @@ class TableLayout:
                                      (WISH_STONE_D, WISH_STONE_D), WISH_STONE_THICKNESS, side_rgb=(70, 140, 80),
                                      truth={"kind": "wish-held", "seat": seat, "colour": colour}))
 
-    def _distractors(self, sc: Scene, kinds: tuple[str, ...]) -> None:
-        """Everyday things beside the play area (never on it)."""
-        area = self.play_area()
-        x0, y0 = area.min(0)
-        x1, y1 = area.max(0)
-        occupied = [(f.centre, max(f.size) / 2 + 10) for f in sc.flats]
-        spots = [(x0 - 90, y0 + 60), (x1 + 90, y1 - 60), (x0 - 90, y1 - 80), (x1 + 90, y0 + 80),
-                 (x0 + 150, y1 + 90), (x1 - 150, y0 - 90)]
-        r = _jitter(self.seed, "distractors")
-        r.shuffle(spots)
-        for kind, (x, y) in zip(kinds, spots):
-            x += r.gauss(0, 20)
-            y += r.gauss(0, 20)
-            if any(math.hypot(x - c[0], y - c[1]) < rad + 60 for c, rad in occupied):
+    def _distractors(self, sc: Scene, placed: tuple["Distractor", ...]) -> None:
+        """Everyday things beside the play area (never on it; see `place_distractors`)."""
+        for d in placed:
+            truth = {"kind": "distractor", "what": d.what}
+            if d.what == "mug":
+                sc.turned.append(Turned("mug", (d.x, d.y), 0.0, d.rgb, d.seed, truth=truth))
+            else:
+                w, h, thick = DISTRACTOR_SIZE[d.what]
+                sc.flats.append(Flat(f"thing:{d.what}", (d.x, d.y), d.angle, 0.0, (w, h), thick, side_rgb=d.rgb,
+                                     truth=truth))
+
+
+#: Footprint (w, h) and height (mm) of each everyday thing: a mug (cup), a phone, the game's card
+#: box, a score pad, a pen.
+DISTRACTOR_SIZE = {"mug": (86.0, 86.0, 95.0), "phone": (72.0, 150.0, 8.0), "box": (124.0, 186.0, 42.0),
+                   "pad": (105.0, 148.0, 3.0), "pen": (10.0, 140.0, 9.0)}
+DISTRACTOR_SIDES = {"phone": (30, 30, 34), "box": (24, 60, 52), "pad": (240, 240, 236), "pen": (30, 60, 150)}
+MUG_COLOURS = ((236, 232, 222), (170, 40, 40), (40, 70, 120), (230, 190, 60), (40, 40, 44))
+
+
+@dataclass(frozen=True)
+class Distractor:
+    """An everyday thing placed on the table: what it is, where (mm), turned by `angle` degrees."""
+
+    what: str
+    x: float
+    y: float
+    angle: float
+    rgb: tuple[int, int, int]
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"what": self.what, "x": round(self.x, 1), "y": round(self.y, 1), "angle": round(self.angle, 1)}
+
+    def volume(self, grow: float = 0.0) -> np.ndarray:
+        """Corners of its bounding box (8×3 mm, z down), each side grown by `grow` mm."""
+        w, h, z = DISTRACTOR_SIZE[self.what]
+        if self.what == "mug":  # a round mug with its handle sticking out on any side
+            w = h = w + 24.0
+        a = math.radians(self.angle)
+        u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        hw, hh = w / 2 + grow, h / 2 + grow
+        c = np.array([self.x, self.y]) + np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ np.stack([u, v])
+        return np.vstack([np.hstack([c, np.zeros((4, 1))]), np.hstack([c, np.full((4, 1), -(z + grow))])])
+
+
+def _hull(camera: Any, pts: np.ndarray) -> np.ndarray | None:
+    """The image outline (convex hull, float32) of 3-D table points, or None if any is behind the lens."""
+    if np.any(camera.depth(pts) <= 1.0):
+        return None
+    return cv2.convexHull(camera.project(pts).astype(np.float32))
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    area, _ = cv2.intersectConvexConvex(a, b)
+    return area > 0.5
+
+
+def place_distractors(layout: TableLayout, camera: Any, kinds: tuple[str, ...], seed: int) -> tuple[Distractor, ...]:
+    """Put each of `kinds` near the pieces but outside the play area, where the camera sees it over
+    nothing that matters: not over the board (with a standing pawn's height), a seat in play or a
+    pile, not over another thing, and over at most one of the four markers (so that at least
+    three stay in sight whenever three were). A thing with no such place within reach is left out.
+
+    Drawn from `seed` and fixed for the table: the places do not depend on the game's state."""
+    r = _jitter(seed, "distractors")
+    board = layout.board_volume()
+    keep = [board]
+    for s in layout.seats:
+        c = layout.frames[s].corners()
+        keep.append(np.vstack([np.hstack([c, np.zeros((4, 1))]), np.hstack([c, np.full((4, 1), -15.0)])]))
+    for x, y, _ in layout.piles.values():
+        c = np.array([[x - 50, y - 60], [x + 50, y - 60], [x + 50, y + 60], [x - 50, y + 60]])
+        keep.append(np.vstack([np.hstack([c, np.zeros((4, 1))]), np.hstack([c, np.full((4, 1), -35.0)])]))
+    keep_hulls = [h for h in (_hull(camera, k) for k in keep) if h is not None]
+    # World footprints too: a thing never lies on the play area even where the camera cannot see it.
+    keep_rects = [(k[:, 0].min() - 8, k[:, 1].min() - 8, k[:, 0].max() + 8, k[:, 1].max() + 8) for k in keep]
+    markers = [np.hstack([m, np.full((4, 1), -0.1)]) for m in layout.marker_areas()]
+    marker_hulls = [_hull(camera, m) for m in markers]
+    w_img, h_img = camera.size
+    seen = [m is not None and _inside(m, w_img, h_img) for m in marker_hulls]
+    placed: list[Distractor] = []
+    placed_hulls: list[np.ndarray] = []
+    covered: set[int] = set()
+    for what in kinds:
+        w, h, _ = DISTRACTOR_SIZE[what]
+        for _ in range(80):
+            angle = r.uniform(0, 360)
+            # A point on an edge of the board, a seat or a pile, pushed out by half the thing and a gap.
+            x0, y0, x1, y1 = r.choice(keep_rects)
+            side = r.randrange(4)
+            gap = max(w, h) / 2 * r.uniform(0.4, 1.0) + r.uniform(0, 60)
+            if side == 0:
+                x, y = r.uniform(x0, x1), y0 - gap
+            elif side == 1:
+                x, y = x1 + gap, r.uniform(y0, y1)
+            elif side == 2:
+                x, y = r.uniform(x0, x1), y1 + gap
+            else:
+                x, y = x0 - gap, r.uniform(y0, y1)
+            rgb = r.choice(MUG_COLOURS) if what == "mug" else DISTRACTOR_SIDES[what]
+            d = Distractor(what, x, y, angle, rgb, r.randrange(1 << 30))
+            vol = d.volume(grow=10.0)   # the sprite's soft contact shadow reaches ~8 mm out
+            fx0, fy0, fx1, fy1 = vol[:, 0].min(), vol[:, 1].min(), vol[:, 0].max(), vol[:, 1].max()
+            if any(fx0 < b[2] and fx1 > b[0] and fy0 < b[3] and fy1 > b[1] for b in keep_rects):
                 continue
-            if kind == "mug":
-                sc.turned.append(Turned("mug", (x, y), 0.0, r.choice([(236, 232, 222), (170, 40, 40), (40, 70, 120)]),
-                                        r.randrange(1 << 30), truth={"kind": "distractor", "what": "mug"}))
-            elif kind in ("phone", "pad", "pen"):
-                size = {"phone": (72.0, 150.0), "pad": (105.0, 148.0), "pen": (10.0, 140.0)}[kind]
-                sc.flats.append(Flat(f"thing:{kind}", (x, y), r.uniform(0, 360), 0.0, size,
-                                     {"phone": 8.0, "pad": 3.0, "pen": 9.0}[kind],
-                                     side_rgb={"phone": (30, 30, 34), "pad": (240, 240, 236), "pen": (30, 60, 150)}[kind],
-                                     truth={"kind": "distractor", "what": kind}))
+            hull = _hull(camera, vol)
+            if hull is None:
+                continue
+            if any(_overlap(hull, k) for k in keep_hulls) or any(_overlap(hull, p) for p in placed_hulls):
+                continue
+            hits = {i for i, m in enumerate(marker_hulls) if m is not None and _overlap(hull, m)}
+            now = covered | hits
+            if len(now) > 1 or sum(1 for i, v in enumerate(seen) if v and i not in now) < 3:
+                continue
+            covered = now
+            placed.append(d)
+            placed_hulls.append(hull)
+            break
+    return tuple(placed)
+
+
+def _inside(hull: np.ndarray, w: int, h: int) -> bool:
+    p = hull.reshape(-1, 2)
+    return bool(np.all((p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)))
 
 
 _BOARDS: dict[str, Board] = {}

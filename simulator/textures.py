@@ -88,6 +88,13 @@ def cloth(rng: np.random.Generator, h: int, w: int, rgb: tuple[int, int, int]) -
     return tint(g, rgb, 0.16)
 
 
+def plain(rng: np.random.Generator, h: int, w: int, rgb: tuple[int, int, int]) -> np.ndarray:
+    """Tileable plain-coloured table top (laminate, paint): nearly uniform, a faint sheen and grain."""
+    broad = fractal_noise(rng, h, w, scale=max(h, w) / 3, octaves=3, periodic=True)
+    fine = fractal_noise(rng, h, w, scale=6, octaves=2, periodic=True)
+    return tint(0.7 * broad + 0.3 * fine, rgb, 0.05)
+
+
 def granite(rng: np.random.Generator, h: int, w: int, rgb: tuple[int, int, int]) -> np.ndarray:
     """Speckled stone texture for the board's stones."""
     speck = rng.standard_normal((h, w)).astype(np.float32)

@@ -21,7 +21,7 @@ from engine.observation import Observation, parse_observation
 
 log = logging.getLogger("keltis.tracking")
 
-OBSERVERS = ("truth", "vision")
+OBSERVERS = ("truth", "vision", "recorded")
 
 
 class Observer(Protocol):
@@ -76,6 +76,49 @@ class TruthObserver:
             return self._unusable("bad-truth", str(exc))
 
 
+class RecordedObserver:
+    """The readings a live pipeline gave its tracker, as `keltis-cam record --live` stored them
+    (live.jsonl): replaying them feeds the tracker exactly what it had at the table. Frames are the
+    live.jsonl lines (`frames`, a session-like view for SessionFrames); a `reuse` line repeats the
+    last reading, as the live gate did."""
+
+    name = "recorded"
+
+    def __init__(self, session: Any):
+        from camera.record import read_live_lines
+
+        self.session = session
+        self.lines = read_live_lines(session.folder)
+        self.game = session.info.game
+        self.board = session.info.board
+        self.folder = session.folder
+        self.info = session.info
+        self.frames = [_LineRef(line.index, line.t) for line in self.lines]
+        self.problems: list[str] = []
+        self._last: Observation | None = None
+
+    def observe(self, frame: Any) -> Observation:
+        line = self.lines[int(frame.index)]
+        if line.observation is None:
+            return self._last if self._last is not None else Observation(self.game, self.board, False, "settling")
+        try:
+            obs = parse_observation(line.observation, f"{self.folder}/live.jsonl line {line.index + 1}")
+        except ObservationError as exc:
+            self.problems.append(str(exc))
+            log.warning("%s", exc)
+            return Observation(self.game, self.board, False, "bad-truth")
+        if obs.usable:
+            self._last = obs
+        return obs
+
+
+class _LineRef:
+    """A live.jsonl line as a frame reference (index, t)."""
+
+    def __init__(self, index: int, t: float):
+        self.index, self.t = index, t
+
+
 def make_observer(name: str, session: Any = None, config: Any = None) -> Observer:
     """The observer called `name` ("truth" or "vision") for a session (or a live camera: session None)."""
     if name == "truth":
@@ -83,6 +126,10 @@ def make_observer(name: str, session: Any = None, config: Any = None) -> Observe
             raise MalformedInput("the truth observer reads recorded sessions only (no truth for a live camera)",
                                  field="--observer")
         return TruthObserver(session)
+    if name == "recorded":
+        if session is None:
+            raise MalformedInput("the recorded observer replays live recordings only", field="--observer")
+        return RecordedObserver(session)
     if name == "vision":
         try:
             module = importlib.import_module("vision.observer")

@@ -32,7 +32,7 @@ log = logging.getLogger("keltis.tracking")
 #: Source states meaning "no camera now" (camera.sources.base): the tracker pauses while one holds.
 CAMERA_DOWN = ("lost", "retrying", "failed")
 #: Reasons an observer gives for frames that are normal play (a hand over the table), not bad input.
-PLAY_REASONS = ("occluded", "hand", "hands", "motion")
+PLAY_REASONS = ("occluded", "hand", "hands", "motion", "settling")
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,7 @@ class Pipeline:
         self.bad_log_seconds = 60.0
         self._bad_logged: dict[str, float] = {}  # reason -> when a frame with it was last logged
         self.last_t: float | None = None
+        self._realigned = 0
         self.started: float | None = None
         self.state = "idle"
         self._stop = threading.Event()
@@ -210,6 +211,10 @@ class Pipeline:
             obs = Observation(getattr(self.tracker.setup, "game", "keltis") if self.tracker.setup else "keltis",
                               None, False, "bad-frame")
         self.frames += 1
+        realigned = getattr(self.observer, "realignments", 0)
+        if realigned != self._realigned:   # the reader followed a bumped table: the page says so now
+            self._realigned = realigned
+            self._push_status()
         if not obs.usable:
             reason = obs.reason or "unusable"
             self.unusable[reason] = self.unusable.get(reason, 0) + 1
@@ -275,7 +280,18 @@ class Pipeline:
         return {"state": self.state, "frames": self.frames, "errors": self.errors, "last_error": self.last_error,
                 "last_t": self.last_t, "fps": round(self.frames / elapsed, 1) if elapsed > 0 else None,
                 "unusable": dict(self.unusable), "stale": self.stale, "camera_losses": self.camera_losses,
-                "observer": getattr(self.observer, "name", None), "source": source_status}
+                "observer": getattr(self.observer, "name", None), "source": source_status,
+                "reader": self._reader_status()}
+
+    def _reader_status(self) -> dict[str, Any] | None:
+        """The observer's own status (the vision gate's decisions, a table followed), if it has one."""
+        status = getattr(self.observer, "status", None)
+        if not callable(status):
+            return None
+        try:
+            return status()
+        except Exception:  # noqa: BLE001 - informative only
+            return None
 
 
 class ServedPipeline:

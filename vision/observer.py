@@ -4,15 +4,23 @@
 A frame is anything with `.index`, `.timestamp` and either `.image` (a decoded BGR frame, as the live
 camera gives) or, for a recorded session, a FrameRef the session can decode; a frame that cannot be
 decoded reads as unusable (reason "bad-frame") and is listed in `.problems` naming the file.
+
+Every frame first passes the gate (vision.gate) on its small picture (`.small`, picamera2's
+low-resolution stream, or the frame scaled down): while the table moves only the hands test runs;
+the full reader runs once the table has been still, a few times, and again only when something
+changes; in between the last reading stands. `gate=None` reads every frame in full.
 """
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Mapping
 
 from engine.errors import MalformedInput
 from engine.observation import Observation
 
+from .gate import MOVING, READ, REUSE, SETTLING, Gate, GateConfig
+from .motion import grey, play_area_mask, small_picture
 from .reader import Reader, ReaderConfig
 
 log = logging.getLogger("keltis.vision")
@@ -24,14 +32,25 @@ class VisionObserver:
     name = "vision"
 
     def __init__(self, calibration: Mapping[str, Any], game: str, board: Any, seats: Mapping[str, str] | None,
-                 session: Any = None, config: ReaderConfig | None = None, components: Any = None):
+                 session: Any = None, config: ReaderConfig | None = None, components: Any = None,
+                 gate: GateConfig | None = GateConfig()):
         from .components import load_components
 
         self.session = session
         self.game = game
+        self.calibration = calibration
         self.reader = Reader(calibration, game=game, board=board, seats=seats,
                              components=components or load_components(), config=config or ReaderConfig())
+        self.gate = Gate(gate) if gate is not None else None
+        self.last: Observation | None = None        # the last full reading (what REUSE repeats)
+        self.last_decision: str | None = None       # the gate's decision on the last frame (recordings)
+        self.last_image: Any = None                 # the frame last read in full (recordings)
+        self._mask_for: Any = None                  # the registration the play-area mask belongs to
+        self._mask: Any = None
         self.problems: list[str] = []
+
+    def _board_name(self) -> str | None:
+        return self.reader.board.name if (self.reader.board is not None and self.game == "keltis") else None
 
     def observe(self, frame: Any) -> Observation:
         from camera.session import FrameError
@@ -43,11 +62,65 @@ class VisionObserver:
             except FrameError as exc:
                 self.problems.append(str(exc))
                 log.warning("%s", exc)
-                return Observation(self.game, self.reader.board.name if self.reader.board else None, False,
-                                   "bad-frame")
+                return Observation(self.game, self._board_name(), False, "bad-frame")
         if image is None:
             raise MalformedInput(f"frame {getattr(frame, 'index', '?')} has no image to read")
-        return self.reader.read(image).observation
+        if self.gate is None:
+            self.last_decision, self.last_image = READ, image
+            before = len(self.reader.realigned)
+            obs = self.reader.read(image).observation
+            if len(self.reader.realigned) > before:
+                self.reader.realigned[-1]["at"] = time.time()
+            return obs
+        small = getattr(frame, "small", None)
+        if small is None:
+            small = small_picture(self.gate.config.motion, image)
+        t = float(getattr(frame, "timestamp", 0.0))
+        index = getattr(frame, "index", None)
+        decision = self.last_decision = self.gate.decide(grey(small), t, self._play_area(image, small),
+                                                         int(index) if index is not None else None)
+        if decision == MOVING:
+            # the cheap hands test only: whose arm it is matters to the tracker, the rest waits
+            return self.reader.judge_unusable(small) or Observation(self.game, self._board_name(), False, "motion")
+        if decision == SETTLING:
+            return Observation(self.game, self._board_name(), False, "settling")
+        if decision == REUSE and self.last is not None:
+            return self.last
+        self.last_decision = READ
+        self.last_image = image
+        before = len(self.reader.realigned)
+        obs = self.reader.read(image).observation
+        if len(self.reader.realigned) > before:
+            self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
+        self.gate.read_done(grey(small), t, obs.usable)
+        self.last = obs
+        return obs
+
+    def _play_area(self, image: Any, small: Any) -> Any:
+        """The play area in the small picture, built once per registration."""
+        reg = self.reader.registration
+        if reg is not self._mask_for:
+            self._mask_for = reg
+            board = self.reader.board
+            self._mask = play_area_mask(self.gate.config.motion, self.calibration, reg,
+                                        (image.shape[1], image.shape[0]), (small.shape[1], small.shape[0]),
+                                        tuple(board.size_mm) if board is not None else None)
+        return self._mask
+
+    @property
+    def realignments(self) -> int:
+        """How often the reader followed a bumped table so far (vision.alignment)."""
+        return len(self.reader.realigned)
+
+    def status(self) -> dict[str, Any]:
+        """The gate's decisions so far, and the last time the reader followed a bumped table (for
+        the pipeline's status, the page and the benches)."""
+        out: dict[str, Any] = {"gate": dict(self.gate.counts)} if self.gate is not None else {}
+        if self.reader.realigned:
+            last = self.reader.realigned[-1]
+            out.update(realigned=len(self.reader.realigned), realigned_why=last["why"],
+                       realigned_at=last.get("at"))
+        return out
 
 
 def make_observer(session: Any = None, config: Any = None) -> VisionObserver:
@@ -73,4 +146,5 @@ def make_observer(session: Any = None, config: Any = None) -> VisionObserver:
     if game == "keltis" and board_name:
         board = load_board(board_name) if str(board_name).endswith(".json") else bundled_board(board_name)
     return VisionObserver(cal, game, board, seats, session=session,
-                          components=load_components(cfg.get("components")))
+                          components=load_components(cfg.get("components")),
+                          gate=None if cfg.get("gate") is False else GateConfig())

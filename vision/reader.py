@@ -13,6 +13,7 @@ Every stage's CPU time is kept in `FrameReading.timings` (ms) for `keltis-cam ev
 """
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from typing import Any, Mapping
 from calibration.registration import RegistrationConfig, register_board
 from engine.observation import Observation, PawnObservation, SeatObservation
 
+from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
+                        measure_slide, shifted_registration, slid_calibration)
 from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
 from .cardart import card_art
 from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
@@ -37,6 +40,7 @@ from .seatview import build_seat_views
 from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
 
+log = logging.getLogger("keltis.vision")
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
 #: Stage timings are this process's CPU time: on a shared machine wall time measures the neighbours.
 _clock = time.process_time
@@ -56,7 +60,9 @@ class ReaderConfig:
     usable: UsableConfig = UsableConfig()
     cards: CardConfig = CardConfig()
     wish: WishStoneConfig = WishStoneConfig()
+    alignment: AlignmentConfig = AlignmentConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
+    follow_table: bool = True    # check every read frame against the registration (vision.alignment)
 
 
 DEFAULT_READER_CONFIG = ReaderConfig()
@@ -120,6 +126,9 @@ class Reader:
         self.config = config
         self.model: BoardModel | None = None
         self.usable_model: UsableModel | None = None
+        self.alignment: AlignmentModel | None = None
+        self._markers_off: tuple[int, ...] = ()
+        self.realigned: list[dict[str, Any]] = []   # each time the reader followed a bumped table
         self.registration = None
         self.seat_views: dict[str, Any] = {}
         self.paper = None
@@ -132,13 +141,31 @@ class Reader:
         self.references = {p: np.log(np.array(bgr[p], np.float32) + config.appearance.offset) for p in players
                            if p in bgr}
 
+    def _registration_of(self, image: Any) -> Any:
+        """The registration of a frame; when one marker does not fit the others (pushed aside since
+        the calibration) and at least three remain, the registration without it."""
+        reg = register_board(self.config.registration, self.calibration, image)
+        if reg.ok or reg.homography is None or len(reg.marker_ids) < 4 or not reg.marker_errors:
+            return reg
+        worst = max(reg.marker_errors, key=reg.marker_errors.get)
+        markers = dict(self.calibration["markers"])
+        markers["items"] = [m for m in markers["items"] if int(m["id"]) != worst]
+        again = register_board(self.config.registration, {**self.calibration, "markers": markers}, image)
+        return again if again.ok else reg
+
     def _register(self, image: Any, timings: dict[str, float]) -> None:
         t0 = _clock()
-        reg = register_board(self.config.registration, self.calibration, image)
+        reg = self._registration_of(image)
         timings["registration"] = (_clock() - t0) * 1000
+        self._adopt(reg, image, timings)
+
+    def _adopt(self, reg: Any, image: Any, timings: dict[str, float]) -> None:
+        """Use `reg` from now on: build everything that depends on it once."""
         self.registration = reg
         self.model = None
         self.usable_model = None
+        self.alignment = None
+        self._markers_off: tuple[int, ...] = ()
         if reg.ok:
             t1 = _clock()
             if self.board is not None and self.game == "keltis":
@@ -151,7 +178,41 @@ class Reader:
                 self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
                 quiet = float((self.components.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
                 self.paper = paper_points(self.calibration, reg, quiet)
+            board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
+            self.alignment = build_alignment_model(self.config.alignment, reg, image, board_mm)
             timings["model"] = (_clock() - t1) * 1000
+
+    def _follow_table(self, image: Any, timings: dict[str, float]) -> None:
+        """The cheap check that the registration still holds (vision.alignment); when the camera, the
+        table or a marker was bumped, register again; when the board slid, move its frame."""
+        t0 = _clock()
+        cfg = self.config.alignment
+        check = check_alignment(cfg, self.alignment, image)
+        timings["alignment"] = (_clock() - t0) * 1000
+        board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else (0.0, 0.0)
+        if check.markers_off and check.markers_off != self._markers_off:
+            reg = self._registration_of(image)
+            if reg.ok and board_offset_px(reg, self.registration, board_mm) > cfg.moved_px:
+                self._adopt(reg, image, timings)
+                self._note(f"the table or the camera moved: registered again from markers {list(reg.marker_ids)}")
+                return
+            # covered (a cup, a sleeve) or one marker pushed: the others still hold the board
+            self._markers_off = check.markers_off
+        elif not check.markers_off:
+            self._markers_off = ()
+        if self.board is not None and check.board_moved(cfg):
+            dx, dy = measure_slide(cfg, self.alignment, self.registration, image, board_mm, check.shift_mm)
+            # the markers stayed: in the board's frame they moved, and the pose follows from them
+            self.calibration = slid_calibration(self.calibration, (dx, dy))
+            reg = self._registration_of(image)
+            if not reg.ok:   # the markers of the last registration are gone meanwhile: move its frame
+                reg = shifted_registration(self.registration, (dx, dy))
+            self._adopt(reg, image, timings)
+            self._note(f"the board slid {max(abs(dx), abs(dy)):.0f} mm on the table: re-aligned")
+
+    def _note(self, why: str) -> None:
+        log.info("%s", why)
+        self.realigned.append({"frame": self.frames, "why": why})
 
     def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
         """The observed state one frame shows (see the module docstring)."""
@@ -174,14 +235,12 @@ class Reader:
             return FrameReading(Observation(self.game, board_name, False, reason,
                                             extra={"detail": reg.reason}), timings, usable_reason=reason)
         t0 = _clock()
-        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        unusable = self.judge_unusable(image)
         timings["usable"] = (_clock() - t0) * 1000
-        if not verdict.usable:
-            extra: dict[str, Any] = {}
-            if verdict.hands is not None:
-                extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
-            return FrameReading(Observation(self.game, board_name, False, verdict.reason, extra=extra), timings,
-                                usable_reason=verdict.reason)
+        if unusable is not None:
+            return FrameReading(unusable, timings, usable_reason=unusable.reason)
+        if self.config.follow_table and self.alignment is not None and "registration" not in timings:
+            self._follow_table(image, timings)
         seats, card_conf = self._read_cards(image, timings)
         if self.model is None:
             return FrameReading(Observation(self.game, board_name, True, None, None, None, seats,
@@ -238,6 +297,21 @@ class Reader:
             conf = min(conf, got.confidence)
         timings["cards"] = (_clock() - t0) * 1000
         return seats, {"rows": round(conf, 3)}
+
+    def judge_unusable(self, image: Any) -> Observation | None:
+        """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
+        between readings): the unusable observation (with the arm's seat in `hands`), or None when the
+        frame can be read. Needs a registration (None without one: nothing to judge against)."""
+        if self.registration is None or not self.registration.ok:
+            return None
+        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        if verdict.usable:
+            return None
+        extra: dict[str, Any] = {}
+        if verdict.hands is not None:
+            extra["hands"] = [{"seat": s} if s else {} for s in verdict.hands]
+        board_name = self.board.name if (self.board is not None and self.game == "keltis") else None
+        return Observation(self.game, board_name, False, verdict.reason, extra=extra)
 
     def _outside_crowd(self, on: list[PawnDetection]) -> list[PawnDetection]:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path

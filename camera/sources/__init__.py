@@ -44,9 +44,17 @@ def _size(value: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
+def _lores(value: str) -> tuple[int, int] | str | None:
+    if value.lower() in ("off", "none", "0"):
+        return None
+    if value.lower() == "auto":
+        return "auto"
+    return _size(value)
+
+
 _OPTIONS = {
     "picamera2": {"size": _size, "fps": float, "settle_seconds": float, "autofocus": str, "lens_position": float,
-                  "capture_timeout": float},
+                  "capture_timeout": float, "lores": _lores},
     "opencv": {"width": int, "height": int, "fps": float, "fourcc": str, "speed": _speed, "loop": _bool},
     "replay": {"speed": _speed, "loop": _bool},
 }

@@ -51,14 +51,17 @@ class SourceFatal(RuntimeError):
 @dataclass(frozen=True)
 class Frame:
     """One delivered frame: BGR image (read-only: shared by all consumers, copy it to draw on it),
-    timestamp in seconds (sensor clock or recorded time), the source's frame index, and seq, the
-    delivery counter `latest(newer_than=...)` compares."""
+    timestamp in seconds (sensor clock or recorded time), the source's frame index, seq, the
+    delivery counter `latest(newer_than=...)` compares, and `small`: a small BGR picture of the same
+    instant when the camera gives one for free (picamera2's low-resolution stream), else None
+    (consumers that need one scale `image` down)."""
 
     image: Any
     timestamp: float
     index: int
     seq: int = 0
     received: float = field(default=0.0, compare=False)  # time.monotonic() when published
+    small: Any = field(default=None, compare=False, repr=False)
 
 
 _END = object()
@@ -236,24 +239,25 @@ class CaptureThreadSource(FrameSource):
                 return _END
             if item is _SKIP:
                 continue
-            image, timestamp, index = item
-            self._publish(image, timestamp, index)
+            image, timestamp, index, *small = item
+            self._publish(image, timestamp, index, small[0] if small else None)
             if self.lossless:
                 with self._cond:
                     self._cond.wait_for(lambda: self._taken_seq >= self._seq or self._stop.is_set())
         return None
 
-    def _publish(self, image: Any, timestamp: float, index: int | None) -> None:
+    def _publish(self, image: Any, timestamp: float, index: int | None, small: Any = None) -> None:
         now = time.monotonic()
-        # Every consumer gets the same array: make it read-only so none can change it for the others.
-        try:
-            image.flags.writeable = False
-        except (AttributeError, ValueError):
-            pass
+        # Every consumer gets the same arrays: make them read-only so none can change them for the others.
+        for array in (image, small):
+            try:
+                array.flags.writeable = False
+            except (AttributeError, ValueError):
+                pass
         with self._cond:
             self._seq += 1
             self._frame = Frame(image, float(timestamp), self._seq - 1 if index is None else int(index),
-                                self._seq, now)
+                                self._seq, now, small)
             self._recent.append(now)
             if self._state != RUNNING:
                 self._state = RUNNING

@@ -10,6 +10,10 @@
   are switched off with the ExposureTime, AnalogueGain and ColourGains they settled on, so
   colours stay the same for the whole game. After a reconnect the same locked values are
   applied again instead of settling anew (call relock() to settle again on purpose).
+- A second, low-resolution stream ("lores", YUV420, 320 pixels wide in the main stream's aspect by
+  default) comes with every frame at no CPU cost (the ISP scales it): converted to BGR it is
+  `Frame.small`, on which the live pipeline judges stillness and hands 15 times a second without
+  touching the big picture. `lores=None` turns it off (consumers then scale the main picture down).
 - Frames come from capture_request() (with its metadata: the SensorTimestamp, in ns, becomes
   Frame.timestamp in seconds) on the capture thread; a request that does not complete within
   `capture_timeout` counts as a lost camera.
@@ -62,13 +66,24 @@ def default_size(model: str | None, sensor_resolution: tuple[int, int] | None = 
     return 1920, 1080
 
 
+def lores_size(main: tuple[int, int], lores: tuple[int, int] | str | None) -> tuple[int, int] | None:
+    """The low-resolution stream's size: `lores` as given, or ("auto") 320 wide in main's aspect, even."""
+    if lores is None:
+        return None
+    if lores != "auto":
+        return int(lores[0]), int(lores[1])
+    w = min(320, main[0])
+    return w, max(2, int(round(w * main[1] / main[0] / 2)) * 2)
+
+
 class Picamera2Source(CaptureThreadSource):
     """A Raspberry Pi camera via picamera2; see the module docstring for focus and exposure locking."""
 
     def __init__(self, camera_num: int = 0, *, size: tuple[int, int] | None = None, fps: float | None = DEFAULT_FPS,
                  settle_seconds: float = 2.0, autofocus: str = "once", lens_position: float | None = None,
                  lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
-                 buffer_count: int = 4, max_corrupt_run: int = 10, **kwargs: Any):
+                 buffer_count: int = 4, max_corrupt_run: int = 10,
+                 lores: tuple[int, int] | str | None = "auto", **kwargs: Any):
         if autofocus not in AUTOFOCUS_MODES:
             raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
         if autofocus == "manual" and lens_position is None:
@@ -86,6 +101,11 @@ class Picamera2Source(CaptureThreadSource):
         self.capture_timeout = capture_timeout
         self.buffer_count = buffer_count
         self.max_corrupt_run = max_corrupt_run
+        if lores is not None and lores != "auto":
+            w, h = (int(v) for v in lores)
+            if w <= 0 or h <= 0 or w % 2 or h % 2:
+                raise ValueError(f"lores must be even width x height, got {lores!r}")
+        self.lores = lores
         self._corrupt_run = 0
         self._cam: Any = None
         self._locked: dict[str, Any] = {}   # the controls to restore after a reconnect
@@ -129,11 +149,15 @@ class Picamera2Source(CaptureThreadSource):
             if self._locked and not self._relock:
                 # reconnect: the values the game started with (those this camera has: it may be another model)
                 controls.update({k: v for k, v in self._locked.items() if k in cam.camera_controls})
-            config = cam.create_video_configuration(main={"size": (int(size[0]), int(size[1])), "format": "RGB888"},
+            main = (int(size[0]), int(size[1]))
+            small = lores_size(main, self.lores)
+            config = cam.create_video_configuration(main={"size": main, "format": "RGB888"},
+                                                    lores={"size": small, "format": "YUV420"} if small else None,
                                                     controls=controls, buffer_count=self.buffer_count)
             cam.configure(config)
             cam.start()
-            self.detail.update(model=model, camera=describe_model(model), size=[int(size[0]), int(size[1])])
+            self.detail.update(model=model, camera=describe_model(model), size=list(main),
+                               lores=list(small) if small else None)
             if not self._locked or self._relock:
                 self._start_settling(cam)
         except Exception:
@@ -190,14 +214,18 @@ class Picamera2Source(CaptureThreadSource):
                                  if not k.endswith("Enable") and k != "AfMode"}
         log.info("%s: exposure and white balance locked: %s", self.name, self.detail["locked"])
 
-    def _read(self) -> tuple[Any, float, int]:
+    def _read(self) -> tuple[Any, float, int, Any]:
         cam = self._cam
         if self._relock:
             self._start_settling(cam)
         request = self._call(cam.capture_request, "capture")
         corrupt = None
+        small = None
+        lores = self.detail.get("lores")
         try:
             image = request.make_array("main")
+            if lores:
+                small = request.make_array("lores")  # YUV420: the Y plane, then quarter-size U and V
             metadata = request.get_metadata()
         except ValueError as exc:  # a buffer of the wrong length: numpy cannot shape it into the picture
             corrupt, image, metadata = str(exc), None, {}
@@ -207,6 +235,8 @@ class Picamera2Source(CaptureThreadSource):
         if image is not None and (image.ndim != 3 or (size and tuple(image.shape[:2]) != (size[1], size[0]))):
             corrupt = f"a picture of shape {tuple(image.shape)} from a {size[0]}x{size[1]} stream" if size else \
                 f"a picture of shape {tuple(image.shape)}"
+        elif small is not None and tuple(small.shape) != (lores[1] * 3 // 2, lores[0]):
+            corrupt = f"a low-resolution picture of shape {tuple(small.shape)} from a {lores[0]}x{lores[1]} stream"
         if corrupt is not None:
             return self._corrupt(corrupt)
         self._corrupt_run = 0
@@ -218,9 +248,13 @@ class Picamera2Source(CaptureThreadSource):
             self._lock_exposure(cam, metadata)
         elif self._settle_until is None and not self.detail.get("settled"):
             self.detail["settled"] = True  # reconnected with the locked values
+        if small is not None:
+            import cv2
+
+            small = cv2.cvtColor(small, cv2.COLOR_YUV2BGR_I420)  # 320x180: a fraction of a millisecond
         index = self._counter
         self._counter += 1
-        return image, timestamp, index
+        return image, timestamp, index, small
 
     def _corrupt(self, why: str) -> object:
         """Skip a corrupt frame (logged, counted); too many in a row are a lost camera."""

@@ -82,9 +82,23 @@ def cmd_record(args: argparse.Namespace) -> int:
 
     print(f"recording {spec} -> {out}  (Ctrl-C to stop)", file=sys.stderr)
     try:
-        result = record_session(source, out, info, fps=args.fps, duration=args.duration, max_frames=args.frames,
-                                quality=args.quality, calibration=calibration, overwrite=args.overwrite,
-                                stop=stop, on_frame=progress)
+        if args.live:
+            from camera.record import record_live
+            from tracking.observers import make_observer
+
+            if calibration is None:
+                raise MalformedInput("--live reads the table as a served game does: it needs a calibration "
+                                     "(keltis-cam calibrate, or --calibration FILE)", field="--calibration")
+            observer = make_observer("vision", None, {"calibration": calibration, "game": args.game,
+                                                      "board": board, "seats": info.seats or None,
+                                                      "components": getattr(args, "components", None)})
+            result = record_live(source, out, info, observer, duration=args.duration, max_frames=args.frames,
+                                 quality=args.quality, calibration=calibration, overwrite=args.overwrite,
+                                 stop=stop, on_frame=progress)
+        else:
+            result = record_session(source, out, info, fps=args.fps, duration=args.duration,
+                                    max_frames=args.frames, quality=args.quality, calibration=calibration,
+                                    overwrite=args.overwrite, stop=stop, on_frame=progress)
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(file=sys.stderr)
@@ -159,6 +173,10 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--calibration", metavar="FILE", help="calibration to store in the session (default: the "
                                                          "config's, when it exists)")
     p.add_argument("--overwrite", action="store_true", help="replace a session already in OUT")
+    p.add_argument("--live", action="store_true",
+                   help="record what a served game uses: every camera frame's small picture, the vision gate's "
+                        "decisions and readings (live.jsonl), and the stills it read (frames/); replay it exactly "
+                        "with `keltis-cam replay OUT --observer recorded` (needs a calibration)")
     add_config_options(p)
     p.set_defaults(func=cmd_record, games=games)
 

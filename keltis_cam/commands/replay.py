@@ -143,8 +143,9 @@ def register(sub: Any, games: GameRegistry = GAMES) -> None:
     """Add `replay` to the command line."""
     p = sub.add_parser("replay", help="play a recorded session through the tracker: moves, warnings, scores")
     p.add_argument("session", help="recorded session folder (FORMATS §3)")
-    p.add_argument("--observer", choices=["truth", "vision"], default="truth",
-                   help="how frames are read: the stored truth/ states, or the camera pipeline (default truth)")
+    p.add_argument("--observer", choices=["truth", "vision", "recorded"], default="truth",
+                   help="how frames are read: the stored truth/ states, the camera pipeline (vision), or the "
+                        "readings a live recording stored (recorded: `record --live`) (default truth)")
     p.add_argument("--noise", type=float, default=0.0, metavar="RATE",
                    help="inject misreads into this share of frames (0–1), e.g. 0.02")
     p.add_argument("--seed", type=int, default=0, help="seed of the injected misreads")

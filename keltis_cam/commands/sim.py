@@ -87,6 +87,10 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--seed", type=int, default=1, help="data set seed")
     p.add_argument("--size", type=_size, default=FULL_SIZE, metavar="WxH")
     p.add_argument("--out", required=True, help="folder to write")
+    p.add_argument("--view", choices=("auto", "board", "play-area"), default="auto",
+                   help="what each frame's camera must see whole besides three markers: the board (a low "
+                        "camera may cut the seats' cards off), or the whole play area; auto (default): the "
+                        "board for the board games, the play area for the card game")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(func=cmd_frames)
 
@@ -155,7 +159,8 @@ def cmd_frames(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise MalformedInput(f"must be at least 1, got {args.n}", field="--n")
-    summary = write_dataset(args.out, args.n, args.seed, args.size, overwrite=args.overwrite, progress=_say)
+    summary = write_dataset(args.out, args.n, args.seed, args.size, overwrite=args.overwrite, progress=_say,
+                            view=None if args.view == "auto" else args.view)
     print(f"{summary['n']} frames with truth written to {args.out}: "
           + ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items())))
     return 0

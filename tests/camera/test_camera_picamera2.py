@@ -241,3 +241,38 @@ def test_corrupt_frames_that_go_on_are_a_lost_camera_and_it_is_reopened(fake_pic
         world.corrupt_frames = 3
         status = wait_for(source, lambda s: s["reconnects"] >= 1 and s["state"] == "running")
     assert "3 corrupt frames in a row" in status["error"]
+
+
+def test_low_resolution_stream_comes_with_every_frame(fake_picamera2):
+    """main + lores (YUV420, 320 wide in main's aspect): Frame.small is the same instant, small and in
+    colour, so the live pipeline judges stillness and hands without touching the big picture."""
+    import cv2
+
+    def scene(w, h):
+        img = np.full((h, w, 3), 60, np.uint8)
+        cv2.rectangle(img, (w // 4, h // 4), (w // 2, h // 2), (230, 230, 230), -1)
+        return img
+
+    fake_picamera2.WORLD.scene = scene
+    with open_source("picamera2", settle_seconds=0.1) as source:
+        frame = source.latest(timeout=5)
+        status = source.status()
+    config = calls(fake_picamera2, "create_video_configuration")[0]
+    assert config["lores"] == {"size": (320, 180), "format": "YUV420"}
+    assert status["lores"] == [320, 180]
+    assert frame.small.shape == (180, 320, 3) and not frame.small.flags.writeable
+    expected = cv2.resize(frame.image, (320, 180), interpolation=cv2.INTER_AREA)
+    assert np.abs(frame.small.astype(int) - expected.astype(int)).mean() < 3.0
+
+
+def test_low_resolution_stream_in_a_4_3_camera_and_turned_off(fake_picamera2):
+    fake_picamera2.WORLD.cameras = [{"Model": "imx219", "Location": 2, "Rotation": 0, "Id": "imx219@10", "Num": 0}]
+    with open_source("picamera2", settle_seconds=0.1) as source:
+        frame = source.latest(timeout=5)
+    assert calls(fake_picamera2, "create_video_configuration")[0]["lores"]["size"] == (320, 240)
+    assert frame.small.shape == (240, 320, 3)
+    fake_picamera2.WORLD.reset()
+    with open_source("picamera2?lores=off", settle_seconds=0.1) as source:
+        frame = source.latest(timeout=5)
+    assert calls(fake_picamera2, "create_video_configuration")[-1]["lores"] is None
+    assert frame.small is None

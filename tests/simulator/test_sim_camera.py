@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from simulator.camera import MAX_TILT, distort_normalized, fits, make_camera, sample_camera, undistort_normalized
+from simulator.camera import HEIGHT_RANGE, HFOV_RANGE, MAX_TILT, distort_normalized, fits, make_camera, sample_camera, undistort_normalized
 
 
 def _camera():
@@ -58,8 +58,9 @@ def test_sampled_cameras_stay_in_the_issue_range_and_see_the_whole_area():
     area = np.array([[-325, -325], [885, -325], [885, 720], [-325, 720]], float)
     for seed in range(12):
         cam = sample_camera(np.random.default_rng(seed), (2304, 1296), area)
-        assert 500 <= cam.height <= 1000
+        assert HEIGHT_RANGE[0] <= cam.height <= HEIGHT_RANGE[1]
         assert 0 <= cam.pose["tilt_deg"] <= MAX_TILT
+        assert HFOV_RANGE[0] <= cam.pose["hfov_deg"] <= HFOV_RANGE[1]
         assert fits(cam, area)
         assert cam.canvas_covers
 

@@ -64,3 +64,12 @@ def test_bad_arguments_get_a_clear_error(argv, field, tmp_path, capsys, monkeypa
         assert ctx.value.code == 2
     else:
         assert code == 2 and field in capsys.readouterr().err
+
+
+def test_sim_frames_view_play_area_keeps_every_card_in_the_picture(tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["sim", "frames", "--n", "3", "--seed", "1809", "--size", "320x180", "--view", "play-area",
+                 "--out", str(out)]) == 0
+    lines = [json.loads(x) for x in (out / "index.jsonl").read_text().splitlines()]
+    assert all(x["view"] == "play-area" and x["cards_in_view"] for x in lines)
+    assert json.loads((out / "dataset.json").read_text())["view"] == "play-area"

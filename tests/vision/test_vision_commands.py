@@ -92,9 +92,14 @@ def test_the_tracking_hook_builds_the_vision_observer():
     assert obs.name == "vision"
 
     class Frame:
-        index, timestamp, image = 0, 0.0, case.image
+        def __init__(self, index, timestamp):
+            self.index, self.timestamp, self.image = index, timestamp, case.image
 
-    got = obs.observe(Frame())
+    # the gate: a first frame has nothing to be still against; the same table a second later is read
+    first = obs.observe(Frame(0, 0.0))
+    assert not first.usable and first.reason == "motion"
+    got = obs.observe(Frame(1, 1.0))
+    assert obs.status()["gate"]["read"] == 1
     assert got.game == "keltis" and got.board == "nwnz" and got.usable
     assert len(got.pawns) == 20 and set(got.tiles) == set(case.truth.tiles)
     assert np.isfinite(got.confidence["tiles"])

@@ -676,7 +676,8 @@
     $("camera-alert-text").textContent = " " + tt("camera." + kind + ".todo", "");
   }
 
-  var PLAY_REASONS = ["occluded", "hand", "hands", "motion"];  // normal play, not pictures that could not be read
+  // normal play, not pictures that could not be read (the same list as tracking/pipeline.py PLAY_REASONS)
+  var PLAY_REASONS = ["occluded", "hand", "hands", "motion", "settling"];
 
   function unreadable(run) {
     var counts = {};
@@ -711,6 +712,11 @@
     }
     var bad = unreadable(run);
     if (bad) bits.push(bad);
+    var rd = run.reader || {};
+    // the reader followed a bumped board or camera by itself: say so for a couple of minutes
+    if (rd.realigned_at && Date.now() / 1000 - rd.realigned_at < 120) {
+      bits.push(tt("status.realigned", "the board was bumped: keltis-cam re-aligned itself"));
+    }
     el.textContent = bits.join(" · ");
     el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
   }

@@ -15,6 +15,10 @@ Real behaviours mirrored:
   RuntimeError from get_result(). A CompletedRequest must be release()d: holding buffer_count
   of them stalls the camera, as on the real thing. make_array("main") of RGB888 gives an
   (h, w, 3) uint8 array in B, G, R order; XBGR8888 gives (h, w, 4).
+- A "lores" stream (create_video_configuration(lores={"size", "format"})) is the same scene
+  scaled down by the ISP: no larger than main (RuntimeError otherwise, as picamera2's
+  check_stream_config says) and YUV420 (the only lores format on a Pi 4); make_array("lores") gives
+  the (h * 3 / 2, w) uint8 YUV420 buffer: the Y plane, then quarter-size U and V planes.
 - Metadata: SensorTimestamp (ns), ExposureTime (µs), AnalogueGain, DigitalGain, ColourGains,
   ColourTemperature, Lux, FrameDuration, and on an autofocus camera LensPosition and AfState.
 - Auto exposure and auto white balance drift toward the scene while enabled and hold still
@@ -66,6 +70,8 @@ class FakeWorld:
         self.instances: list["Picamera2"] = []
         self.acquired: set[int] = set()
         self.scene: Callable[[int, int], np.ndarray] | None = None
+        # a scene that changes: (frame number, width, height) -> BGR picture, asked every frame
+        self.movie: Callable[[int, int, int], np.ndarray] | None = None
         self.time_scale = 1.0             # < 1 runs the sensor clock faster than real time
 
     def unplug(self) -> None:
@@ -206,13 +212,26 @@ class Picamera2:
         if not isinstance(camera_config, dict):
             raise RuntimeError("fake picamera2 supports only dict configurations")
         main = camera_config["main"]
-        fmt, size = main.get("format"), main.get("size")
-        if not isinstance(fmt, str) or fmt not in _FORMATS:
-            raise RuntimeError(f"Bad format {fmt} in stream main")
-        if type(size) is not tuple or len(size) != 2:
-            raise RuntimeError("size in main stream should be (width, height)")
-        if size[0] % 2 or size[1] % 2:
-            raise RuntimeError("width and height should be even")
+        for name in ("main", "lores"):
+            stream = camera_config.get(name)
+            if stream is None:
+                continue
+            for key in stream:
+                if key not in ("format", "size"):
+                    raise ValueError(f"Bad key {key!r}: valid stream configuration keys are ('format', 'size')")
+            fmt, size = stream.get("format"), stream.get("size")
+            if not isinstance(fmt, str) or fmt not in _FORMATS:
+                raise RuntimeError(f"Bad format {fmt} in stream {name}")
+            if type(size) is not tuple or len(size) != 2:
+                raise RuntimeError(f"size in {name} stream should be (width, height)")
+            if size[0] % 2 or size[1] % 2:
+                raise RuntimeError("width and height should be even")
+        lores = camera_config.get("lores")
+        if lores is not None:
+            if lores["format"] != "YUV420":
+                raise RuntimeError("lores stream must be YUV")
+            if lores["size"][0] > main["size"][0] or lores["size"][1] > main["size"][1]:
+                raise RuntimeError("lores stream dimensions may not exceed main stream")
         for key in camera_config.get("controls", {}):
             self._check_control(key)
         self.camera_config = camera_config
@@ -307,7 +326,9 @@ class Picamera2:
 
     def _image(self, stream: dict[str, Any]) -> np.ndarray:
         w, h = stream["size"]
-        base = self._base.get((w, h))
+        base = None if WORLD.movie is None else WORLD.movie(self._frame_no, w, h)
+        if base is None:
+            base = self._base.get((w, h))
         if base is None:
             if WORLD.scene is not None:
                 base = WORLD.scene(w, h)
@@ -351,6 +372,11 @@ class Picamera2:
         self._advance()
         md = self._metadata(time.monotonic_ns())
         arrays = {"main": self._image(self.camera_config["main"])}
+        lores = self.camera_config.get("lores")
+        if lores is not None:
+            w, h = lores["size"]
+            small = cv2.resize(np.ascontiguousarray(arrays["main"][:, :, :3]), (w, h), interpolation=cv2.INTER_AREA)
+            arrays["lores"] = cv2.cvtColor(small, cv2.COLOR_BGR2YUV_I420)  # (h * 3 / 2, w): Y, then U and V
         if WORLD.corrupt_frames > 0:  # a truncated buffer: the real make_array fails to reshape it
             WORLD.corrupt_frames -= 1
             arrays["main"] = arrays["main"].reshape(-1)[: arrays["main"].size // 3]

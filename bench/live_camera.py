@@ -1,0 +1,361 @@
+"""The live camera path: CPU per second of play, and the time from a still table to the phones.
+
+    python bench/live_camera.py [--session DIR | --seed 5151 --players 4 --board nwnz --moves 6]
+                                [--fps 15] [--content truth|vision] [--clients 3] [--no-latency]
+
+A recorded session (default: a fresh `keltis-cam sim session` of a 4-player NWNZ game at 2 fps,
+its first `--moves` moves) is played as a live camera would give it: `--fps` frames a second, each
+showing the recorded picture of that instant, with a low-resolution picture (320 wide, as
+picamera2's lores stream) carrying fresh sensor noise every frame. The camera's own costs (the ISP
+scaling the lores stream, the JPEG decode of the recording) are not counted: a camera delivers
+arrays.
+
+1. CPU (simulated time, one core): every camera frame goes through the vision observer (its gate
+   decides: hands test, nothing, a full reading, or the last reading again) and the tracker.
+   Printed: CPU seconds per second of play, with the lores stream (picamera2) and without it
+   (a USB camera: the observer scales each frame down itself), and the gate's decisions.
+   Target (issue 20): ≤ 0.25 of one core on average.
+2. Latency (real time): the same camera in a thread feeding `ServedPipeline` → tracker → web app on
+   a real waitress server; `--clients` SSE clients on /api/stream. For every move update (a turn's
+   first message and its completion), latency = from the moment the camera first delivered the
+   still table it was read from (the first frame after the last arm, by the recording's truth) to
+   the change message carrying it at each client. Target: median ≤ 1.0 s, 95th percentile ≤ 1.5 s.
+
+`--content truth` (default) gives the tracker the recording's truth wherever the vision observer
+made a full reading (the reader's full cost and the gate's timing are real; what it read is
+replaced), so that latency is measured on moves the tracker does make while the readers' accuracy
+is below what whole games need (measured by `keltis-cam eval`). `--content vision` uses what the
+reader read.
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def render_session(out: Path, seed: int, players: int, board: str, moves: int) -> Path:
+    """A fresh simulated session (2 fps, whole frames) written by `keltis-cam sim session`."""
+    cmd = [sys.executable, "-m", "keltis_cam", "sim", "session", "--game", "keltis", "--board", board,
+           "--players", str(players), "--seed", str(seed), "--fps", "2", "--max-moves", str(moves),
+           "--out", str(out), "--overwrite"]
+    print("rendering the session:", " ".join(cmd[3:]), flush=True)
+    subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return out
+
+
+class Recording:
+    """The session's frames as a camera at `fps` shows them: the recorded picture of each instant."""
+
+    def __init__(self, session: Any, fps: float, noise: float = 1.5, seed: int = 0):
+        import numpy as np
+
+        self.session = session
+        self.fps = fps
+        self.noise = noise
+        self.rng = np.random.default_rng(seed)
+        self.refs = list(session.frames)
+        self.duration = self.refs[-1].t + 1.0 / fps
+        self.count = int(self.duration * fps)
+        self._cache: dict[int, tuple[Any, Any]] = {}
+        from tracking.observers import make_observer
+
+        truth = make_observer("truth", session)   # which recorded frames show an arm
+        self.usable = [truth.observe(type("Ref", (), {"index": r.index, "timestamp": r.t})()).usable
+                       for r in self.refs]
+
+    def shown(self, k: int) -> int:
+        """The recorded frame (position in the session) camera frame k shows."""
+        t = k / self.fps
+        lo, hi = 0, len(self.refs) - 1
+        while lo < hi:   # the last recorded frame taken at or before t
+            mid = (lo + hi + 1) // 2
+            if self.refs[mid].t <= t + 1e-9:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def _decoded(self, pos: int) -> tuple[Any, Any]:
+        import cv2
+
+        hit = self._cache.get(pos)
+        if hit is None:
+            image = self.session.read_frame(self.refs[pos])
+            h, w = image.shape[:2]
+            small = cv2.resize(image, (320, max(2, round(320 * h / w / 2) * 2)), interpolation=cv2.INTER_AREA)
+            hit = self._cache[pos] = (image, small)
+            for old in [p for p in self._cache if p < pos - 1]:
+                del self._cache[old]
+        return hit
+
+    def frame(self, k: int, lores: bool = True) -> tuple[Any, Any, int]:
+        """(image, small or None, recorded position) of camera frame k. Between two recorded frames
+        of which one shows an arm, every other camera frame shows the next one: the arm moves all
+        the time, as a live camera sees it (a 2 fps recording would show it standing still for
+        half a second, and the gate would take it for a still table)."""
+        import numpy as np
+
+        pos = self.shown(k)
+        image, small = self._decoded(pos)
+        if k % 2 and pos + 1 < len(self.refs) and not (self.usable[pos] and self.usable[pos + 1]):
+            image, small = self._decoded(pos + 1)
+        if not lores:
+            return image, None, pos
+        noisy = small.astype(np.float32) + self.rng.normal(0.0, self.noise, small.shape).astype(np.float32)
+        return image, np.clip(noisy, 0, 255).astype(np.uint8), pos
+
+    def still_onset(self, pos: int) -> int:
+        """The first recorded frame of the still run `pos` belongs to (after the last arm)."""
+        while pos > 0 and self.usable[pos - 1] and self.usable[pos]:
+            pos -= 1
+        return pos
+
+
+class LiveFrame:
+    """What a camera source delivers (camera.sources.Frame's fields)."""
+
+    def __init__(self, image: Any, small: Any, timestamp: float, index: int):
+        self.image, self.small, self.timestamp, self.index, self.seq = image, small, timestamp, index, index + 1
+
+
+class TruthContent:
+    """The vision observer's decisions and costs, with the recording's truth as what a full reading says."""
+
+    name = "vision"
+
+    def __init__(self, vision: Any, truth: Any, recording: Recording, positions: dict[int, int]):
+        self.vision, self.truth, self.recording, self.positions = vision, truth, recording, positions
+
+    def observe(self, frame: Any) -> Any:
+        obs = self.vision.observe(frame)
+        if not obs.usable:
+            return obs
+        ref = self.recording.refs[self.positions.get(frame.index, self.recording.shown(frame.index))]
+        return self.truth.observe(type("Ref", (), {"index": ref.index, "timestamp": ref.t})())
+
+    def status(self) -> dict[str, Any]:
+        return self.vision.status()
+
+
+def make_observers(session: Any, content: str, recording: Recording, positions: dict[int, int]) -> Any:
+    from tracking.observers import make_observer
+
+    vision = make_observer("vision", session)
+    if content == "vision":
+        return vision
+    return TruthContent(vision, make_observer("truth", session), recording, positions)
+
+
+def cpu_part(session: Any, fps: float, content: str, lores: bool) -> dict[str, Any]:
+    """Every camera frame through observer and tracker in simulated time; CPU per second of play."""
+    from keltis_cam.pipeline import setup_of_session
+    from tracking.store import EventStore
+    from tracking.tracker import GameTracker
+
+    recording = Recording(session, fps)
+    positions: dict[int, int] = {}
+    observer = make_observers(session, content, recording, positions)
+    tracker = GameTracker(EventStore(":memory:"), observer="vision")
+    tracker.new_game(setup_of_session(session))
+    cpu = 0.0
+    per_frame: list[float] = []
+    for k in range(recording.count):
+        image, small, pos = recording.frame(k, lores)
+        positions[k] = pos
+        frame = LiveFrame(image, small, k / fps, k)
+        t0 = time.process_time()
+        obs = observer.observe(frame)
+        tracker.feed(obs, frame.timestamp, k)
+        dt = time.process_time() - t0
+        cpu += dt
+        per_frame.append(dt * 1000)
+        if k % 50 == 0:
+            print(f"\r  cpu ({'lores' if lores else 'no lores'}): frame {k}/{recording.count}", end="", flush=True)
+    print("\r" + " " * 60 + "\r", end="")
+    moves = sum(1 for e in tracker.store.events(0) if e.kind == "move")
+    return {"seconds_of_play": recording.duration, "cpu_seconds": cpu, "per_second": cpu / recording.duration,
+            "frames": recording.count, "gate": observer.status().get("gate"), "moves": moves,
+            "frame_ms_median": statistics.median(per_frame), "frame_ms_max": max(per_frame)}
+
+
+class SSEClient(threading.Thread):
+    """A phone on /api/stream: notes when each tracker move event arrives."""
+
+    def __init__(self, port: int, deadline: float):
+        super().__init__(daemon=True)
+        self.port, self.deadline = port, deadline
+        self.moves: list[tuple[float, dict]] = []   # (perf_counter at arrival, the move's payload)
+        self.error: str | None = None
+
+    def run(self) -> None:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            conn.request("GET", "/api/stream", headers={"Accept": "text/event-stream"})
+            resp = conn.getresponse()
+            event = None
+            while time.monotonic() < self.deadline:
+                line = resp.fp.readline()
+                if not line:
+                    return
+                now = time.perf_counter()
+                text = line.decode("utf-8").rstrip("\n")
+                if text.startswith("event: "):
+                    event = text[7:]
+                elif text.startswith("data: ") and event == "change":
+                    body = json.loads(text[6:])
+                    for e in body.get("events", []):
+                        if e.get("type") == "move":
+                            self.moves.append((now, e.get("data") or {}))
+        except Exception as exc:  # noqa: BLE001 - reported
+            if time.monotonic() < self.deadline:
+                self.error = f"{type(exc).__name__}: {exc}"
+
+
+def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[str, Any]:
+    """A real server; the camera plays in real time; SSE clients time each move."""
+    from camera.sources.base import CaptureThreadSource
+    from keltis_cam.pipeline import setup_of_session
+    from tracking.pipeline import ServedPipeline
+    from tracking.store import EventStore
+    from tracking.tracker import GameTracker
+    from webui.app import create_app
+    from webui.server import make_server, shutdown
+
+    recording = Recording(session, fps, seed=1)
+    positions: dict[int, int] = {}
+    first_shown: dict[int, float] = {}     # recorded position -> perf_counter when the camera first gave it
+
+    class PlayedCamera(CaptureThreadSource):
+        def __init__(self) -> None:
+            super().__init__("played-camera")
+            self.k = 0
+            self.start_at = 0.0
+
+        def _open(self) -> None:
+            self.start_at = time.perf_counter()
+
+        def _read(self) -> Any:
+            if self.k >= recording.count:
+                return None
+            wait = self.start_at + self.k / fps - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            image, small, pos = recording.frame(self.k)
+            positions[self.k] = pos
+            first_shown.setdefault(pos, time.perf_counter())
+            item = (image, self.k / fps, self.k, small)
+            self.k += 1
+            return item
+
+        def _close(self) -> None:
+            pass
+
+    observer = make_observers(session, content, recording, positions)
+    tracker = GameTracker(EventStore(":memory:"), observer="vision")
+    camera = PlayedCamera()
+    pipeline = ServedPipeline(lambda *a, **k: camera, observer, tracker, setup=setup_of_session(session))
+    app = create_app(tracker, pipeline=pipeline)
+    server = make_server(app, host="127.0.0.1", port=0, threads=16)
+    port = server.effective_port
+    threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.monotonic() + recording.duration + 30
+    phones = [SSEClient(port, deadline) for _ in range(clients)]
+    for p in phones:
+        p.start()
+    time.sleep(1.0)   # the phones hold their snapshots
+    pipeline.start()
+    while pipeline.state not in ("ended", "failed", "stopped") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)   # the last moves reach the phones
+    app.extensions["keltis"].broadcaster.stop()
+    pipeline.stop()
+    shutdown(server)
+    # every move message: from the moment the table it was read from went still to its arrival
+    latencies: list[float] = []
+    for phone in phones:
+        seen: set[tuple[Any, Any]] = set()
+        for arrived, move in phone.moves:
+            key = (move.get("id"), move.get("complete"))
+            k = move.get("frame")
+            if key in seen or k is None or k not in positions:
+                continue
+            seen.add(key)
+            onset = first_shown.get(recording.still_onset(positions[k]))
+            if onset is not None:
+                latencies.append(arrived - onset)
+    events = [line for line in (session.folder / "truth" / "events.jsonl").read_text().splitlines() if line.strip()]
+    errors = [p.error for p in phones if p.error]
+    return {"moves_true": len(events), "moves_seen": [len({(m.get("id"), m.get("complete")) for _, m in p.moves})
+                                                      for p in phones],
+            "latencies": latencies, "errors": errors, "gate": observer.status().get("gate")}
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--session", help="a recorded session (default: render a fresh one)")
+    parser.add_argument("--seed", type=int, default=5151)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--board", default="nwnz")
+    parser.add_argument("--moves", type=int, default=6)
+    parser.add_argument("--fps", type=float, default=15.0)
+    parser.add_argument("--content", choices=("truth", "vision"), default="truth")
+    parser.add_argument("--clients", type=int, default=3)
+    parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--no-cpu", action="store_true")
+    args = parser.parse_args(argv)
+
+    from camera.session import open_session
+
+    tmp = None
+    if args.session:
+        folder = Path(args.session)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="keltis-live-bench-")
+        folder = render_session(Path(tmp.name) / "session", args.seed, args.players, args.board, args.moves)
+    session = open_session(folder)
+    print(f"session {folder} ({session.info.game} {session.info.board}, {len(session.info.seats)} players, "
+          f"{len(session.frames)} recorded frames over {session.frames[-1].t:.1f} s), camera at {args.fps:g} fps, "
+          f"content {args.content}")
+    if not args.no_cpu:
+        for lores in (True, False):
+            r = cpu_part(session, args.fps, args.content, lores)
+            print(f"CPU per second of play ({'picamera2 lores stream' if lores else 'no lores: frames scaled down'}): "
+                  f"{r['per_second']:.3f} of one core  ({r['cpu_seconds']:.1f} s CPU for {r['seconds_of_play']:.1f} s, "
+                  f"{r['frames']} frames; per frame median {r['frame_ms_median']:.2f} ms, max {r['frame_ms_max']:.0f} ms)"
+                  f"  target <= 0.25")
+            print(f"  gate decisions: {r['gate']}; moves the tracker made: {r['moves']}")
+    if not args.no_latency:
+        r = latency_part(session, args.fps, args.content, args.clients)
+        lat = r["latencies"]
+        print(f"still table -> phone: {len(lat)} move updates timed at {args.clients} SSE clients "
+              f"(recorded moves {r['moves_true']}; move updates per client {r['moves_seen']})")
+        if lat:
+            print(f"  median {statistics.median(lat):.3f} s, p95 {pct(lat, 95):.3f} s, max {max(lat):.3f} s  "
+                  f"(targets: median <= 1.0 s, p95 <= 1.5 s)")
+        print(f"  gate decisions: {r['gate']}")
+        if r["errors"]:
+            print("  client errors:", r["errors"])
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
