@@ -385,7 +385,7 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
-              model: Any = None) -> None:
+              model: Any = None, card_game: bool = True) -> None:
     """Find and read the cards of one band (fills band.cards)."""
     import cv2
     import numpy as np
@@ -409,13 +409,14 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
         kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
             else band.kind
-        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model)
+        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
+                                          () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
     band.cards = cards
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
-                 ppm: float, model: Any = None) -> tuple[str, float, dict[str, float]]:
+                 ppm: float, model: Any = None, exclude: tuple[str, ...] = ()) -> tuple[str, float, dict[str, float]]:
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
@@ -431,7 +432,7 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     temps = art.templates.get(kind)
     if not temps:
         return "?", 0.0, {}
-    labels = list(temps)
+    labels = [lb for lb in temps if lb not in exclude]   # (end cards only in the card game's rows)
     s = config.corner_slack_mm
     totals: dict[str, float] = {}
     weights = 0.0
@@ -504,7 +505,7 @@ def _zn(a: Any) -> Any:
 
 
 def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, white: Any | None = None,
-                    model: Any = None) -> SeatCards:
+                    model: Any = None, card_game: bool = True) -> SeatCards:
     """Every row of one seat (see the module docstring)."""
     import cv2
     import numpy as np
@@ -523,7 +524,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     top = max(t[0] for t in tried)
     _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     for band in bands:
-        read_band(config, band, view, cream, sv, art, model)
+        read_band(config, band, view, cream, sv, art, model, card_game)
     return SeatCards(sv.frame.seat, bands, cream, small)
 
 

@@ -36,6 +36,7 @@ from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distan
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
+from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
 from .seatview import build_seat_views
 from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
 from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
@@ -60,6 +61,7 @@ class ReaderConfig:
     usable: UsableConfig = UsableConfig()
     cards: CardConfig = CardConfig()
     wish: WishStoneConfig = WishStoneConfig()
+    discards: DiscardConfig = DiscardConfig()
     alignment: AlignmentConfig = AlignmentConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
     follow_table: bool = True    # check every read frame against the registration (vision.alignment)
@@ -132,6 +134,8 @@ class Reader:
         self.registration = None
         self.seat_views: dict[str, Any] = {}
         self.paper = None
+        self.table_view = None
+        self.discard_tops: dict[str, str | None] = {}
         self.numeral_model = load_numeral_model(self.components.folder)
         self.frames = 0
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
@@ -178,6 +182,8 @@ class Reader:
                 self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
                 quiet = float((self.components.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
                 self.paper = paper_points(self.calibration, reg, quiet)
+                board_size = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
+                self.table_view = build_table_view(self.config.discards, self.calibration, reg, board_size, in_play)
             board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
             self.alignment = build_alignment_model(self.config.alignment, reg, image, board_mm)
             timings["model"] = (_clock() - t1) * 1000
@@ -244,7 +250,7 @@ class Reader:
         seats, card_conf = self._read_cards(image, timings)
         if self.model is None:
             return FrameReading(Observation(self.game, board_name, True, None, None, None, seats,
-                                            confidence=card_conf), timings)
+                                            dict(self.discard_tops), confidence=card_conf), timings)
         m = self.model
         cfg = self.config
         t0 = _clock()
@@ -268,7 +274,7 @@ class Reader:
                        pawns=(t4 - t3) * 1000)
         pawns, pawn_conf = self._pawn_list(dets)
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
-                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3),
+                          dict(self.discard_tops), confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3),
                                       **card_conf})
         return FrameReading(obs, timings, tiles, dets)
 
@@ -281,9 +287,10 @@ class Reader:
         seats: dict[str, SeatObservation] = {}
         conf = 1.0
         white = paper_white(image, self.paper) if self.paper is not None else None
+        creams: list[Any] = []
         for seat, sv in self.seat_views.items():
             art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
-            sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model)
+            sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model, card_game)
             got = seat_reading(sc, card_game)
             player = (self.seats or {}).get(seat)
             if player is None:
@@ -295,7 +302,20 @@ class Reader:
                 wish = count_held(finds)
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
             conf = min(conf, got.confidence)
-        timings["cards"] = (_clock() - t0) * 1000
+            creams.append(sc.cream)
+        t1 = _clock()
+        timings["cards"] = (t1 - t0) * 1000
+        self.discard_tops = {}
+        if self.table_view is not None:
+            import numpy as np
+
+            art = card_art(self.components, self.config.discards.card_ppm, 1.2)
+            cream = (np.median(np.array(creams), 0) if creams else
+                     (white * art.cream / 255.0 if white is not None else art.cream))
+            finds = read_discards(self.config.discards, self.config.cards, image, self.table_view,
+                                  self.registration, art, cream, self.numeral_model, card_game)
+            self.discard_tops = discard_tops(finds, card_game)
+            timings["discards"] = (_clock() - t1) * 1000
         return seats, {"rows": round(conf, 3)}
 
     def judge_unusable(self, image: Any) -> Observation | None:
