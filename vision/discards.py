@@ -156,15 +156,26 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         # the card's long side: its up is along it, one way or the other
         theta = ang if rh >= rw else ang + 90.0
         centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
-        best: tuple[float, str | None, float, float] = (-math.inf, None, 0.0, theta)
-        for up in (theta, theta + 180.0):
+        # which way up: the numerals make the top corners far busier than the bottom ones
+        img = upright_card(image, registration, centre, theta, art.size, config.card_ppm, 4.0)
+        white = _whiteness(img.astype(np.float32), cream)
+        top_ink = bottom_ink = 0.0
+        q = config.card_ppm
+        for (bx, by, bw, bh) in art.boxes.values():
+            # the middle of the glyph box only: its edges hold the card's border and frame lines
+            cx, cy = bx + bw / 2, by + bh / 2
+            a = white[int((4 + cy - 4) * q):int((4 + cy + 4) * q), int((cx - 3.5) * q):int((cx + 3.5) * q)]
+            cyb, cxb = art.size[1] - cy, art.size[0] - cx
+            b = white[int((4 + cyb - 4) * q):int((4 + cyb + 4) * q), int((cxb - 3.5) * q):int((cxb + 3.5) * q)]
+            top_ink += float(a.std()) if a.size else 0.0
+            bottom_ink += float(b.std()) if b.size else 0.0
+        up = theta if top_ink >= bottom_ink else theta + 180.0
+        if up != theta:
             img = upright_card(image, registration, centre, up, art.size, config.card_ppm, 4.0)
             white = _whiteness(img.astype(np.float32), cream)
-            code, conf, scores = read_corners(card_config, white, 4.0, art.size[1], pile if pile != "points" else
-                                              "points", art, config.card_ppm, model, ("E",))
-            score = max(scores.values()) if scores else -math.inf
-            if score > best[0]:
-                best = (score, code, conf, up)
+        code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], pile, art, config.card_ppm, model,
+                                           ("E",))
+        best = (0.0, code, conf, up)
         code = best[1]
         if code is not None and pile == "points":
             code = f"P{code}"
