@@ -39,11 +39,13 @@ class CardConfig:
     grey_sat: float = 0.25              # log-chroma norm below which a colour counts as grey
     stock_margin: float = 0.12          # a grey field is at least this much (log) darker than the stock
     brightness_weight: float = 0.15     # brightness counts less than hue (shade, glare, dim light)
+    erode_mm: float = 2.5               # rows part from table of their colour
+    open_mm: float = 3.5                # table speckle smaller than this is no field
     close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
     band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
     row_width_mm: tuple[float, float] = (46.0, 59.0)    # pixel rows of a band that show its whole width
     table_share: float = 0.45          # the commonest colours making up this much of a seat view are table
-    table_fraction: float = 0.3         # a field colour covering this much of a seat view is the table's
+    table_fraction: float = 0.2         # a field colour covering this much of a seat view is the table's
     band_min_height_mm: float = 50.0    # at least most of one whole card
     centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
     ridge_min: float = 0.10             # a top border is this much whiter than the field around it
@@ -263,16 +265,24 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
     mask = (labels >= 0) & (labels != back)
-    # a table of a card's colour: that colour everywhere is the table, not a row
+    if table is not None:
+        mask &= ~table
+    # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
     counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
     for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
         mask &= labels != k
-    if table is not None:
-        mask &= ~table
     mask = mask.astype(np.uint8)
+    # speckles of table that pass for a field go first (a row's field is solid), then the cream
+    # borders between the strips of a row are bridged
+    o = max(3, int(round(config.open_mm * p)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
     k = max(3, int(round(config.close_mm * p)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+    # a row touching table of its colour (a reddish wood under a red row) hangs on by thin links:
+    # eroded, they part; the extents are grown back by as much below
+    e = max(1, int(round(config.erode_mm * p)))
+    mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
+    grow = e / p
     n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     bands: list[Band] = []
     for i in range(1, n):
@@ -283,8 +293,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
         rows = np.nonzero(sub.sum(axis=1) >= config.band_width_mm[0] * p * 0.6)[0]
         if len(rows) < config.band_min_height_mm * p * 0.5:
             continue
-        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
-        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64) - e
+        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64) + e
         widths = rights - lefts + 1
         # the centre line only from pixel rows where the whole field width shows
         ok = (widths >= config.row_width_mm[0] * p) & (widths <= config.row_width_mm[1] * p)
@@ -306,8 +316,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
             FIELD_KINDS[int(np.argmax(kinds))]
         # centre column = a + b·row (view px) → u = a/p + b·(v + margin) - margin (seat mm)
         m = sv.margin
-        bands.append(Band(kind, float(a / p + b * m - m), float(b), float((rows[0] + y) / p - m),
-                          float((rows[-1] + y + 1) / p - m)))
+        bands.append(Band(kind, float(a / p + b * m - m), float(b), float((rows[0] + y) / p - m - grow),
+                          float((rows[-1] + y + 1) / p - m + grow)))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
 
