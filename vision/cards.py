@@ -91,6 +91,7 @@ class SeatCards:
     bands: list[Band]
     cream: Any = None
     small: Any = field(default=None, repr=False)    # the seat view at half resolution (for the wish stones)
+    timings: dict[str, float] = field(default_factory=dict)   # CPU ms: warp, rows (found), read (cards read)
 
     def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
         """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
@@ -517,11 +518,15 @@ def _zn(a: Any) -> Any:
 def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, white: Any | None = None,
                     model: Any = None, card_game: bool = True) -> SeatCards:
     """Every row of one seat (see the module docstring)."""
+    import time
+
     import cv2
     import numpy as np
 
+    t0 = time.process_time()
     view = sv.warp(image)
     small = cv2.resize(view, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    t1 = time.process_time()
     # The card stock is the white reference; a first guess from the brightest pixels (several ways:
     # under warm light or on a pale table no single one is always right), kept where most rows show
     # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
@@ -533,9 +538,12 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
     top = max(t[0] for t in tried)
     _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    t2 = time.process_time()
     for band in bands:
         read_band(config, band, view, cream, sv, art, model, card_game)
-    return SeatCards(sv.frame.seat, bands, cream, small)
+    t3 = time.process_time()
+    return SeatCards(sv.frame.seat, bands, cream, small,
+                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000})
 
 
 def card_code(card: CardRead) -> str:
@@ -570,7 +578,13 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
             if band.kind in rows:
                 conf = min(conf, 0.3)
                 continue
-            rows[band.kind] = tuple(card_code(card) for card in band.cards)
+            # a card whose corners could not be read at all is left out (FORMATS has no "unknown" card):
+            # the confidence says the row is not to be trusted
+            codes = tuple(card_code(card) for card in band.cards if card.code != "?")
+            if len(codes) < len(band.cards):
+                c = 0.0
+            if codes:
+                rows[band.kind] = codes
             conf = min(conf, c)
         elif band.kind == "points" and card_game:
             points_row += len(band.cards)

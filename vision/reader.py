@@ -288,6 +288,7 @@ class Reader:
         conf = 1.0
         white = paper_white(image, self.paper) if self.paper is not None else None
         creams: list[Any] = []
+        parts: dict[str, float] = {}
         for seat, sv in self.seat_views.items():
             art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
             sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model, card_game)
@@ -295,16 +296,21 @@ class Reader:
             player = (self.seats or {}).get(seat)
             if player is None:
                 continue
+            for k, v in sc.timings.items():
+                parts[k] = parts.get(k, 0.0) + v
             wish: dict[str, int] = {}
             if not card_game and self.board is not None:
+                tw = _clock()
                 finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
                                     token_kinds(self.board.name), sc.rows_mask(sv), sc.cream)
                 wish = count_held(finds)
+                parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
             conf = min(conf, got.confidence)
             creams.append(sc.cream)
         t1 = _clock()
         timings["cards"] = (t1 - t0) * 1000
+        timings.update({f"cards.{k}": v for k, v in parts.items()})
         self.discard_tops = {}
         if self.table_view is not None:
             import numpy as np
