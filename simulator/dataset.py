@@ -156,8 +156,7 @@ def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
             "cards_in_view": all(c["in_view"] for c in render["cards"]),
             "camera": {k: cam[k] for k in ("height_mm", "tilt_deg", "yaw_deg", "hfov_deg")},
             "table_top": render["table"]["kind"],
-            "things": sorted(i["what"] for i in render["items"] + render["pawns"]
-                                  if i.get("kind") == "distractor")}
+            "things": sorted(i["what"] for i in render["items"] if i.get("kind") == "distractor")}
 
 
 def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, overwrite: bool = False,

@@ -248,11 +248,27 @@ def hand_pose(table: Table, plan: HandPlan, t: float, exposure_s: float) -> Hand
     return HandPose(now.shoulder, now.wrist, now.tip, now.skin, now.sleeve, now.left, now.curl, motion)
 
 
-def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = False,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Play and film a game into the session folder `out`; returns a summary."""
-    from camera.session import SessionInfo, SessionWriter
+@dataclass
+class SessionPlan:
+    """A session's game played and planned in time (everything but the pictures)."""
 
+    opts: SessionOptions
+    game: Game
+    table: Table
+    states: list[Any]
+    observations: list[Any]
+    steps: list[Step]
+    end_t: float
+    scene_of: Callable[[int], Scene]
+
+    @property
+    def n_frames(self) -> int:
+        """Frames filmed at opts.fps."""
+        return int(math.floor(self.end_t * self.opts.fps)) + 1
+
+
+def plan_session(opts: SessionOptions) -> SessionPlan:
+    """Play the game of `opts` with the rules engine and plan each move's hand in time."""
     game = Game.new(opts.game, opts.board, opts.players, opts.seed, opts.rules)
     table = setup_table(game, opts.seed, opts.size, hard=opts.hard, distractors=opts.distractors)
     if opts.quality:
@@ -322,6 +338,98 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
         steps.append(Step(i, move, tr, injected, i, i + 1, switch, plan))
     end_t = t + 3.0
 
+    return SessionPlan(opts, game, table, states, observations, steps, end_t, scene_of)
+
+
+def _frame_hands(plan: SessionPlan, step_i: int, tk: float, cond: Conditions) -> tuple[list[HandPose], list[str]]:
+    """The hands over the table at time tk (step_i: steps whose table change has happened) and whose seat."""
+    hands, seats = [], []  # whose arm each hand is: its pose reaches in from that seat's table edge
+    for st in plan.steps[max(0, step_i - 2): step_i + 2]:
+        if st.hand is not None and st.hand.t0 <= tk <= st.hand.t1:
+            exposure_s = 1 / 30 if cond.exposure >= 0.7 else 1 / 15
+            hands.append(hand_pose(plan.table, st.hand, tk, exposure_s))
+            seats.append(st.hand.seat)
+    return hands, seats
+
+
+def _frame_truth(plan: SessionPlan, state_i: int, hand_boxes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A frame's truth (FORMATS §2, without the render extension) from the state shown and the hands' boxes."""
+    in_view = [h for h in hand_boxes if h["in_view"]]
+    if in_view:
+        reason = "motion" if any(h["moving"] for h in in_view) else "occluded"
+        return {"format": "keltis-observation/1", "game": plan.game.game, "board": plan.game.board_name,
+                "usable": False, "reason": reason, "pawns": None, "tiles": None, "seats": None,
+                "discard_tops": None, "confidence": {},
+                # FORMATS §2 extension: the seats whose arms reach over the table
+                "hands": [{"seat": h["seat"]} for h in in_view]}
+    return plan.observations[state_i].to_json()
+
+
+def _move_event(plan: SessionPlan, j: int, frame: int | None) -> dict[str, Any]:
+    """truth/events.jsonl's line of step j (frame: the first usable frame showing its result)."""
+    st = plan.steps[j]
+    tr = st.transition
+    return {"index": j, "frame": frame, "t": round(st.switch, 3), "seat": st.move.to_json().get("seat"),
+            "move": st.move.to_json(), "events": [e.text for e in tr.events],
+            "violations": [{"code": v.code, "message": v.message, "seat": v.seat,
+                            **({"injected": True} if st.injected else {})} for v in tr.violations],
+            **({"injected": True, "expected_code": st.injected} if st.injected else {}),
+            "state_id": int(plan.states[st.after].id)}
+
+
+def _first_usable(plan: SessionPlan, frame_times: list[float], usable: list[bool]) -> list[int | None]:
+    """For each step, the first usable frame at or after its table change."""
+    out: list[int | None] = []
+    for st in plan.steps:
+        out.append(next((k for k, (tk, ok) in enumerate(zip(frame_times, usable)) if tk >= st.switch and ok), None))
+    return out
+
+
+def session_truth(opts: SessionOptions, plan: SessionPlan | None = None) -> dict[str, Any]:
+    """What `record_session` would write as truth, without rendering a picture (benches of the
+    tracker): {"setup", "frames": [(t, truth)], "events": [truth/events.jsonl lines], "final"}.
+    The hands' boxes are projected as the renderer projects them, so the usable frames and hands
+    are the same. plan: the game already played (plan_session; the frame rate is `opts.fps`, so
+    one plan can be filmed at several rates)."""
+    from .render import _hand_truth
+
+    plan = plan or plan_session(opts)
+    table = plan.table
+    cond_rng = np.random.default_rng([opts.seed, 14])
+    cond = table.conditions
+    step_i = 0
+    frames: list[tuple[float, dict[str, Any]]] = []
+    for k in range(int(math.floor(plan.end_t * opts.fps)) + 1):
+        tk = k / opts.fps
+        cond = drift(cond, cond_rng, 1.0 / opts.fps) if k else cond
+        while step_i < len(plan.steps) and plan.steps[step_i].switch <= tk:
+            step_i += 1
+        state_i = plan.steps[step_i - 1].after if step_i else 0
+        poses, seats = _frame_hands(plan, step_i, tk, cond)
+        boxes = [dict(_hand_truth(table.camera, pose), seat=seat) for pose, seat in zip(poses, seats)]
+        truth = _frame_truth(plan, state_i, boxes)
+        truth["state_id"] = int(plan.states[state_i].id)
+        truth["t"] = round(tk, 3)
+        frames.append((tk, truth))
+    first = _first_usable(plan, [t for t, _ in frames], [bool(tr.get("usable")) for _, tr in frames])
+    game = plan.game
+    setup = {"game": game.game, "board": game.board_name, "seats": dict(game.seats), "rules": game.rules_json()}
+    final = game.module.score(game.state)
+    return {"setup": setup, "frames": frames,
+            "events": [_move_event(plan, j, first[j]) for j in range(len(plan.steps))],
+            "final": {"totals": {s: p.total for s, p in final.scores.items()}, "winners": list(final.winners),
+                      "end_reason": getattr(game.state, "end_reason", None), "over": game.over}}
+
+
+def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = False,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Play and film a game into the session folder `out`; returns a summary."""
+    from camera.session import SessionInfo, SessionWriter
+
+    plan = plan_session(opts)
+    game, table, states, steps, end_t = plan.game, plan.table, plan.states, plan.steps, plan.end_t
+    scene_of = plan.scene_of
+
     # 2. Film it.
     folder = Path(out)
     started = (datetime(2025, 1, 1, 19, 0, tzinfo=timezone.utc) + timedelta(minutes=opts.seed % 100_000)).isoformat()
@@ -333,9 +441,8 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
     frame_rng = np.random.default_rng([opts.seed, 13])
     cond_rng = np.random.default_rng([opts.seed, 14])
     cond = table.conditions
-    n_frames = int(math.floor(end_t * opts.fps)) + 1
+    n_frames = plan.n_frames
     step_i = 0
-    usable_after: list[int | None] = [None] * len(steps)
     frame_times: list[float] = []
     usable_frames: list[bool] = []
     with SessionWriter(folder, info, overwrite=overwrite) as writer:
@@ -347,30 +454,12 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
             while step_i < len(steps) and steps[step_i].switch <= tk:
                 step_i += 1
             state_i = steps[step_i - 1].after if step_i else 0
-            hands = []
-            hand_seats = []   # whose arm each hand is: its pose reaches in from that seat's table edge
-            for st in steps[max(0, step_i - 2): step_i + 2]:
-                if st.hand is not None and st.hand.t0 <= tk <= st.hand.t1:
-                    exposure_s = 1 / 30 if cond.exposure >= 0.7 else 1 / 15
-                    hands.append(hand_pose(table, st.hand, tk, exposure_s))
-                    hand_seats.append(st.hand.seat)
-            scene = scene_of(state_i)
-            frame = table.renderer.frame(scene, cond, frame_rng, hands=hands)
+            hands, hand_seats = _frame_hands(plan, step_i, tk, cond)
+            frame = table.renderer.frame(scene_of(state_i), cond, frame_rng, hands=hands)
             render = frame.render
             for h, seat in zip(render["hands"], hand_seats):
                 h["seat"] = seat
-            in_view = [h for h in render["hands"] if h["in_view"]]
-            obs = observations[state_i]
-            if in_view:
-                reason = "motion" if any(h["moving"] for h in in_view) else "occluded"
-                truth: dict[str, Any] = {"format": "keltis-observation/1", "game": game.game,
-                                         "board": game.board_name, "usable": False, "reason": reason,
-                                         "pawns": None, "tiles": None, "seats": None, "discard_tops": None,
-                                         "confidence": {},
-                                         # FORMATS §2 extension: the seats whose arms reach over the table
-                                         "hands": [{"seat": h["seat"]} for h in in_view]}
-            else:
-                truth = obs.to_json()
+            truth = _frame_truth(plan, state_i, render["hands"])
             if static is None:
                 static = {k2: render[k2] for k2 in STATIC_KEYS if k2 in render}
                 static["camera"] = render["camera"]
@@ -384,23 +473,12 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
             truth["t"] = round(tk, 3)
             writer.add_frame(frame.jpeg, tk, truth)
             frame_times.append(tk)
-            usable_frames.append(not in_view)
+            usable_frames.append(bool(truth["usable"]))
             if progress and k % 50 == 0:
                 progress(f"frame {k + 1}/{n_frames}")
         # 3. The moves, each with the first usable frame that shows its result.
-        for j, st in enumerate(steps):
-            for k, (tk, ok) in enumerate(zip(frame_times, usable_frames)):
-                if tk >= st.switch and ok:
-                    usable_after[j] = k
-                    break
-            tr = st.transition
-            writer.add_event({
-                "index": j, "frame": usable_after[j], "t": round(st.switch, 3), "seat": st.move.to_json().get("seat"),
-                "move": st.move.to_json(), "events": [e.text for e in tr.events],
-                "violations": [{"code": v.code, "message": v.message, "seat": v.seat,
-                                **({"injected": True} if st.injected else {})} for v in tr.violations],
-                **({"injected": True, "expected_code": st.injected} if st.injected else {}),
-                "state_id": int(states[st.after].id)})
+        for j, frame_index in enumerate(_first_usable(plan, frame_times, usable_frames)):
+            writer.add_event(_move_event(plan, j, frame_index))
     sim = {"format": "keltis-simulator/1", "options": opts.to_json(), "table": table.style.to_json(),
            "conditions_start": table.conditions.to_json(), "distractors": [d.to_json() for d in table.distractors],
            "hands": {s: {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}

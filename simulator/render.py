@@ -328,14 +328,24 @@ class Renderer:
         half /= np.linalg.norm(half, axis=1, keepdims=True)
         cos = np.clip(-half[:, 2], 0.0, 1.0)   # the surface normal points up (-z)
         lobe = (c.gloss * cos ** c.gloss_shininess).reshape(gx.shape).astype(np.float32)
-        if float(lobe.max()) < 1.0 / 255:
+        # Only where the highlight can add half a level on the glossiest piece (it falls off fast).
+        hot = lobe * (float(gloss.max()) / GLOSS_SCALE) * 255.0 >= 0.5
+        if not hot.any():
             return
-        # A lamp is not a point: its image in the gloss is a soft disc, not just the lobe's peak.
-        lobe = cv2.resize(lobe, (cw + step, ch + step), interpolation=cv2.INTER_LINEAR)[:ch, :cw]
-        spec = lobe * gloss.astype(np.float32) * (255.0 / GLOSS_SCALE)
-        out = cv2.add(canvas.astype(np.float32), cv2.merge([spec, spec, spec]))
-        np.clip(out, 0, 255, out=out)
-        canvas[:] = out.astype(np.uint8)
+        rows, cols = np.nonzero(hot.any(axis=1))[0], np.nonzero(hot.any(axis=0))[0]
+        r0, r1 = max(0, rows[0] - 1), min(hot.shape[0] - 1, rows[-1] + 1)
+        c0, c1 = max(0, cols[0] - 1), min(hot.shape[1] - 1, cols[-1] + 1)
+        y0, x0 = r0 * step, c0 * step
+        y1, x1 = min(ch, r1 * step + 1), min(cw, c1 * step + 1)
+        if y1 <= y0 or x1 <= x0:
+            return
+        # Grid point k lies on canvas pixel k·step: stretch the grid cell-exactly over the region.
+        sub = lobe[r0:r1 + 1, c0:c1 + 1]
+        up = cv2.resize(sub, ((c1 - c0) * step + 1, (r1 - r0) * step + 1), interpolation=cv2.INTER_LINEAR)
+        spec = up[:y1 - y0, :x1 - x0] * gloss[y0:y1, x0:x1].astype(np.float32) * (255.0 / GLOSS_SCALE)
+        spec8 = np.clip(spec + 0.5, 0, 255).astype(np.uint8)
+        roi = canvas[y0:y1, x0:x1]
+        cv2.add(roi, cv2.merge([spec8, spec8, spec8]), roi)
 
     def _draw_flat(self, canvas: np.ndarray, f: Flat, light: np.ndarray, gloss: np.ndarray | None = None) -> None:
         cam = self.camera

@@ -9,7 +9,8 @@
   starting at the edge nearest the board and growing toward the player, every card covering the
   previous one but for its top strip; points row, wish cards and wish stones beside the rows;
 - the draw pile and discard piles beside the board (card game: in the middle of the table);
-- the calibration's markers, and optional distractors (a mug, a phone, a pen, a score pad).
+- the calibration's markers, and optional distractors (a mug, a phone, the card box, a pen, a score
+  pad) placed by `place_distractors` beside the play area.
 
 Every piece gets a small random rotation and offset that is fixed for that piece (seeded by the
 layout seed and the piece's place), so a card does not wander between frames.
@@ -224,11 +225,8 @@ class TableLayout:
         """The board with room for a big pawn standing on it (N×3 mm, z down): what a camera that
         reads the board must see whole. Card game: the middle of the table (draw and discard piles)."""
         W, H = self.size
-        if self.board is None:
-            xy = [[0, 0], [W, 0], [W, H], [0, H]]
-            return np.array([[x, y, z] for x, y in xy for z in (0.0, -20.0)], np.float64)
-        xy = [[0, 0], [W, 0], [W, H], [0, H]]
-        return np.array([[x, y, z] for x, y in xy for z in (0.0, -(BOARD_THICKNESS + PAWN_ROOM))], np.float64)
+        top = 20.0 if self.board is None else BOARD_THICKNESS + PAWN_ROOM
+        return np.array([[x, y, z] for x, y in ((0, 0), (W, 0), (W, H), (0, H)) for z in (0.0, -top)], np.float64)
 
     def marker_areas(self) -> list[np.ndarray]:
         """Each calibration marker's square with its white quiet zone (4×2 mm each)."""

@@ -102,6 +102,32 @@ class TrackingConfig:
     hindsight_other: float = 1.0           # cost of any other misread that held a whole still moment
     pile_record_rereads: bool = True       # a pile's record can prove a draw-looking reading misread
 
+    # The turn decoder (tracking/decoder.py, issue 17; not wired in yet): costs are −log-probability-like
+    # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
+    decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
+    decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
+    decoder_beam: int = 12               # hypotheses kept
+    decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
+    #                                      but one and each alone taken as changed
+    decoder_prune: float = 30.0          # readings costing this much more than the best so far are dropped
+    decoder_cuts: int = 4                # cuts of one change into turns kept per hypothesis and table
+    decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
+    decoder_turn: float = 0.5            # one more turn in a cut
+    decoder_rule: float = 10.0           # a card played or drawn beyond what a turn allows (a rule break)
+    decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
+    decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
+    decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
+    decoder_order: float = 6.0           # a turn going on with a card played after it drew
+    decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
+    decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
+    decoder_pause: float = 2.0           # a reading against the pause before the reach
+    decoder_traceless: float = 6.0       # a turn that changed nothing the camera sees
+    decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table
+    decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
+    decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
+    decoder_answer: float = 30.0         # a reading against a seat named on the page
+    decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked
+
     @classmethod
     def from_json(cls, data: dict[str, Any] | None, source: str = "tracking config") -> "TrackingConfig":
         """Read from JSON; unknown names or wrongly typed values raise MalformedInput naming them."""

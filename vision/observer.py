@@ -45,6 +45,7 @@ class VisionObserver:
         self.last: Observation | None = None        # the last full reading (what REUSE repeats)
         self.last_decision: str | None = None       # the gate's decision on the last frame (recordings)
         self.last_image: Any = None                 # the frame last read in full (recordings)
+        self._previous_small: Any = None            # the previous frame's small picture (a moving arm)
         self._mask_for: Any = None                  # the registration the play-area mask belongs to
         self._mask: Any = None
         self.problems: list[str] = []
@@ -79,9 +80,11 @@ class VisionObserver:
         index = getattr(frame, "index", None)
         decision = self.last_decision = self.gate.decide(grey(small), t, self._play_area(image, small),
                                                          int(index) if index is not None else None)
+        previous, self._previous_small = self._previous_small, small
         if decision == MOVING:
             # the cheap hands test only: whose arm it is matters to the tracker, the rest waits
-            return self.reader.judge_unusable(small) or Observation(self.game, self._board_name(), False, "motion")
+            return (self.reader.judge_unusable(small, previous)
+                    or Observation(self.game, self._board_name(), False, "motion"))
         if decision == SETTLING:
             return Observation(self.game, self._board_name(), False, "settling")
         if decision == REUSE and self.last is not None:
@@ -89,7 +92,7 @@ class VisionObserver:
         self.last_decision = READ
         self.last_image = image
         before = len(self.reader.realigned)
-        obs = self.reader.read(image).observation
+        obs = self.reader.read(image, previous=previous).observation
         if len(self.reader.realigned) > before:
             self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
         self.gate.read_done(grey(small), t, obs.usable)

@@ -39,7 +39,8 @@ from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_te
 from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
 from .seatview import build_seat_views
 from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
-from .usable import UsableConfig, UsableModel, build_usable_model, judge_usable
+from .usable import (UsableConfig, UsableModel, build_usable_model, judge_small, judge_usable, sharpness, small_image,
+                     update_reference)
 
 log = logging.getLogger("keltis.vision")
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
@@ -138,6 +139,7 @@ class Reader:
         self.discard_tops: dict[str, str | None] = {}
         self.numeral_model = load_numeral_model(self.components.folder)
         self.frames = 0
+        self.sharpness_reference: float | None = None   # the table's sharpness on settled frames (usable)
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
         bgr = self.components.pawn_bgr()
         import numpy as np
@@ -170,6 +172,7 @@ class Reader:
         self.usable_model = None
         self.alignment = None
         self._markers_off: tuple[int, ...] = ()
+        self.sharpness_reference = None
         if reg.ok:
             t1 = _clock()
             if self.board is not None and self.game == "keltis":
@@ -220,8 +223,9 @@ class Reader:
         log.info("%s", why)
         self.realigned.append({"frame": self.frames, "why": why})
 
-    def read(self, image: Any, *, reregister: bool = False) -> FrameReading:
-        """The observed state one frame shows (see the module docstring)."""
+    def read(self, image: Any, *, reregister: bool = False, previous: Any = None) -> FrameReading:
+        """The observed state one frame shows (see the module docstring). `previous`: the frame before it
+        in a stream (any size; a live pipeline passes its 320×180 preview), which tells a moving arm."""
         import cv2
         import numpy as np
 
@@ -241,7 +245,7 @@ class Reader:
             return FrameReading(Observation(self.game, board_name, False, reason,
                                             extra={"detail": reg.reason}), timings, usable_reason=reason)
         t0 = _clock()
-        unusable = self.judge_unusable(image)
+        unusable = self.judge_unusable(image, previous)
         timings["usable"] = (_clock() - t0) * 1000
         if unusable is not None:
             return FrameReading(unusable, timings, usable_reason=unusable.reason)
@@ -324,14 +328,21 @@ class Reader:
             timings["discards"] = (_clock() - t1) * 1000
         return seats, {"rows": round(conf, 3)}
 
-    def judge_unusable(self, image: Any) -> Observation | None:
+    def judge_unusable(self, image: Any, previous: Any = None) -> Observation | None:
         """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
-        between readings): the unusable observation (with the arm's seat in `hands`), or None when the
-        frame can be read. Needs a registration (None without one: nothing to judge against)."""
+        between readings; `previous`: the frame before it, any size, which tells a moving arm): the
+        unusable observation (with the arm's seat in `hands`), or None when the frame can be read.
+        Needs a registration (None without one: nothing to judge against)."""
         if self.registration is None or not self.registration.ok:
             return None
-        verdict = judge_usable(self.config.usable, self.usable_model, image)
+        ucfg = self.config.usable
+        small = small_image(ucfg, image)
+        prev = small_image(ucfg, previous) if previous is not None else None
+        verdict = judge_small(ucfg, self.usable_model, small, prev, self.sharpness_reference)
         if verdict.usable:
+            if self.usable_model is not None:
+                self.sharpness_reference = update_reference(ucfg, self.sharpness_reference,
+                                                            sharpness(self.usable_model, small))
             return None
         extra: dict[str, Any] = {}
         if verdict.hands is not None:

@@ -1,29 +1,41 @@
-"""Stage: can this frame be read at all? Decided on a small (320×180) image in about a millisecond.
+"""Stage: can this frame be read at all? Decided on a small (320×180) image.
 
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
-  with no registration, the brightest pixels of the frame are below `dark_level`.
-- `occluded`: something large that is not the board's art lies over the board: the difference to
-  the colour-normalised art (same measure as vision.appearance), opened by a kernel larger than any
-  pawn or tile, covers more than `hand_min_area_mm2`. The hand's seat is the side of the board
-  where the blob meets the board's edge the most (the arm comes in across that seat's table edge);
-  `hands` names it.
+  in the card game (no art) or without a registration, the brightest pixels of the frame are below
+  `dark_level`.
+- `occluded`: an arm reaches in. The play area is the middle of the table (the board and what lies
+  between the markers: the card game's piles) and every seat area of the calibration (FORMATS §4; a
+  board game's piles may lie in a free seat's area; `play_hull` takes their hull instead, which
+  measured no better). What is not table is
+  found against the table's own colour, measured on a ring around the play area in this very frame
+  (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table), and over the board against
+  the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
+  largest table-coloured region. A connected region is an arm when it lies over the play area and
+  comes in from the picture's or the table's edge or from far out of the play area, or lies beside
+  the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
+  a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
+  The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
+  edge); `hands` names it, for any seat of the calibration.
+- `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
+  palm's area since; with the table's sharpness on settled frames of this registration
+  (`reference`, kept by the reader), a picture much blurrier than it (the camera or table shaken).
+  One frame alone does not tell a moving arm from a still one (tried: edge sharpness at 320×180).
 - `no-board`: decided by the reader when the markers do not register.
 
-What is precomputed once per registration (`build_usable_model`): where each small-image pixel
-lies on the board, the board's art warped into the small image, the board mask and the edge bands.
+Everything that depends only on the registration is precomputed once (`build_usable_model`): where
+each small-image pixel lies on the table and its area in mm², the play area and the distance out of
+it, the ring samples and the brightness fit's basis, the seat votes, the board's art in the small
+image.
 
-Not done yet (see docs/vision.md): a hand only over a seat's cards (not over the board) and telling
-a moving hand (`motion`) from a still one — every hand is reported as `occluded`.
-
-Run alone: `python -m vision.usable FRAME.jpg --overlay out.jpg` (works on any size; resizes to 320×180).
+Run alone: `python -m vision.usable FRAME.jpg [--previous FRAME] --overlay out.jpg` (any size; resized
+to 320×180).
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Mapping
-
-SIDE_SEATS = {"top": "north", "bottom": "south", "left": "west", "right": "east"}
+from typing import Any, Iterable, Mapping
 
 
 @dataclass(frozen=True)
@@ -32,21 +44,52 @@ class UsableConfig:
 
     size: tuple[int, int] = (320, 180)
     dark_gain: float = 0.13            # board brightness / art brightness below this: too dark
-    dark_level: float = 45.0           # without a registration: 99th percentile of grey below this
-    offset: float = 12.0
+    dark_level: float = 45.0           # without board art: 99th percentile of grey below this
+    offset: float = 12.0               # log(v + offset): keeps dark pixels' noise from dominating
+    # the board against its art (colour-normalised by quantiles, which a glare's veil moves little)
     chroma_min: float = 0.35
     dark_ratio: float = 0.38
     bright_ratio: float = 1.6
-    open_mm: float = 34.0              # opening kernel: larger than a pawn's or tile's footprint
-    hand_min_area_mm2: float = 2500.0  # a hand's palm is ~ 80 x 90 mm; a tile is 490 mm²
-    edge_band_mm: float = 30.0
-    quantiles: tuple[float, float] = (20.0, 80.0)  # the board's contrast (a glare's veil lowers it)
-    seat_band_mm: tuple[float, float] = (-40.0, 20.0)  # across each seat's far edge (inside -, outside +)
-    seat_bin_mm: float = 10.0
-    arm_max_mm: float = 220.0          # ... and at most this (a table's edge or a row of cards spans more)
-    arm_min_mm: float = 50.0           # an arm crossing a seat's edge is at least this wide
-    table_chroma: float = 0.22         # a band pixel this far from the table's colour is not table
-    table_lum: float = 0.45
+    quantiles: tuple[float, float] = (20.0, 80.0)
+    # the play area and the table around it
+    play_hull: bool = False            # the play area as the hull of the middle and the seats (else their union)
+    play_margin_mm: float = 20.0       # the play area reaches this far beyond the seats and the markers
+    ring_mm: tuple[float, float] = (25.0, 110.0)   # the table's colour is measured this far outside it
+    # a pixel this far from the table's colour (log chroma, log brightness) is not table: `table_spread`
+    # times the ring's own 75th percentile (a wood grain or a lamp's gradient spreads it), within limits
+    table_spread: float = 2.5
+    table_chroma: tuple[float, float] = (0.07, 0.2)
+    table_lum: tuple[float, float] = (0.3, 0.6)
+    surface_outlier: float = 0.3       # ring pixels this far off the first brightness fit are left out of the second
+    # a glare (or a lamp's veil) adds the same light to every channel: not an arm
+    glare_tint: float = 0.35           # a brighter pixel whose extra light is this close to grey
+    glare_tol: float = 14.0            # (+ this many grey levels) is the table or board under a glare
+    # an arm
+    arm_in_min_mm2: float = 1200.0     # over the play area at least this much
+    arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
+    arm_out_min_mm2: float = 2000.0    # with at least this much outside it
+    # an arm is long and arm-wide: a phone (150 mm), a score pad (150 mm), a mug or the card box is shorter
+    # (even cut by the picture's edge), a pen thinner
+    arm_len_mm: float = 230.0
+    arm_width_mm: float = 45.0
+    arm_area_mm2: float = 6000.0
+    # ... and below `compact_len_mm` long it is either `compact_aspect` times as long as wide or fills less
+    # than `compact_fill` of its rectangle: a mug, a phone or a card box seen from above fill theirs
+    compact_len_mm: float = 300.0
+    compact_aspect: float = 2.0
+    compact_fill: float = 0.7
+    side_arms: bool = True             # an arm beside the play area (not over it) makes the frame unusable too
+    side_arm_near_mm: float = 50.0     # ... when it reaches to within this of it
+    vote_mm: float = 300.0
+    second_arm_share: float = 0.5      # a second arm names its seat only with this share of the first's area over the play area             # the seat votes of the arm's part up to this far outside the play area
+    # a moving arm, with the previous small frame: this much of the arm region changed by more than `change_lum`
+    change_lum: float = 0.25
+    change_area_mm2: float = 2500.0
+    # the whole picture blurred (the camera or the table shaken): the play area's sharpness (second
+    # derivative over first: exposure cancels out) below this share of the registration's reference
+    blur_ratio: float = 0.65
+    reference_weight: float = 0.1      # how much a settled frame moves the reference
+    sample_step: int = 3               # statistics on every n-th pixel (speed)
 
 
 DEFAULT_CONFIG = UsableConfig()
@@ -54,17 +97,33 @@ DEFAULT_CONFIG = UsableConfig()
 
 @dataclass(frozen=True, eq=False)
 class UsableModel:
-    """The small image's view of the board (once per registration)."""
+    """The small image's view of the table (once per registration)."""
 
     size: tuple[int, int]
-    board_mask: Any = field(repr=False)
-    log_art: Any = field(repr=False)
-    art_lum: float
     mm_per_px: float
-    open_kernel: Any = field(repr=False)
-    edge_bands: dict[str, Any] = field(repr=False, default_factory=dict)
+    area: Any = field(repr=False)            # mm² of table each small pixel covers
+    play: Any = field(repr=False)            # bool: the play area
+    ring_idx: Any = field(repr=False)        # flat indices of a sample of the table ring
+    out_dist: Any = field(repr=False)        # mm outside the play area (0 inside)
     seats: tuple[str, ...] = ()
-    seat_bands: dict[str, Any] = field(repr=False, default_factory=dict)   # seat -> (bins x samples) pixel indices
+    seat_label: Any = field(repr=False, default=None)   # int: nearest seat in play, -1 in the middle
+    vote_weight: Any = field(repr=False, default=None)  # weight of a pixel's seat vote (the arm's root counts most)
+    board_mask: Any = field(repr=False, default=None)   # bool: the board (None in the card game)
+    board_idx: Any = field(repr=False, default=None)    # flat indices of a sample of the board
+    board_box: tuple[int, int, int, int] = (0, 0, 0, 0)   # y0, y1, x0, x1 of the board in the small image
+    log_art: Any = field(repr=False, default=None)      # (within board_box)
+    art: Any = field(repr=False, default=None)          # the art in the small image (BGR float32, within board_box)
+    art_sample: Any = field(repr=False, default=None)   # the art at board_idx (BGR float32)
+    art_lum: float = 1.0
+    area_in: Any = field(repr=False, default=None)      # flat: mm² in the play area (0 outside)
+    area_out: Any = field(repr=False, default=None)     # flat: mm² outside it
+    inside: Any = field(repr=False, default=None)       # flat float: 1 in the play area
+    outside: Any = field(repr=False, default=None)
+    frame_border: Any = field(repr=False, default=None) # uint8: the picture's outermost pixels
+    play_u8: Any = field(repr=False, default=None)      # uint8 mask of the play area
+    ring_basis: Any = field(repr=False, default=None)   # 1, x, y, x², xy, y² at the ring sample
+    ring_pinv: Any = field(repr=False, default=None)
+    full_basis: Any = field(repr=False, default=None)   # ... at every pixel (float32)
 
 
 @dataclass(frozen=True)
@@ -74,117 +133,163 @@ class UsableVerdict:
     hands: list[str | None] | None = None
     anomaly_mm2: float = 0.0
     gain: float | None = None
+    arm_mask: Any = field(default=None, repr=False, compare=False)   # for overlays
 
 
-def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
-                       components: Any) -> UsableModel | None:
-    """Precompute the small image's board mask and art (None for the card game: no board art)."""
+_DEBUG = None
+
+
+def _log_lut(offset: float) -> Any:
+    import numpy as np
+
+    return np.log(np.arange(256, dtype=np.float32) + offset).astype(np.float32)
+
+
+def _rect_distance(mm: Any, rect: tuple[float, float, float, float]) -> Any:
+    """Distance (mm) of board-frame points from an axis-aligned rectangle (0 inside)."""
+    import numpy as np
+
+    x0, y0, x1, y1 = rect
+    dx = np.maximum(np.maximum(x0 - mm[..., 0], mm[..., 0] - x1), 0)
+    dy = np.maximum(np.maximum(y0 - mm[..., 1], mm[..., 1] - y1), 0)
+    return np.hypot(dx, dy)
+
+
+def _hull_distance(mm: Any, points: Any) -> Any:
+    """Distance (mm) of board-frame points outside the convex hull of `points` (0 inside; the largest
+    distance to an edge's line, exact but for points off a corner)."""
     import cv2
     import numpy as np
 
-    if board is None:
-        return None
-    art_img = components.image(f"board-{board.name}")
-    if art_img is None:
-        return None
+    hull = cv2.convexHull(points.reshape(-1, 1, 2)).reshape(-1, 2).astype(np.float64)
+    out = np.zeros(mm.shape[:2], np.float32)
+    n = len(hull)
+    centre = hull.mean(axis=0)
+    for i in range(n):
+        a, b = hull[i], hull[(i + 1) % n]
+        e = b - a
+        normal = np.array([e[1], -e[0]]) / (np.hypot(*e) + 1e-9)
+        if np.dot(centre - a, normal) > 0:
+            normal = -normal           # pointing out of the hull
+        d = (mm[..., 0] - a[0]) * normal[0] + (mm[..., 1] - a[1]) * normal[1]
+        out = np.maximum(out, d.astype(np.float32))
+    return out
+
+
+def middle_rect(calibration: Mapping[str, Any], board: Any) -> tuple[float, float, float, float]:
+    """The middle of the table in board mm: the board and whatever lies between the markers (the card
+    game's draw and discard piles lie where a board would)."""
+    xs, ys = [], []
+    for item in (calibration.get("markers") or {}).get("items", []):
+        xs.append(float(item["x"]))
+        ys.append(float(item["y"]))
+    if board is not None:
+        bw, bh = board.size_mm
+        xs += [0.0, float(bw)]
+        ys += [0.0, float(bh)]
+    if not xs:
+        return (0.0, 0.0, 0.0, 0.0)
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
+                       components: Any, seats: Iterable[str] | None = None) -> UsableModel:
+    """Precompute the small image's table geometry and, with a board, its art (see the module docstring).
+    `seats`: the seats a hand may be named for (default: every seat of the calibration: an arm is named
+    for the seat whose table edge it crosses, whether a player sits there or not)."""
+    import cv2
+    import numpy as np
+
     W, H = registration.image_size
     sw, sh = config.size
     sx, sy = W / sw, H / sh
     gx, gy = np.meshgrid((np.arange(sw) + 0.5) * sx - 0.5, (np.arange(sh) + 0.5) * sy - 0.5)
     mm = registration.image_to_board(np.stack([gx.ravel(), gy.ravel()], 1)).reshape(sh, sw, 2).astype(np.float32)
-    bw, bh = board.size_mm
-    inside = (mm[..., 0] >= 0) & (mm[..., 0] < bw) & (mm[..., 1] >= 0) & (mm[..., 1] < bh)
-    art, _alpha = art_img
-    ppm = components.board_ppm
-    # blur the art to the small image's scale before sampling it
-    mm_per_px = float(np.median(np.hypot(*np.gradient(mm[..., 0]))) + 1e-6)
-    k = max(1, int(round(mm_per_px * ppm)))
-    art_blur = cv2.blur(art, (k, k)) if k > 1 else art
-    small_art = cv2.remap(art_blur, mm[..., 0] * ppm - 0.5, mm[..., 1] * ppm - 0.5, cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
-    log_art = np.log(small_art + config.offset).astype(np.float32)
-    art_lum = float(np.median(small_art[inside].mean(axis=1))) if inside.any() else 1.0
-    ksz = max(3, int(round(config.open_mm / mm_per_px)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ksz, ksz))
-    band = config.edge_band_mm
-    bands = {
-        "north": inside & (mm[..., 1] < band), "south": inside & (mm[..., 1] > bh - band),
-        "west": inside & (mm[..., 0] < band), "east": inside & (mm[..., 0] > bw - band)}
-    seats = tuple(calibration.get("seats", {}).keys())
-    seat_bands = _seat_bands(config, calibration, registration, (sw, sh), (sx, sy))
-    return UsableModel((sw, sh), inside, log_art, art_lum, mm_per_px, kernel, bands, seats, seat_bands)
+    gxx, gxy = np.gradient(mm[..., 0])
+    gyx, gyy = np.gradient(mm[..., 1])
+    area = np.abs(gxy * gyx - gxx * gyy).astype(np.float32)   # gradient order is (rows, cols)
+    area = np.clip(area, 0, float(np.percentile(area, 99)) * 1.5)
+    mm_per_px = float(np.sqrt(np.median(area)) + 1e-6)
 
+    cal_seats = calibration.get("seats", {}) or {}
+    in_play = tuple(s for s in (seats if seats is not None else cal_seats) if s in cal_seats) or tuple(cal_seats)
+    mid = middle_rect(calibration, board)
+    d_mid = _rect_distance(mm, mid)
+    d_seat = []
+    for s in in_play:
+        r = cal_seats[s]
+        x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
+        d_seat.append(_rect_distance(mm, (x, y, x + w, y + h)))
+    # The play area: the hull of the middle and every seat area of the calibration. The piles of a board
+    # game lie in a free seat's area or in a corner between two seats (FORMATS §4 does not place them);
+    # only the seats in play vote for whose arm it is.
+    corners = [(mid[0], mid[1]), (mid[2], mid[1]), (mid[2], mid[3]), (mid[0], mid[3])]
+    for r in cal_seats.values():
+        x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
+        corners += [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+    if config.play_hull:
+        d_all = _hull_distance(mm, np.array(corners, np.float32))
+    else:
+        d_all = np.minimum.reduce([d_mid, *d_seat]) if d_seat else d_mid
+    margin = config.play_margin_mm
+    play = d_all <= margin
+    out_dist = np.maximum(d_all - margin, 0).astype(np.float32)
+    lo, hi = config.ring_mm
+    ring = (d_all >= lo) & (d_all <= hi)
+    step = max(1, config.sample_step)
+    sample = np.zeros((sh, sw), bool)
+    sample[::step, ::step] = True
+    ring_idx = np.flatnonzero(ring & sample)
+    u = (np.arange(sw * sh) % sw) / sw * 2 - 1.0
+    v = (np.arange(sw * sh) // sw) / sh * 2 - 1.0
+    full = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], 1)
+    ring_basis = full[ring_idx]
+    ring_pinv = np.linalg.pinv(ring_basis) if len(ring_idx) >= 20 else None
+    full_basis = full.astype(np.float32)
 
-def _seat_bands(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, size: tuple[int, int],
-                scale: tuple[float, float]) -> dict[str, Any]:
-    """For each seat: small-image pixel indices of a band across its far edge (where the player's arm
-    comes in), as bins along the edge x samples across it; -1 where a sample falls outside the image."""
-    import math
+    if d_seat:
+        stack = np.stack(d_seat)
+        label = np.argmin(stack, axis=0).astype(np.int16)
+        # in the middle (nearer it than any seat area) the arm tells nothing of its seat
+        label[(d_mid <= margin) & (d_mid < stack.min(axis=0))] = -1
+    else:
+        label = np.full((sh, sw), -1, np.int16)
+    # the part farthest from the middle is the arm's root: it votes most (up to vote_mm outside)
+    vote_weight = np.where(d_all <= config.vote_mm + margin, d_mid, 0).astype(np.float32) * area
 
-    import numpy as np
-
-    sw, sh = size
-    out = {}
-    for seat, rect in calibration.get("seats", {}).items():
-        f = math.radians(float(rect.get("facing", 0.0)))
-        # toward the player (away from the board) in the board frame: south (facing 0) is +y
-        toward = np.array([-math.sin(f), math.cos(f)])
-        along = np.array([math.cos(f), math.sin(f)])
-        x, y, w, h = (float(rect[k]) for k in ("x", "y", "w", "h"))
-        corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
-        depth_c = corners @ toward
-        far = corners[np.argsort(-depth_c)[:2]]            # the two corners of the far edge
-        a0, a1 = sorted(far @ along)
-        d_far = float(depth_c.max())
-        n_bins = max(1, int((a1 - a0) // config.seat_bin_mm))
-        lo, hi = config.seat_band_mm
-        across = np.arange(lo, hi + 1e-6, 10.0)
-        pts = []
-        for i in range(n_bins):
-            a = a0 + (i + 0.5) * config.seat_bin_mm
-            for d in across:
-                pts.append(along * a + toward * (d_far + d))
-        img = registration.board_to_image(np.array(pts))
-        u = np.round((img[:, 0] + 0.5) / scale[0] - 0.5).astype(int)
-        v = np.round((img[:, 1] + 0.5) / scale[1] - 0.5).astype(int)
-        ok = (u >= 0) & (u < sw) & (v >= 0) & (v < sh)
-        idx = np.where(ok, v * sw + u, -1).reshape(n_bins, len(across))
-        out[seat] = idx
-    return out
-
-
-def _arm_seats(config: UsableConfig, model: UsableModel, small: Any) -> list[str]:
-    """Seats whose far-edge band is crossed by something that is not the table, wider than an arm."""
-    import numpy as np
-
-    flat = small.reshape(-1, 3).astype(np.float32)
-    logs = np.log(flat + config.offset)
-    pools = [idx[idx >= 0] for idx in model.seat_bands.values()]
-    pool = np.concatenate(pools) if pools else np.zeros(0, int)
-    if len(pool) < 20:
-        return []
-    # the table's colour from every seat's band together: arms cover a minority of them
-    table = np.median(logs[pool], axis=0)
-    seats = []
-    need = max(1, int(round(config.arm_min_mm / config.seat_bin_mm)))
-    for seat, idx in model.seat_bands.items():
-        valid = idx >= 0
-        if valid.sum() < need:
-            continue
-        d = logs[np.where(valid, idx, 0)] - table
-        lum = d.mean(axis=-1)
-        chroma = np.sqrt(((d - lum[..., None]) ** 2).sum(axis=-1))
-        odd = (chroma > config.table_chroma) | (np.abs(lum) > config.table_lum)
-        frac = np.where(valid, odd, False).sum(axis=1) / np.maximum(valid.sum(axis=1), 1)
-        run = best = 0
-        flags = frac > 0.5
-        for v in flags:
-            run = run + 1 if v else 0
-            best = max(best, run)
-        limit = int(round(config.arm_max_mm / config.seat_bin_mm))
-        if need <= best <= limit and flags.sum() <= best + need:
-            seats.append(seat)
-    return seats
+    border = np.zeros((sh, sw), np.uint8)
+    border[:2, :] = border[-2:, :] = 1
+    border[:, :2] = 1
+    border[:, -2:] = 1
+    board_mask = board_idx = log_art = art_sample = small_art = None
+    board_box = (0, 0, 0, 0)
+    art_lum = 1.0
+    art_img = components.image(f"board-{board.name}") if board is not None and components is not None else None
+    if art_img is not None:
+        bw, bh = board.size_mm
+        inside = (mm[..., 0] >= 0) & (mm[..., 0] < bw) & (mm[..., 1] >= 0) & (mm[..., 1] < bh)
+        art, _alpha = art_img
+        ppm = components.board_ppm
+        k = max(1, int(round(mm_per_px * ppm)))
+        art_blur = cv2.blur(art, (k, k)) if k > 1 else art
+        small_art = cv2.remap(art_blur, mm[..., 0] * ppm - 0.5, mm[..., 1] * ppm - 0.5, cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        log_art = np.log(small_art + config.offset).astype(np.float32)
+        art_lum = float(np.median(small_art[inside].mean(axis=1))) if inside.any() else 1.0
+        board_mask = inside
+        board_idx = np.flatnonzero(inside & sample)
+        art_sample = small_art.reshape(-1, 3)[board_idx]
+        ys, xs = np.nonzero(inside)
+        if len(ys):
+            board_box = (int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1)
+        y0, y1, x0, x1 = board_box
+        small_art = np.ascontiguousarray(small_art[y0:y1, x0:x1])
+        log_art = np.ascontiguousarray(log_art[y0:y1, x0:x1])
+    return UsableModel((sw, sh), mm_per_px, area, play, ring_idx, out_dist, in_play, label, vote_weight,
+                       board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
+                       (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
+                       play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
+                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis)
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -195,57 +300,295 @@ def small_image(config: UsableConfig, image: Any) -> Any:
     return cv2.resize(image, config.size, interpolation=cv2.INTER_AREA)
 
 
-def judge_usable(config: UsableConfig, model: UsableModel | None, image: Any) -> UsableVerdict:
-    """The verdict on one frame (any size; it is resized to `config.size` first)."""
+def judge_usable(config: UsableConfig, model: UsableModel | None, image: Any, previous: Any = None,
+                 reference: float | None = None) -> UsableVerdict:
+    """The verdict on one frame (any size; it is resized to `config.size` first; see `judge_small`)."""
     small = small_image(config, image)
-    return judge_small(config, model, small)
+    prev = small_image(config, previous) if previous is not None else None
+    return judge_small(config, model, small, prev, reference)
 
 
-def judge_small(config: UsableConfig, model: UsableModel | None, small: Any) -> UsableVerdict:
-    """The verdict on a frame already at `config.size` (the part the 2 ms budget covers)."""
+def sharpness(model: UsableModel, small: Any) -> float:
+    """How sharp the play area is, in its blurriest direction: mean |second derivative| over mean |first
+    derivative| along x and along y, the smaller (a motion blur lowers it along the motion; exposure and
+    white balance cancel out). Compared with the same table's reference, never with a constant."""
+    import cv2
+
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    m = model.play_u8
+    out = []
+    for dx, dy in ((1, 0), (0, 1)):
+        d1 = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, dx, dy, ksize=3))
+        d2 = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 2 * dx, 2 * dy, ksize=3))
+        out.append(cv2.mean(d2, m)[0] / max(cv2.mean(d1, m)[0], 1e-3))
+    return float(min(out))
+
+
+def update_reference(config: UsableConfig, reference: float | None, value: float) -> float:
+    """The sharpness reference after a settled (usable) frame."""
+    if reference is None:
+        return value
+    w = config.reference_weight
+    return (1 - w) * reference + w * value
+
+
+def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, previous: Any = None,
+                reference: float | None = None) -> UsableVerdict:
+    """The verdict on a frame already at `config.size` (the part the 2 ms budget covers). `previous`: the
+    previous frame at the same size, when the caller has a stream (it tells a moving arm); `reference`:
+    the table's sharpness on settled frames of this registration (`sharpness`), when the caller keeps one
+    (it tells a blurred picture)."""
     import cv2
     import numpy as np
 
-    if model is None:
+    if model is None or model.board_mask is None:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        if float(np.percentile(grey, 99)) < config.dark_level:
+        if float(np.percentile(grey[::2, ::2], 99)) < config.dark_level:
             return UsableVerdict(False, "too-dark")
-        return UsableVerdict(True)
-    inside = model.board_mask
-    px = small[inside].astype(np.float32)
-    if len(px) == 0:
-        return UsableVerdict(True)
-    art_px = np.exp(model.log_art[inside]) - config.offset
-    lo, hi = config.quantiles
-    qv = np.percentile(px, [lo, 50, hi], axis=0)
-    qa = np.percentile(art_px, [lo, 50, hi], axis=0)
-    gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
-    off_c = qv[1] - gain_c * qa[1]
-    gain = float(np.median(px.mean(axis=1))) / max(model.art_lum, 1.0)
-    if gain < config.dark_gain:
-        return UsableVerdict(False, "too-dark", gain=gain)
-    arms = _arm_seats(config, model, small)
-    if arms:
-        return UsableVerdict(False, "occluded", list(arms), gain=gain)
-    norm = np.maximum(small.astype(np.float32) - off_c, 0) / np.maximum(gain_c, 1e-3)
-    d = np.log(norm + config.offset) - model.log_art
-    lum = d.mean(axis=2)
-    chroma = np.sqrt(((d - lum[..., None]) ** 2).sum(axis=2))
-    anomaly = ((chroma > config.chroma_min) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio)))
-    anomaly = (anomaly & inside).astype(np.uint8)
-    opened = cv2.morphologyEx(anomaly, cv2.MORPH_OPEN, model.open_kernel)
-    area = float(opened.sum()) * model.mm_per_px ** 2
-    if area < config.hand_min_area_mm2:
-        return UsableVerdict(True, anomaly_mm2=area, gain=gain)
-    # whose arm: the board side the blob touches most
-    best, best_n = None, 0
-    for seat, band in model.edge_bands.items():
-        n = int(opened[band].sum())
-        if n > best_n:
-            best, best_n = seat, n
-    if best is not None and model.seats and best not in model.seats:
-        best = None
-    return UsableVerdict(False, "occluded", [best], anomaly_mm2=area, gain=gain)
+        if model is None:
+            return UsableVerdict(True)
+    sh, sw = small.shape[:2]
+    flat = small.reshape(-1, 3)
+    gain = None
+    board_anomaly = None
+    if model.board_mask is not None and len(model.board_idx):
+        px = flat[model.board_idx].astype(np.float32)
+        art_px = model.art_sample
+        lo, hi = config.quantiles
+        qv = np.percentile(px, [lo, 50, hi], axis=0)
+        qa = np.percentile(art_px, [lo, 50, hi], axis=0)
+        gain = float(np.median(px @ np.full(3, 1 / 3, np.float32))) / max(model.art_lum, 1.0)
+        if gain < config.dark_gain:
+            return UsableVerdict(False, "too-dark", gain=gain)
+        gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
+        off_c = qv[1] - gain_c * qa[1]
+        # the frame mapped onto the art's exposure: a LUT per channel (uint8 in, log out)
+        v = np.arange(256, dtype=np.float32)[:, None]
+        lut = np.log(np.maximum(v - off_c[None], 0) / np.maximum(gain_c[None], 1e-3) + config.offset)
+        y0, y1, x0, x1 = model.board_box
+        crop = small[y0:y1, x0:x1]
+        norm_log = cv2.merge([cv2.LUT(c, lut[:, i].astype(np.float32).reshape(1, 256))
+                              for i, c in enumerate(cv2.split(crop))])
+        lum, chroma = _lum_chroma(norm_log, model.log_art)
+        a = (chroma > config.chroma_min ** 2) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
+        a &= ~_veiled(config, crop, model.art * gain_c.astype(np.float32) + off_c.astype(np.float32))
+        board_anomaly = a & model.board_mask[y0:y1, x0:x1]
+
+    # the table's colour, from the ring around the play area (an arm covers a minority of it)
+    logs = _log_image(cv2.blur(small, (3, 3)), config.offset)
+    lflat = logs.reshape(-1, 3)
+    if len(model.ring_idx) >= 20:
+        table = np.median(lflat[model.ring_idx], axis=0)
+    else:
+        table = np.median(lflat[::7], axis=0)
+    lum, chroma2 = _lum_chroma(logs, table.astype(np.float32))
+    # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
+    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum)))
+    if len(model.ring_idx) >= 20:
+        spread_c, spread_l = (float(np.percentile(v.ravel()[model.ring_idx], 75)) for v in (chroma2, lum))
+        spread_c = max(spread_c, 0.0) ** 0.5
+    else:
+        spread_c = spread_l = 0.0
+    k = config.table_spread
+    thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
+    thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
+    not_table = (chroma2 > thr_c * thr_c) | (lum > thr_l)
+    not_table &= ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
+    if board_anomaly is not None:
+        y0, y1, x0, x1 = model.board_box
+        not_table[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly,
+                                           not_table[y0:y1, x0:x1])
+    # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm)
+    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull_mask = np.zeros((sh, sw), np.uint8)
+    if contours:
+        biggest = max(contours, key=cv2.contourArea)
+        cv2.fillConvexPoly(hull_mask, cv2.convexHull(biggest), 1)
+    else:
+        hull_mask[:] = 1
+    mask = cv2.morphologyEx((not_table & (hull_mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
+                            np.ones((3, 3), np.uint8))
+    # where an arm comes into the table's picture: the image's border or the table's edge
+    edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
+
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    arms: list[int] = []
+    anomaly = 0.0
+    if n > 1:
+        lab = labels.ravel()
+        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
+        area_out = np.bincount(lab, weights=model.area_out, minlength=n)
+        at_edge = edge_zone.ravel() > 0
+        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
+        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        for k in range(1, n):
+            total = area_in[k] + area_out[k]
+            if total < config.arm_area_mm2:
+                continue
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            sel = labels[y:y + h, x:x + w] == k
+            out_d = model.out_dist[y:y + h, x:x + w][sel]
+            from_edge = edge_out[k] > 0 or edge_in[k] > 0
+            over = area_in[k] >= config.arm_in_min_mm2
+            far_out = area_out[k] >= config.arm_out_min_mm2 and float(out_d.max()) >= config.arm_reach_mm
+            near = float(out_d.min()) <= config.side_arm_near_mm
+            # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
+            # out of the play area; it lies over the play area or reaches for it
+            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
+                continue
+            length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
+            if _DEBUG is not None:
+                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
+                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
+                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
+                                   fill=float(total) / max(length * width, 1.0),
+                                   reach=float(out_d.max())))
+            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
+            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
+                       and total >= config.compact_fill * length * width)
+            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
+                arms.append(k)
+        anomaly = float(max(area_in[1:].max(), 0.0))
+    if not arms:
+        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
+            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
+        return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
+    arm_mask = labels == arms[0]
+    for k in arms[1:]:
+        arm_mask |= labels == k
+    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
+    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
+    return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
+
+
+def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
+    """Length and width (mm) of a region (`sel`, with each pixel's `area` in mm²): its smallest
+    enclosing rectangle."""
+    import cv2
+    import numpy as np
+
+    ys, xs = np.nonzero(sel)
+    (_cx, _cy), (w, h), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    scale = float(np.sqrt(np.mean(area[ys, xs])))     # mm per pixel here
+    return max(w, h) * scale, min(w, h) * scale
+
+
+def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
+    """Pixels brighter than `expected` (BGR, one colour or an image) by about the same amount in every
+    channel: a glare's veil over the table or board, not something lying on it."""
+    import numpy as np
+
+    import cv2
+
+    diff = small.astype(np.float32) - expected
+    c0, c1, c2 = cv2.split(diff)      # per channel: numpy's reductions over a last axis of 3 are slow
+    veil = np.minimum(np.minimum(c0, c1), c2)
+    spread = np.maximum(np.maximum(c0, c1), c2) - veil
+    return (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+
+
+def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any) -> Any:
+    """The table's brightness over the picture: a quadratic in x, y fitted to the ring around the play
+    area (a lamp's fall-off, vignetting), refitted without the ring pixels far off it (an arm, a glare)."""
+    import numpy as np
+
+    if len(model.ring_idx) < 20:
+        return np.zeros_like(lum)
+    y = lum.ravel()[model.ring_idx].astype(np.float64)
+    basis = model.ring_basis
+    coef = model.ring_pinv @ y
+    keep = np.abs(y - basis @ coef) < config.surface_outlier
+    if keep.sum() >= 20:
+        coef = np.linalg.lstsq(basis[keep], y[keep], rcond=None)[0]
+    return (model.full_basis @ coef.astype(np.float32)).reshape(lum.shape)
+
+
+def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
+    """Brightness and squared colour difference (log space) of an image to a reference colour or image:
+    lum = mean of the channel differences d, chroma² = |d - lum|² = |d|² - 3 lum²."""
+    import cv2
+    import numpy as np
+
+    d = logs - ref
+    ones = np.ones((1, 3), np.float32)
+    total = cv2.transform(d, ones)            # d0 + d1 + d2, one channel
+    sq = cv2.transform(d * d, ones)
+    lum = total * np.float32(1.0 / 3.0)
+    return lum, sq - total * lum
+
+
+def _log_image(small: Any, offset: float) -> Any:
+    import cv2
+
+    lut = _log_lut(offset).reshape(1, 256)
+    return cv2.merge([cv2.LUT(c, lut) for c in cv2.split(small)])
+
+
+def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int], weight: Any,
+               rooted: Any) -> list[str | None]:
+    """One seat per arm: the seat area its pixels lie nearest to, the root (far from the middle) weighing
+    most. Arms are taken by `weight` (how much of each lies over the play area: the hand is there), those
+    `rooted` (coming in from the picture's or the table's edge) first; one with less than
+    `second_arm_share` of the first's weight, or not rooted beside a rooted one (a piece of the same arm
+    cut off by a card, a pool of light beside the table), names no second seat."""
+    import numpy as np
+
+    ns = len(model.seats)
+    lab = labels.ravel()
+    seat_lab = model.seat_label.ravel()
+    found: list[tuple[float, str | None]] = []
+    for k in arms:
+        sel = (lab == k) & (seat_lab >= 0)
+        if not sel.any() or not ns:
+            found.append((bool(rooted[k]), float(weight[k]), None))
+            continue
+        votes = np.bincount(seat_lab[sel], weights=model.vote_weight.ravel()[sel], minlength=ns)
+        found.append((bool(rooted[k]), float(weight[k]), model.seats[int(np.argmax(votes))] if votes.max() > 0 else None))
+    found.sort(key=lambda f: (not f[0], -f[1]))
+    first_rooted, strongest = found[0][0], found[0][1]
+    out: list[str | None] = []
+    for is_rooted, v, seat in found:
+        if out and (v < config.second_arm_share * strongest or (first_rooted and not is_rooted)):
+            continue
+        if seat not in out:
+            out.append(seat)
+    return out
+
+
+def _moving(config: UsableConfig, model: UsableModel, small: Any, previous: Any, arm_mask: Any) -> bool:
+    """Is the arm moving? Only told with the previous frame of a stream: a palm's worth of its region
+    changed since.
+    (One frame alone: the arm's motion blur was tried against the rest of the frame's edge sharpness at
+    320×180 and did not tell a moving arm from a still one; every hand is then `occluded`.)"""
+    import cv2
+    import numpy as np
+
+    if previous is None or previous.shape != small.shape:
+        return False
+    lut = _log_lut(config.offset).reshape(1, 256)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    pg = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY)
+    diff = cv2.absdiff(cv2.LUT(grey, lut), cv2.LUT(pg, lut))
+    changed = float(model.area[arm_mask & (diff > config.change_lum)].sum())
+    return changed >= config.change_area_mm2
+
+
+def overlay(config: UsableConfig, model: UsableModel | None, small: Any, verdict: UsableVerdict) -> Any:
+    """The small frame (x2) with the play area (yellow), the table ring (grey) and the arm (red)."""
+    import cv2
+    import numpy as np
+
+    out = small.copy()
+    if model is not None:
+        edge = cv2.morphologyEx(model.play.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+        out[edge] = (0, 255, 255)
+    if verdict.arm_mask is not None:
+        out[verdict.arm_mask] = (0.5 * out[verdict.arm_mask] + (0, 0, 128)).astype(np.uint8)
+    out = cv2.resize(out, (2 * small.shape[1], 2 * small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    cv2.putText(out, f"{verdict.reason or 'usable'} {verdict.hands or ''}", (8, 24), cv2.FONT_HERSHEY_SIMPLEX,
+                0.7, (0, 0, 255), 2)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,31 +597,32 @@ def main(argv: list[str] | None = None) -> int:
 
     import cv2
 
-    from calibration.registration import DEFAULT_CONFIG as REG
-    from calibration.registration import register_board
-
     from .components import load_components
     from .stagecli import load_stage_inputs, stage_parser
 
-    args = stage_parser("vision.usable", main.__doc__).parse_args(argv)
+    parser = stage_parser("vision.usable", main.__doc__)
+    parser.add_argument("--previous", help="the previous frame of a stream (tells a moving arm)")
+    args = parser.parse_args(argv)
     inputs = load_stage_inputs(args)
     if inputs is None:
         return 2
     image, cal, board, reg = inputs
     model = build_usable_model(DEFAULT_CONFIG, cal, reg, board, load_components(args.components)) if reg.ok else None
     small = small_image(DEFAULT_CONFIG, image)
+    prev = None
+    if args.previous:
+        from .stagecli import read_image
+
+        prev = small_image(DEFAULT_CONFIG, read_image(args.previous))
     t0 = time.perf_counter()
-    verdict = judge_small(DEFAULT_CONFIG, model, small)
+    verdict = judge_small(DEFAULT_CONFIG, model, small, prev)
     ms = (time.perf_counter() - t0) * 1000
     if not reg.ok and verdict.usable:
         verdict = UsableVerdict(False, "no-board")
     print(f"usable={verdict.usable} reason={verdict.reason} hands={verdict.hands} "
           f"anomaly={verdict.anomaly_mm2:.0f}mm² gain={verdict.gain} ({ms:.2f} ms)")
     if args.overlay:
-        out = cv2.resize(small, (640, 360), interpolation=cv2.INTER_NEAREST)
-        cv2.putText(out, f"{verdict.reason or 'usable'} {verdict.hands or ''}", (8, 24), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.7, (0, 0, 255), 2)
-        cv2.imwrite(args.overlay, out)
+        cv2.imwrite(args.overlay, overlay(DEFAULT_CONFIG, model, small, verdict))
     return 0
 
 

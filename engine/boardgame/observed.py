@@ -709,9 +709,12 @@ class _Checker:
             tokens = _tokens(board, self.before.pawns or (), change.player)
             tokens.sort(key=lambda t: not t.big)
             own = tuple(t.stone for t in tokens[:PAWNS_PER_PLAYER])
+            # (a table showing the player without one big and four small pawns — a misread — cannot
+            # say which pawn could have moved: the card is taken as one that should have moved one)
+            whole = len(own) == PAWNS_PER_PLAYER and tokens[0].big and not any(t.big for t in tokens[1:])
             who = self.who(change.seat)
             for colour, v in change.laid[:1]:
-                if lay_targets(info, own, COLOUR_INDEX[colour]):
+                if not whole or lay_targets(info, own, COLOUR_INDEX[colour]):
                     self.violate("pawn-not-moved", change.seat, f"{who} laid a {colour} {v} but moved no pawn: "
                                  "the card moves a pawn one stone (RULES §1 Turn)", card=v, colour=colour)
                 else:

@@ -181,3 +181,22 @@ def test_a_session_can_leave_the_render_out_of_its_truth(tmp_path):
     assert any(not t["usable"] and t["hands"] for t in truths)
     sim = json.loads((folder / "simulator.json").read_text())
     assert sim["options"]["truth_render"] == "none" and sim["render_static"]["seats"]
+
+
+def test_session_truth_without_pictures_is_what_the_recording_holds(session):
+    """simulator.record.session_truth (the tracking benches' source) gives the recorded session's
+    truth files and events exactly, without rendering (the render extension aside)."""
+    from simulator.record import session_truth
+
+    folder, opts, _ = session
+    s = open_session(folder)
+    stream = session_truth(opts)
+    assert len(stream["frames"]) == len(s)
+    for ref, (t, truth) in zip(s.frames, stream["frames"]):
+        recorded = dict(s.truth(ref))
+        recorded.pop("render", None)
+        assert t == pytest.approx(ref.t) and truth == recorded
+    assert stream["events"] == s.events()
+    assert any(not truth["usable"] and truth["hands"] for _, truth in stream["frames"])
+    assert stream["setup"]["seats"] == dict(s.info.seats)
+    assert set(stream["final"]["totals"]) == set(s.info.seats)

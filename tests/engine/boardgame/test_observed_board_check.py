@@ -393,6 +393,20 @@ def test_card_laid_without_moving_a_pawn_rules_1_turn():
     assert codes(check_change(before, after)) == ["pawn-not-moved"]
 
 
+@pytest.mark.parametrize("board", ["base", "nwnz"])
+def test_card_laid_by_a_player_shown_with_a_pawn_missing_is_judged_without_error(board):
+    """A table read with one of the player's pawns as another player's (a misread that held) must
+    not crash the check of a card laid with no pawn moved: it is pawn-not-moved."""
+    def misread(rows):
+        data = observation_json(board, rows=rows)
+        small = next(p for p in data["pawns"] if p["player"] == "black" and not p["big"])
+        small["player"] = next(p["player"] for p in data["pawns"] if p["player"] != "black")
+        return parse_observation(data)
+
+    before, after = misread({"south": {"blue": ["3"]}}), misread({"south": {"blue": ["3", "5"]}})
+    assert codes(check_change(before, after)) == ["pawn-not-moved"]
+
+
 def test_card_laid_that_no_pawn_can_use():
     """The red pawn is on its end stone and no other pawn stands on a path: a red card moves nothing
     (RULES §1: overflow moves a pawn already on a path), so it should have been discarded."""

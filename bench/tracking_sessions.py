@@ -1,0 +1,324 @@
+"""Tracking as the camera delivers games (issue 17 item 3): fresh `sim session` games, truth observer.
+
+    .venv/bin/python bench/tracking_sessions.py [--games 30] [--seed0 2000] [--noise 0 0.02 0.05]
+                                                [--fps 1 0.5] [--illegal 3] [--cache DIR] [--show 2]
+                                                [--kinds nwnz base card] [--json]
+
+Each game is what `keltis-cam sim session --seed S --players P [--illegal N]` records (the same
+game, timeline, hands and truth files: simulator.record.session_truth, the recorder's own code
+without rendering a picture), replayed as `keltis-cam replay SESSION --observer truth --noise R
+--check` replays it: frames at the recorded rate (`--fps 1`: one settled state a second; `--fps
+0.5`: one every 2 s), hand frames between naming the seats whose arms reach in, misreads from
+tracking.noise.MisreadInjector (seeded by the game's seed), the game ended by the draw-pile count
+as replays end it, the visible turns compared with truth/events.jsonl (tracking.check).
+
+Per game kind (keltis on nwnz, keltis on base, keltis-card), 2–4 players in turn, games with
+--illegal injected rule breaks on every second seed (odd offsets), seeds --seed0 … --seed0+games-1
+for every kind. Printed per kind × rate × noise: visible turns exact, legal games with a warning,
+injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
+camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
+extra card drawn from the draw pile, a card-game card in another colour's row), final scores right, and
+the tracker's time per frame that took a settled state (median / p99) and per frame overall.
+--cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+import pickle
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.observation import parse_observation  # noqa: E402
+from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session, visible  # noqa: E402
+from tracking.config import TrackingConfig  # noqa: E402
+from tracking.noise import MisreadInjector  # noqa: E402
+from tracking.pipeline import SessionFrame  # noqa: E402
+from tracking.store import EventStore  # noqa: E402
+from tracking.tracker import GameTracker  # noqa: E402
+
+KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ref:
+    index: int
+    t: float
+
+
+class MemorySession:
+    """A recorded session held in memory (what tracking.check and the truth observer read of one)."""
+
+    def __init__(self, stream: dict[str, Any]):
+        self.stream = stream
+        self.folder = Path("/nonexistent-session")
+        self.frames = [_Ref(i, t) for i, (t, _) in enumerate(stream["frames"])]
+
+    def truth(self, ref: Any) -> dict[str, Any] | None:
+        return self.stream["frames"][ref.index][1]
+
+    def events(self) -> list[dict[str, Any]]:
+        return list(self.stream["events"])
+
+
+class MemoryTruthObserver:
+    """The truth observer over a MemorySession (parses each frame's truth like TruthObserver)."""
+
+    name = "truth"
+
+    def __init__(self, session: MemorySession):
+        self.session = session
+
+    def observe(self, frame: Any):
+        return parse_observation(self.session.stream["frames"][frame.index][1])
+
+
+def truth_stream(kind: str, players: int, seed: int, illegal: int, fps: float, cache: Path | None,
+                 plans: dict) -> dict[str, Any]:
+    """session_truth of one game (from the cache when there)."""
+    from simulator.record import SessionOptions, plan_session, session_truth
+
+    game, board = KINDS[kind]
+    path = cache / f"{kind}-{players}p-{seed}-i{illegal}-{fps:g}fps.pickle" if cache else None
+    if path is not None and path.exists():
+        return pickle.loads(path.read_bytes())
+    opts = SessionOptions(game=game, board=board or "nwnz", players=players, seed=seed, fps=fps, illegal=illegal,
+                          truth_render="none")
+    if game == "keltis-card":
+        opts = dataclasses.replace(opts, board=None)
+    key = (kind, players, seed, illegal)
+    if key not in plans:
+        plans.clear()
+        plans[key] = plan_session(opts)
+    stream = session_truth(opts, plans[key])
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(stream))
+    return stream
+
+
+def _align(a_sigs: list[dict], b_sigs: list[dict]) -> dict[int, int]:
+    """true turn index → tracked turn index (sequence alignment on the signatures)."""
+    a = [json.dumps(s, sort_keys=True) for s in a_sigs]
+    b = [json.dumps(s, sort_keys=True) for s in b_sigs]
+    out: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        for d in range(i2 - i1):
+            if j1 + d < j2 or tag == "equal":
+                out[i1 + d] = j1 + min(d, max(0, j2 - j1 - 1))
+    return out
+
+
+def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None) -> dict[str, Any]:
+    """Replay one game's truth stream through a tracker (as `replay --observer truth --noise --check`)."""
+    session = MemorySession(stream)
+    observer: Any = MemoryTruthObserver(session)
+    if noise:
+        observer = MisreadInjector(observer, noise, seed)
+    if make_tracker is None:
+        config = dataclasses.replace(TrackingConfig(), auto_end_on_empty_draw_pile=True)  # as replays end games
+        tracker = GameTracker(EventStore(":memory:"), config=config, observer="truth")
+    else:
+        tracker = make_tracker()
+    tracker.new_game(dict(stream["setup"]))
+    state_times: list[float] = []
+    frame_times: list[float] = []
+    for ref in session.frames:
+        obs = observer.observe(SessionFrame(ref.index, ref.t))
+        started = time.perf_counter()
+        events = tracker.feed(obs, float(ref.t), ref.index)
+        dt = time.perf_counter() - started
+        frame_times.append(dt)
+        if any(e.type == "state" for e in events):
+            state_times.append(dt)
+    tracker.finish("recording ended")
+    snap = tracker.snapshot()
+    true_sigs, _ = true_signatures_of_session(session)
+    model = tracker.journal.model
+    tracked_sigs = [signature_of_turn(model, t) for t in model.turns]
+    check = compare_turns(true_sigs, tracked_sigs)
+    totals = {s: p["total"] for s, p in (snap["scores"] or {}).get("scores", {}).items()}
+
+    # Injected rule breaks: a warning of the injected code on the tracked move of that turn (or beside it).
+    turn_of_event: list[int] = []
+    seat = None
+    k = -1
+    for line in stream["events"]:
+        if line.get("seat") != seat:
+            k += 1
+            seat = line.get("seat")
+        turn_of_event.append(k)
+    aligned = _align(true_sigs, tracked_sigs)
+    live = [w for w in snap["warnings"] if not w.get("withdrawn")]
+    by_move: dict[int, set[str]] = {}
+    for w in live:
+        by_move.setdefault(w["move_id"], set()).add(w["code"])
+    injected = flagged = invisible = 0
+    missed: Counter = Counter()
+    for line, k in zip(stream["events"], turn_of_event):
+        if not line.get("injected"):
+            continue
+        code = line.get("expected_code")
+        move = line.get("move") or {}
+        if (not visible(true_sigs[k]) or (k == 0 and code == "out-of-turn")
+                or (move.get("move") == "draw" and move.get("from") == "pile")
+                or (stream["setup"]["game"] == "keltis-card" and code == "wrong-colour")):
+            # no camera sees it: the turn left no trace, the first player is chosen at the table, a
+            # card drawn from the draw pile, a card-game card in another colour's row (FORMATS §2
+            # rows carry values only) — counted apart, as tracking.synth.judge_invisible does
+            invisible += 1
+            continue
+        injected += 1
+        j = aligned.get(k)
+        near = {j - 1, j, j + 1} if j is not None else set()
+        if any(code in by_move.get(m + 1, set()) for m in near):
+            flagged += 1
+        else:
+            missed[code] += 1
+    return {"check": check, "warnings": live, "withdrawn": len(snap["warnings"]) - len(live),
+            "injected": injected, "flagged": flagged, "invisible": invisible, "missed_codes": dict(missed),
+            "final_match": totals == stream["final"]["totals"], "state_times": state_times,
+            "frame_times": frame_times}
+
+
+def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[str, Any]:
+    """The same game through tracking.decoder.TurnDecoder (turns only: no warnings, no scores yet)."""
+    from tracking.decoder import TurnDecoder
+
+    session = MemorySession(stream)
+    observer: Any = MemoryTruthObserver(session)
+    if noise:
+        observer = MisreadInjector(observer, noise, seed)
+    decoder = TurnDecoder(stream["setup"])
+    state_times: list[float] = []
+    frame_times: list[float] = []
+    for ref in session.frames:
+        obs = observer.observe(SessionFrame(ref.index, ref.t))
+        started = time.perf_counter()
+        decoder.feed(obs, ref.index, float(ref.t))
+        dt = time.perf_counter() - started
+        frame_times.append(dt)
+        if obs.usable:
+            state_times.append(dt)
+    decoder.finish()
+    true_sigs, _ = true_signatures_of_session(session)
+    check = compare_turns(true_sigs, [t.signature() for t in decoder.committed])
+    return {"check": check, "warnings": [], "withdrawn": 0, "injected": 0, "flagged": 0, "invisible": 0,
+            "missed_codes": {}, "final_match": False, "state_times": state_times, "frame_times": frame_times,
+            "corrections": len(decoder.corrections), "questions": len(decoder.questions)}
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))] if xs else float("nan")
+
+
+def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="games per game kind")
+    parser.add_argument("--seed0", type=int, default=2000)
+    parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.02, 0.05])
+    parser.add_argument("--fps", type=float, nargs="+", default=[1.0, 0.5])
+    parser.add_argument("--illegal", type=int, default=3, help="rule breaks injected in every second game")
+    parser.add_argument("--kinds", nargs="+", choices=sorted(KINDS), default=["nwnz", "base", "card"])
+    parser.add_argument("--cache", type=Path, default=None, help="folder keeping the games' truth streams")
+    parser.add_argument("--show", type=int, default=2, help="mismatches shown per game (stderr)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--decoder", action="store_true",
+                        help="run tracking.decoder.TurnDecoder instead of the tracker (turns only: warnings, "
+                             "breaks and scores are not decoded yet and print as 0)")
+    args = parser.parse_args(argv)
+
+    plans: dict = {}
+    rows = []
+    all_state_times: list[float] = []
+    all_frame_times: list[float] = []
+    sim_seconds = 0.0
+    for kind in args.kinds:
+        for fps in args.fps:
+            per_noise: dict[float, list[dict]] = {n: [] for n in args.noise}
+            for i in range(args.games):
+                seed = args.seed0 + i
+                players = 2 + i % 3
+                illegal = args.illegal if i % 2 else 0
+                started = time.perf_counter()
+                stream = truth_stream(kind, players, seed, illegal, fps, args.cache, plans)
+                sim_seconds += time.perf_counter() - started
+                for noise in args.noise:
+                    r = (run_game_decoder(stream, noise, seed) if args.decoder
+                         else run_game(stream, noise, seed, make_tracker))
+                    r.update(seed=seed, players=players, illegal=bool(illegal))
+                    per_noise[noise].append(r)
+                    c = r["check"]
+                    bad = c["exact"] != c["true_turns"] or (not args.decoder and (
+                        (not illegal and r["warnings"]) or not r["final_match"] or r["flagged"] != r["injected"]))
+                    if bad and args.show:
+                        print(f"{kind} {fps:g}fps noise {noise:g} {players}p seed {seed}"
+                              f"{' illegal' if illegal else ''}: {c['exact']}/{c['true_turns']} exact, "
+                              f"{len(r['warnings'])} warnings, flagged {r['flagged']}/{r['injected']}, "
+                              f"final {'ok' if r['final_match'] else 'WRONG'}", file=sys.stderr)
+                        for mm in c["mismatches"][:args.show]:
+                            print(f"    true    {mm['true']}\n    tracked {mm['tracked']}", file=sys.stderr)
+                        if not illegal:
+                            for w in r["warnings"][:args.show]:
+                                print(f"    warning move {w['move_id']} {w['code']}: {w['message']}", file=sys.stderr)
+                        if r["missed_codes"]:
+                            print(f"    not flagged: {r['missed_codes']}", file=sys.stderr)
+            for noise, results in per_noise.items():
+                legal = [r for r in results if not r["illegal"]]
+                st = [x for r in results for x in r["state_times"]]
+                ft = [x for r in results for x in r["frame_times"]]
+                all_state_times += st
+                all_frame_times += ft
+                missed: Counter = Counter()
+                for r in results:
+                    missed.update(r["missed_codes"])
+                rows.append({
+                    "kind": kind, "fps": fps, "noise": noise, "games": len(results),
+                    "turns": sum(r["check"]["true_turns"] for r in results),
+                    "exact": sum(r["check"]["exact"] for r in results),
+                    "games_all_exact": sum(1 for r in results if r["check"]["exact"] == r["check"]["true_turns"]),
+                    "legal": len(legal), "legal_warned": sum(1 for r in legal if r["warnings"]),
+                    "injected": sum(r["injected"] for r in results), "flagged": sum(r["flagged"] for r in results),
+                    "invisible": sum(r["invisible"] for r in results), "not_flagged": dict(missed),
+                    "final_right": sum(1 for r in results if r["final_match"]),
+                    "state_ms_median": 1000 * statistics.median(st) if st else None,
+                    "state_ms_p99": 1000 * _pct(st, 0.99) if st else None,
+                    "frame_ms_median": 1000 * statistics.median(ft) if ft else None})
+    summary = {"seeds": [args.seed0, args.seed0 + args.games - 1], "rows": rows,
+               "state_ms_median": 1000 * statistics.median(all_state_times) if all_state_times else None,
+               "state_ms_p99": 1000 * _pct(all_state_times, 0.99) if all_state_times else None,
+               "simulator_seconds": sim_seconds}
+    if args.json:
+        json.dump(summary, sys.stdout, indent=1)
+        print()
+        return summary
+    print(f"seeds {args.seed0}–{args.seed0 + args.games - 1} per kind ({args.games} games, rule breaks injected in "
+          f"{sum(1 for i in range(args.games) if i % 2)}: {args.illegal} each)")
+    print(f"{'kind':5s} {'rate':>6s} {'noise':>5s}  {'visible turns exact':>24s}  {'games exact':>11s}  "
+          f"{'legal warned':>12s}  {'breaks flagged':>18s}  {'final right':>11s}  {'ms/state med/p99':>16s}")
+    for r in rows:
+        share = r["exact"] / r["turns"] if r["turns"] else 1.0
+        fl = r["flagged"] / r["injected"] if r["injected"] else 1.0
+        rate = f"1/{1 / r['fps']:g}s"
+        print(f"{r['kind']:5s} {rate:>6s} {r['noise']:5.0%}  {r['exact']:5d}/{r['turns']:5d} = {share:7.2%}  "
+              f"{r['games_all_exact']:5d}/{r['games']:<5d}  {r['legal_warned']:5d}/{r['legal']:<6d}  "
+              f"{r['flagged']:4d}/{r['injected']:<4d}= {fl:6.1%}  {r['final_right']:5d}/{r['games']:<5d}  "
+              f"{r['state_ms_median']:6.2f}/{r['state_ms_p99']:6.2f}")
+        if r["not_flagged"]:
+            print(f"{'':20s}not flagged: {r['not_flagged']}; not visible to a camera: {r['invisible']}")
+    print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
+          f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
+    return summary
+
+
+if __name__ == "__main__":
+    main()

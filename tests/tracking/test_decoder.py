@@ -1,0 +1,144 @@
+"""The turn decoder (tracking/decoder.py, issue 17; not wired into the tracker yet), through its
+public API: feed observations (usable frames and hand frames), read turns, questions, corrections."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from engine.observation import Observation, parse_observation
+from tracking.config import TrackingConfig
+from tracking.decoder import TurnDecoder
+
+SEATS = {"south": "black", "west": "white", "north": "grey"}
+COLOURS = ("red", "yellow", "pink", "green", "blue")
+
+
+def table(rows=None, tops=None):
+    """A card-game table: rows {seat: {colour: [codes]}}, discard tops {pile: code}."""
+    rows = rows or {}
+    tops = tops or {}
+    return {"format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+            "pawns": None, "tiles": None,
+            "seats": {seat: {"player": player, "rows": {c: list(rows.get(seat, {}).get(c, [])) for c in COLOURS},
+                             "points_row": 0, "wish": {}, "wish_cards": []} for seat, player in SEATS.items()},
+            "discard_tops": {p: tops.get(p) for p in (*COLOURS, "points")}}
+
+
+def hand(*seats):
+    """A frame with arms over the table (the hands extension); no seat read when none given."""
+    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": s} for s in seats]})
+
+
+def decode(frames, config=None, answers=()):
+    decoder = TurnDecoder({"game": "keltis-card", "seats": SEATS}, config)
+    for i, frame in enumerate(frames):
+        decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+    for pile, card, seat in answers:
+        decoder.answer(pile, card, seat)
+    decoder.finish()
+    return decoder
+
+
+def visible(decoder):
+    return [t.signature() for t in decoder.committed if t.lays or t.piles or t.steps]
+
+
+def test_two_discard_only_turns_between_two_readings_are_split_by_turn_order():
+    """The issue's failure: two players only discard between two readings. One turn of one seat with
+    two discards is no turn the rules allow; turn order and the hands name the split (which of the
+    two put which card no frame shows: that is asked, see below)."""
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    both = table({"south": {"red": ["2", "4"]}}, {"red": "7", "blue": "4"})
+    frames = [start, start, hand("south"), hand("south"), laid, laid, hand("south"), laid,
+              hand("west"), hand("west"), hand("north"), hand("north"), both, both, both]
+    decoder = decode(frames)
+    turns = visible(decoder)
+    assert [(t["seat"], t["lays"], len(t["piles"])) for t in turns] == [
+        ("south", ["red:4"], 0), ("west", [], 1), ("north", [], 1)]
+    assert sorted(p for t in turns for p in t["piles"]) == ["blue:None>4", "red:3>7"]
+
+
+def test_a_misread_that_comes_and_goes_without_a_hand_is_no_turn():
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    misread = table({"south": {"red": ["2", "9"]}}, {"red": "3"})
+    decoder = decode([start, start, misread, start, start, start])
+    assert visible(decoder) == []
+
+
+def test_a_change_seen_after_a_hand_is_the_hand_owners_turn_even_if_unnamed_frames_are_misread():
+    start = table({}, {"red": "3"})
+    after = table({"west": {"green": ["5"]}}, {"red": "3"})
+    frames = [start, start, hand("west"), hand(), after, after, after]
+    assert [(t["seat"], t["lays"]) for t in visible(decode(frames))] == [("west", ["green:5"])]
+
+
+def test_an_unattributable_discard_is_asked_about_and_the_answer_decides():
+    """Two discards in one reach with no seat read: which player put which card is a coin toss; the
+    decoder asks ("unclear — who discarded the red 7?") instead of silently choosing, and an answer
+    from the page is evidence that turns the reading (logged as a correction of a committed turn)."""
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    both = table({"south": {"red": ["2", "4"]}}, {"red": "7", "blue": "4"})
+    frames = [start, start, hand("south"), laid, laid, hand("south"), laid, hand(), hand(), hand(), hand(),
+              both, both]
+    decoder = decode(frames, TrackingConfig(decoder_lag=0))
+    asked = {(q["pile"], q["card"]): q for q in decoder.open_questions}
+    assert ("red", "7") in asked
+    assert asked[("red", "7")]["text"] == "unclear — who discarded the red 7?"
+    assert asked[("red", "7")]["seats"] == ["north", "west"]
+    first = {t["piles"][0]: t["seat"] for t in visible(decoder) if t["piles"]}
+    other = "north" if first["red:3>7"] == "west" else "west"
+    decoder.answer("red", "7", other)
+    now = {t["piles"][0]: t["seat"] for t in visible(decoder) if t["piles"]}
+    assert now["red:3>7"] == other and now["blue:None>4"] != other
+    assert decoder.corrections and decoder.corrections[-1]["now"]["seat"] in ("west", "north")
+    assert ("red", "7") not in {(q["pile"], q["card"]) for q in decoder.open_questions}
+
+
+def test_reader_confidence_sets_the_price_of_a_misread():
+    """A field the reader is unsure of (low confidence) is cheaper to call misread than one it is sure of."""
+    sure = copy.deepcopy(table({}, {"red": "3"}))
+    sure["confidence"] = {"rows": 0.999}
+    unsure = copy.deepcopy(sure)
+    unsure["confidence"] = {"rows": 0.5}
+    decoder = TurnDecoder({"game": "keltis-card", "seats": SEATS})
+    costs_sure = decoder._misread_costs(parse_observation(sure))
+    costs_unsure = decoder._misread_costs(parse_observation(unsure))
+    assert costs_sure["row"] > costs_unsure["row"] > 0
+
+
+def test_every_decoder_weight_is_a_tracking_setting():
+    cfg = TrackingConfig.from_json({"decoder_beam": 4, "decoder_misread": 0.01, "decoder_rule": 12.0})
+    assert (cfg.decoder_beam, cfg.decoder_misread, cfg.decoder_rule) == (4, 0.01, 12.0)
+    with pytest.raises(Exception):
+        TrackingConfig.from_json({"decoder_beam": "wide"})
+
+
+def test_a_recorded_session_decodes_exactly_as_the_camera_delivers_it():
+    """A short `sim session` game (its truth stream, no pictures): every visible turn exact."""
+    from simulator.record import SessionOptions, session_truth
+    from tracking.check import compare_turns, true_signatures_of_session
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=311, max_moves=40,
+                                          truth_render="none"))
+    decoder = TurnDecoder(stream["setup"])
+    for i, (_t, truth) in enumerate(stream["frames"]):
+        decoder.feed(parse_observation(truth), i)
+    decoder.finish()
+
+    class Session:
+        frames = [type("Ref", (), {"index": i}) for i in range(len(stream["frames"]))]
+        folder = __import__("pathlib").Path("/nonexistent")
+
+        def truth(self, ref):
+            return stream["frames"][ref.index][1]
+
+        def events(self):
+            return stream["events"]
+
+    truth, _ = true_signatures_of_session(Session())
+    check = compare_turns(truth, [t.signature() for t in decoder.committed])
+    assert check["true_turns"] > 15
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]

@@ -1,0 +1,136 @@
+"""The unusable-frame decision (vision/usable.py) on frames the simulator renders at test time: an arm
+from each seat's edge names that seat, a mug beside the play area keeps the frame usable, a moving arm
+and a shaken picture are `motion`, too dark, and a hand over the card game's table."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.board import bundled_board
+from simulator.games import Game
+from simulator.hands import HandPose
+from simulator.record import HandPlan, hand_pose, setup_table
+from simulator.scene import place_distractors
+from vision.reader import Reader
+from vision.usable import DEFAULT_CONFIG, build_usable_model, judge_small, small_image
+
+SIZE = (2304, 1296)
+
+
+def render(game_name: str = "keltis", board: str | None = "nwnz", players: int = 4, seed: int = 5, *,
+           hand_seat: str | None = None, target: tuple[float, float] = (280.0, 200.0), progress: float = 1.0,
+           distractors: tuple[str, ...] = (), blur_px: int = 0):
+    """(image, calibration, seats in play, render truth) of one table; a still hand of `hand_seat`
+    reaching `progress` of the way to `target` (board mm), the `distractors` on the table."""
+    game = Game.new(game_name, board, players, seed)
+    table = setup_table(game, seed, SIZE, distractors=False)
+    table.distractors = place_distractors(table.layout, table.camera, tuple(distractors), seed) if distractors else ()
+    obs = game.observe()
+    scene = table.layout.scene(obs, game.hints(), table.distractors)
+    rng = np.random.default_rng([seed, 22])
+    hands: list[HandPose] = []
+    if hand_seat:
+        x, y = target
+        plan = HandPlan(hand_seat, [(0.0, x, y, 30.0, progress), (1.0, x, y, 30.0, progress)])
+        hands.append(hand_pose(table, plan, 0.5, 1 / 20))
+    frame = table.renderer.frame(scene, table.conditions, rng, hands=hands)
+    image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if blur_px:
+        k = np.zeros((blur_px, blur_px), np.float32)
+        k[blur_px // 2, :] = 1.0 / blur_px          # a horizontal shake during the exposure
+        image = cv2.filter2D(image, -1, k)
+    cal = dict(table.calibration)
+    cal["camera"] = table.camera.calibration_camera()
+    seats = {s: o.player for s, o in obs.seats.items()}
+    return image, cal, seats, frame.render
+
+
+def reader_for(cal, seats, game_name="keltis", board="nwnz") -> Reader:
+    return Reader(cal, game=game_name, board=bundled_board(board) if board else None, seats=seats)
+
+
+@lru_cache(maxsize=None)
+def empty_table():
+    return render()
+
+
+@pytest.mark.parametrize("seat", ["south", "west", "north", "east"])
+def test_arm_from_each_seats_edge_names_that_seat(seat):
+    image, cal, seats, truth = render(hand_seat=seat, target=(280.0, 200.0))
+    assert [h["in_view"] for h in truth["hands"]] == [True]
+    obs = reader_for(cal, seats).read(image).observation
+    assert not obs.usable and obs.reason == "occluded"
+    assert obs.extra["hands"] == [{"seat": seat}]
+
+
+def test_the_empty_table_is_usable():
+    image, cal, seats, _truth = empty_table()
+    obs = reader_for(cal, seats).read(image).observation
+    assert obs.usable and obs.reason is None
+
+
+@pytest.mark.parametrize("things", [("mug",), ("mug", "phone", "box")])
+def test_a_mug_beside_the_play_area_keeps_the_frame_usable(things):
+    image, cal, seats, truth = render(distractors=things)
+    drawn = {i["what"] for i in truth["items"] if i.get("kind") == "distractor"}
+    assert "mug" in drawn
+    obs = reader_for(cal, seats).read(image).observation
+    assert obs.usable, obs.reason
+
+
+def test_a_moving_arm_is_motion_given_the_previous_frame():
+    """A live pipeline passes the previous preview frame: the arm's region changed since it."""
+    before, cal, seats, _t = render(hand_seat="south", progress=0.8)
+    now, _cal, _seats, _t2 = render(hand_seat="south", progress=1.0)
+    reader = reader_for(cal, seats)
+    alone = reader.read(now).observation
+    assert alone.reason == "occluded"        # one frame alone cannot tell
+    obs = reader.read(now, previous=small_image(DEFAULT_CONFIG, before)).observation
+    assert not obs.usable and obs.reason == "motion"
+    assert obs.extra["hands"] == [{"seat": "south"}]
+
+
+def test_a_blurred_picture_is_motion_against_the_tables_own_sharpness():
+    """The camera or the table shaken: the reader compares with the sharpness of this registration's
+    settled frames (never a constant), so the same table sharp again is usable."""
+    sharp, cal, seats, _t = empty_table()
+    blurred, *_rest = render(blur_px=41)
+    reader = reader_for(cal, seats)
+    assert reader.read(sharp).observation.usable
+    obs = reader.read(blurred).observation
+    assert not obs.usable and obs.reason == "motion"
+    assert reader.read(sharp).observation.usable
+
+
+def test_too_dark_without_board_art_in_the_card_game():
+    image, cal, seats, _truth = render("keltis-card", None, 3, seed=7)
+    dark = (image.astype(np.float32) * 0.08).astype(np.uint8)
+    reader = reader_for(cal, seats, "keltis-card", None)
+    assert reader.read(image).observation.usable
+    obs = reader_for(cal, seats, "keltis-card", None).read(dark).observation
+    assert not obs.usable and obs.reason == "too-dark"
+
+
+@pytest.mark.parametrize("seat", ["south", "north"])
+def test_card_game_hand_frame_names_its_seat(seat):
+    """The card game has no board: the play area is the seat areas and the piles between them."""
+    image, cal, seats, truth = render("keltis-card", None, 4, seed=7, hand_seat=seat, target=(280.0, 95.0))
+    assert [h["in_view"] for h in truth["hands"]] == [True]
+    obs = reader_for(cal, seats, "keltis-card", None).read(image).observation
+    assert not obs.usable and obs.reason == "occluded"
+    assert obs.extra["hands"] == [{"seat": seat}]
+
+
+def test_decision_on_the_preview_size_with_its_model_built_once():
+    image, cal, seats, _truth = empty_table()
+    reader = reader_for(cal, seats)
+    reader.read(image)
+    model = build_usable_model(DEFAULT_CONFIG, cal, reader.registration, reader.board, reader.components,
+                               seats=list(seats))
+    small = small_image(DEFAULT_CONFIG, image)
+    assert small.shape[:2] == (180, 320)
+    assert model.play.shape == (180, 320) and model.play.any() and not model.play.all()
+    assert judge_small(DEFAULT_CONFIG, model, small).usable

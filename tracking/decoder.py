@@ -1,0 +1,572 @@
+"""A fixed-lag beam decoder of turns (issue 17): the likeliest sequence of turns given every frame.
+
+NOT WIRED IN: the product path is still tracking/tracker.py (GameTracker, the journal of
+model.py). This module is the decoder the issue asks for, measured beside it by
+bench/tracking_sessions.py --decoder; it decodes *who did what* (the turns as the camera can see
+them: tracking.check signatures), not yet warnings or scores.
+
+The model (an HMM over table states, decoded by beam search):
+- hidden state: the true table (observation fields, tracking.stability.observation_fields), each
+  discard pile's known cards, and whose turn is open and what it has done so far;
+- transitions happen only while something covers the table (a hand): the change between the
+  hypothesis' table and a candidate table is cut into turns in seat order (the open turn going
+  on, then the next seats round the table); every cut is scored by priors, in cost units
+  (−log-probability-like, all in TrackingConfig, `decoder_*`): a turn that plays or draws more
+  than the rules allow, a turn that left no trace, a discard-pile change read as a draw of a card
+  the pile's record does not show below its top, a change with no hand seen, and the hands'
+  evidence (a turn by a seat no hand frame named, a seat named that made no turn);
+- emissions: every usable frame is scored field by field against the hypothesis' table: a
+  field read otherwise costs −log(misread probability), from the reader's `confidence` for that
+  kind of field when given, `decoder_misread` otherwise;
+- candidate tables after a hand: the hypothesis' table with any subset of the fields the new frame
+  reads otherwise taken over (a field not taken is that frame's misread);
+- the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
+  Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
+  committed turn a later best hypothesis reads otherwise is logged as a correction;
+- a discard-only turn whose seat the best hypothesis and a close runner-up (within
+  `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
+  with the seats as answers); an answer (and a correction naming who played) enters as evidence:
+  a hypothesis against it pays `decoder_answer`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from engine.observation import Observation
+from .config import TrackingConfig
+from .stability import FieldKey, Fields, observation_fields
+
+_CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
+                   "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One decoded turn as the camera sees it (tracking.check signature terms), plus its pile events."""
+
+    seat: str
+    lays: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    row_discards: tuple[str, ...] = ()
+    piles: tuple[tuple[str, Any, Any, str], ...] = ()   # (pile, old top, new top, "discard"|"draw")
+    wish_cards: tuple[int, ...] = ()
+    tiles: tuple[str, ...] = ()                          # tile codes taken
+    unseen_draws: int = 0                                # reaches read as a draw from the draw pile
+    pawns_lost: int = 0                                  # pawns gone from the board (or come): a misread
+
+    @property
+    def plays(self) -> int:
+        return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
+
+    @property
+    def draws(self) -> int:
+        return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
+
+    def merged(self, other: "Turn") -> "Turn":
+        return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
+                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
+                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost)
+
+    def signature(self) -> dict[str, Any]:
+        """tracking.check's terms (pile changes net per pile)."""
+        net: dict[str, list[Any]] = {}
+        for pile, old, new, _ in self.piles:
+            if pile in net:
+                net[pile][1] = new
+            else:
+                net[pile] = [old, new]
+        return {"seat": self.seat, "lays": sorted(self.lays), "steps": sorted(self.steps),
+                "row_discards": sorted(self.row_discards),
+                "piles": sorted(f"{p}:{o}>{n}" for p, (o, n) in net.items() if o != n),
+                "wish_cards": sorted(self.wish_cards)}
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One reading of the game so far: table, piles, turns (the last one open), cost."""
+
+    table: frozenset            # of (field, reading) pairs
+    piles: tuple[tuple[str, tuple[Any, ...]], ...]
+    turns: tuple[Turn, ...]
+    cost: float
+    #: frame index at which each turn got its last action (for the fixed-lag commit)
+    turn_frames: tuple[int, ...] = ()
+    #: fields the last usable frame read otherwise than this table, and how (a misread that holds
+    #: for several frames costs decoder_misread_held per further frame)
+    misread: tuple[tuple[FieldKey, Any], ...] = ()
+
+    def key(self, recent: int) -> tuple:
+        """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
+        ones that read the recent turns otherwise stay apart (so a close call can be asked about)."""
+        return (self.table, self.piles, self.turns[-recent:])
+
+
+@dataclass
+class _Interval:
+    """What happened since the last usable frame: hand frames by seat, frames unusable."""
+
+    hands: dict[str, int] = field(default_factory=dict)
+    hand_frames: int = 0
+    covered: int = 0
+    #: seconds the table lay still before this reach (None: unknown): players go on with their own
+    #: turn quickly and take over from another after a moment
+    pause: float | None = None
+
+
+class TurnDecoder:
+    """Feed every frame's observation (usable or not, with the `hands` extension); read `turns`,
+    `corrections` and `questions`. setup: {"seats": {seat: player}, "game", "first"?}."""
+
+    def __init__(self, setup: Mapping[str, Any], config: TrackingConfig | None = None):
+        self.config = config or TrackingConfig()
+        self.seats: dict[str, str] = dict(setup["seats"])
+        self.order: list[str] = list(self.seats)
+        self.first: str | None = setup.get("first")
+        self.card_game = setup.get("game") == "keltis-card"
+        self.seat_of_player = {p: s for s, p in self.seats.items()}
+        self.beam: list[Hypothesis] = []
+        self.interval = _Interval()
+        self.frame = -1
+        self.committed: list[Turn] = []
+        self.corrections: list[dict[str, Any]] = []
+        self.questions: list[dict[str, Any]] = []
+        self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
+        self._hand_left: float | None = None   # time of the last hand frame
+
+    # ------------------------------------------------------------------ input
+
+    def feed(self, obs: Observation, frame_index: int | None = None, t: float | None = None) -> None:
+        """One frame (t: its time in seconds): a hand frame adds evidence, a usable frame advances the beam."""
+        self.frame = frame_index if frame_index is not None else self.frame + 1
+        if not obs.usable:
+            self.interval.covered += 1
+            hands = obs.extra.get("hands") if obs.extra else None
+            if isinstance(hands, list):   # a hand over the table (its seat read or not)
+                if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
+                    self.interval.pause = t - self._hand_left
+                if t is not None:
+                    self._hand_left = t
+                self.interval.hand_frames += 1
+                for h in hands:
+                    seat = h.get("seat") if isinstance(h, dict) else None
+                    if seat in self.seats:
+                        self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
+            return
+        fields = observation_fields(obs)
+        costs = self._misread_costs(obs)
+        if not self.beam:
+            self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
+        else:
+            self._advance(fields, costs)
+        self.interval = _Interval()
+        self._commit()
+
+    def answer(self, pile: str, card: Any, seat: str) -> None:
+        """An answer from the page (or a correction naming who played): the turn that put `card` on
+        `pile` was `seat`'s. Evidence: hypotheses against it pay decoder_answer from now on."""
+        self.answers[(pile, card)] = seat
+        self.beam = sorted((self._with_answers(h, pile, card) for h in self.beam), key=lambda h: h.cost)
+        self._commit()
+
+    def finish(self) -> None:
+        """The recording ended: every turn of the best hypothesis is committed."""
+        self._commit(final=True)
+
+    @property
+    def open_questions(self) -> list[dict[str, Any]]:
+        """Questions not answered yet ("unclear — who discarded the red 7?" with the seats to tap)."""
+        return [q for q in self.questions if (q["pile"], q["card"]) not in self.answers]
+
+    @property
+    def turns(self) -> list[Turn]:
+        """The best reading's turns (committed ones and the rest)."""
+        return list(self.beam[0].turns) if self.beam else []
+
+    # ------------------------------------------------------------------ the model
+
+    def _misread_costs(self, obs: Observation) -> dict[str, float]:
+        """Cost of one field read otherwise, per kind of field (reader confidence, else config)."""
+        base = self.config.decoder_misread
+        out = {}
+        for kind, key in _CONFIDENCE_KEY.items():
+            conf = obs.confidence.get(key) if obs.confidence else None
+            p = (1.0 - float(conf)) if isinstance(conf, (int, float)) and 0 < conf < 1 else base
+            out[kind] = -math.log(max(p, 1e-6))
+        out["default"] = -math.log(base)
+        return out
+
+    def _initial_piles(self, fields: Fields) -> tuple:
+        return tuple(sorted((k[1], () if v is None else (None, v)) for k, v in fields.items() if k[0] == "top"))
+
+    def _advance(self, fields: Fields, costs: Mapping[str, float]) -> None:
+        cfg = self.config
+        candidates: dict[tuple, Hypothesis] = {}
+        self._memo: dict[tuple, list] = {}
+        best = math.inf
+        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+        for hyp in self.beam:                          # (the beam is ordered by cost)
+            if hyp.cost > best + cfg.decoder_prune:
+                break
+            diff = diffs.get(hyp.table)
+            if diff is None:
+                table = dict(hyp.table)
+                diff = diffs[hyp.table] = sorted(k for k in table.keys() | fields.keys()
+                                                 if k[0] != "meta" and table.get(k) != fields.get(k))
+            if not diff:
+                for turns, cost in self._quiet_reaches(hyp):
+                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, hyp.turn_frames))
+                best = min(best, hyp.cost)
+                continue
+            table = dict(hyp.table)
+            held = dict(hyp.misread)
+            misread = {k: (cfg.decoder_misread_held if k in held and held[k] == fields.get(k)
+                           else costs.get(k[0], costs["default"])) for k in diff}
+            for taken in _subsets(diff, cfg.decoder_max_fields):
+                emission = sum(misread[k] for k in diff if k not in taken)
+                if hyp.cost + emission > best + cfg.decoder_prune:
+                    continue
+                still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
+                if not taken:
+                    for turns, cost in self._quiet_reaches(hyp):
+                        self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
+                                                          hyp.turn_frames, still_misread))
+                        best = min(best, hyp.cost + emission + cost)
+                    continue
+                new_table = dict(table)
+                for k in taken:
+                    if k in fields:
+                        new_table[k] = fields[k]
+                    else:
+                        new_table.pop(k, None)
+                frozen = frozenset(new_table.items())
+                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
+                    total = hyp.cost + emission + cost
+                    self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
+                    best = min(best, total)
+        ranked = sorted(candidates.values(), key=lambda h: h.cost)
+        self.beam = ranked[:cfg.decoder_beam]
+        self._ask(ranked)
+
+    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float]]:
+        """Hands came and went and the table reads as before: the open turn's player drawing from the
+        draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
+        hands = self.interval.hands
+        unused = self.config.decoder_hand_unused
+        base = sum(unused * min(1.0, n / 2.0) for n in hands.values())
+        out = [(hyp.turns, base)]
+        last = hyp.turns[-1] if hyp.turns else None
+        if last is not None and hands.get(last.seat) and last.draws == 0:
+            drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
+            out.append((hyp.turns[:-1] + (drew,), base - unused * min(1.0, hands[last.seat] / 2.0)))
+        return out
+
+    def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
+        key = hyp.key(len(self.order) + 1)
+        old = candidates.get(key)
+        if old is None or hyp.cost < old.cost:
+            candidates[key] = hyp
+
+    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey]):
+        """Cuts of the change into turns: [(turns, piles, cost, turn_frames)], best few."""
+        last = hyp.turns[-1] if hyp.turns else None
+        key = (last, hyp.piles, hyp.table, tuple(changed))
+        cuts = self._memo.get(key)
+        if cuts is None:
+            cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
+        results = []
+        for cost, parts, slots, new_piles in cuts:
+            turns = list(hyp.turns)
+            frames = list(hyp.turn_frames)
+            for pos in range(max(parts) + 1):
+                part = parts.get(pos)
+                if pos == 0 and last is not None:
+                    if part is not None:
+                        turns[-1] = turns[-1].merged(part)
+                        frames[-1] = self.frame
+                    continue
+                turns.append(part if part is not None else Turn(slots[pos]))
+                frames.append(self.frame)
+            results.append((tuple(turns), new_piles, cost, tuple(frames)))
+        return results
+
+    def _cuts(self, last: Turn | None, piles: dict[str, tuple], before: Fields, after: Fields,
+              changed: Sequence[FieldKey]) -> list[tuple[float, dict[int, Turn], list[str], tuple]]:
+        """The best few cuts of one change into turns after the open turn `last`: (cost, parts by
+        slot, the slots' seats, the piles after)."""
+        cfg = self.config
+        owned: dict[str, list[FieldKey]] = {}
+        loose_tiles: list[FieldKey] = []
+        tops: list[FieldKey] = []
+        for k in changed:
+            seat = self._owner(k)
+            if seat is not None:
+                owned.setdefault(seat, []).append(k)
+            elif k[0] == "tile":
+                loose_tiles.append(k)
+            elif k[0] == "top":
+                tops.append(k)
+        # Each changed pile: a card discarded onto it, or its top drawn (the card below shows).
+        pile_options: list[list[tuple[tuple[str, Any, Any, str], float, tuple]]] = []
+        for k in tops:
+            pile, old, new = k[1], before.get(k), after.get(k)
+            stack = piles.get(pile, ())
+            opts = []
+            if len(stack) >= 1 and stack[-1] == old:
+                below = stack[-2] if len(stack) >= 2 else "empty"
+                if below == new or (below == "empty" and new is None):
+                    opts.append(((pile, old, new, "draw"), 0.0, stack[:-1]))      # the card below shows
+                elif below is None:                                              # nothing known below
+                    opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below,
+                                 stack[:-1] + ((new,) if new is not None else ())))
+            if new is not None:
+                # a card onto the pile (the twin of the card below its top: less likely than that card
+                # uncovered by a draw; a card all of whose copies are already seen: a rule break)
+                twin = len(stack) >= 2 and stack[-2] == new and stack[-1] == old
+                extra = cfg.decoder_rule if self._copies_seen(after, piles, pile, new) >= self._copies(new) else 0.0
+                opts.append(((pile, old, new, "discard"), (cfg.decoder_twin if twin else 0.0) + extra,
+                             stack + (new,)))
+            if not opts:   # a pile emptied that the record says holds more: drawn down (a rule break)
+                opts.append(((pile, old, new, "draw"), cfg.decoder_rule, ()))
+            pile_options.append(opts)
+        # Turn slots: the open turn (0), then the next seats round the table (1..n).
+        n = len(self.order)
+        starts = [self.order.index(last.seat)] if last else (
+            [self.order.index(self.first)] if self.first in self.order else list(range(n)))
+        hands = self.interval.hands
+        out = []
+        for start in starts:
+            slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            for choice in itertools.product(*pile_options) if pile_options else [()]:
+                events = [c[0] for c in choice]
+                base_cost = sum(c[1] for c in choice)
+                new_piles = dict(piles)
+                for c in choice:
+                    new_piles[c[0][0]] = c[2]
+                for where in itertools.product(range(n + 1), repeat=len(events)):
+                    parts: dict[int, Turn] = {}
+                    ok = True
+                    for seat, keys in owned.items():
+                        positions = [i for i, s in enumerate(slots) if s == seat]
+                        # a seat's own fields go to its first slot (its open turn, or its next turn)
+                        pos = positions[0] if last is None or positions[0] > 0 or self._open_can_go_on(last) \
+                            else positions[-1]
+                        parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
+                    for ev, pos in zip(events, where):
+                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(Turn(slots[pos], piles=(ev,)))
+                    if loose_tiles:
+                        mover = min(parts) if parts else 0
+                        tiles = tuple(str(before.get(k)) for k in loose_tiles)
+                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(Turn(slots[mover], tiles=tiles))
+                    if not ok or not parts:
+                        continue
+                    cost = base_cost + self._cut_cost(last, slots, parts, hands, after)
+                    out.append((cost, parts, slots, new_piles))
+        out.sort(key=lambda x: x[0])
+        return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
+                in out[:cfg.decoder_cuts]]
+
+    def _copies(self, code: Any) -> int:
+        """How many copies of a card value one colour has (RULES: the board game's cards exist twice;
+        the card game's 0–2 and 8–10 once, 3–7 twice); a code that is no plain value: unlimited."""
+        if not isinstance(code, str) or not code.isdigit():
+            return 99
+        value = int(code)
+        return 1 if self.card_game and (value <= 2 or value >= 8) else 2
+
+    def _copies_seen(self, table: Fields, piles: Mapping[str, tuple], colour: str, code: Any) -> int:
+        """Copies of `colour` `code` the table shows in rows and the pile's record holds."""
+        n = sum(1 for c in piles.get(colour, ()) if c == code)
+        for key, row in table.items():
+            if key[0] == "row" and key[2] == colour:
+                n += sum(1 for c in row if c == code)
+        return n
+
+    def _open_can_go_on(self, last: Turn) -> bool:
+        return last.plays == 0 or last.draws == 0
+
+    def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
+                  hands: Mapping[str, int], table: Fields) -> float:
+        """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
+        cfg = self.config
+        cost = 0.0
+        top = max(parts)
+        acting: set[str] = set()
+        for pos in range(top + 1):
+            part = parts.get(pos)
+            if pos == 0 and last is not None:
+                turn = last.merged(part) if part is not None else last
+            else:
+                turn = part if part is not None else Turn(slots[pos])
+                cost += cfg.decoder_turn
+            if part is not None:
+                acting.add(turn.seat)
+                if pos == 0 and last is not None and last.draws and part.plays:
+                    cost += cfg.decoder_order      # a card played after the turn's draw
+            complete = pos < top
+            # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
+            # allows a second card played and drawn
+            allow = 1 + sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard") + (
+                1 if turn.wish_cards or "discard" in turn.tiles else 0)
+            plays, draws = turn.plays, turn.draws
+            # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
+            clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
+            if len(turn.steps) > len(turn.lays) + clovers:
+                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers)
+            cost += cfg.decoder_rule * turn.pawns_lost
+            # a card leaves a row only for a discard-a-card tile (onto its pile)
+            tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+            if len(turn.row_discards) > tiles_discard:
+                cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
+            if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
+                cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
+            elif plays > allow:
+                cost += cfg.decoder_rule * (plays - allow)
+            if draws > allow:
+                cost += cfg.decoder_rule * (draws - allow)
+            if complete:
+                if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
+                    cost += cfg.decoder_traceless
+                elif plays == 0:
+                    cost += cfg.decoder_twin          # its card went onto a twin: no trace
+            if part is not None and pos > 0 and last is not None and pos == 0:
+                pass
+            for pile, _old, new, kind in (part.piles if part is not None else ()):
+                named = self.answers.get((pile, new))
+                if named is not None and kind == "discard" and named != turn.seat:
+                    cost += cfg.decoder_answer
+        # Hands: every turn that acted should have been seen reaching in, every reach should act.
+        # The pause before the reach: short, the open turn's player going on; long, the next player.
+        pause = self.interval.pause
+        goes_on = 0 in parts and last is not None
+        if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
+            cost += cfg.decoder_pause
+        elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
+            cost += cfg.decoder_pause
+        # (an observer that does not read hands: two covered frames in a row count as a hand)
+        if self.interval.hand_frames == 0 and self.interval.covered < 2:
+            cost += cfg.decoder_no_hand
+        if hands:
+            for seat in acting:
+                if not hands.get(seat):
+                    cost += cfg.decoder_hand_missing
+            open_seat = last.seat if last is not None and last.draws == 0 else None
+            for seat, frames in hands.items():
+                if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
+                    cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+        return cost
+
+    def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
+        """hyp, paying for giving the discard of `card` onto `pile` to another seat than the answer's."""
+        extra = 0.0
+        for turn in hyp.turns:
+            for p, _o, new, kind in turn.piles:
+                if (p, new) == (pile, card) and kind == "discard" and self.answers[(pile, card)] != turn.seat:
+                    extra += self.config.decoder_answer
+        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread)
+
+    def _owner(self, key: FieldKey) -> str | None:
+        kind = key[0]
+        if kind in ("row", "points_row", "wish", "wish_cards", "player"):
+            return key[1]
+        if kind == "pawns":
+            return self.seat_of_player.get(key[1])
+        return None
+
+    def _owned_turn(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
+        lays: list[str] = []
+        steps: list[str] = []
+        row_discards: list[str] = []
+        wish: list[int] = []
+        lost = 0
+        for k in keys:
+            b, a = before.get(k), after.get(k)
+            if k[0] == "row":
+                b, a = tuple(b or ()), tuple(a or ())
+                common = 0
+                while common < min(len(b), len(a)) and b[common] == a[common]:
+                    common += 1
+                lays += [f"{k[2]}:{c}" for c in a[common:]]
+                row_discards += [f"{k[2]}:{c}" for c in b[common:]]
+            elif k[0] == "points_row":
+                lays += ["points:P"] * max(0, int(a or 0) - int(b or 0))
+            elif k[0] == "pawns":
+                lost += abs(len(a or ()) - len(b or ()))
+                old = list(b or ())
+                for p in a or ():
+                    if p in old:
+                        old.remove(p)
+                    else:
+                        steps.append(f"{'B' if p[1] else 'S'}:{p[0]}")
+            elif k[0] == "wish_cards":
+                old = list(b or ())
+                for c in a or ():
+                    if c in old:
+                        old.remove(c)
+                    else:
+                        wish.append(c)
+        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost)
+
+    # ------------------------------------------------------------------ output
+
+    def _commit(self, final: bool = False) -> None:
+        """Turns older than decoder_lag frames in the best hypothesis are committed; a committed turn
+        read otherwise now is logged as a correction."""
+        if not self.beam:
+            return
+        best = self.beam[0]
+        horizon = self.frame - self.config.decoder_lag
+        upto = len(best.turns) if final else sum(1 for f in best.turn_frames if f <= horizon)
+        upto = max(upto, 0)
+        for i in range(min(upto, len(best.turns))):
+            turn = best.turns[i]
+            if i < len(self.committed):
+                if self.committed[i] != turn:
+                    self.corrections.append({"turn": i + 1, "was": self.committed[i].signature(),
+                                             "now": turn.signature(), "frame": self.frame})
+                    self.committed[i] = turn
+            else:
+                self.committed.append(turn)
+
+    def _ask(self, ranked: Sequence[Hypothesis]) -> None:
+        """A discard-only turn the best reading and a close runner-up give to different seats."""
+        if len(ranked) < 2:
+            return
+        best = ranked[0]
+        for other in ranked[1:]:
+            if other.cost - best.cost > self.config.decoder_unclear_margin:
+                break
+            mine = _discard_owner(best.turns)
+            theirs = _discard_owner(other.turns)
+            for event, seat in mine.items():
+                alt = theirs.get(event)
+                if alt is not None and alt != seat and event not in self.answers:
+                    q = {"pile": event[0], "card": event[1], "seats": sorted({seat, alt}), "frame": self.frame,
+                         "text": f"unclear — who discarded the {event[0]} {event[1]}?"}
+                    if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
+                        self.questions.append(q)
+            break
+
+
+def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
+    """Discard-only turns' discards (pile, card) → seat, for the last few turns."""
+    out = {}
+    for turn in turns[-4:]:
+        if not turn.lays and not turn.steps and turn.plays == 1:
+            for pile, _o, new, kind in turn.piles:
+                if kind == "discard":
+                    out[(pile, new)] = turn.seat
+    return out
+
+
+def _subsets(diff: Sequence[FieldKey], limit: int) -> Iterable[tuple[FieldKey, ...]]:
+    """The sets of fields a new frame reads otherwise that a hypothesis takes as changed (the rest
+    are that frame's misreads): every subset of a few; of many, none, all, all but one, each alone."""
+    if len(diff) <= limit:
+        return itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
+    alone = [(k,) for k in diff]
+    but_one = [tuple(x for x in diff if x != k) for k in diff]
+    return [(), tuple(diff), *but_one, *alone]
