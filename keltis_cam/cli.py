@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "keltis_cam.commands.sim",        # sim
     "keltis_cam.commands.serve",      # serve
     "keltis_cam.commands.vision",     # analyze, eval
+    "keltis_cam.commands.teach",      # teach
 )
 
 

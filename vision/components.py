@@ -76,6 +76,25 @@ class Components:
     def board_thickness(self) -> float:
         return float(self.catalogue["board"].get("thickness", 3.0))
 
+    # cards (the card reader): sizes in mm, images by face name (card-red-7, card-points-3, card-end-blue,
+    # card-wish-5, card-back)
+    @property
+    def has_cards(self) -> bool:
+        return "card" in self.catalogue and self._file("card-back") is not None
+
+    @property
+    def card_ppm(self) -> float:
+        return float(self.catalogue["card"]["px_per_mm"])
+
+    @property
+    def card_size(self) -> tuple[float, float]:
+        w, h = self.catalogue["card"]["size"]
+        return float(w), float(h)
+
+    def numeral_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Where a card prints its value, in card mm (x, y, w, h) from its top-left corner."""
+        return {k: tuple(float(v) for v in box) for k, box in self.catalogue["card"]["numeral_boxes"].items()}
+
 
 @lru_cache(maxsize=64)
 def _load_image(path: Path | None):

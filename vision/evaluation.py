@@ -50,10 +50,82 @@ def _board_game(truth: Mapping[str, Any]) -> bool:
     return truth.get("game") == "keltis" and truth.get("board") is not None
 
 
+def _seats(obs: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obs.get("seats") or {}
+
+
+def count_rows(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Cards in rows position by position (seat, colour, index): a wrong, missing or extra card is one
+    error each; a row read where the seat has none counts its cards as extra."""
+    n = e = 0
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t_rows = ts.get("rows") or {}
+        r_rows = (rs.get(seat) or {}).get("rows") or {}
+        for colour in set(t_rows) | set(r_rows):
+            t, r = list(t_rows.get(colour) or []), list(r_rows.get(colour) or [])
+            n += max(len(t), len(r))
+            e += sum(1 for i in range(max(len(t), len(r))) if i >= len(t) or i >= len(r) or t[i] != r[i])
+    return n, e
+
+
+def count_wish_held(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Wish stones held per seat and colour: each stone missing or extra is an error; a seat holding
+    none is one element (reading one there is an error)."""
+    n = e = 0
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t, r = ts.get("wish") or {}, (rs.get(seat) or {}).get("wish") or {}
+        n += max(1, sum(max(int(t.get(c, 0)), int(r.get(c, 0))) for c in set(t) | set(r)))
+        e += sum(abs(int(t.get(c, 0)) - int(r.get(c, 0))) for c in set(t) | set(r))
+    return n, e
+
+
+def count_wish_cards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Wish cards per seat as a multiset of values (a seat with none is one element)."""
+    n = e = 0
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t = Counter(ts.get("wish_cards") or [])
+        r = Counter((rs.get(seat) or {}).get("wish_cards") or [])
+        size = max(sum(t.values()), sum(r.values()))
+        n += max(1, size)
+        e += size - sum((t & r).values())
+    return n, e
+
+
+def count_points_row(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Each seat's points row count is one element."""
+    rs = _seats(read)
+    ts = _seats(truth)
+    return len(ts), sum(1 for seat, t in ts.items() if int(t.get("points_row") or 0)
+                        != int((rs.get(seat) or {}).get("points_row") or 0))
+
+
+def count_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Each discard pile's top (null: empty) is one element."""
+    t, r = truth.get("discard_tops") or {}, read.get("discard_tops") or {}
+    return len(t), sum(1 for pile, code in t.items() if r.get(pile) != code) + \
+        sum(1 for pile, code in r.items() if pile not in t and code is not None)
+
+
+def _any_game(truth: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _card_game(truth: Mapping[str, Any]) -> bool:
+    return truth.get("game") == "keltis-card"
+
+
 #: Every element group `eval` measures, in the order it prints them.
 ELEMENT_GROUPS: dict[str, ElementGroup] = {
     "pawns": ElementGroup("pawns", _board_game, count_pawns),
     "tiles": ElementGroup("tiles", _board_game, count_tiles),
+    "rows": ElementGroup("rows", _any_game, count_rows),
+    "wish": ElementGroup("wish", _board_game, count_wish_held),
+    "wishcard": ElementGroup("wishcard", _card_game, count_wish_cards),
+    "pointrow": ElementGroup("pointrow", _card_game, count_points_row),
+    "discards": ElementGroup("discards", _any_game, count_discards),
 }
 
 
@@ -201,10 +273,18 @@ def summarise(results: list[FrameResult]) -> str:
         e = sum(r.groups[name][1] for r in ok if name in r.groups and r.groups[name][1] >= 0)
         rej = sum(1 for r in ok if name in r.groups and r.groups[name][1] < 0)
         lines.append(f"{name:8s} {_pct(e, n):>26s}   {rej:>25d}")
-    board_frames = [r for r in ok if r.truth_usable and r.groups]
-    exact = [r for r in board_frames if r.read_usable and all(e == 0 for _n, e in r.groups.values())]
+    board_frames = [r for r in ok if r.truth_usable and "pawns" in r.groups]
+    exact = [r for r in board_frames if r.read_usable and all(r.groups[g][1] == 0 for g in ("pawns", "tiles"))]
     lines.append("")
     lines.append(f"board part exactly right (usable board frames):  {_pct(len(exact), len(board_frames))}")
+    card_groups = [g for g in ELEMENT_GROUPS if g not in ("pawns", "tiles")]
+    for label, games in (("board games", ("keltis",)), ("card game", ("keltis-card",))):
+        frames = [r for r in ok if r.truth_usable and r.groups and r.game in games]
+        cards_ok = [r for r in frames if r.read_usable
+                    and all(r.groups[g][1] == 0 for g in card_groups if g in r.groups)]
+        whole = [r for r in frames if r.read_usable and all(e == 0 for _n, e in r.groups.values())]
+        lines.append(f"cards part exactly right ({label + '):':13s}       {_pct(len(cards_ok), len(frames))}")
+        lines.append(f"whole state exactly right ({label + '):':13s}      {_pct(len(whole), len(frames))}")
     unusable = [r for r in ok if not r.truth_usable]
     caught = [r for r in unusable if not r.read_usable]
     lines.append(f"unusable frames caught:                          {_pct(len(caught), len(unusable))}")

@@ -26,11 +26,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from calibration.registration import RegistrationConfig, register_board
-from engine.observation import Observation, PawnObservation
+from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
                         measure_slide, shifted_registration, slid_calibration)
 from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
+from .cardart import card_art
+from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
+from .numerals import load_numeral_model
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
@@ -40,6 +43,9 @@ from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_te
                     refine_tiles)
 from .pawnnet import COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns
 from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles
+from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
+from .seatview import build_seat_views
+from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
 from .usable import (UsableConfig, UsableModel, build_usable_model, judge_small, judge_usable, sharpness, small_image,
                      update_reference)
 
@@ -66,6 +72,9 @@ class ReaderConfig:
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
+    cards: CardConfig = CardConfig()
+    wish: WishStoneConfig = WishStoneConfig()
+    discards: DiscardConfig = DiscardConfig()
     alignment: AlignmentConfig = AlignmentConfig()
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
     follow_table: bool = True    # check every read frame against the registration (vision.alignment)
@@ -147,6 +156,11 @@ class Reader:
         self._markers_off: tuple[int, ...] = ()
         self.realigned: list[dict[str, Any]] = []   # each time the reader followed a bumped table
         self.registration = None
+        self.seat_views: dict[str, Any] = {}
+        self.paper = None
+        self.table_view = None
+        self.discard_tops: dict[str, str | None] = {}
+        self.numeral_model = load_numeral_model(self.components.folder)
         self.frames = 0
         self.sharpness_reference: float | None = None   # the table's sharpness on settled frames (usable)
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())
@@ -194,6 +208,14 @@ class Reader:
                                          pawn_net=self.pawn_net is not None, tile_net=self.tile_net is not None)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
                                                    self.components)
+            self.seat_views = {}
+            if self.components.has_cards:
+                in_play = tuple(self.seats) if self.seats else None
+                self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
+                quiet = float((self.components.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
+                self.paper = paper_points(self.calibration, reg, quiet)
+                board_size = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
+                self.table_view = build_table_view(self.config.discards, self.calibration, reg, board_size, in_play)
             board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
             self.alignment = build_alignment_model(self.config.alignment, reg, image, board_mm)
             timings["model"] = (_clock() - t1) * 1000
@@ -258,8 +280,10 @@ class Reader:
             return FrameReading(unusable, timings, usable_reason=unusable.reason)
         if self.config.follow_table and self.alignment is not None and "registration" not in timings:
             self._follow_table(image, timings)
+        seats, card_conf = self._read_cards(image, timings)
         if self.model is None:
-            return FrameReading(Observation(self.game, board_name, True, None, None, None), timings)
+            return FrameReading(Observation(self.game, board_name, True, None, None, None, seats,
+                                            dict(self.discard_tops), confidence=card_conf), timings)
         m = self.model
         cfg = self.config
         log_norm, gain = self.normalised_view(image, timings)
@@ -295,8 +319,9 @@ class Reader:
         pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net)
         if net_conf is not None:
             pawn_conf = min(pawn_conf, net_conf)
-        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles),
-                          confidence={"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3)})
+        obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
+                          dict(self.discard_tops), confidence={"pawns": round(pawn_conf, 3),
+                                                               "tiles": round(tiles.confidence, 3), **card_conf})
         return FrameReading(obs, timings, tiles, dets)
 
     def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
@@ -328,6 +353,52 @@ class Reader:
                 dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
         margin = min((sp.margin for sp in found), default=1.0)
         return dets, max(0.3, min(1.0, margin / self.config.pawn_net.sure_margin))
+
+    def _read_cards(self, image: Any, timings: dict[str, float]) -> tuple[dict[str, SeatObservation], dict[str, float]]:
+        """Every seat in play's rows, points row and wish cards (vision.cards)."""
+        if not self.seat_views:
+            return {}, {}
+        t0 = _clock()
+        card_game = self.game != "keltis"
+        seats: dict[str, SeatObservation] = {}
+        conf = 1.0
+        white = paper_white(image, self.paper) if self.paper is not None else None
+        creams: list[Any] = []
+        parts: dict[str, float] = {}
+        for seat, sv in self.seat_views.items():
+            art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
+            sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model, card_game)
+            got = seat_reading(sc, card_game)
+            player = (self.seats or {}).get(seat)
+            if player is None:
+                continue
+            for k, v in sc.timings.items():
+                parts[k] = parts.get(k, 0.0) + v
+            wish: dict[str, int] = {}
+            if not card_game and self.board is not None:
+                tw = _clock()
+                finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
+                                    token_kinds(self.board.name), sc.rows_mask(sv), sc.cream)
+                wish = count_held(finds)
+                parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
+            seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
+            conf = min(conf, got.confidence)
+            creams.append(sc.cream)
+        t1 = _clock()
+        timings["cards"] = (t1 - t0) * 1000
+        timings.update({f"cards.{k}": v for k, v in parts.items()})
+        self.discard_tops = {}
+        if self.table_view is not None:
+            import numpy as np
+
+            art = card_art(self.components, self.config.discards.card_ppm, 1.2)
+            cream = (np.median(np.array(creams), 0) if creams else
+                     (white * art.cream / 255.0 if white is not None else art.cream))
+            finds = read_discards(self.config.discards, self.config.cards, image, self.table_view,
+                                  self.registration, art, cream, self.numeral_model, card_game)
+            self.discard_tops = discard_tops(finds, card_game)
+            timings["discards"] = (_clock() - t1) * 1000
+        return seats, {"rows": round(conf, 3)}
 
     def judge_unusable(self, image: Any, previous: Any = None) -> Observation | None:
         """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test

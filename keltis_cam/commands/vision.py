@@ -82,6 +82,16 @@ def summary(obs, timings) -> str:
         lines.append(f"  on start: {len(start)}")
     if obs.tiles is not None:
         lines.append("tiles: " + ", ".join(f"{s}={c or '-'}" for s, c in obs.tiles.items()))
+    for seat, so in obs.seats.items():
+        rows = "  ".join(f"{c}: {' '.join(r)}" for c, r in so.rows.items()) or "no rows"
+        extra = []
+        if so.wish:
+            extra.append("wish stones " + ", ".join(f"{c} {n}" for c, n in so.wish.items()))
+        if obs.game != "keltis":
+            extra.append(f"points row {so.points_row}, wish cards {list(so.wish_cards)}")
+        lines.append(f"{seat} ({so.player}): {rows}" + (f"; {'; '.join(extra)}" if extra else ""))
+    if obs.discard_tops:
+        lines.append("discard tops: " + ", ".join(f"{p}={c or '-'}" for p, c in obs.discard_tops.items()))
     if obs.confidence:
         lines.append("confidence: " + ", ".join(f"{k} {v}" for k, v in obs.confidence.items()))
     lines.append("ms: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))

@@ -1,0 +1,164 @@
+"""What the cards look like, learned from a components folder (built once per art set and resolution).
+
+Everything here comes from the card images of the folder (`card-<colour>-<0..10>`, `card-points-<n>`,
+`card-end-<colour>`, `card-wish-<n>`, `card-back`) and its catalogue's card size and numeral boxes:
+
+- `cream`: the card stock's colour (the border every card has), the white reference of a seat view;
+- `fields`: each kind's printed field colour divided by the cream, so it compares with a frame
+  normalised by the cream the frame shows (light colour and brightness cancel);
+- numeral templates: both top corners of every face as the "whiteness" channel (the smallest of
+  B, G, R over the cream), brought to the resolution the camera really gives (down to the frame's
+  px/mm, then up to the view's), so a template blurs like the frame does.
+
+    python -m vision.cardart [--components DIR] --overlay sheet.png   # the templates at 1.2 px/mm
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from engine.cards import COLOURS
+
+from .components import Components, load_components
+
+#: The field kinds a card can show: its colour for number and end cards, else its kind.
+FIELD_KINDS: tuple[str, ...] = (*COLOURS, "points", "wish", "back")
+
+
+@dataclass(frozen=True, eq=False)
+class CardArt:
+    """Card colours and numeral templates at one view resolution (see the module docstring)."""
+
+    size: tuple[float, float]                      # card (w, h) mm
+    boxes: dict[str, tuple[float, float, float, float]]
+    cream: Any                                     # BGR of the card stock in the art
+    fields: dict[str, Any]                         # kind -> BGR / cream
+    templates: dict[str, dict[str, dict[str, Any]]] = field(repr=False)   # kind -> label -> corner -> float32
+    view_ppm: float = 3.0
+    seen_ppm: float = 1.2
+
+
+def _whiteness(bgr: Any, cream: Any) -> Any:
+    import numpy as np
+
+    return np.min(bgr / np.maximum(np.asarray(cream, np.float32), 1.0), axis=2)
+
+
+def _faces(comps: Components) -> dict[str, list[tuple[str, str]]]:
+    """kind -> [(label, face name)]: the faces each field kind can carry in its corners."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for c in COLOURS:
+        out[c] = [(str(v), f"card-{c}-{v}") for v in range(11)] + [("E", f"card-end-{c}")]
+    out["points"] = [(str(v), f"card-points-{v}") for v in range(11)]
+    out["wish"] = [(str(v), f"card-wish-{v}") for v in range(1, 10)]
+    return out
+
+
+def _region(img: Any, ppm: float, x0: float, y0: float, x1: float, y1: float) -> Any:
+    return img[int(round(y0 * ppm)):int(round(y1 * ppm)), int(round(x0 * ppm)):int(round(x1 * ppm))]
+
+
+@lru_cache(maxsize=16)
+def _base_art(comps: Components) -> tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]:
+    """(cream, fields, face images) at the art's own resolution."""
+    import numpy as np
+
+    ppm = comps.card_ppm
+    w, h = comps.card_size
+    first = comps.image(f"card-{COLOURS[0]}-0")
+    if first is None:
+        raise ValueError(f"{comps.folder}: no card images (card-{COLOURS[0]}-0)")
+    creams = []
+    for c in COLOURS:
+        img = comps.image(f"card-{c}-0")
+        if img is not None:
+            # the border strip down the left side, clear of the corner rounding
+            creams.append(np.median(_region(img[0], ppm, 0.7, 20, 1.5, h - 20).reshape(-1, 3), 0))
+    cream = np.median(np.array(creams), 0).astype(np.float32)
+    fields: dict[str, Any] = {}
+    for kind, name in [*((c, f"card-{c}-0") for c in COLOURS), ("points", "card-points-0"),
+                       ("wish", "card-wish-1"), ("back", "card-back")]:
+        img = comps.image(name)
+        if img is None:
+            continue
+        # between the numerals and the centre symbol: plain field
+        patch = _region(img[0], ppm, 8, 17.5, w - 8, 26)
+        fields[kind] = (np.median(patch.reshape(-1, 3), 0) / np.maximum(cream, 1)).astype(np.float32)
+    faces: dict[str, dict[str, Any]] = {}
+    for kind, lst in _faces(comps).items():
+        for label, name in lst:
+            img = comps.image(name)
+            if img is not None:
+                faces.setdefault(kind, {})[label] = img[0]
+    return cream, fields, faces
+
+
+@lru_cache(maxsize=64)
+def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: float = 1.0,
+             blur_px: float = 0.6) -> CardArt:
+    """The art at `view_ppm` as a camera resolving `seen_ppm` px/mm shows it (see the module docstring).
+
+    Each corner template covers the glyphs' box grown by `margin_mm`; `boxes` are those boxes."""
+    import cv2
+    import numpy as np
+
+    cream, fields, faces = _base_art(comps)
+    ppm = comps.card_ppm
+    boxes = comps.numeral_boxes()
+    # The glyphs' own box within each numeral box (all values of all kinds together) plus a margin:
+    # the plain field around them would only make every template alike.
+    glyph = {}
+    for corner, (bx, by, bw, bh) in boxes.items():
+        acc = None
+        for labels in faces.values():
+            for img in labels.values():
+                wh = _whiteness(img, cream)
+                crop = _region(wh, ppm, bx, by, bx + bw, by + bh)
+                ink = np.abs(crop - np.median(crop)) > 0.25
+                acc = ink if acc is None else (acc | ink)
+        ys, xs = np.nonzero(acc)
+        glyph[corner] = (bx + xs.min() / ppm - margin_mm, by + ys.min() / ppm - margin_mm,
+                         bx + (xs.max() + 1) / ppm + margin_mm, by + (ys.max() + 1) / ppm + margin_mm)
+    templates: dict[str, dict[str, dict[str, Any]]] = {}
+    for kind, labels in faces.items():
+        for label, img in labels.items():
+            wh = _whiteness(img, cream)
+            for corner, (x0, y0, x1, y1) in glyph.items():
+                crop = _region(wh, ppm, x0, y0, x1, y1)
+                seen = cv2.resize(crop, None, fx=seen_ppm / ppm, fy=seen_ppm / ppm, interpolation=cv2.INTER_AREA)
+                # the lens and the JPEG blur a little more than the pixel grid alone
+                seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
+                tw = int(round((x1 - x0) * view_ppm))
+                th = int(round((y1 - y0) * view_ppm))
+                t = cv2.resize(seen, (tw, th), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+                templates.setdefault(kind, {}).setdefault(label, {})[corner] = t
+    boxes = {k: (x0, y0, x1 - x0, y1 - y0) for k, (x0, y0, x1, y1) in glyph.items()}
+    return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cv2
+    import numpy as np
+
+    ap = argparse.ArgumentParser(prog="python -m vision.cardart", description=__doc__)
+    ap.add_argument("--components")
+    ap.add_argument("--seen-ppm", type=float, default=1.2)
+    ap.add_argument("--view-ppm", type=float, default=3.0)
+    ap.add_argument("--overlay", required=True)
+    args = ap.parse_args(argv)
+    art = card_art(load_components(args.components), args.view_ppm, args.seen_ppm)
+    rows = []
+    for kind, labels in art.templates.items():
+        row = [np.clip(t["top-left"] * 200, 0, 255).astype(np.uint8) for t in labels.values()]
+        rows.append(np.hstack([cv2.copyMakeBorder(r, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=128) for r in row]))
+    width = max(r.shape[1] for r in rows)
+    sheet = np.vstack([cv2.copyMakeBorder(r, 0, 0, 0, width - r.shape[1], cv2.BORDER_CONSTANT) for r in rows])
+    cv2.imwrite(args.overlay, cv2.resize(sheet, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST))
+    print("fields / cream:", {k: np.round(v, 2).tolist() for k, v in art.fields.items()})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,658 @@
+"""Card rows: every seat's rows of cards, found from what the seat view shows, and each card read.
+
+    seat view (vision.seatview) ─ normalise by the cards' own cream ─ field colour per pixel
+      → bands: a row is a column of card field ~52 mm wide (found, not assumed: any order, any place)
+      → straightened band (its centre line fitted, so a crooked row reads upright)
+      → card tops: the cream top border of each card crosses the band's middle as a bright ridge;
+        the last card is whole (its top lies a card's height above the row's end)
+      → each card: its field kind (a colour, points, wish) from the strip's middle, its value from
+        both top corners against the numeral templates of that kind (vision.cardart), each corner
+        searched a few mm around where it should be; a corner hidden or unclear counts less.
+
+Every card gets a confidence: the margin between its best and second-best value (6/9, 1/7, 0/8,
+10/0 are the close pairs); a row's confidence is its least sure card's.
+
+    python -m vision.cards FRAME.jpg --overlay out.png [--game keltis-card]
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import COLOURS
+
+from .cardart import FIELD_KINDS, CardArt, _whiteness
+from .seatview import SeatView, SeatViewConfig
+
+NUMBER_KINDS = set(COLOURS)
+
+
+@dataclass(frozen=True)
+class CardConfig:
+    view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
+    cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
+    cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
+    cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.98, 0.995)   # brightness of the stock among pixels of its hue
+    hue_max_rad: float = 0.5            # a coloured field's hue within this angle of its art's
+    min_sat_ratio: float = 0.3          # and at least this part of its saturation (glare washes colours out)
+    grey_sat: float = 0.25              # log-chroma norm below which a colour counts as grey
+    stock_margin: float = 0.12          # a grey field is at least this much (log) darker than the stock
+    brightness_weight: float = 0.15     # brightness counts less than hue (shade, glare, dim light)
+    erode_mm: float = 2.5               # rows part from table of their colour
+    open_mm: float = 3.5                # table speckle smaller than this is no field
+    close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
+    band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
+    row_width_mm: tuple[float, float] = (46.0, 59.0)    # pixel rows of a band that show its whole width
+    table_share: float = 0.45          # the commonest colours making up this much of a seat view are table
+    table_fraction: float = 0.2         # a field colour covering this much of a seat view is the table's
+    band_min_height_mm: float = 50.0    # at least most of one whole card
+    centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
+    ridge_min: float = 0.10             # a top border is this much whiter than the field around it
+    min_strip_mm: float = 8.0           # covered cards show at least this much
+    first_top_slack_mm: float = 9.0     # a ridge this near the field's start is the first card's top
+    corner_slack_mm: float = 2.5        # search around each numeral box
+    min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
+    kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+
+
+@dataclass
+class CardRead:
+    """One card of a row: where its top lies (band mm), its field kind and code, how sure."""
+
+    top: float
+    visible: float
+    kind: str
+    code: str
+    confidence: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Band:
+    """One row as seen: its field kind (majority), centre line in seat mm (u = a + b·v), extent."""
+
+    kind: str
+    a: float
+    b: float
+    v0: float
+    v1: float
+    cards: list[CardRead] = field(default_factory=list)
+
+    def centre_u(self, v: float) -> float:
+        return self.a + self.b * v
+
+
+@dataclass
+class SeatCards:
+    """What one seat view shows of cards: its bands, read."""
+
+    seat: str
+    bands: list[Band]
+    cream: Any = None
+    small: Any = field(default=None, repr=False)    # the seat view at half resolution (for the wish stones)
+    timings: dict[str, float] = field(default_factory=dict)   # CPU ms: warp, rows (found), read (cards read)
+
+    def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
+        """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
+        import cv2
+        import numpy as np
+
+        mask = np.zeros(self.small.shape[:2], np.uint8)
+        p = sv.ppm * scale
+        for b in self.bands:
+            top = (b.cards[0].top if b.cards else b.v0) - margin_mm
+            bottom = b.v1 + margin_mm
+            pts = []
+            for v, side in ((top, -1), (top, 1), (bottom, 1), (bottom, -1)):
+                u = b.centre_u(v) + side * (28 + margin_mm)
+                pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
+            cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 1)
+        return mask
+
+
+# ----------------------------------------------------------------------------- colour
+
+def paper_points(calibration: Any, registration: Any, quiet: float = 0.25) -> Any:
+    """Frame pixels (N×2 int) in the middle of every marker's white quiet zone (built once)."""
+    import numpy as np
+
+    pts = []
+    for m in (calibration.get("markers") or {}).get("items", []):
+        r = m["size"] * (0.5 + quiet / 2)
+        for k in range(24):
+            a = 2 * np.pi * k / 24
+            # a square ring: the quiet zone is a square band around the black square
+            c, si = np.cos(a), np.sin(a)
+            f = r / max(abs(c), abs(si))
+            pts.append((m["x"] + f * c, m["y"] + f * si))
+    if not pts:
+        return np.zeros((0, 2), np.int32)
+    return np.round(registration.board_to_image(np.array(pts))).astype(np.int32)
+
+
+def paper_white(image: Any, points: Any) -> Any | None:
+    """The light's colour: the median BGR of the markers' paper (its brighter half: a shadow or a
+    hand on one marker does not count), or None when no marker paper is in the frame."""
+    import numpy as np
+
+    h, w = image.shape[:2]
+    ok = (points[:, 0] >= 0) & (points[:, 0] < w) & (points[:, 1] >= 0) & (points[:, 1] < h)
+    if ok.sum() < 8:
+        return None
+    px = image[points[ok, 1], points[ok, 0]].astype(np.float32)
+    lum = px.sum(axis=1)
+    px = px[lum >= np.median(lum)]
+    return np.median(px, 0)
+
+
+def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) -> list[Any]:
+    """Guesses of the card stock's BGR (the seat's white reference). With the markers' paper, the
+    stock's hue is known (the art's cream under this light) and only its brightness is guessed: from
+    the brightest pixels of that hue. Without it, the whitest pixels (by smallest channel and by sum)."""
+    import numpy as np
+
+    px = view.reshape(-1, 3).astype(np.float32)
+    out = []
+    if white is not None:
+        hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
+        lg = np.log(np.maximum(px, 1.0) / hue)
+        d = lg - lg.mean(axis=1, keepdims=True)
+        near = np.sqrt((d ** 2).sum(axis=1)) < config.cream_hue_dist
+        if near.sum() >= 20:
+            lum = lg.mean(axis=1)[near]
+            for q in config.cream_quantiles:
+                out.append(np.maximum(hue * float(np.exp(np.quantile(lum, q))), 8.0).astype(np.float32))
+            return out
+    for key in (px.min(axis=1), px.sum(axis=1)):
+        order = np.argsort(key)
+        for frac in config.cream_fractions:
+            top = px[order[-max(20, int(len(px) * frac)):]]
+            out.append(np.maximum(np.median(top, 0), 8.0).astype(np.float32))
+    return out
+
+
+def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
+    """Per pixel the index in FIELD_KINDS of its field colour, or -1 (card stock, table, ink).
+
+    Colours are compared over the cream (the card stock under this light): a coloured field by its
+    hue — the direction of its log-chroma — with its saturation and brightness counting a little (a
+    washed-out or shaded field keeps its hue); a grey field (points cards) by being nearly
+    colourless and darker than the stock, which is the colourless brightest. A table of all 32³
+    colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
+    import numpy as np
+
+    q = (np.arange(32, dtype=np.float32) * 8 + 4)
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    cols = np.stack([b.ravel(), g.ravel(), r.ravel()], 1) / np.asarray(cream, np.float32)
+    lg = np.log(np.maximum(cols, 0.02))
+    m = lg.mean(axis=1)
+    c = lg - m[:, None]
+    sat = np.linalg.norm(c, axis=1)
+    best = np.full(len(cols), np.inf, np.float32)
+    lut = np.full(len(cols), -1, np.int8)
+    for k, kind in enumerate(FIELD_KINDS):
+        ref = art.fields.get(kind)
+        if ref is None:
+            continue
+        lr = np.log(np.maximum(ref, 0.02))
+        mr = float(lr.mean())
+        cr = lr - mr
+        sr = float(np.linalg.norm(cr))
+        if sr < config.grey_sat:
+            # colourless field: near its brightness, clearly darker than the stock
+            ok = (sat < config.grey_sat + 0.08) & (m < -config.stock_margin) & (np.abs(m - mr) < 0.6)
+            score = np.where(ok, sat + 0.3 * np.abs(m - mr), np.inf)
+        else:
+            cosang = (c @ cr) / (sat * sr + 1e-6)
+            ang = np.arccos(np.clip(cosang, -1, 1))
+            ratio = sat / sr
+            ok = (ang < config.hue_max_rad) & (ratio > config.min_sat_ratio) & (sat > config.grey_sat)
+            score = np.where(ok, ang + config.brightness_weight * np.abs(m - mr)
+                             + 0.2 * np.abs(np.log(np.maximum(ratio, 1e-3))), np.inf)
+        better = score < best
+        best[better] = score[better]
+        lut[better] = k
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
+
+
+def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
+    """The card stock's colour where this band's cards show their side borders (median BGR), or None."""
+    import numpy as np
+
+    p = sv.ppm
+    vs = np.arange(band.v0 + 2, band.v1 - 2, 1.0)
+    picks = []
+    for side in (-1, 1):
+        for v in vs:
+            c = band.centre_u(v)
+            us = c + side * np.arange(card_w / 2 - 2.6, card_w / 2 - 0.2, 0.4)
+            cols, row = sv.to_view(us, v)
+            cols = np.clip(np.round(cols).astype(int), 0, view.shape[1] - 1)
+            row = int(np.clip(round(row), 0, view.shape[0] - 1))
+            px = view[row, cols].astype(np.float32)
+            picks.append(px[int(np.argmax(px.min(axis=1)))])
+    if len(picks) < 10:
+        return None
+    return np.median(np.array(picks), 0)
+
+
+# ----------------------------------------------------------------------------- rows
+
+def table_mask(config: CardConfig, view: Any) -> Any:
+    """Pixels of the table's own colours: the most common colours of the seat view (16 levels a
+    channel) that together make up `table_share` of it — most of a seat is table."""
+    import numpy as np
+
+    v = view >> 4
+    idx = (v[..., 0].astype(np.int32) << 8) | (v[..., 1].astype(np.int32) << 4) | v[..., 2]
+    hist = np.bincount(idx.ravel(), minlength=4096)
+    order = np.argsort(hist)[::-1]
+    cum = np.cumsum(hist[order])
+    n = int(np.searchsorted(cum, config.table_share * idx.size)) + 1
+    is_table = np.zeros(4096, bool)
+    is_table[order[:n]] = True
+    return is_table[idx]
+
+
+def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None) -> list[Band]:
+    """Columns of card field: each a row of cards (its kind the majority of its field pixels).
+    `labels` is the seat view's label map resized by `scale`."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm * scale
+    back = FIELD_KINDS.index("back")
+    mask = (labels >= 0) & (labels != back)
+    if table is not None:
+        mask &= ~table
+    # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
+    counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
+    for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
+        mask &= labels != k
+    mask = mask.astype(np.uint8)
+    # speckles of table that pass for a field go first (a row's field is solid), then the cream
+    # borders between the strips of a row are bridged
+    o = max(3, int(round(config.open_mm * p)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    k = max(3, int(round(config.close_mm * p)) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    # a row touching table of its colour (a reddish wood under a red row) hangs on by thin links:
+    # eroded, they part; the extents are grown back by as much below
+    e = max(1, int(round(config.erode_mm * p)))
+    mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
+    grow = e / p
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    bands: list[Band] = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if h < config.band_min_height_mm * p or w > config.band_width_mm[1] * p * 2.2:
+            continue
+        sub = comp[y:y + h, x:x + w] == i
+        rows = np.nonzero(sub.sum(axis=1) >= config.band_width_mm[0] * p * 0.6)[0]
+        if len(rows) < config.band_min_height_mm * p * 0.5:
+            continue
+        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64) - e
+        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64) + e
+        widths = rights - lefts + 1
+        # the centre line only from pixel rows where the whole field width shows
+        ok = (widths >= config.row_width_mm[0] * p) & (widths <= config.row_width_mm[1] * p)
+        if ok.sum() < config.band_min_height_mm * p * 0.5:
+            continue
+        centres = (lefts[ok] + rights[ok]) / 2 + x
+        vv = rows[ok] + y
+        # a crooked row: the centre line by a robust straight fit
+        b, a = np.polyfit(vv, centres, 1) if len(vv) > 10 else (0.0, float(np.median(centres)))
+        res = centres - (a + b * vv)
+        keep = np.abs(res) < max(2.0, 3 * np.median(np.abs(res)) + 1)
+        if keep.sum() > 10:
+            b, a = np.polyfit(vv[keep], centres[keep], 1)
+        lab = labels[y:y + h, x:x + w][sub]
+        lab = lab[lab >= 0]
+        kinds = np.bincount(lab.astype(np.int64), minlength=len(FIELD_KINDS))
+        numbers = kinds[:len(COLOURS)]
+        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
+            FIELD_KINDS[int(np.argmax(kinds))]
+        # centre column = a + b·row (view px) → u = a/p + b·(v + margin) - margin (seat mm)
+        m = sv.margin
+        bands.append(Band(kind, float(a / p + b * m - m), float(b), float((rows[0] + y) / p - m - grow),
+                          float((rows[-1] + y + 1) / p - m + grow)))
+    bands.sort(key=lambda bd: bd.centre_u(0.0))
+    return bands
+
+
+def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
+               nearest: bool = False) -> tuple[Any, float]:
+    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
+    Returns (image, v of row 0 in seat mm)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm
+    v_start = band.v0 - pad_mm
+    h = int(round((band.v1 - band.v0 + 2 * pad_mm) * p))
+    w = int(round(width_mm * p))
+    vv = v_start + (np.arange(h, dtype=np.float32) + 0.5) / p
+    uu = (np.arange(w, dtype=np.float32) + 0.5) / p - width_mm / 2
+    gu = uu[None, :] + (band.a + band.b * vv)[:, None]
+    gv = np.repeat(vv[:, None], w, axis=1)
+    mx, my = sv.to_view(gu, gv)
+    out = cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+                    cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out, v_start
+
+
+def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
+              kinds: tuple[str, ...] = ()) -> list[float]:
+    """Tops of the cards in a straightened band (mm from its row 0), first laid first.
+
+    Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
+    own picture may make ridges too, but only well below its top, and the row ends a card's height
+    below the last top: the last top is the latest ridge a whole card still fits under."""
+    import numpy as np
+
+    h = white.shape[0]
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    mid = labels[:, c0:c1]
+    if kinds:
+        inside = np.isin(mid, [FIELD_KINDS.index(k) for k in kinds]).mean(axis=1)
+    else:
+        inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
+    field_rows = np.nonzero(inside > 0.5)[0]
+    if len(field_rows) == 0:
+        return []
+    first = field_rows[0] / ppm          # the first card's field begins under its top border
+    last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
+    border = 2.2
+    prof = np.median(white[:, c0:c1], axis=1)
+    r = max(1, int(round(1.0 * ppm)))
+    lo = max(1, int(round(2.6 * ppm)))
+    cand = []
+    for y in range(lo, h - lo - r - 1):
+        peak = prof[y:y + r + 1].mean()
+        around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
+        cand.append((peak - around, y))
+    cand.sort(reverse=True)
+    ridges: list[float] = []
+    for sc, y in cand:
+        if sc < config.ridge_min:
+            break
+        top = (y + r / 2) / ppm - 0.6     # the ridge's middle lies ~1.1 mm below the top edge
+        if all(abs(top - t) >= config.min_strip_mm for t in ridges):
+            ridges.append(top)
+    ridges.sort()
+    t0 = first - border
+    # the first card: its ridge, or (a table as pale as the stock) where its field begins
+    ridges = [t for t in ridges if t >= t0 - 3.0]
+    if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
+        ridges.insert(0, t0)
+    end = last + border
+    fits = [t for t in ridges if t <= end - card_h + 17.0]
+    if not fits:
+        return [ridges[0]]
+    return fits
+
+
+def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
+              model: Any = None, card_game: bool = True) -> None:
+    """Find and read the cards of one band (fills band.cards)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm
+    cw, ch = art.size
+    pad = 6.0
+    upright, v_start = straighten(band, view, sv, cw, pad)
+    lb = field_labels(config, upright, cream, art)
+    wb = _whiteness(upright.astype(np.float32), cream)
+    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,))
+    cards: list[CardRead] = []
+    for i, top in enumerate(tops):
+        visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
+        y0 = int(round((top + 3.0) * p))
+        y1 = int(round((top + min(visible, ch) - 1.0) * p))
+        c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+        mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
+        # a colour row holds its colour's cards and points cards laid on it (card game)
+        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS else [band.kind]
+        votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
+        kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
+            else band.kind
+        code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
+                                          () if card_game else ("E",))
+        cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    band.cards = cards
+
+
+def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
+                 ppm: float, model: Any = None, exclude: tuple[str, ...] = ()) -> tuple[str, float, dict[str, float]]:
+    """The card's value from both top corners: (label, confidence, score per label).
+
+    Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
+    correlated over the box and a few mm around it. There the numeral classifier (vision.numerals)
+    gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
+    counts less). Without a classifier each value's template is correlated with what sets it apart
+    from the mean glyph."""
+    import cv2
+    import numpy as np
+
+    from .numerals import LABELS, features
+
+    temps = art.templates.get(kind)
+    if not temps:
+        return "?", 0.0, {}
+    labels = [lb for lb in temps if lb not in exclude]   # (end cards only in the card game's rows)
+    s = config.corner_slack_mm
+    totals: dict[str, float] = {}
+    weights = 0.0
+    for corner, (bx, by, bw, bh) in art.boxes.items():
+        seen_h = min(bh, visible - by - 0.3)
+        if seen_h < config.min_corner_mm:
+            continue
+        x0 = max(0, int(round((bx - s) * ppm)))
+        y0 = max(0, int(round((top + by - s) * ppm)))
+        x1 = min(white.shape[1], int(round((bx + bw + s) * ppm)))
+        y1 = min(white.shape[0], int(round((top + by + seen_h + min(s, max(0.0, visible - by - seen_h))) * ppm)))
+        region = np.ascontiguousarray(white[y0:y1, x0:x1])
+        th = int(round(seen_h * ppm))
+        wt = seen_h / bh
+        ts = [temps[lb][corner][:th] for lb in labels]
+        if region.shape[0] < ts[0].shape[0] or region.shape[1] < ts[0].shape[1]:
+            continue
+        zs = [_zn(t) for t in ts]
+        mean_t = np.mean(zs, axis=0).astype(np.float32)
+        res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
+        _, _, _, (px, py) = cv2.minMaxLoc(res)
+        weights += wt
+        if model is not None:
+            # the whole glyph box at the place found (below the strip: the next card, as in training)
+            gy, gx = y0 + py, x0 + px
+            box = white[gy:gy + int(round(bh * ppm)), gx:gx + int(round(bw * ppm))]
+            if box.shape[0] < 4 or box.shape[1] < 4:
+                weights -= wt
+                continue
+            prob = model.probabilities(features(box)[None, :])[0]
+            idx = [LABELS.index(lb) for lb in labels]
+            pr = prob[idx] / max(1e-9, prob[idx].sum())
+            for lb, pv in zip(labels, pr):
+                totals[lb] = totals.get(lb, 0.0) + wt * float(np.log(pv + 1e-6))
+            continue
+        tw_, th_ = mean_t.shape[1], mean_t.shape[0]
+        best = {lb: -1.0 for lb in labels}
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                yy, xx = py + dy, px + dx
+                if yy < 0 or xx < 0 or yy + th_ > region.shape[0] or xx + tw_ > region.shape[1]:
+                    continue
+                patch = _zn(region[yy:yy + th_, xx:xx + tw_]) - mean_t
+                for lb, z in zip(labels, zs):
+                    d = z - mean_t
+                    c = float((patch * d).sum() / (np.linalg.norm(patch) * np.linalg.norm(d) + 1e-6))
+                    best[lb] = max(best[lb], c)
+        for lb in labels:
+            totals[lb] = totals.get(lb, 0.0) + wt * best[lb]
+    if not totals or weights <= 0:
+        return "?", 0.0, {}
+    scores = {k: v / weights for k, v in totals.items()}
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    best, second = ranked[0], ranked[1] if len(ranked) > 1 else (None, 0.0)
+    if model is not None:
+        # the combined probability of the best value against the rest
+        ex = np.exp(np.array([v for _, v in ranked]) - best[1])
+        conf = 1.0 / float(ex.sum())
+    else:
+        conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
+    return best[0], round(conf, 3), scores
+
+
+def _zn(a: Any) -> Any:
+    """Zero mean, unit norm."""
+    import numpy as np
+
+    a = a.astype(np.float32) - float(a.mean())
+    return a / (float(np.linalg.norm(a)) + 1e-6)
+
+
+def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, white: Any | None = None,
+                    model: Any = None, card_game: bool = True) -> SeatCards:
+    """Every row of one seat (see the module docstring)."""
+    import time
+
+    import cv2
+    import numpy as np
+
+    t0 = time.process_time()
+    view = sv.warp(image)
+    small = cv2.resize(view, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    t1 = time.process_time()
+    # The card stock is the white reference; a first guess from the brightest pixels (several ways:
+    # under warm light or on a pale table no single one is always right), kept where most rows show
+    # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
+    # the brightest)
+    tried = []
+    table = table_mask(config, small)
+    for cream in seat_creams(config, small, white, art):
+        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5, table)
+        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
+    top = max(t[0] for t in tried)
+    _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    t2 = time.process_time()
+    for band in bands:
+        read_band(config, band, view, cream, sv, art, model, card_game)
+    t3 = time.process_time()
+    return SeatCards(sv.frame.seat, bands, cream, small,
+                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000})
+
+
+def card_code(card: CardRead) -> str:
+    """A row entry (FORMATS §2): "7", "P7" (a points card on a row), "E" (end card)."""
+    if card.kind == "points":
+        return f"P{card.code}"
+    return card.code
+
+
+@dataclass
+class SeatReading:
+    """One seat's part of an observed state (FORMATS §2), with the least sure card's confidence."""
+
+    rows: dict[str, tuple[str, ...]]
+    points_row: int
+    wish_cards: tuple[int, ...]
+    confidence: float
+
+
+def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
+    """The bands as rows by colour; in the card game a points band is the points row, a wish band
+    holds the wish cards. Two bands of one colour cannot both be rows: the longer is kept."""
+    rows: dict[str, tuple[str, ...]] = {}
+    conf = 1.0
+    points_row = 0
+    wish: list[int] = []
+    for band in sorted(seat_cards.bands, key=lambda b: -len(b.cards)):
+        if not band.cards:
+            continue
+        c = min(card.confidence for card in band.cards)
+        if band.kind in NUMBER_KINDS:
+            if band.kind in rows:
+                conf = min(conf, 0.3)
+                continue
+            # a card whose corners could not be read at all is left out (FORMATS has no "unknown" card):
+            # the confidence says the row is not to be trusted
+            codes = tuple(card_code(card) for card in band.cards if card.code != "?")
+            if len(codes) < len(band.cards):
+                c = 0.0
+            if codes:
+                rows[band.kind] = codes
+            conf = min(conf, c)
+        elif band.kind == "points" and card_game:
+            points_row += len(band.cards)
+        elif band.kind == "wish" and card_game:
+            wish += [int(card.code) for card in band.cards if card.code.isdigit()]
+            conf = min(conf, c)
+    return SeatReading(rows, points_row, tuple(sorted(wish)), conf)
+
+
+def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:
+    """The seat view with every band's centre line, card tops and codes."""
+    import cv2
+
+    out = view.copy()
+    for band in seat_cards.bands:
+        for v in (band.v0, band.v1):
+            x, y = sv.to_view(band.centre_u(v), v)
+        p0 = tuple(int(c) for c in sv.to_view(band.centre_u(band.v0), band.v0))
+        p1 = tuple(int(c) for c in sv.to_view(band.centre_u(band.v1), band.v1))
+        cv2.line(out, p0, p1, (0, 255, 255), 1)
+        for c in band.cards:
+            u = band.centre_u(c.top)
+            x0, y0 = sv.to_view(u - 28, c.top)
+            x1, _ = sv.to_view(u + 28, c.top)
+            cv2.line(out, (int(x0), int(y0)), (int(x1), int(y0)), (255, 0, 255), 1)
+            txt = f"{c.kind[:2]} {c.code} {c.confidence:.2f}"
+            cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+            cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 255, 255), 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cv2
+    import numpy as np
+
+    from .cardart import card_art
+    from .components import load_components
+    from .numerals import load_numeral_model
+    from .seatview import build_seat_views
+    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+
+    ap = stage_parser("vision.cards", __doc__)
+    args = ap.parse_args(argv)
+    loaded = load_stage_inputs(args)
+    if loaded is None:
+        return 2
+    image, cal, _board, reg = loaded
+    if not reg.ok:
+        print(f"not registered: {reg.reason}")
+        return 1
+    config = CardConfig()
+    seats = seats_from_truth(args.image)
+    views = build_seat_views(config.view, cal, reg, tuple(seats) if seats else None)
+    comps = load_components(args.components)
+    white = paper_white(image, paper_points(cal, reg))
+    tiles = []
+    for seat, sv in views.items():
+        art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
+        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder))
+        for b in sc.bands:
+            print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
+        tiles.append(draw_seat_cards(sv.warp(image), sc, sv))
+    if args.overlay and tiles:
+        h = max(t.shape[0] for t in tiles)
+        out = np.hstack([cv2.copyMakeBorder(t, 0, h - t.shape[0], 0, 4, cv2.BORDER_CONSTANT) for t in tiles])
+        cv2.imwrite(args.overlay, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,239 @@
+"""Discard piles: the top card of each colour's pile (card game: and of the points pile), wherever the
+players put them on the table — outside the seat areas and the board, nowhere assumed.
+
+    table view (the table around board and seats, 1 px/mm, built once) ─ card field colours
+    (vision.cards) less the table's own colours, seats and board masked ─ blobs the size of a card's
+    field (~52×83 mm, any turn) ─ each: its colour (the majority), then the card cut upright from the
+    frame at the seat views' resolution, both ways up (a pile may lie any way round): the way whose
+    corners read surer gives the value.
+
+The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
+colour with no such card on the table is an empty (or absent) pile: null.
+
+    python -m vision.discards FRAME.jpg --overlay out.png
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from engine.cards import COLOURS
+
+from .cardart import FIELD_KINDS, CardArt, _whiteness
+from .cards import CardConfig, field_labels, read_corners, table_mask
+from .seatview import seat_frame
+
+
+@dataclass(frozen=True)
+class DiscardConfig:
+    ppm: float = 1.0                 # table view pixels per mm
+    around_mm: float = 420.0         # how far beyond board and seats the table is searched
+    seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
+    field_size_mm: tuple[float, float] = (51.6, 82.6)
+    size_tolerance: float = 0.22     # a blob's sides within this fraction of a card field's
+    min_fill: float = 0.6            # of its turned rectangle
+    card_ppm: float = 2.5            # the card cut upright from the frame
+
+
+@dataclass(frozen=True, eq=False)
+class TableView:
+    """The table outside seats and board, seen from above: the remap and what to leave out."""
+
+    origin: tuple[float, float]      # board mm of view pixel (0, 0)'s corner
+    ppm: float
+    map_x: Any = field(repr=False)
+    map_y: Any = field(repr=False)
+    keep: Any = field(repr=False)    # 1 where a pile may lie
+
+    def warp(self, image: Any) -> Any:
+        import cv2
+
+        return cv2.remap(image, self.map_x, self.map_y, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+
+@dataclass
+class PileFind:
+    pile: str
+    centre: tuple[float, float]      # board mm
+    angle: float                     # degrees, the card's up turned from north toward east
+    code: str | None
+    confidence: float
+
+
+def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], registration: Any,
+                     board_size: tuple[float, float] | None, seats: tuple[str, ...] | None) -> TableView:
+    """The table view's remap and mask (once per registration)."""
+    import cv2
+    import numpy as np
+
+    pts = [(0.0, 0.0)]
+    if board_size:
+        pts += [(board_size[0], board_size[1])]
+    for s, rect in (calibration.get("seats") or {}).items():
+        pts += [(rect["x"], rect["y"]), (rect["x"] + rect["w"], rect["y"] + rect["h"])]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    a = config.around_mm if board_size else 120.0
+    x0, y0 = min(xs) - a, min(ys) - a
+    x1, y1 = max(xs) + a, max(ys) + a
+    p = config.ppm
+    w, h = int((x1 - x0) * p), int((y1 - y0) * p)
+    step = 8
+    gw, gh = w // step + 2, h // step + 2
+    gx, gy = np.meshgrid(x0 + (np.arange(gw) * step + 0.5) / p, y0 + (np.arange(gh) * step + 0.5) / p)
+    coarse = registration.board_to_image(np.stack([gx.ravel(), gy.ravel()], 1)).reshape(gh, gw, 2).astype(np.float32)
+    ix = np.repeat((np.arange(w, dtype=np.float32) / step)[None, :], h, 0)
+    iy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, 1)
+    full = cv2.remap(coarse, ix, iy, cv2.INTER_LINEAR)
+    size = registration.image_size
+    keep = ((full[..., 0] >= 0) & (full[..., 1] >= 0) & (full[..., 0] < size[0] - 1)
+            & (full[..., 1] < size[1] - 1)).astype(np.uint8)
+    m = config.seat_margin_mm
+    for s, rect in (calibration.get("seats") or {}).items():
+        if seats is not None and s not in seats:
+            continue
+        r0 = (int((rect["x"] - m - x0) * p), int((rect["y"] - m - y0) * p))
+        r1 = (int((rect["x"] + rect["w"] + m - x0) * p), int((rect["y"] + rect["h"] + m - y0) * p))
+        cv2.rectangle(keep, r0, r1, 0, -1)
+    if board_size:
+        cv2.rectangle(keep, (int((-5 - x0) * p), int((-5 - y0) * p)),
+                      (int((board_size[0] + 5 - x0) * p), int((board_size[1] + 5 - y0) * p)), 0, -1)
+    return TableView((x0, y0), p, full[..., 0].copy(), full[..., 1].copy(), keep)
+
+
+def upright_card(image: Any, registration: Any, centre: tuple[float, float], angle: float, size: tuple[float, float],
+                 ppm: float, pad: float) -> Any:
+    """The card at `centre` turned by `angle` cut from the frame upright: x 0..w mm, y -pad..h+pad mm."""
+    import cv2
+    import numpy as np
+
+    w, h = size
+    cols, rows = int(round(w * ppm)), int(round((h + 2 * pad) * ppm))
+    u = (np.arange(cols) + 0.5) / ppm - w / 2
+    v = (np.arange(rows) + 0.5) / ppm - pad - h / 2
+    gu, gv = np.meshgrid(u, v)
+    a = math.radians(angle)
+    # the card's "up" is north turned toward east by `angle`: its x axis is east turned the same
+    x = centre[0] + gu * math.cos(a) - gv * math.sin(a)
+    y = centre[1] + gu * math.sin(a) + gv * math.cos(a)
+    px = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(rows, cols, 2).astype(np.float32)
+    return cv2.remap(image, px[..., 0].copy(), px[..., 1].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                  art: CardArt, cream: Any, model: Any, card_game: bool) -> list[PileFind]:
+    """Every discard pile's top card seen on the table (see the module docstring)."""
+    import cv2
+    import numpy as np
+
+    view = tv.warp(image)
+    labels = field_labels(card_config, view, cream, art)
+    mask = (labels >= 0) & (tv.keep > 0)
+    allowed = [FIELD_KINDS.index(c) for c in COLOURS] + ([FIELD_KINDS.index("points")] if card_game else [])
+    mask &= np.isin(labels, allowed)
+    mask &= ~table_mask(card_config, view)
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    fw, fh = config.field_size_mm
+    p = tv.ppm
+    finds: dict[str, PileFind] = {}
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.5 * fw * fh * p * p or area > 1.6 * fw * fh * p * p:
+            continue
+        ys, xs = np.nonzero(comp == i)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+        short, long_ = sorted((rw, rh))
+        tol = config.size_tolerance
+        if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
+            continue
+        lab = labels[ys, xs]
+        kinds = np.bincount(lab[lab >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+        kind = FIELD_KINDS[int(np.argmax(kinds))]
+        pile = "points" if kind == "points" else kind
+        # the card's long side: its up is along it, one way or the other
+        theta = ang if rh >= rw else ang + 90.0
+        centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+        # which way up: the numerals make the top corners far busier than the bottom ones
+        img = upright_card(image, registration, centre, theta, art.size, config.card_ppm, 4.0)
+        white = _whiteness(img.astype(np.float32), cream)
+        top_ink = bottom_ink = 0.0
+        q = config.card_ppm
+        for (bx, by, bw, bh) in art.boxes.values():
+            # the middle of the glyph box only: its edges hold the card's border and frame lines
+            cx, cy = bx + bw / 2, by + bh / 2
+            a = white[int((4 + cy - 4) * q):int((4 + cy + 4) * q), int((cx - 3.5) * q):int((cx + 3.5) * q)]
+            cyb, cxb = art.size[1] - cy, art.size[0] - cx
+            b = white[int((4 + cyb - 4) * q):int((4 + cyb + 4) * q), int((cxb - 3.5) * q):int((cxb + 3.5) * q)]
+            top_ink += float(a.std()) if a.size else 0.0
+            bottom_ink += float(b.std()) if b.size else 0.0
+        up = theta if top_ink >= bottom_ink else theta + 180.0
+        if up != theta:
+            img = upright_card(image, registration, centre, up, art.size, config.card_ppm, 4.0)
+            white = _whiteness(img.astype(np.float32), cream)
+        code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], pile, art, config.card_ppm, model,
+                                           ("E",))
+        best = (0.0, code, conf, up)
+        code = best[1]
+        if code is not None and pile == "points":
+            code = f"P{code}"
+        f = PileFind(pile, centre, best[3] % 360, code, best[2])
+        if pile not in finds or f.confidence > finds[pile].confidence:
+            finds[pile] = f
+    return list(finds.values())
+
+
+def discard_tops(finds: list[PileFind], card_game: bool) -> dict[str, str | None]:
+    """FORMATS §2 `discard_tops`: every pile key, null where none was found."""
+    keys = (*COLOURS, "points") if card_game else COLOURS
+    out: dict[str, str | None] = {k: None for k in keys}
+    for f in finds:
+        if f.pile in out and f.code not in (None, "?"):
+            out[f.pile] = f.code
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cv2
+
+    from .cardart import card_art
+    from .cards import paper_points, paper_white, seat_creams
+    from .components import load_components
+    from .numerals import load_numeral_model
+    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+
+    ap = stage_parser("vision.discards", __doc__)
+    ap.add_argument("--game", default="keltis")
+    args = ap.parse_args(argv)
+    loaded = load_stage_inputs(args)
+    if loaded is None:
+        return 2
+    image, cal, board, reg = loaded
+    if not reg.ok:
+        print(f"not registered: {reg.reason}")
+        return 1
+    card_game = args.game != "keltis"
+    seats = seats_from_truth(args.image)
+    comps = load_components(args.components)
+    cfg = DiscardConfig()
+    tv = build_table_view(cfg, cal, reg, None if card_game or board is None else tuple(board.size_mm),
+                          tuple(seats) if seats else None)
+    art = card_art(comps, cfg.card_ppm, 1.2)
+    white = paper_white(image, paper_points(cal, reg))
+    cream = white * art.cream / 255.0 if white is not None else seat_creams(CardConfig(), tv.warp(image), None, art)[1]
+    finds = read_discards(cfg, CardConfig(), image, tv, reg, art, cream, load_numeral_model(comps.folder), card_game)
+    print(discard_tops(finds, card_game))
+    if args.overlay:
+        out = tv.warp(image)
+        out[tv.keep == 0] //= 3
+        for f in finds:
+            c = (int((f.centre[0] - tv.origin[0]) * tv.ppm), int((f.centre[1] - tv.origin[1]) * tv.ppm))
+            cv2.putText(out, f"{f.pile} {f.code} {f.confidence:.2f}", c, cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 255, 255), 2)
+        cv2.imwrite(args.overlay, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
