@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tracking.config import TrackingConfig  # noqa: E402
 from tracking.noise import MisreadInjector  # noqa: E402
-from tracking.check import compare_turns, signature_of_moves, signature_of_turn, visible  # noqa: E402
+from tracking.check import align_turns, compare_turns, signature_of_moves, signature_of_turn, visible  # noqa: E402
 from tracking.stability import observation_fields  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
 from tracking.synth import SimulatedGame, game_matrix, simulate_game  # noqa: E402
@@ -131,7 +131,7 @@ def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True) ->
             latencies.append(hit - turn.t_still)
 
     # Injected rule breaks: a warning of the right code on the tracked move of that turn.
-    aligned = _align(true_sigs, tracked_sigs)
+    aligned = align_turns(true_sigs, tracked_sigs)
     warnings = snap["warnings"]
     by_move: dict[int, set[str]] = {}
     for w in warnings:
@@ -182,20 +182,6 @@ def _parse(data: dict):
     from engine.observation import parse_observation
 
     return parse_observation(data)
-
-
-def _align(true_sigs: list[dict], tracked_sigs: list[dict]) -> dict[int, int]:
-    """true turn index → tracked turn index (sequence alignment on the signatures)."""
-    import difflib
-
-    a = [json.dumps(s, sort_keys=True) for s in true_sigs]
-    b = [json.dumps(s, sort_keys=True) for s in tracked_sigs]
-    out: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        for d in range(i2 - i1):
-            if j1 + d < j2 or tag == "equal":
-                out[i1 + d] = j1 + min(d, max(0, j2 - j1 - 1))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import json
 import pickle
 import statistics
@@ -38,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.observation import parse_observation  # noqa: E402
-from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session, visible  # noqa: E402
+from tracking.check import align_turns, compare_turns, signature_of_turn, true_signatures_of_session, visible  # noqa: E402
 from tracking.config import TrackingConfig  # noqa: E402
 from tracking.noise import MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
@@ -105,18 +104,6 @@ def truth_stream(kind: str, players: int, seed: int, illegal: int, fps: float, c
     return stream
 
 
-def _align(a_sigs: list[dict], b_sigs: list[dict]) -> dict[int, int]:
-    """true turn index → tracked turn index (sequence alignment on the signatures)."""
-    a = [json.dumps(s, sort_keys=True) for s in a_sigs]
-    b = [json.dumps(s, sort_keys=True) for s in b_sigs]
-    out: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        for d in range(i2 - i1):
-            if j1 + d < j2 or tag == "equal":
-                out[i1 + d] = j1 + min(d, max(0, j2 - j1 - 1))
-    return out
-
-
 def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None) -> dict[str, Any]:
     """Replay one game's truth stream through a tracker (as `replay --observer truth --noise --check`)."""
     session = MemorySession(stream)
@@ -156,7 +143,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
             k += 1
             seat = line.get("seat")
         turn_of_event.append(k)
-    aligned = _align(true_sigs, tracked_sigs)
+    aligned = align_turns(true_sigs, tracked_sigs)
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     by_move: dict[int, set[str]] = {}
     for w in live:

@@ -139,3 +139,16 @@ def true_signatures_of_session(session: Any) -> tuple[list[dict[str, Any]], dict
         sigs.append(signature_of_moves(turn["seat"], turn["moves"], piles, codes))
         before = after
     return sigs, final
+
+
+def align_turns(true_sigs: Sequence[Mapping[str, Any]], tracked_sigs: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """true turn index -> tracked turn index (sequence alignment on the signatures), for benches that
+    score each true turn against the tracked turn it became."""
+    a = [json.dumps(s, sort_keys=True) for s in true_sigs]
+    b = [json.dumps(s, sort_keys=True) for s in tracked_sigs]
+    out: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        for d in range(i2 - i1):
+            if j1 + d < j2 or tag == "equal":
+                out[i1 + d] = j1 + min(d, max(0, j2 - j1 - 1))
+    return out
