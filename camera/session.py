@@ -245,7 +245,8 @@ class SessionWriter:
         return FrameRef(index, t, rel, self.folder / rel)
 
     def add_event(self, event: Mapping[str, Any]) -> None:
-        """Append one event (a move really made, with the frame index after it) to truth/events.jsonl."""
+        """Append one line to truth/events.jsonl: a move really made (with the frame index after it) or
+        the closing {"final": {...}} line."""
         if self._frames_fh is None:
             raise ValueError(f"{self.folder}: session writer is closed")
         if self._events_fh is None:

@@ -414,10 +414,18 @@ def session_truth(opts: SessionOptions, plan: SessionPlan | None = None) -> dict
     first = _first_usable(plan, [t for t, _ in frames], [bool(tr.get("usable")) for _, tr in frames])
     game = plan.game
     setup = {"game": game.game, "board": game.board_name, "seats": dict(game.seats), "rules": game.rules_json()}
-    final = game.module.score(game.state)
+    final = _final_line(plan)
     return {"setup": setup, "frames": frames,
-            "events": [_move_event(plan, j, first[j]) for j in range(len(plan.steps))],
-            "final": {"totals": {s: p.total for s, p in final.scores.items()}, "winners": list(final.winners),
+            "events": [_move_event(plan, j, first[j]) for j in range(len(plan.steps))] + [final],
+            "final": final["final"]}
+
+
+def _final_line(plan: SessionPlan) -> dict[str, Any]:
+    """truth/events.jsonl's last line: the totals and winners when filming stopped (the game may
+    not be over), so `replay --check` can compare the tracked final scores."""
+    game = plan.game
+    final = game.module.score(game.state)
+    return {"final": {"totals": {s: p.total for s, p in final.scores.items()}, "winners": list(final.winners),
                       "end_reason": getattr(game.state, "end_reason", None), "over": game.over}}
 
 
@@ -479,6 +487,7 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
         # 3. The moves, each with the first usable frame that shows its result.
         for j, frame_index in enumerate(_first_usable(plan, frame_times, usable_frames)):
             writer.add_event(_move_event(plan, j, frame_index))
+        writer.add_event(_final_line(plan))
     sim = {"format": "keltis-simulator/1", "options": opts.to_json(), "table": table.style.to_json(),
            "conditions_start": table.conditions.to_json(), "distractors": [d.to_json() for d in table.distractors],
            "hands": {s: {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}

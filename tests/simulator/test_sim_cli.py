@@ -29,7 +29,8 @@ def test_sim_session_card_game(tmp_path, capsys):
                  "--max-moves", "3", "--out", str(out)]) == 0
     assert "session written to" in capsys.readouterr().out
     s = open_session(out)
-    assert s.info.game == "keltis-card" and s.info.board is None and len(s.events()) == 3
+    assert s.info.game == "keltis-card" and s.info.board is None and len(s.events()) == 3 + 1
+    assert "final" in s.events()[-1] and set(s.events()[-1]["final"]["totals"]) == set(s.info.seats)
     # A second run into the same folder is refused unless asked to overwrite.
     assert main(["sim", "session", "--game", "keltis-card", "--players", "2", "--seed", "2", "--size", "320x180",
                  "--max-moves", "3", "--out", str(out)]) == 2
@@ -73,3 +74,18 @@ def test_sim_frames_view_play_area_keeps_every_card_in_the_picture(tmp_path, cap
     lines = [json.loads(x) for x in (out / "index.jsonl").read_text().splitlines()]
     assert all(x["view"] == "play-area" and x["cards_in_view"] for x in lines)
     assert json.loads((out / "dataset.json").read_text())["view"] == "play-area"
+
+
+def test_replay_check_compares_the_final_scores_of_a_simulated_session(tmp_path, capsys):
+    """A simulated session ends its truth/events.jsonl with the scores when filming stopped, so
+    `replay --check` compares the tracked totals with them (not only the moves)."""
+    import json
+
+    out = tmp_path / "s"
+    assert main(["sim", "session", "--game", "keltis", "--board", "base", "--players", "2", "--seed", "4",
+                 "--size", "320x180", "--max-moves", "6", "--out", str(out)]) == 0
+    capsys.readouterr()
+    code = main(["replay", str(out), "--observer", "truth", "--check", "--json"])
+    check = json.loads(capsys.readouterr().out)["check"]
+    assert code == 0 and check["ok"], check
+    assert check["final_totals"]["match"] and set(check["final_totals"]["true"]) == {"south", "north"}
