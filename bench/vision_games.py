@@ -11,7 +11,7 @@ conditions), then replayed twice:
 - `keltis-cam replay DIR --observer truth --noise R --check --json` — the tracker on the truth with
   the injected misreads of tracking/noise.py (what bench/tracking_bench.py assumes of a reader).
 Printed per kind and in all: visible turns exact, legal games with a warning, injected breaks
-flagged (a warning with the injected code), final scores right (games that ended).
+flagged (a warning with the injected code), final scores right (the scores when filming stopped, truth/events.jsonl's last line).
 
 Then the misreads themselves, frame by frame on the same sessions: what the vision reader gets
 wrong (every frame read in full, no gate) beside what the noise model injects, by field kind
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--seed0", type=int, default=70000)
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
-    parser.add_argument("--max-moves", type=int, help="stop each game after this many moves (no final scores then)")
+    parser.add_argument("--max-moves", type=int, help="stop each game after this many moves (its scores then are those when filming stopped)")
     parser.add_argument("--noise", type=float, default=0.02, help="misread rate of the comparison replay")
     parser.add_argument("--keep", help="keep the rendered sessions in this folder")
     parser.add_argument("--no-profile", action="store_true", help="skip the frame-by-frame misread comparison")
