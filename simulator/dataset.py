@@ -18,10 +18,12 @@ import numpy as np
 
 from engine.errors import MalformedInput
 
+from .camera import Camera
 from .conditions import sample_conditions
 from .games import Game
 from .hands import HandPose
 from .record import hand_pose, HandPlan, setup_table
+from .scene import TableLayout
 
 DARK_EXPOSURE = 0.15   # below this a frame is marked unusable, reason "too-dark"
 
@@ -54,8 +56,10 @@ class FrameSpec:
                 "hand": self.hand, "distractors": self.distractors, "view": self.camera_view}
 
 
-def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
-    """Render one frame of `spec`: (JPEG bytes, truth)."""
+def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = None
+                  ) -> tuple[bytes, dict[str, Any]]:
+    """Render one frame of `spec`: (JPEG bytes, truth). camera: makes the camera from the table's
+    layout instead of drawing one (benches that place the camera on purpose)."""
     game = Game.new(spec.game, spec.board, spec.players, spec.seed)
     # Play the whole seeded game, then stop at the wanted point of it.
     states = [game.state]
@@ -67,8 +71,13 @@ def render_single(spec: FrameSpec) -> tuple[bytes, dict[str, Any]]:
         game.apply(m)
         states.append(game.state)
     game.state = states[int(round(spec.progress * (len(states) - 1)))]
+    fixed = None
+    if camera is not None:
+        from calibration.model import default_calibration
+
+        fixed = camera(TableLayout(default_calibration(game.board), game.board, spec.seed, tuple(game.seats)))
     table = setup_table(game, spec.seed, spec.size, hard=spec.hard, distractors=spec.distractors,
-                        view=spec.camera_view)
+                        view=spec.camera_view, camera=fixed)
     cond = table.conditions
     if spec.dark:
         cond = sample_conditions(np.random.default_rng([spec.seed, 21]), dark=True)

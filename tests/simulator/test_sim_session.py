@@ -202,3 +202,20 @@ def test_session_truth_without_pictures_is_what_the_recording_holds(session):
     assert any(not truth["usable"] and truth["hands"] for _, truth in stream["frames"])
     assert stream["setup"]["seats"] == dict(s.info.seats)
     assert set(stream["final"]["totals"]) == set(s.info.seats)
+
+
+def test_a_single_frame_can_be_rendered_from_a_camera_placed_on_purpose():
+    """bench/card_resolution.py places the camera itself (height, field of view): the frame's truth
+    and its calibration carry that camera, not a drawn one."""
+    from simulator.camera import make_camera
+
+    def overhead(layout):
+        area = layout.play_area()
+        return make_camera((320, 180), target=(area.min(0) + area.max(0)) / 2, height=2100.0, hfov_deg=66.0)
+
+    spec = FrameSpec(game="keltis-card", board=None, players=2, seed=5, size=(320, 180), distractors=False)
+    _jpeg, truth = render_single(spec, camera=overhead)
+    cam = truth["render"]["camera"]
+    assert cam["height_mm"] == 2100.0 and cam["hfov_deg"] == 66.0 and cam["tilt_deg"] == 0.0
+    _jpeg2, drawn = render_single(spec)
+    assert drawn["render"]["camera"]["height_mm"] != 2100.0
