@@ -8,7 +8,8 @@ decoded reads as unusable (reason "bad-frame") and is listed in `.problems` nami
 Every frame first passes the gate (vision.gate) on its small picture (`.small`, picamera2's
 low-resolution stream, or the frame scaled down): while the table moves only the hands test runs;
 the full reader runs once the table has been still, a few times, and again only when something
-changes; in between the last reading stands. `gate=None` reads every frame in full.
+changes; in between the last reading stands. `gate=None` reads every frame in full. Each reading reads
+again only the seats and discard piles that changed since they were last read (vision.changes).
 """
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ class VisionObserver:
         if self.gate is None:
             self.last_decision, self.last_image = READ, image
             before = len(self.reader.realigned)
-            obs = self.reader.read(image).observation
+            obs = self.reader.read(image, incremental=True).observation
             if len(self.reader.realigned) > before:
                 self.reader.realigned[-1]["at"] = time.time()
             return obs
@@ -92,7 +93,7 @@ class VisionObserver:
         self.last_decision = READ
         self.last_image = image
         before = len(self.reader.realigned)
-        obs = self.reader.read(image, previous=previous).observation
+        obs = self.reader.read(image, previous=previous, incremental=True).observation
         if len(self.reader.realigned) > before:
             self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
         self.gate.read_done(grey(small), t, obs.usable)

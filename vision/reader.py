@@ -43,6 +43,7 @@ from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_te
                     refine_tiles)
 from .pawnnet import COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns
 from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles
+from .changes import ChangeConfig, RegionWatch
 from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
 from .seatview import build_seat_views
 from .wishstones import WishStoneConfig, count_held, find_tokens, token_kinds
@@ -76,6 +77,7 @@ class ReaderConfig:
     wish: WishStoneConfig = WishStoneConfig()
     discards: DiscardConfig = DiscardConfig()
     alignment: AlignmentConfig = AlignmentConfig()
+    changes: ChangeConfig = ChangeConfig()   # a live reading reads again only the seats and piles that changed
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
     follow_table: bool = True    # check every read frame against the registration (vision.alignment)
 
@@ -160,6 +162,10 @@ class Reader:
         self.paper = None
         self.table_view = None
         self.discard_tops: dict[str, str | None] = {}
+        self.watch: RegionWatch | None = None           # what changed since each seat was read (incremental reads)
+        self._kept: dict[str, tuple[Any, float, Any]] = {}   # seat -> (SeatObservation, confidence, cream) last read
+        self._piles_kept = False                        # self.discard_tops is an incremental reading to keep
+        self.reread: tuple[str, ...] = ()               # the regions the last incremental reading read again
         self.numeral_model = load_numeral_model(self.components.folder)
         self.frames = 0
         self.sharpness_reference: float | None = None   # the table's sharpness on settled frames (usable)
@@ -216,6 +222,8 @@ class Reader:
                 self.paper = paper_points(self.calibration, reg, quiet)
                 board_size = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
                 self.table_view = build_table_view(self.config.discards, self.calibration, reg, board_size, in_play)
+            self.watch = RegionWatch(self.config.changes, reg.image_size, self.seat_views, self.table_view)
+            self._kept, self._piles_kept = {}, False
             board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
             self.alignment = build_alignment_model(self.config.alignment, reg, image, board_mm)
             timings["model"] = (_clock() - t1) * 1000
@@ -252,9 +260,12 @@ class Reader:
         log.info("%s", why)
         self.realigned.append({"frame": self.frames, "why": why})
 
-    def read(self, image: Any, *, reregister: bool = False, previous: Any = None) -> FrameReading:
+    def read(self, image: Any, *, reregister: bool = False, previous: Any = None,
+             incremental: bool = False) -> FrameReading:
         """The observed state one frame shows (see the module docstring). `previous`: the frame before it
-        in a stream (any size; a live pipeline passes its 320×180 preview), which tells a moving arm."""
+        in a stream (any size; a live pipeline passes its 320×180 preview), which tells a moving arm.
+        `incremental` (a live pipeline's readings of one table): seats and discard piles that look as
+        they did when last read keep that reading (vision.changes); `reread` names those read again."""
         import cv2
         import numpy as np
 
@@ -280,7 +291,7 @@ class Reader:
             return FrameReading(unusable, timings, usable_reason=unusable.reason)
         if self.config.follow_table and self.alignment is not None and "registration" not in timings:
             self._follow_table(image, timings)
-        seats, card_conf = self._read_cards(image, timings)
+        seats, card_conf = self._read_cards(image, timings, incremental)
         if self.model is None:
             return FrameReading(Observation(self.game, board_name, True, None, None, None, seats,
                                             dict(self.discard_tops), confidence=card_conf), timings)
@@ -354,18 +365,34 @@ class Reader:
         margin = min((sp.margin for sp in found), default=1.0)
         return dets, max(0.3, min(1.0, margin / self.config.pawn_net.sure_margin))
 
-    def _read_cards(self, image: Any, timings: dict[str, float]) -> tuple[dict[str, SeatObservation], dict[str, float]]:
-        """Every seat in play's rows, points row and wish cards (vision.cards)."""
+    def _read_cards(self, image: Any, timings: dict[str, float], incremental: bool = False
+                    ) -> tuple[dict[str, SeatObservation], dict[str, float]]:
+        """Every seat in play's rows, points row and wish cards (vision.cards); when `incremental`, only
+        those of seats (and the piles) that changed since they were last read."""
         if not self.seat_views:
             return {}, {}
         t0 = _clock()
+        again: set[str] | None = None
+        if incremental and self.watch is not None:
+            again, _counts = self.watch.changed(image)
+            timings["changes"] = (_clock() - t0) * 1000
+        elif self._kept or self._piles_kept:   # a reading of its own: what incremental ones kept is no longer current
+            self._kept, self._piles_kept = {}, False
+            if self.watch is not None:
+                self.watch.forget()
         card_game = self.game != "keltis"
         seats: dict[str, SeatObservation] = {}
         conf = 1.0
         white = paper_white(image, self.paper) if self.paper is not None else None
         creams: list[Any] = []
         parts: dict[str, float] = {}
+        read: list[str] = []
         for seat, sv in self.seat_views.items():
+            if again is not None and seat not in again and seat in self._kept:
+                seats[seat], kept_conf, cream = self._kept[seat]
+                conf = min(conf, kept_conf)
+                creams.append(cream)
+                continue
             art = card_art(self.components, sv.ppm, round(sv.px_per_mm, 1))
             sc = read_seat_cards(self.config.cards, image, sv, art, white, self.numeral_model, card_game)
             got = seat_reading(sc, card_game)
@@ -382,13 +409,16 @@ class Reader:
                 wish = count_held(finds)
                 parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
+            if again is not None:
+                self._kept[seat] = (seats[seat], got.confidence, sc.cream)
+                read.append(seat)
             conf = min(conf, got.confidence)
             creams.append(sc.cream)
         t1 = _clock()
         timings["cards"] = (t1 - t0) * 1000
         timings.update({f"cards.{k}": v for k, v in parts.items()})
-        self.discard_tops = {}
-        if self.table_view is not None:
+        if self.table_view is not None and (again is None or "discards" in again or not self._piles_kept):
+            self.discard_tops = {}
             import numpy as np
 
             art = card_art(self.components, self.config.discards.card_ppm, 1.2)
@@ -398,6 +428,14 @@ class Reader:
                                   self.registration, art, cream, self.numeral_model, card_game)
             self.discard_tops = discard_tops(finds, card_game)
             timings["discards"] = (_clock() - t1) * 1000
+            if again is not None:
+                self._piles_kept = True
+                read.append("discards")
+        elif self.table_view is None:
+            self.discard_tops = {}
+        if again is not None:
+            self.watch.mark_read(read)
+            self.reread = tuple(read)
         return seats, {"rows": round(conf, 3)}
 
     def judge_unusable(self, image: Any, previous: Any = None) -> Observation | None:

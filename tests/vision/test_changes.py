@@ -1,0 +1,123 @@
+"""A live reading reads again only the seats and piles that changed (vision.changes, issue 20 item 2:
+work only when it matters): the same table read twice keeps every seat's reading, a card laid at one
+seat reads that seat again, a dimmer lamp is no change, and every seat is read again now and then."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calibration.model import parse_calibration
+from camera.session import open_session
+from keltis_cam.cli import main
+from vision.changes import ChangeConfig
+from vision.reader import DEFAULT_READER_CONFIG, Reader, read_image
+
+
+@pytest.fixture(scope="module")
+def card_table(tmp_path_factory):
+    """A 3-player card game filmed at 1152x648: west lays a blue 9 as the 4th move."""
+    out = tmp_path_factory.mktemp("changes") / "s"
+    assert main(["sim", "session", "--game", "keltis-card", "--players", "3", "--seed", "7", "--size", "1152x648",
+                 "--max-moves", "4", "--out", str(out)]) == 0
+    s = open_session(out)
+    lay = next(e for e in s.events() if (e.get("move") or {}).get("move") == "lay")
+    usable = [ref.index for ref in s.frames if s.truth(ref)["usable"]]
+    before = max(i for i in usable if i < lay["frame"])
+    return s, lay, before
+
+
+def _reader(s, config=DEFAULT_READER_CONFIG):
+    cal = parse_calibration(json.loads((s.folder / "calibration.json").read_text()), "calibration.json")
+    return Reader(cal, game="keltis-card", seats=dict(s.info.seats), config=config)
+
+
+def _image(s, index):
+    return read_image(s.folder / "frames" / f"{index:06d}.jpg")
+
+
+def test_the_same_table_read_again_keeps_every_seats_reading(card_table):
+    s, _lay, before = card_table
+    reader = _reader(s)
+    image = _image(s, before)
+    first = reader.read(image, incremental=True)
+    assert set(reader.reread) == set(s.info.seats) | {"discards"}      # nothing to compare with yet: all read
+    again = reader.read(image.copy(), incremental=True)
+    assert reader.reread == ()
+    assert again.observation.seats == first.observation.seats
+    assert again.observation.discard_tops == first.observation.discard_tops
+    assert "cards.rows" not in again.timings                            # no seat's rows were looked at
+
+
+def test_a_card_laid_at_one_seat_reads_that_seat_again(card_table):
+    s, lay, before = card_table
+    reader = _reader(s)
+    reader.read(_image(s, before), incremental=True)
+    after_image = _image(s, lay["frame"])
+    reading = reader.read(after_image, incremental=True)
+    assert lay["seat"] in reader.reread
+    assert set(reader.reread) < set(s.info.seats) | {"discards"}        # not every seat
+    # what was read again is what a reading of its own gives
+    fresh = _reader(s).read(after_image).observation
+    assert reading.observation.seats[lay["seat"]] == fresh.seats[lay["seat"]]
+
+
+def test_a_dimmer_lamp_is_no_change_and_a_new_card_is(card_table):
+    s, _lay, before = card_table
+    reader = _reader(s)
+    image = _image(s, before)
+    reader.read(image, incremental=True)
+    dim = np.clip(image.astype(np.float32) * 0.85, 0, 255).astype(np.uint8)
+    changed, _counts = reader.watch.changed(dim)
+    assert changed == set()
+    # a card-sized bright patch in the middle of one seat area
+    seat = sorted(s.info.seats)[0]
+    sv = reader.seat_views[seat]
+    u0, v0 = sv.frame.width / 2 - 28, sv.frame.depth / 2 - 44
+    quad = sv.to_image([u0, u0 + 56, u0 + 56, u0], [v0, v0, v0 + 88, v0 + 88], reader.registration)
+    import cv2
+
+    card = image.copy()
+    cv2.fillConvexPoly(card, np.round(quad).astype(np.int32), (235, 235, 240))
+    changed, counts = reader.watch.changed(card)
+    assert changed == {seat}, counts
+
+
+def test_every_seat_is_read_again_now_and_then(card_table):
+    s, _lay, before = card_table
+    config = replace(DEFAULT_READER_CONFIG, changes=ChangeConfig(reread_every=3))
+    reader = _reader(s, config)
+    image = _image(s, before)
+    rereads = []
+    for _ in range(4):
+        reader.read(image, incremental=True)
+        rereads.append(set(reader.reread))
+    everything = set(s.info.seats) | {"discards"}
+    assert rereads == [everything, set(), set(), everything]
+
+
+def test_a_reading_of_its_own_resets_what_incremental_readings_kept(card_table):
+    s, _lay, before = card_table
+    reader = _reader(s)
+    image = _image(s, before)
+    reader.read(image, incremental=True)
+    reader.read(image)                               # eval's kind of reading: every seat, nothing kept
+    reader.read(image, incremental=True)
+    assert set(reader.reread) == set(s.info.seats) | {"discards"}
+
+
+def test_the_stage_runs_alone_and_draws_its_overlay(card_table, tmp_path, capsys):
+    from vision.changes import main as changes_main
+
+    s, lay, before = card_table
+    overlay = tmp_path / "changes.png"
+    seats = ",".join(f"{seat}={colour}" for seat, colour in s.info.seats.items())
+    assert changes_main([str(s.folder / "frames" / f"{before:06d}.jpg"),
+                         str(s.folder / "frames" / f"{lay['frame']:06d}.jpg"), "--game", "keltis-card",
+                         "--calibration", str(s.folder / "calibration.json"), "--seats", seats,
+                         "--overlay", str(overlay)]) == 0
+    lines = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines())
+    assert lines[lay["seat"]].startswith("CHANGED")
+    assert overlay.stat().st_size > 1000

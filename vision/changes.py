@@ -1,0 +1,174 @@
+"""Stage: which parts of the table changed since they were last read (each seat area, the discard piles).
+
+A settled table is read again when something moved, but a move changes one seat's cards (and the
+board, the piles): reading every seat's rows again is work done before. `RegionWatch` keeps, per
+region, a coarse colour sample grid of the region as it looked when it was last read (built once per
+registration from the seat views' and the table view's remaps, sampled from the frame scaled down by
+`average_px`, which averages sensor noise away). A region whose samples changed by more than
+`pixel_delta` levels (of 255, in any colour channel) in `min_changed` places, after taking out the
+region's overall gain so that a lamp dimming is no change, is read again; the others keep their last
+reading. Every region is read again at least every `reread_every` readings, so a change missed once
+does not stand for long.
+
+    python -m vision.changes BEFORE.jpg AFTER.jpg [--game keltis-card] [--calibration FILE] [--seats ...]
+        [--overlay OUT.png]
+prints the regions that changed between two frames of one table and draws them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """Thresholds of the change test (levels of 0-255 in any colour channel, samples of the coarse grid)."""
+
+    average_px: int = 4         # the frame is scaled down this many times first (area average: noise away)
+    sample_mm: float = 2.0      # one sample every this many mm of a seat area (a wish stone spans ~7)
+    pile_sample_mm: float = 4.0  # ... of the table around (a discard pile's card spans 14 x 22)
+    pixel_delta: float = 22.0   # a sample changed by more than this (after the region's median shift) ...
+    min_changed: int = 5        # ... in at least this many places: the region changed
+    reread_every: int = 6       # read every region again at least every n readings
+
+
+@dataclass(eq=False)
+class _Region:
+    name: str
+    map_x: Any = field(repr=False)      # sample points in the scaled-down frame
+    map_y: Any = field(repr=False)
+    valid: Any = field(repr=False)      # samples inside the frame (and, for the table, where piles may lie)
+    spread: Any = field(repr=False)     # flat indices of every 7th valid sample (the light's shift)
+    reference: Any = field(default=None, repr=False)   # colour samples when last read
+    age: int = 0                        # readings since the region was last read
+
+
+class RegionWatch:
+    """The regions of one registration and how each looked when last read."""
+
+    def __init__(self, config: ChangeConfig, image_size: tuple[int, int], seat_views: Mapping[str, Any],
+                 table_view: Any = None):
+        import numpy as np
+
+        self.config = config
+        f = float(config.average_px)
+        self.size = (max(1, int(image_size[0] // config.average_px)), max(1, int(image_size[1] // config.average_px)))
+        self.regions: dict[str, _Region] = {}
+
+        def add(name: str, map_x: Any, map_y: Any, ppm: float, sample_mm: float, keep: Any = None) -> None:
+            step = max(1, int(round(sample_mm * ppm)))
+            mx = (map_x[::step, ::step] + 0.5) / f - 0.5
+            my = (map_y[::step, ::step] + 0.5) / f - 0.5
+            valid = (mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1)
+            if keep is not None:
+                valid &= keep[::step, ::step] > 0
+            if valid.any():
+                spread = np.flatnonzero(valid)[::7]
+                self.regions[name] = _Region(name, mx.astype(np.float32), my.astype(np.float32), valid, spread)
+
+        for seat, sv in seat_views.items():
+            add(seat, sv.map_x, sv.map_y, sv.ppm, config.sample_mm)
+        if table_view is not None:
+            add("discards", table_view.map_x, table_view.map_y, table_view.ppm, config.pile_sample_mm, table_view.keep)
+
+    def _samples(self, image: Any) -> dict[str, Any]:
+        import cv2
+
+        small = cv2.resize(image, self.size, interpolation=cv2.INTER_AREA).astype("float32")
+        return {name: cv2.remap(small, r.map_x, r.map_y, cv2.INTER_LINEAR) for name, r in self.regions.items()}
+
+    def changed(self, image: Any) -> tuple[set[str], dict[str, int]]:
+        """The regions to read again in `image` (changed, never read, or due), and how many samples
+        changed in each region that has a reference."""
+        import numpy as np
+
+        import cv2
+
+        cfg = self.config
+        samples = self._samples(image)
+        out: set[str] = set()
+        counts: dict[str, int] = {}
+        for name, r in self.regions.items():
+            if r.reference is None or r.age + 1 >= cfg.reread_every:
+                out.add(name)
+            if r.reference is None:
+                continue
+            cur = samples[name]
+            # the light changed over the whole region: no change (the median gain, per channel: a dimmer
+            # lamp darkens a white card more than a black marker)
+            ref = r.reference.reshape(-1, 3)[r.spread]
+            gain = np.median(cur.reshape(-1, 3)[r.spread] / np.maximum(ref, 8.0), axis=0)
+            diff = cv2.absdiff(cur, r.reference * gain.astype(np.float32))
+            # per colour channel: a yellow card on a cream table differs in blue, hardly in grey
+            b, g, red = cv2.split(diff)
+            most = cv2.max(cv2.max(b, g), red)
+            counts[name] = int(np.count_nonzero(most[r.valid] > cfg.pixel_delta))
+            if counts[name] >= cfg.min_changed:
+                out.add(name)
+        self._last = samples
+        return out, counts
+
+    def forget(self) -> None:
+        """No region has a reading to compare with any more: the next change test reads them all."""
+        for r in self.regions.values():
+            r.reference, r.age = None, 0
+
+    def mark_read(self, read: Iterable[str]) -> None:
+        """After a reading of the image last given to changed(): `read` were read in it, the others
+        kept their readings (one reading older)."""
+        read = set(read)
+        samples = getattr(self, "_last", {})
+        for name, r in self.regions.items():
+            if name in read and name in samples:
+                r.reference, r.age = samples[name], 0
+            else:
+                r.age += 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    import cv2
+
+    from camera.session import FrameError
+
+    from .components import load_components
+    from .reader import Reader
+    from .stagecli import calibration_for, load_board, parse_seats, read_image, seats_from_truth, stage_parser
+
+    p = stage_parser("vision.changes", __doc__.splitlines()[0])
+    p.add_argument("after", help="a later frame of the same table")
+    p.add_argument("--game", default="keltis", choices=("keltis", "keltis-card"))
+    args = p.parse_args(argv)
+    try:
+        before, after = read_image(args.image), read_image(args.after)
+    except FrameError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    cal = calibration_for(args.image, args.calibration, args.board, args.no_lens)
+    seats = parse_seats(args.seats) or seats_from_truth(args.image)
+    reader = Reader(cal, game=args.game, board=load_board(cal, args.board) if args.game == "keltis" else None,
+                    seats=seats or None, components=load_components(args.components))
+    reader.read(before)
+    if reader.registration is None or not reader.registration.ok:
+        print(f"{args.image}: no registration", file=sys.stderr)
+        return 1
+    watch = RegionWatch(ChangeConfig(), reader.registration.image_size, reader.seat_views, reader.table_view)
+    watch.changed(before)
+    watch.mark_read(watch.regions)
+    changed, counts = watch.changed(after)
+    for name in watch.regions:
+        print(f"{name:<10} {'CHANGED' if name in changed else 'same':<8} {counts.get(name, 0)} samples changed")
+    if args.overlay:
+        out = after.copy()
+        f = watch.config.average_px
+        for name, r in watch.regions.items():
+            colour = (0, 0, 255) if name in changed else (0, 200, 0)
+            for x, y in zip(r.map_x[r.valid].ravel()[::3], r.map_y[r.valid].ravel()[::3]):
+                cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 2, colour, -1)
+        cv2.imwrite(args.overlay, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
