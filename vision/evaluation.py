@@ -117,6 +117,9 @@ def _card_game(truth: Mapping[str, Any]) -> bool:
     return truth.get("game") == "keltis-card"
 
 
+#: The groups of the board reader (issue "Vision I"); the others are the card reader's.
+BOARD_GROUPS = ("pawns", "tiles")
+
 #: Every element group `eval` measures, in the order it prints them.
 ELEMENT_GROUPS: dict[str, ElementGroup] = {
     "pawns": ElementGroup("pawns", _board_game, count_pawns),
@@ -143,6 +146,7 @@ class FrameResult:
     read_reason: str | None = None
     read_hands: list[str | None] | None = None
     groups: dict[str, tuple[int, int]] = field(default_factory=dict)
+    cards_in_view: bool = True      # every card lies in the picture (a low camera may cut seats off)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -184,6 +188,7 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
         res.error = str(exc)
         return res
     render = truth.get("render") or {}
+    res.cards_in_view = all(c.get("in_view", True) for c in render.get("cards") or [])
     cal = parse_calibration(render["calibration"], truth_path)
     if no_lens:
         cal = dict(cal, camera=None)
@@ -202,14 +207,16 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
     if "hands" in obs:
         res.read_hands = [h.get("seat") for h in obs["hands"]]
     res.timings = dict(reading.timings)
+    # cards the camera does not see are nobody's to read: a frame cutting some off is left out of the
+    # card groups (and of the whole-state rates), and counted apart
+    counted = {name: group for name, group in ELEMENT_GROUPS.items()
+               if group.applies(truth) and (res.cards_in_view or name in BOARD_GROUPS)}
     if res.truth_usable and res.read_usable:
-        for name, group in ELEMENT_GROUPS.items():
-            if group.applies(truth):
-                res.groups[name] = group.count(truth, obs)
+        for name, group in counted.items():
+            res.groups[name] = group.count(truth, obs)
     elif res.truth_usable:
-        for name, group in ELEMENT_GROUPS.items():
-            if group.applies(truth):
-                res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
+        for name, group in counted.items():
+            res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
     return res
 
 
@@ -273,13 +280,17 @@ def summarise(results: list[FrameResult]) -> str:
         e = sum(r.groups[name][1] for r in ok if name in r.groups and r.groups[name][1] >= 0)
         rej = sum(1 for r in ok if name in r.groups and r.groups[name][1] < 0)
         lines.append(f"{name:8s} {_pct(e, n):>26s}   {rej:>25d}")
+    cut = [r for r in ok if r.truth_usable and not r.cards_in_view]
+    if cut:
+        lines.append(f"{len(cut)} usable frames show only part of the cards (a low camera cuts seats off): "
+                     "their card groups and whole state are not counted")
     board_frames = [r for r in ok if r.truth_usable and "pawns" in r.groups]
     exact = [r for r in board_frames if r.read_usable and all(r.groups[g][1] == 0 for g in ("pawns", "tiles"))]
     lines.append("")
     lines.append(f"board part exactly right (usable board frames):  {_pct(len(exact), len(board_frames))}")
     card_groups = [g for g in ELEMENT_GROUPS if g not in ("pawns", "tiles")]
     for label, games in (("board games", ("keltis",)), ("card game", ("keltis-card",))):
-        frames = [r for r in ok if r.truth_usable and r.groups and r.game in games]
+        frames = [r for r in ok if r.truth_usable and r.groups and r.game in games and r.cards_in_view]
         cards_ok = [r for r in frames if r.read_usable
                     and all(r.groups[g][1] == 0 for g in card_groups if g in r.groups)]
         whole = [r for r in frames if r.read_usable and all(e == 0 for _n, e in r.groups.values())]

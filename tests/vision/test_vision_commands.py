@@ -103,3 +103,24 @@ def test_the_tracking_hook_builds_the_vision_observer():
     assert got.game == "keltis" and got.board == "nwnz" and got.usable
     assert len(got.pawns) == 20 and set(got.tiles) == set(case.truth.tiles)
     assert np.isfinite(got.confidence["tiles"])
+
+
+def test_eval_leaves_out_the_cards_of_a_frame_that_cuts_some_off(frames_dir, tmp_path, capsys):
+    """A low camera may cut a seat's cards off the picture (sim frames' board view): no reader can read
+    them, so that frame's card groups and whole state are not counted, and eval says so."""
+    from vision.evaluation import evaluate_frame
+
+    folder = tmp_path / "cut"
+    shutil.copytree(frames_dir, folder)
+    truth_path = folder / "truth" / "000000.json"
+    truth = json.loads(truth_path.read_text())
+    whole = evaluate_frame((str(folder / "frames" / "000000.jpg"), str(truth_path), False, None))
+    assert whole.cards_in_view and "rows" in whole.groups
+    truth["render"]["cards"][0]["in_view"] = False
+    truth_path.write_text(json.dumps(truth))
+    cut = evaluate_frame((str(folder / "frames" / "000000.jpg"), str(truth_path), False, None))
+    assert not cut.cards_in_view
+    assert set(cut.groups) == {g for g in whole.groups if g in ("pawns", "tiles")}
+    assert cut.groups.get("pawns") == whole.groups.get("pawns")
+    assert main(["eval", str(folder)]) == 0
+    assert "1 usable frames show only part of the cards" in capsys.readouterr().out
