@@ -57,6 +57,8 @@ class RegistrationConfig:
     small_search_factor: int = 6             # its upscaling
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
+    reprojection_reference_side: int = 2304  # ... in a frame this large; larger ones (a full-resolution still)
+                                             # allow proportionally more: the same misfit in mm is more pixels
 
 
 DEFAULT_CONFIG = RegistrationConfig()
@@ -298,12 +300,11 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
     per_marker = {mid: float(np.sqrt(np.mean(sq[4 * i:4 * i + 4]))) for i, mid in enumerate(ids)}
     worst = max(per_marker, key=per_marker.get)
     reason = None
-    if per_marker[worst] > config.max_reprojection_px:
+    limit = config.max_reprojection_px * max(1.0, max(w, h) / config.reprojection_reference_side)
+    if per_marker[worst] > limit:
         reason = (f"marker {worst} fits the others with an error of {per_marker[worst]:.1f} px (limit "
-                  f"{config.max_reprojection_px} px): a marker is not where the calibration places it "
-                  f"(moved, or the wrong corner)")
-    return Registration(H, ids, err, (w, h), camera, reason, unknown, tuple(found), config.max_reprojection_px,
-                        per_marker)
+                  f"{limit:g} px): a marker is not where the calibration places it (moved, or the wrong corner)")
+    return Registration(H, ids, err, (w, h), camera, reason, unknown, tuple(found), limit, per_marker)
 
 
 # ---------------------------------------------------------------------------- debug overlay

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import Any, Mapping
 
 from engine.errors import MalformedInput
@@ -50,6 +51,7 @@ class VisionObserver:
         self._mask_for: Any = None                  # the registration the play-area mask belongs to
         self._mask: Any = None
         self.problems: list[str] = []
+        self.stills = 0                             # full-resolution stills read (a camera that takes them)
 
     def _board_name(self) -> str | None:
         return self.reader.board.name if (self.reader.board is not None and self.game == "keltis") else None
@@ -91,6 +93,17 @@ class VisionObserver:
         if decision == REUSE and self.last is not None:
             return self.last
         self.last_decision = READ
+        still = getattr(frame, "still", None)
+        if still is not None:
+            # a camera that takes full-resolution stills (the card strips need the pixels): read one
+            # taken now instead of the video frame; it costs the camera ~0.5 s of video, so once per
+            # still period (and again when the picture drifts)
+            if self.gate.config.reads_per_still != 1:
+                self.gate.config = replace(self.gate.config, reads_per_still=1)
+            picture = still()
+            if picture is not None:
+                image = picture
+            self.stills += picture is not None
         self.last_image = image
         before = len(self.reader.realigned)
         obs = self.reader.read(image, previous=previous, incremental=True).observation
@@ -106,8 +119,10 @@ class VisionObserver:
         if reg is not self._mask_for:
             self._mask_for = reg
             board = self.reader.board
+            # the registration's own picture size: a still's when stills are read
+            size = tuple(reg.image_size) if reg is not None else (image.shape[1], image.shape[0])
             self._mask = play_area_mask(self.gate.config.motion, self.calibration, reg,
-                                        (image.shape[1], image.shape[0]), (small.shape[1], small.shape[0]),
+                                        size, (small.shape[1], small.shape[0]),
                                         tuple(board.size_mm) if board is not None else None)
         return self._mask
 
@@ -120,6 +135,8 @@ class VisionObserver:
         """The gate's decisions so far, and the last time the reader followed a bumped table (for
         the pipeline's status, the page and the benches)."""
         out: dict[str, Any] = {"gate": dict(self.gate.counts)} if self.gate is not None else {}
+        if self.stills:
+            out["stills"] = self.stills
         if self.reader.realigned:
             last = self.reader.realigned[-1]
             out.update(realigned=len(self.reader.realigned), realigned_why=last["why"],

@@ -272,6 +272,8 @@ class Reader:
         timings: dict[str, float] = {}
         board_name = self.board.name if (self.board is not None and self.game == "keltis") else None
         every = self.config.register_every
+        if self.registration is not None and tuple(self.registration.image_size) != (image.shape[1], image.shape[0]):
+            reregister = True   # a picture of another size (a full-resolution still after video frames)
         if reregister or self.registration is None or (every and self.frames % every == 0):
             self._register(image, timings)
         self.frames += 1

@@ -23,7 +23,7 @@ SPEC_HELP = ("picamera2[:N] (Raspberry Pi camera), opencv:N (USB camera /dev/vid
              "replay:SESSION_FOLDER[?speed=N|fast]")
 
 #: Query options each kind accepts, with their parsers.
-_BOOL = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+_BOOL = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
 
 def _speed(value: str) -> float | None:
@@ -54,7 +54,7 @@ def _lores(value: str) -> tuple[int, int] | str | None:
 
 _OPTIONS = {
     "picamera2": {"size": _size, "fps": float, "settle_seconds": float, "autofocus": str, "lens_position": float,
-                  "capture_timeout": float, "lores": _lores},
+                  "capture_timeout": float, "lores": _lores, "stills": _bool},
     "opencv": {"width": int, "height": int, "fps": float, "fourcc": str, "speed": _speed, "loop": _bool},
     "replay": {"speed": _speed, "loop": _bool},
 }

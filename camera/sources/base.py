@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from engine.errors import MalformedInput
 
@@ -54,7 +54,9 @@ class Frame:
     timestamp in seconds (sensor clock or recorded time), the source's frame index, seq, the
     delivery counter `latest(newer_than=...)` compares, and `small`: a small BGR picture of the same
     instant when the camera gives one for free (picamera2's low-resolution stream), else None
-    (consumers that need one scale `image` down)."""
+    (consumers that need one scale `image` down). `still`: when the camera can take one, a callable
+    giving a full-resolution picture of the table now (it waits for the camera: ~0.5 s on a Pi while
+    the sensor switches mode) or None when it could not; None when the camera has no such mode."""
 
     image: Any
     timestamp: float
@@ -62,6 +64,7 @@ class Frame:
     seq: int = 0
     received: float = field(default=0.0, compare=False)  # time.monotonic() when published
     small: Any = field(default=None, compare=False, repr=False)
+    still: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
 
 _END = object()
@@ -124,6 +127,8 @@ class CaptureThreadSource(FrameSource):
         self._opened_once = False
         self._recent = deque(maxlen=30)
         self._started_at: float | None = None
+        self._still_asked = self._still_done = 0     # stills asked for / answered (the capture thread takes them)
+        self._still_picture: Any = None
         self.detail: dict[str, Any] = {}
 
     # -- to implement
@@ -135,6 +140,43 @@ class CaptureThreadSource(FrameSource):
 
     def _close(self) -> None:
         raise NotImplementedError
+
+    #: Whether _take_still() gives full-resolution pictures (a subclass that can take them says so).
+    takes_stills = False
+
+    def _take_still(self) -> Any:
+        """On the capture thread: a full-resolution picture now (the subclass's camera), or None."""
+        return None
+
+    def still(self, timeout: float = 5.0) -> Any:
+        """A full-resolution picture of the table, taken by the capture thread between two frames
+        (only it may talk to the camera); None when none came within `timeout` seconds."""
+        with self._cond:
+            ticket = self._still_asked = self._still_asked + 1
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self._still_done >= ticket or self._finished() or self._stop.is_set(),
+                                timeout)
+            return self._still_picture if self._still_done >= ticket else None
+
+    def _serve_still(self) -> None:
+        """On the capture thread: answer the stills asked for since the last one (one picture for all)."""
+        with self._cond:
+            asked = self._still_asked
+        if asked <= self._still_done:
+            return
+        try:
+            picture = self._take_still()
+        except Exception as exc:  # noqa: BLE001 - a failed still is no lost camera; the video frame is read
+            log.warning("%s: the full-resolution still failed: %s", self.name, exc)
+            picture = None
+        if picture is not None:
+            try:
+                picture.flags.writeable = False
+            except (AttributeError, ValueError):
+                pass
+        with self._cond:
+            self._still_picture, self._still_done = picture, asked
+            self._cond.notify_all()
 
     # -- lifecycle
     def start(self) -> "CaptureThreadSource":
@@ -232,6 +274,8 @@ class CaptureThreadSource(FrameSource):
         """Read frames until stop (returns None), end of stream (_END) or loss (the error text)."""
         while not self._stop.is_set():
             try:
+                if self.takes_stills:
+                    self._serve_still()
                 item = self._read()
             except Exception as exc:  # noqa: BLE001 - every read failure is a loss to recover from
                 return f"{type(exc).__name__}: {exc}" if not isinstance(exc, SourceLost) else str(exc)
@@ -257,7 +301,7 @@ class CaptureThreadSource(FrameSource):
         with self._cond:
             self._seq += 1
             self._frame = Frame(image, float(timestamp), self._seq - 1 if index is None else int(index),
-                                self._seq, now, small)
+                                self._seq, now, small, self.still if self.takes_stills else None)
             self._recent.append(now)
             if self._state != RUNNING:
                 self._state = RUNNING

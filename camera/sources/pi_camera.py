@@ -14,6 +14,13 @@
   default) comes with every frame at no CPU cost (the ISP scales it): converted to BGR it is
   `Frame.small`, on which the live pipeline judges stillness and hands 15 times a second without
   touching the big picture. `lores=None` turns it off (consumers then scale the main picture down).
+- Stills (`stills=True`, `?stills=on`): a full-resolution picture on request (Frame.still), for the
+  card reader whose covered cards show only a numeral strip: the capture thread switches the sensor
+  to picamera2's still configuration at the sensor's full size, takes one picture and switches back
+  (switch_mode_and_capture_array). The still is taken with the locked exposure, gains and focus, and
+  they are set again after the switch back (picamera2 restarts the video mode with the controls of
+  its configuration). The video stream pauses meanwhile (~0.5 s on a Pi): stills are asked for only
+  when the table has been still and a region read in full changed.
 - Frames come from capture_request() (with its metadata: the SensorTimestamp, in ns, becomes
   Frame.timestamp in seconds) on the capture thread; a request that does not complete within
   `capture_timeout` counts as a lost camera.
@@ -83,7 +90,8 @@ class Picamera2Source(CaptureThreadSource):
                  settle_seconds: float = 2.0, autofocus: str = "once", lens_position: float | None = None,
                  lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
                  buffer_count: int = 4, max_corrupt_run: int = 10,
-                 lores: tuple[int, int] | str | None = "auto", **kwargs: Any):
+                 lores: tuple[int, int] | str | None = "auto", stills: bool = False,
+                 still_timeout: float = 6.0, **kwargs: Any):
         if autofocus not in AUTOFOCUS_MODES:
             raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
         if autofocus == "manual" and lens_position is None:
@@ -106,6 +114,8 @@ class Picamera2Source(CaptureThreadSource):
             if w <= 0 or h <= 0 or w % 2 or h % 2:
                 raise ValueError(f"lores must be even width x height, got {lores!r}")
         self.lores = lores
+        self.takes_stills = bool(stills)
+        self.still_timeout = still_timeout
         self._corrupt_run = 0
         self._cam: Any = None
         self._locked: dict[str, Any] = {}   # the controls to restore after a reconnect
@@ -157,7 +167,7 @@ class Picamera2Source(CaptureThreadSource):
             cam.configure(config)
             cam.start()
             self.detail.update(model=model, camera=describe_model(model), size=list(main),
-                               lores=list(small) if small else None)
+                               lores=list(small) if small else None, stills=0 if self.takes_stills else None)
             if not self._locked or self._relock:
                 self._start_settling(cam)
         except Exception:
@@ -255,6 +265,30 @@ class Picamera2Source(CaptureThreadSource):
         index = self._counter
         self._counter += 1
         return image, timestamp, index, small
+
+    def _take_still(self) -> Any:
+        """A full-resolution picture (BGR) now: the still configuration, one capture, back to video."""
+        cam = self._cam
+        if cam is None:
+            return None
+        w, h = (int(v) for v in cam.sensor_resolution)
+        controls = {k: v for k, v in self._locked.items() if k in cam.camera_controls}
+        config = cam.create_still_configuration(main={"size": (w & ~1, h & ~1), "format": "RGB888"}, lores=None,
+                                                buffer_count=1, controls=controls)
+        job = cam.switch_mode_and_capture_array(config, "main", wait=False)
+        try:
+            picture = job.get_result(timeout=self.still_timeout)
+        except concurrent.futures.TimeoutError:
+            raise SourceLost(f"still: no picture from the camera within {self.still_timeout} s") from None
+        finally:
+            if self._locked:   # back in video mode with its configuration's controls: lock again
+                cam.set_controls(controls)
+        if picture is None or picture.ndim != 3 or tuple(picture.shape[:2]) != (h & ~1, w & ~1):
+            log.warning("%s: a still of shape %s from a %dx%d still stream: not used", self.name,
+                        None if picture is None else tuple(picture.shape), w, h)
+            return None
+        self.detail["stills"] = int(self.detail.get("stills") or 0) + 1
+        return picture[:, :, :3]
 
     def _corrupt(self, why: str) -> object:
         """Skip a corrupt frame (logged, counted); too many in a row are a lost camera."""

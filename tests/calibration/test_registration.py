@@ -169,3 +169,17 @@ def test_frames_shrunk_to_480x270_register_from_three_or_four_markers(session):
             good += 1
             assert np.abs(reg.board_to_image(BOARD_CORNERS_MM) - truth / 2).max() < 2.0, f.name
     assert good >= 0.8 * len(files), f"{good} of {len(files)}"
+
+
+def test_a_full_resolution_still_allows_the_same_misfit_in_mm():
+    """A marker's misfit is measured in pixels: the same table in a picture twice as large (a
+    full-resolution still) misfits by twice the pixels, so the limit grows with the picture; a marker
+    far off its place is still caught there."""
+    big_size = (4608, 3456)
+    big_h = np.diag([3.6, 3.6, 1.0]) @ H
+    reg = register_board(DEFAULT_CONFIG, CAL, render_table(CAL, big_h, big_size, board_size=BOARD.size_mm))
+    assert reg.ok and reg.max_error == pytest.approx(DEFAULT_CONFIG.max_reprojection_px * 4608 / 2304)
+    small = register_board(DEFAULT_CONFIG, CAL, render_table(CAL, H, SIZE, board_size=BOARD.size_mm))
+    assert small.max_error == DEFAULT_CONFIG.max_reprojection_px
+    moved = render_table(CAL, big_h, big_size, board_size=BOARD.size_mm, moved={1: (60.0, 30.0)})
+    assert not register_board(DEFAULT_CONFIG, CAL, moved).ok

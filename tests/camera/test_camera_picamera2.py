@@ -276,3 +276,38 @@ def test_low_resolution_stream_in_a_4_3_camera_and_turned_off(fake_picamera2):
         frame = source.latest(timeout=5)
     assert calls(fake_picamera2, "create_video_configuration")[-1]["lores"] is None
     assert frame.small is None
+
+
+def test_a_full_resolution_still_on_request_keeps_the_locked_exposure(fake_picamera2):
+    """`?stills=on`: Frame.still() switches to the still mode at the sensor's full size, takes one
+    picture with the locked controls and switches back; the video goes on, locked as before
+    (picamera2 restarts the video mode with its configuration's controls: they are set again)."""
+    world = fake_picamera2.WORLD
+    world.light = 0.5
+    with open_source("picamera2?size=160x120&fps=100&stills=on", settle_seconds=0.3) as source:
+        wait_for(source, lambda s: s["settled"])
+        time.sleep(0.1)
+        frame = source.latest(timeout=1)
+        assert frame.still is not None and frame.image.shape == (120, 160, 3)
+        locked = dict(source.status()["locked"])
+        picture = frame.still()
+        assert picture is not None and picture.shape == (2592, 4608, 3) and not picture.flags.writeable
+        still_config = calls(fake_picamera2, "create_still_configuration")[-1]
+        assert still_config["main"] == {"format": "RGB888", "size": (4608, 2592)}
+        assert still_config["controls"]["ExposureTime"] == locked["ExposureTime"]
+        assert still_config["controls"]["AeEnable"] is False
+        # back in video mode: frames keep coming, and the lock is set again after the switch back
+        seq = source.latest(timeout=1).seq
+        assert source.latest(timeout=1, newer_than=seq) is not None
+        assert calls(fake_picamera2, "set_controls")[-1]["AeEnable"] is False
+        time.sleep(0.1)
+        cam = world.instances[-1]
+        assert cam._ctrl["AeEnable"] is False and cam._metadata(0)["ExposureTime"] == locked["ExposureTime"]
+        assert source.status()["stills"] == 1
+
+
+def test_without_stills_frames_offer_none(fake_picamera2):
+    with open_source("picamera2?size=160x120&fps=100", settle_seconds=0.0) as source:
+        frame = source.latest(timeout=2)
+        assert frame.still is None and source.status()["stills"] is None
+        assert not calls(fake_picamera2, "create_still_configuration")

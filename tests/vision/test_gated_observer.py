@@ -50,3 +50,35 @@ def test_live_camera_reads_the_table_only_when_it_is_still(fake_picamera2):
     direct = observer.reader.read(last_frame.image).observation   # the same registration, read afresh
     last = seen[-1][1]
     assert last.usable and last.pawns == direct.pawns and last.tiles == direct.tiles
+
+
+def test_a_camera_that_takes_stills_is_read_from_full_resolution_stills(fake_picamera2):
+    """`picamera2?stills=on`: once the table is still the observer reads a full-resolution still (the
+    card strips need its pixels) instead of the video frame, once per still period; the reader's
+    registration is the still's, and the motion test keeps working on the small pictures."""
+    import cv2
+
+    session = open_session(SESSION)
+    frame0 = read_image(SESSION / "frames" / "000000.jpg")
+    h, w = frame0.shape[:2]
+
+    def movie(frame_no, width, height):
+        return frame0 if (width, height) == (w, h) else cv2.resize(frame0, (width, height),
+                                                                   interpolation=cv2.INTER_CUBIC)
+
+    fake_picamera2.WORLD.movie = movie
+    observer = make_observer(session=session)
+    deadline = time.monotonic() + 60
+    readings = []
+    with open_source(f"picamera2?size={w}x{h}&fps=15&stills=on", settle_seconds=0.0) as source:
+        for frame in source.frames():
+            readings.append(observer.observe(frame))
+            if observer.gate.counts["reuse"] >= 10 or time.monotonic() > deadline:
+                break
+        assert source.status()["stills"] == observer.stills
+    assert observer.stills == 1 and observer.gate.counts["read"] == 1, observer.status()
+    assert tuple(observer.reader.registration.image_size) == (4608, 2592)
+    assert observer.last_image.shape[:2] == (2592, 4608)       # a live recording stores the still it read
+    last = readings[-1]
+    direct = observer.reader.read(observer.last_image).observation
+    assert last.usable and last.pawns == direct.pawns and last.tiles == direct.tiles

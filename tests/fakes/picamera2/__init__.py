@@ -21,6 +21,12 @@ Real behaviours mirrored:
   the (h * 3 / 2, w) uint8 YUV420 buffer: the Y plane, then quarter-size U and V planes.
 - Metadata: SensorTimestamp (ns), ExposureTime (µs), AnalogueGain, DigitalGain, ColourGains,
   ColourTemperature, Lux, FrameDuration, and on an autofocus camera LensPosition and AfState.
+- create_still_configuration(): main BGR888 at the sensor's full resolution, buffer_count 1, the
+  still use case's controls; switch_mode_and_capture_array(config, name) stops, configures the still
+  mode, captures one frame, and goes back to the previous configuration, which starts again with
+  that configuration's controls (controls set with set_controls() since are gone, as on the real
+  camera: AeEnable, AwbEnable and AfMode are back at their defaults unless the configuration names
+  them). The switch costs a few frame times.
 - Auto exposure and auto white balance drift toward the scene while enabled and hold still
   once AeEnable / AwbEnable are False; autofocus_cycle() scans for a few frames and ends with
   the lens at the scene's focus position.
@@ -205,6 +211,23 @@ class Picamera2:
         self.calls.append(("create_video_configuration", config))
         return config
 
+    def create_still_configuration(self, main={}, lores=None, raw={}, transform=Transform(), colour_space=None,
+                                   buffer_count=1, controls={}, display=None, encode=None, queue=True) -> dict:
+        self._check_open()
+        stream = {"format": "BGR888", "size": tuple(self.sensor_resolution)}
+        for key, value in (main or {}).items():
+            if key not in ("format", "size"):
+                raise ValueError(f"Bad key {key!r}: valid stream configuration keys are ('format', 'size')")
+            stream[key] = value
+        ctrls = {"NoiseReductionMode": lc_controls.draft.NoiseReductionModeEnum.HighQuality,
+                 "FrameDurationLimits": (100, 1000000000)} | dict(controls)
+        config = {"use_case": "still", "transform": transform, "colour_space": colour_space or ColorSpace.Sycc(),
+                  "buffer_count": buffer_count, "queue": queue, "main": stream, "lores": lores,
+                  "raw": {"format": "SRGGB10_CSI2P", "size": stream["size"]} if raw is not None else None,
+                  "controls": ctrls, "display": display, "encode": encode}
+        self.calls.append(("create_still_configuration", config))
+        return config
+
     def configure(self, camera_config: Any = "preview") -> None:
         self._check_open()
         if self.started:
@@ -235,6 +258,9 @@ class Picamera2:
         for key in camera_config.get("controls", {}):
             self._check_control(key)
         self.camera_config = camera_config
+        # a configuration starts with its own controls: what set_controls() changed since is gone
+        self._ctrl.update({"AeEnable": True, "AwbEnable": True, "AfMode": 0})
+        self._pending = []
         self._ctrl.update(camera_config.get("controls", {}))
         self.calls.append(("configure", camera_config))
 
@@ -357,7 +383,8 @@ class Picamera2:
             if WORLD.fail_after_frames is not None and WORLD.frames_produced >= WORLD.fail_after_frames:
                 raise RuntimeError(WORLD.failure_message)
             with self._lock:
-                buffers_free = self._outstanding < self.camera_config["buffer_count"] - 1
+                # one buffer stays queued with the driver (a one-buffer still mode lends its only one)
+                buffers_free = self._outstanding < max(1, self.camera_config["buffer_count"] - 1)
             now = time.monotonic()
             if not WORLD.stall and buffers_free and now >= self._next_frame_at:
                 break
@@ -426,6 +453,32 @@ class Picamera2:
                 return req.make_array(name)
             finally:
                 req.release()
+        return self._dispatch(fn, wait, signal_function)
+
+    def switch_mode_and_capture_array(self, camera_config: Any, name: str = "main", wait: Any = None,
+                                      signal_function: Any = None, delay: int = 0) -> Any:
+        self._check_open()
+        previous = self.camera_config
+
+        def switch(config: Any) -> None:
+            self.stop()
+            self.configure(config)
+            self.start()
+            time.sleep(3 * self._frame_duration())   # the sensor restarts in the other mode
+
+        def fn(t: float | None) -> np.ndarray:
+            switch(camera_config)
+            try:
+                for _ in range(delay):
+                    self._next_request(None).release()
+                req = self._next_request(None)
+                try:
+                    return req.make_array(name)
+                finally:
+                    req.release()
+            finally:
+                switch(previous)
+        self.calls.append(("switch_mode_and_capture_array", camera_config))
         return self._dispatch(fn, wait, signal_function)
 
     def autofocus_cycle(self, wait: Any = None, signal_function: Any = None) -> Any:
