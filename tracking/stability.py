@@ -431,6 +431,11 @@ class StableStateFilter:
         fields = observation_fields(obs)
         if self._usable_since is None:
             self._usable_since = t
+            # a reader that watched every camera frame says since when the table has been still (the
+            # frames it did not read were "settling"): the stillness counts from then, not from now
+            since = obs.extra.get("still_since") if isinstance(obs.extra, dict) else None
+            if isinstance(since, (int, float)) and self._unusable_since is not None:
+                self._usable_since = min(t, max(float(since), self._unusable_since))
         self._window.append((t, fields, obs))
         self._period.append((t, fields))
         if not self._first_frames:

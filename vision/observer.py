@@ -110,6 +110,9 @@ class VisionObserver:
         if len(self.reader.realigned) > before:
             self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
         self.gate.read_done(grey(small), t, obs.usable)
+        if obs.usable and self.gate.still_since is not None:
+            # the gate watched every frame since: the tracker may count the table's stillness from then
+            obs = replace(obs, extra={**obs.extra, "still_since": round(self.gate.still_since, 4)})
         self.last = obs
         return obs
 

@@ -374,3 +374,31 @@ def test_between_readings_as_likely_the_hands_named_more_often_win():
                           reaches=(reach({order[3]: 7, named: 3}),))
         inf = infer_moves(before, after, ctx, rules, setup)
         assert [s.seat for s in inf.segments] == [named], named
+
+
+def test_stillness_counts_from_when_the_camera_gate_saw_the_table_go_still():
+    """A vision observer reads the table only once it has been still for a moment (its gate watches
+    every frame; the frames before the reading are "settling"); its reading says since when
+    (extra "still_since"), and the filter counts still_seconds from then, not from the reading."""
+    fps = 15.0
+    settling = Observation("keltis", "base", False, "settling")
+
+    def reading(still_since):
+        return dataclasses.replace(TABLE_B, extra={**TABLE_B.extra, "still_since": still_since})
+
+    def accepted_at(frames):
+        filt = StableStateFilter()
+        got = run(filt, frames, fps=fps)
+        return next(t for t, obs, _ in got if fields_equal(observation_fields(obs), observation_fields(TABLE_B)))
+
+    before = [TABLE_A] * 15 + [hand("west")] * 8 + [settling] * 3      # still from frame 23 on
+    still_since = 23 / fps
+    plain = accepted_at(before + [TABLE_B] * 20)
+    gated = accepted_at(before + [reading(still_since)] * 20)
+    still = StableStateFilter().config.still_seconds
+    assert gated < plain
+    assert gated >= still_since + still - 1e-9                  # still for still_seconds all the same
+    assert plain >= 26 / fps + still - 1e-9                     # counted from the first reading
+    # a reading that claims a stillness from before the hand does not skip the hand
+    early = accepted_at(before + [reading(0.0)] * 20)
+    assert early >= 15 / fps + still - 1e-9
