@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import cv2
 import numpy as np
@@ -68,6 +69,38 @@ CREAM = (246, 238, 216)
 INK = (30, 26, 24)
 
 FONT = cv2.FONT_HERSHEY_DUPLEX
+
+#: Other printings of the same components, for measuring that the readers take how components look
+#: from a components folder (issue "Vision II", item 8): what a group's own cards may change — the
+#: typeface of the numerals, the card colours, the card stock's cream and the ink.
+ART_STYLES: dict[str, dict[str, Any]] = {
+    "default": {},
+    "alt": {"FONT": cv2.FONT_HERSHEY_TRIPLEX, "CREAM": (234, 230, 218), "INK": (22, 30, 52),
+            "CARD_RGB": {"red": (192, 34, 56), "yellow": (244, 208, 74), "pink": (234, 128, 178),
+                         "green": (44, 132, 98), "blue": (34, 82, 162)},
+            "POINTS_RGB": (128, 136, 150), "WISH_CARD_RGB": (226, 150, 30), "BACK_RGB": (70, 40, 60)},
+}
+
+
+@contextmanager
+def art_style(name: str) -> Iterator[None]:
+    """Draw with the art style `name` (ART_STYLES) inside the block."""
+    if name not in ART_STYLES:
+        raise ValueError(f"unknown art style {name!r} (known: {', '.join(ART_STYLES)})")
+    module = globals()
+    saved = {k: module[k] for k in ART_STYLES[name]}
+
+    def clear() -> None:   # the drawn art is cached per style
+        for v in list(module.values()):
+            if callable(getattr(v, "cache_clear", None)) and getattr(v, "__module__", None) == __name__:
+                v.cache_clear()
+    module.update(ART_STYLES[name])
+    clear()
+    try:
+        yield
+    finally:
+        module.update(saved)
+        clear()
 
 
 def _seed(name: str) -> np.random.Generator:

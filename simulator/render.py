@@ -80,6 +80,45 @@ class SpriteBank:
     def __init__(self):
         self._sprites: dict[str, Sprite] = {}
         self._faces = {f.name: f for f in comp.all_card_faces()}
+        self.art: Any = None     # a components folder whose pictures replace the drawn art (use_art)
+
+    def use_art(self, folder: str | None) -> None:
+        """Draw cards, tiles, wish stones and boards from the pictures of a components folder (the
+        layout `sim components` writes; a piece it lacks keeps the drawn art); None: the drawn art."""
+        import json
+        from pathlib import Path
+
+        self._sprites.clear()
+        if folder is None:
+            self.art = None
+            return
+        path = Path(folder)
+        cat = json.loads((path / "components.json").read_text(encoding="utf-8"))
+        self.art = (path, cat)
+
+    def _art_sprite(self, kind: str, name: str) -> Sprite | None:
+        path, cat = self.art
+        key = {"card": name, "tile": f"tile-{name}", "wish": f"wish-{name}", "board": f"board-{name}"}[kind]
+        file = (cat.get("files") or {}).get(key)
+        img = cv2.imread(str(path / file), cv2.IMREAD_UNCHANGED) if file else None
+        if img is None:
+            return None
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
+        elif img.shape[2] == 3:
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+        if kind == "card":
+            return make_sprite(img, float(cat["card"]["px_per_mm"]), (comp.CARD_W, comp.CARD_H), 0.9, 0.4)
+        if kind == "tile":
+            return make_sprite(img, float(cat["tile"]["px_per_mm"]), (comp.TILE_D, comp.TILE_D), 1.2, 0.5,
+                               (0.6, 0.8))
+        if kind == "wish":
+            ppm = float((cat.get("wish_stone") or {}).get("px_per_mm", cat["tile"]["px_per_mm"]))
+            return make_sprite(img, ppm, (comp.WISH_STONE_D,) * 2, 1.2, 0.5, (0.6, 0.8))
+        from .scene import board_for_key
+
+        board = board_for_key(f"board:{name}")
+        return make_sprite(img, float(cat["board"]["px_per_mm"]), board.size_mm, 3.0, 0.55, (1.0, 1.5))
 
     def get(self, key: str) -> Sprite:
         s = self._sprites.get(key)
@@ -89,6 +128,10 @@ class SpriteBank:
 
     def _build(self, key: str) -> Sprite:
         kind, _, name = key.partition(":")
+        if self.art is not None and kind in ("card", "tile", "wish", "board") and "@" not in name:
+            sprite = self._art_sprite(kind, name)
+            if sprite is not None:
+                return sprite
         if kind == "card":
             return make_sprite(comp.card_art(self._faces[name]), comp.PPM_CARD, (comp.CARD_W, comp.CARD_H), 0.9, 0.4)
         if kind == "tile":

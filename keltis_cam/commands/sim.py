@@ -1,10 +1,10 @@
 """Simulator subcommands: `keltis-cam sim components|render|session|frames`.
 
-    keltis-cam sim components DIR                      component images + components.json
+    keltis-cam sim components DIR [--style alt]        component images + components.json
     keltis-cam sim render --board nwnz --seed 3 --out frame.jpg
     keltis-cam sim session --board nwnz --players 3 --seed 7 --out DIR [--illegal N] [--hard]
     keltis-cam sim session --game keltis-card --players 3 --seed 7 --out DIR
-    keltis-cam sim frames --n 500 --seed S --out DIR
+    keltis-cam sim frames --n 500 --seed S --out DIR [--art COMPONENTS_DIR]
 
 OpenCV and numpy are imported inside the handlers, so other commands start fast.
 """
@@ -39,6 +39,24 @@ def _game_args(p: argparse.ArgumentParser, games: GameRegistry, players: int = 3
     p.add_argument("--hard", action="store_true", help="dim warm light, strong tilt and glare")
     p.add_argument("--no-distractors", dest="distractors", action="store_false",
                    help="no mug, phone or pad beside the board")
+    _art_arg(p)
+
+
+def _art_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--art", metavar="COMPONENTS_DIR",
+                   help="draw cards, tiles, wish stones and boards from this components folder's pictures "
+                        "(e.g. `sim components DIR --style alt`, or a group's own scans) instead of the built-in art")
+
+
+def _use_art(args: argparse.Namespace) -> None:
+    if getattr(args, "art", None):
+        from simulator.render import SPRITES
+
+        folder = Path(args.art)
+        if not (folder / "components.json").is_file():
+            raise MalformedInput(f"{folder}: no components.json here (write one with `keltis-cam sim components`)",
+                                 field="--art")
+        SPRITES.use_art(str(folder))
 
 
 def _board(args: argparse.Namespace) -> str | None:
@@ -57,6 +75,9 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p = ss.add_parser("components", help="export every component as an image, with components.json")
     p.add_argument("dir", help="folder to write into")
     p.add_argument("--boards", nargs="+", default=["base", "nwnz"], help="board sides to export")
+    p.add_argument("--style", default="default",
+                   help="art style: default, or alt (another typeface, card colours and cream: a second art set "
+                        "for measuring that the readers take the art from the components folder)")
     p.set_defaults(func=cmd_components)
 
     p = ss.add_parser("render", help="render one state of a seeded game to a JPEG (+ truth JSON)")
@@ -92,6 +113,7 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
                         "camera may cut the seats' cards off), or the whole play area; auto (default): the "
                         "board for the board games, the play area for the card game")
     p.add_argument("--overwrite", action="store_true")
+    _art_arg(p)
     p.set_defaults(func=cmd_frames)
 
 
@@ -100,10 +122,15 @@ def _say(msg: str) -> None:
 
 
 def cmd_components(args: argparse.Namespace) -> int:
+    from simulator.components import ART_STYLES, art_style
     from simulator.export import export_components
 
-    cat = export_components(args.dir, tuple(args.boards))
-    print(f"{len(cat['files'])} component images and components.json written to {args.dir}")
+    if args.style not in ART_STYLES:
+        raise MalformedInput(f"unknown art style {args.style!r} (known: {', '.join(ART_STYLES)})", field="--style")
+    with art_style(args.style):
+        cat = export_components(args.dir, tuple(args.boards))
+    print(f"{len(cat['files'])} component images and components.json written to {args.dir}"
+          + (f" (style {args.style})" if args.style != "default" else ""))
     return 0
 
 
@@ -115,6 +142,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     spec = FrameSpec(game=args.game, board=_board(args), players=args.players,
                      seed=args.seed, progress=args.progress, size=args.size, hard=args.hard, hand=args.hand,
                      distractors=args.distractors)
+    _use_art(args)
     jpeg, truth = render_single(spec)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -146,6 +174,7 @@ def cmd_session(args: argparse.Namespace) -> int:
                           seed=args.seed, size=args.size, fps=args.fps, max_moves=args.max_moves,
                           illegal=max(0, args.illegal), hard=args.hard, quality=args.quality,
                           distractors=args.distractors, rules=rules, truth_render=args.truth_render)
+    _use_art(args)
     summary = record_session(args.out, opts, overwrite=args.overwrite, progress=_say)
     print(f"session written to {summary['folder']}: {summary['frames']} frames ({summary['usable_frames']} usable), "
           f"{summary['moves']} moves, {summary['violations']} rule violations "
@@ -159,6 +188,7 @@ def cmd_frames(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise MalformedInput(f"must be at least 1, got {args.n}", field="--n")
+    _use_art(args)
     summary = write_dataset(args.out, args.n, args.seed, args.size, overwrite=args.overwrite, progress=_say,
                             view=None if args.view == "auto" else args.view)
     print(f"{summary['n']} frames with truth written to {args.out}: "

@@ -89,3 +89,43 @@ def test_replay_check_compares_the_final_scores_of_a_simulated_session(tmp_path,
     check = json.loads(capsys.readouterr().out)["check"]
     assert code == 0 and check["ok"], check
     assert check["final_totals"]["match"] and set(check["final_totals"]["true"]) == {"south", "north"}
+
+
+def test_frames_drawn_from_a_components_folder_and_a_second_art_style(tmp_path, capsys):
+    """`sim components --style alt` writes another printing of the components (typeface, card colours,
+    cream); `--art DIR` draws the frame's cards from a components folder's pictures: the default
+    export gives the very same frame as the built-in art, the alt set other cards (and nothing else)."""
+    import cv2
+    import numpy as np
+
+    from simulator.render import SPRITES
+
+    default, alt = tmp_path / "default", tmp_path / "alt"
+    assert main(["sim", "components", str(default), "--boards", "nwnz"]) == 0
+    assert main(["sim", "components", str(alt), "--boards", "nwnz", "--style", "alt"]) == 0
+    assert "(style alt)" in capsys.readouterr().out
+    a = cv2.imread(str(default / "card-red-7.png"), cv2.IMREAD_UNCHANGED).astype(int)
+    b = cv2.imread(str(alt / "card-red-7.png"), cv2.IMREAD_UNCHANGED).astype(int)
+    assert a.shape == b.shape and np.abs(a - b).mean() > 5
+
+    def render(name, *art):
+        out = tmp_path / f"{name}.jpg"
+        try:
+            assert main(["sim", "render", "--game", "keltis-card", "--players", "2", "--seed", "5", "--size",
+                         "1152x648", "--no-distractors", "--out", str(out), *art]) == 0
+        finally:
+            SPRITES.use_art(None)
+        return cv2.imread(str(out)).astype(int), json.loads(out.with_suffix(".json").read_text())
+
+    import json
+
+    built_in, truth = render("built-in")
+    same, _ = render("same", "--art", str(default))
+    other, _ = render("other", "--art", str(alt))
+    cards = np.zeros(built_in.shape[:2], np.uint8)
+    for c in truth["render"]["cards"]:
+        cv2.fillConvexPoly(cards, np.round(np.array(c["quad"])).astype(np.int32), 1)
+    cards = cards > 0
+    assert np.array_equal(built_in, same)
+    assert np.abs(built_in - other)[cards].mean() > 5 and np.abs(built_in - other)[~cards].mean() < 1
+    assert main(["sim", "render", "--art", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x.jpg")]) == 2
