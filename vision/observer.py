@@ -100,6 +100,12 @@ class VisionObserver:
             # still period (and again when the picture drifts)
             if self.gate.config.reads_per_still != 1:
                 self.gate.config = replace(self.gate.config, reads_per_still=1)
+            if self.reader.registration is not None:
+                # a hand resting over the table: no still for it (the small picture tells)
+                unusable = self.reader.judge_unusable(small, previous)
+                if unusable is not None:
+                    self.gate.read_done(grey(small), t, False)
+                    return unusable
             picture = still()
             if picture is not None:
                 image = picture

@@ -82,3 +82,33 @@ def test_a_camera_that_takes_stills_is_read_from_full_resolution_stills(fake_pic
     last = readings[-1]
     direct = observer.reader.read(observer.last_image).observation
     assert last.usable and last.pawns == direct.pawns and last.tiles == direct.tiles
+
+
+def test_no_still_is_taken_for_a_hand_resting_over_the_table(fake_picamera2):
+    """With stills on, a reading the small picture already shows to be unusable (an arm resting over
+    the table) costs no still: the camera's video is not paused for it."""
+    import cv2
+
+    session = open_session(SESSION)
+    frames = {i: read_image(SESSION / "frames" / f"{i:06d}.jpg") for i in (0, 13)}
+    h, w = frames[0].shape[:2]
+    script = [0] * 20 + [13] * 400        # the table, then an arm that stays where it is
+
+    def movie(frame_no, width, height):
+        img = frames[script[min(frame_no, len(script) - 1)]]
+        return img if (width, height) == (w, h) else cv2.resize(img, (width, height), interpolation=cv2.INTER_CUBIC)
+
+    fake_picamera2.WORLD.movie = movie
+    observer = make_observer(session=session)
+    deadline = time.monotonic() + 60
+    hand_reads = 0
+    with open_source(f"picamera2?size={w}x{h}&fps=15&stills=on", settle_seconds=0.0) as source:
+        for frame in source.frames():
+            no = fake_picamera2.WORLD.instances[0]._frame_no
+            obs = observer.observe(frame)
+            if no > 30 and observer.last_decision == "read":
+                hand_reads += 1
+                assert not obs.usable and obs.reason == "occluded"
+            if hand_reads >= 3 or time.monotonic() > deadline:
+                break
+    assert hand_reads >= 3 and observer.stills == 1, observer.status()    # the still of the table before
