@@ -132,28 +132,32 @@ def main(argv: list[str] | None = None) -> int:
 
     from camera.session import FrameError
 
-    from .components import load_components
-    from .reader import Reader
-    from .stagecli import calibration_for, load_board, parse_seats, read_image, seats_from_truth, stage_parser
+    from .cards import CardConfig
+    from .discards import DiscardConfig, build_table_view
+    from .seatview import build_seat_views
+    from .stagecli import load_stage_inputs, parse_seats, read_image, seats_from_truth, stage_parser
 
     p = stage_parser("vision.changes", __doc__.splitlines()[0])
     p.add_argument("after", help="a later frame of the same table")
     p.add_argument("--game", default="keltis", choices=("keltis", "keltis-card"))
     args = p.parse_args(argv)
+    inputs = load_stage_inputs(args)
+    if inputs is None:
+        return 1
+    before, cal, board, reg = inputs
     try:
-        before, after = read_image(args.image), read_image(args.after)
+        after = read_image(args.after)
     except FrameError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    cal = calibration_for(args.image, args.calibration, args.board, args.no_lens)
-    seats = parse_seats(args.seats) or seats_from_truth(args.image)
-    reader = Reader(cal, game=args.game, board=load_board(cal, args.board) if args.game == "keltis" else None,
-                    seats=seats or None, components=load_components(args.components))
-    reader.read(before)
-    if reader.registration is None or not reader.registration.ok:
-        print(f"{args.image}: no registration", file=sys.stderr)
+    if not reg.ok:
+        print(f"{args.image}: no registration: {reg.reason}", file=sys.stderr)
         return 1
-    watch = RegionWatch(ChangeConfig(), reader.registration.image_size, reader.seat_views, reader.table_view)
+    seats = parse_seats(args.seats) or seats_from_truth(args.image)
+    in_play = tuple(seats) if seats else None
+    board_size = tuple(board.size_mm) if board is not None and args.game == "keltis" else None
+    watch = RegionWatch(ChangeConfig(), reg.image_size, build_seat_views(CardConfig().view, cal, reg, in_play),
+                        build_table_view(DiscardConfig(), cal, reg, board_size, in_play))
     watch.changed(before)
     watch.mark_read(watch.regions)
     changed, counts = watch.changed(after)
