@@ -54,6 +54,19 @@ class CardConfig:
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+    # rows from the cards' outlines (find_bands_outlined)
+    border_open_mm: float = 6.0         # a border is a line thinner than this ...
+    border_tophat: float = 0.12         # ... this much whiter than what lies either side
+    border_white: float = 0.85          # or simply this white (a table as pale as the stock)
+    field_width_mm: tuple[float, float] = (38.0, 60.0)   # an outlined field piece is about a card's field wide
+    min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
+    piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
+    piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
+    chain_shift_mm: float = 8.0         # pieces of one row: centres this near
+    chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
+    min_row_field_mm: float = 40.0      # a row shows at least most of its last card's field
+    max_slope: float = 0.15             # a row crooked by at most ~8 degrees
+    row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
 
 
 @dataclass
@@ -323,6 +336,100 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
     return bands
 
 
+def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+    """The card fields the cream borders enclose: (component map, stats, separators) of the view.
+
+    Every card has a light border round its printed field; every top border of a row crosses its
+    strips. Whatever the table's colour, a border is a thin line whiter than both its sides (a
+    top-hat of the whiteness), or, on a table as pale as the stock, simply white. The pixels that
+    are neither split into pieces: each visible field of a card is one piece about a field wide."""
+    import cv2
+    import numpy as np
+
+    w = np.min(view.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0), axis=2)
+    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
+    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    sep = ((w - opened) > config.border_tophat) | (w > config.border_white)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
+    return comp, stats, sep
+
+
+def find_bands_outlined(config: CardConfig, view: Any, cream: Any, labels: Any, sv: SeatView,
+                        scale: float = 1.0) -> list[Band]:
+    """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
+    field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
+    `view` and `labels` are the seat view (and its field labels) resized by `scale`."""
+    import numpy as np
+
+    p = sv.ppm * scale
+    comp, stats, _sep = outlined_fields(config, view, cream, p)
+    back = FIELD_KINDS.index("back")
+    pieces = []
+    for i in range(1, len(stats)):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if not (config.field_width_mm[0] * p <= w <= config.field_width_mm[1] * p) or h < config.min_piece_mm * p:
+            continue
+        if area < config.piece_fill * w * h:
+            continue
+        sub = comp[y:y + h, x:x + w] == i
+        lab = labels[y:y + h, x:x + w][sub]
+        counts = np.bincount(lab[lab >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+        if counts.sum() < config.piece_field_fraction * area or int(np.argmax(counts)) == back:
+            continue
+        pieces.append({"x": x, "y": y, "w": w, "h": h, "i": i, "cx": x + w / 2, "counts": counts})
+    pieces.sort(key=lambda q: q["y"])
+    chains: list[list[dict]] = []
+    for q in pieces:
+        best = None
+        for ch in chains:
+            last = ch[-1]
+            if abs(q["cx"] - last["cx"]) < config.chain_shift_mm * p and \
+                    -2 * p < q["y"] - (last["y"] + last["h"]) < config.chain_gap_mm * p:
+                best = ch
+                break
+        if best is None:
+            chains.append([q])
+        else:
+            best.append(q)
+    bands: list[Band] = []
+    m = sv.margin
+    for ch in chains:
+        if sum(q["h"] for q in ch) < config.min_row_field_mm * p:
+            continue
+        vv, centres = [], []
+        for q in ch:
+            sub = comp[q["y"]:q["y"] + q["h"], q["x"]:q["x"] + q["w"]] == q["i"]
+            rows = np.nonzero(sub.any(axis=1))[0]
+            lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
+            rights = np.array([q["w"] - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+            ok = (rights - lefts + 1) >= config.field_width_mm[0] * p
+            vv.extend(rows[ok] + q["y"])
+            centres.extend((lefts[ok] + rights[ok] + 1) / 2 + q["x"])
+        vv, centres = np.array(vv, np.float64), np.array(centres, np.float64)
+        if len(vv) < 3:
+            continue
+        # a crooked row: its centre line by a robust straight fit over every piece's full-width rows
+        b, a = np.polyfit(vv, centres, 1) if np.ptp(vv) > 10 else (0.0, float(np.median(centres)))
+        res = centres - (a + b * vv)
+        keep = np.abs(res) < max(1.5, 3 * np.median(np.abs(res)) + 0.5)
+        if keep.sum() > 10 and np.ptp(vv[keep]) > 10:
+            b, a = np.polyfit(vv[keep], centres[keep], 1)
+        if abs(b) > config.max_slope:
+            b, a = 0.0, float(np.median(centres))
+        kinds = np.sum([q["counts"] for q in ch], axis=0)
+        numbers = kinds[:len(COLOURS)]
+        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
+            FIELD_KINDS[int(np.argmax(kinds))]
+        y0 = min(q["y"] for q in ch)
+        y1 = max(q["y"] + q["h"] for q in ch)
+        # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
+        # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
+        bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
+                          float(y1 / p - m)))
+    bands.sort(key=lambda bd: bd.centre_u(0.0))
+    return bands
+
+
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
                nearest: bool = False) -> tuple[Any, float]:
     """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
@@ -416,7 +523,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         c0, c1 = (int(round(v * p)) for v in config.centre_mm)
         mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
         # a colour row holds its colour's cards and points cards laid on it (card game)
-        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS else [band.kind]
+        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS and card_game else [band.kind]
         votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
         kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
             else band.kind
@@ -532,12 +639,19 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
     # the brightest)
     tried = []
-    table = table_mask(config, small)
     for cream in seat_creams(config, small, white, art):
-        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5, table)
-        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
+        labels = field_labels(config, small, cream, art)
+        bands = find_bands_outlined(config, small, cream, labels, sv, 0.5) if config.row_finder != "colour" else []
+        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands, labels))
     top = max(t[0] for t in tried)
-    _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    _, _, cream, bands, labels = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    if config.row_finder != "outline":
+        # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
+        for extra in find_bands(config, labels, sv, 0.5, table_mask(config, small)):
+            vm = (extra.v0 + extra.v1) / 2
+            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
+                bands.append(extra)
+        bands.sort(key=lambda bd: bd.centre_u(0.0))
     t2 = time.process_time()
     for band in bands:
         read_band(config, band, view, cream, sv, art, model, card_game)
