@@ -66,6 +66,8 @@ class CardConfig:
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
     min_row_field_mm: float = 40.0      # a row shows at least most of its last card's field
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
+    piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
+    piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
 
 
@@ -354,16 +356,45 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
     return comp, stats, sep
 
 
-def find_bands_outlined(config: CardConfig, view: Any, cream: Any, labels: Any, sv: SeatView,
-                        scale: float = 1.0) -> list[Band]:
+def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
+               card_game: bool) -> str | None:
+    """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
+
+    Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
+    (the stock right round a piece would be better, but at ~1 px/mm its 2 mm borders blur into the
+    field). Glare adds white light to both: a field of art
+    colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
+    out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
+    the piece's hue (log-chroma) best names it. None when no kind comes near (no card field)."""
+    import numpy as np
+
+    h, w = sub.shape
+    field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
+    c = lg - lg.mean()
+    veils = np.asarray(config.piece_veils, np.float32)[:, None]
+    best, best_d = None, config.piece_max_chroma_dist
+    for kind in (*COLOURS, *(("points", "wish") if card_game else ())):
+        ref = art.fields.get(kind)
+        if ref is None:
+            continue
+        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
+        cw = washed - washed.mean(axis=1, keepdims=True)
+        d = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+        if d < best_d:
+            best, best_d = kind, d
+    return best
+
+
+def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
+                        card_game: bool = True, scale: float = 1.0) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
     field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
-    `view` and `labels` are the seat view (and its field labels) resized by `scale`."""
+    `view` is the seat view resized by `scale`."""
     import numpy as np
 
     p = sv.ppm * scale
     comp, stats, _sep = outlined_fields(config, view, cream, p)
-    back = FIELD_KINDS.index("back")
     pieces = []
     for i in range(1, len(stats)):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -372,11 +403,10 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, labels: Any, 
         if area < config.piece_fill * w * h:
             continue
         sub = comp[y:y + h, x:x + w] == i
-        lab = labels[y:y + h, x:x + w][sub]
-        counts = np.bincount(lab[lab >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
-        if counts.sum() < config.piece_field_fraction * area or int(np.argmax(counts)) == back:
+        kind = piece_kind(config, view, cream, sub, x, y, art, card_game)
+        if kind is None:
             continue
-        pieces.append({"x": x, "y": y, "w": w, "h": h, "i": i, "cx": x + w / 2, "counts": counts})
+        pieces.append({"x": x, "y": y, "w": w, "h": h, "i": i, "cx": x + w / 2, "kind": kind, "area": area})
     pieces.sort(key=lambda q: q["y"])
     chains: list[list[dict]] = []
     for q in pieces:
@@ -416,8 +446,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, labels: Any, 
             b, a = np.polyfit(vv[keep], centres[keep], 1)
         if abs(b) > config.max_slope:
             b, a = 0.0, float(np.median(centres))
-        kinds = np.sum([q["counts"] for q in ch], axis=0)
+        kinds = np.zeros(len(FIELD_KINDS))
+        for q in ch:
+            kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
         numbers = kinds[:len(COLOURS)]
+        # a colour row may hold points cards (card game): a colour covering a quarter names the row
         kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
             FIELD_KINDS[int(np.argmax(kinds))]
         y0 = min(q["y"] for q in ch)
@@ -641,7 +674,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     tried = []
     for cream in seat_creams(config, small, white, art):
         labels = field_labels(config, small, cream, art)
-        bands = find_bands_outlined(config, small, cream, labels, sv, 0.5) if config.row_finder != "colour" else []
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5) \
+            if config.row_finder != "colour" else []
         tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands, labels))
     top = max(t[0] for t in tried)
     _, _, cream, bands, labels = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
