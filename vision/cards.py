@@ -93,6 +93,7 @@ class Band:
     v0: float
     v1: float
     cards: list[CardRead] = field(default_factory=list)
+    field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -407,20 +408,28 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         if kind is None:
             continue
         pieces.append({"x": x, "y": y, "w": w, "h": h, "i": i, "cx": x + w / 2, "kind": kind, "area": area})
-    pieces.sort(key=lambda q: q["y"])
-    chains: list[list[dict]] = []
-    for q in pieces:
-        best = None
-        for ch in chains:
-            last = ch[-1]
-            if abs(q["cx"] - last["cx"]) < config.chain_shift_mm * p and \
-                    -2 * p < q["y"] - (last["y"] + last["h"]) < config.chain_gap_mm * p:
-                best = ch
-                break
-        if best is None:
-            chains.append([q])
-        else:
-            best.append(q)
+    # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
+    # than a top border apart (overlapping: one piece may have leaked into the table below)
+    parent = list(range(len(pieces)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, q in enumerate(pieces):
+        for j in range(i):
+            r = pieces[j]
+            gap = max(q["y"], r["y"]) - min(q["y"] + q["h"], r["y"] + r["h"])
+            dy = abs((q["y"] + q["h"] / 2) - (r["y"] + r["h"] / 2))
+            if gap < config.chain_gap_mm * p and \
+                    abs(q["cx"] - r["cx"]) < config.chain_shift_mm * p + config.max_slope * dy:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[dict]] = {}
+    for i, q in enumerate(pieces):
+        groups.setdefault(root(i), []).append(q)
+    chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
     bands: list[Band] = []
     m = sv.margin
     for ch in chains:
@@ -458,7 +467,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
         # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
         bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
-                          float(y1 / p - m)))
+                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch]))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
 
@@ -485,7 +494,7 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
 
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
-              kinds: tuple[str, ...] = ()) -> list[float]:
+              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = ()) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -515,7 +524,11 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
         cand.append((peak - around, y))
     cand.sort(reverse=True)
+    # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
+    for t in sorted(field_tops):
+        if all(abs(t - border - r) >= config.min_strip_mm for r in ridges):
+            ridges.append(t - border)
     for sc, y in cand:
         if sc < config.ridge_min:
             break
@@ -547,7 +560,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     upright, v_start = straighten(band, view, sv, cw, pad)
     lb = field_labels(config, upright, cream, art)
     wb = _whiteness(upright.astype(np.float32), cream)
-    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,))
+    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
+                     tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
     for i, top in enumerate(tops):
         visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
