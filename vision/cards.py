@@ -198,6 +198,25 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
     colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
     import numpy as np
 
+    key = (config, id(art), tuple(np.round(np.asarray(cream, np.float64), 1)))
+    lut = _LUTS.get(key)
+    if lut is None:
+        lut = _field_lut(config, cream, art)
+        if len(_LUTS) > 16:
+            _LUTS.clear()
+        _LUTS[key] = lut
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
+
+
+_LUTS: dict[Any, Any] = {}
+
+
+def _field_lut(config: CardConfig, cream: Any, art: CardArt) -> Any:
+    """field_labels' table: the label of every colour at 5 bits a channel, for this cream."""
+    import numpy as np
+
     q = (np.arange(32, dtype=np.float32) * 8 + 4)
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
     cols = np.stack([b.ravel(), g.ravel(), r.ravel()], 1) / np.asarray(cream, np.float32)
@@ -229,9 +248,7 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
         better = score < best
         best[better] = score[better]
         lut[better] = k
-    v = view >> 3
-    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
-    return lut[idx]
+    return lut
 
 
 def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
@@ -339,6 +356,18 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
     return bands
 
 
+def whiteness(view: Any, cream: Any) -> Any:
+    """The smallest of B, G, R over the cream's (float32): 1 on the card stock, low on any colour."""
+    import cv2
+    import numpy as np
+
+    c = np.maximum(np.asarray(cream, np.float64), 1.0)
+    b, g, r = cv2.split(view)
+    return cv2.min(cv2.min(cv2.multiply(b, 1.0 / c[0], dtype=cv2.CV_32F),
+                           cv2.multiply(g, 1.0 / c[1], dtype=cv2.CV_32F)),
+                   cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
+
+
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
@@ -349,7 +378,7 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
     import cv2
     import numpy as np
 
-    w = np.min(view.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0), axis=2)
+    w = whiteness(view, cream)
     k = max(3, int(round(config.border_open_mm * ppm)) | 1)
     opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     sep = ((w - opened) > config.border_tophat) | (w > config.border_white)
@@ -559,7 +588,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     pad = 6.0
     upright, v_start = straighten(band, view, sv, cw, pad)
     lb = field_labels(config, upright, cream, art)
-    wb = _whiteness(upright.astype(np.float32), cream)
+    wb = whiteness(upright, cream)
     tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
                      tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
