@@ -68,6 +68,7 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
 
 
@@ -715,7 +716,10 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
     # the brightest)
     tried = []
-    for cream in seat_creams(config, small, white, art):
+    creams = seat_creams(config, small, white, art)
+    if config.cream_guess is not None and white is not None:
+        creams = [creams[min(config.cream_guess, len(creams) - 1)]]
+    for cream in creams:
         labels = field_labels(config, small, cream, art)
         bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5) \
             if config.row_finder != "colour" else []

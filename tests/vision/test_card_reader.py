@@ -17,8 +17,6 @@ def test_a_six_and_a_nine():
     assert _rows(got) == _rows(truth)
 
 
-@pytest.mark.xfail(strict=True, reason="the covered pink 10 is read as 0: the corner's mean-glyph search settles "
-                                       "on the 0 and the classifier sees no 1 (10/0 is the commonest misread in eval)")
 def test_a_ten_over_a_zero():
     truth, got = read_cards(rows={"pink": ["10", "0"], "green": ["0", "10"], "blue": ["1", "7"]})
     assert _rows(got) == _rows(truth)
