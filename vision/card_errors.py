@@ -88,4 +88,4 @@ def card_error_classes(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tup
         tw, rw = Counter(ts.get("wish_cards") or []), Counter(r_seat.get("wish_cards") or [])
         classes["wish missing"] += sum((tw - rw).values())
         classes["wish extra"] += sum((rw - tw).values())
-    return classes, confusions
+    return +classes, confusions

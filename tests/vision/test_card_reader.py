@@ -22,6 +22,14 @@ def test_a_ten_over_a_zero():
     assert _rows(got) == _rows(truth)
 
 
+@pytest.mark.parametrize("table_top", [("plain", (42, 100, 182)), ("cloth", (150, 40, 40))],
+                         ids=["blue-plain", "red-cloth"])
+def test_a_row_on_a_table_of_its_own_colour(table_top):
+    """Rows are found by the cards' light borders, not by their colour standing out from the table."""
+    truth, got = read_cards(rows={"red": ["2", "4"], "blue": ["3", "5", "8"], "green": ["7"]}, table_top=table_top)
+    assert _rows(got) == _rows(truth)
+
+
 def test_a_row_of_eleven():
     truth, got = read_cards(rows={"yellow": ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"],
                                   "red": ["3"]})
