@@ -60,6 +60,9 @@ class CardConfig:
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
+    leak_min_mm: float = 30.0           # a wider piece this tall may be a card's field leaking into the table
+    leak_neck_mm: float = 5.0           # cut where it is narrower than this
+    leak_max_mm: float = 130.0          # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
@@ -417,6 +420,28 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     return best
 
 
+def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int, Any]]:
+    """The parts of a too wide piece that stay apart once eroded by `leak_neck_mm` (grown back
+    within the piece): (x, y offsets in `sub`, mask)."""
+    import cv2
+    import numpy as np
+
+    e = max(1, int(round(config.leak_neck_mm * ppm / 2)))
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1))
+    core = cv2.erode(sub.astype(np.uint8), ker)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    out = []
+    for j in range(1, n):
+        x, y, w, h, _a = (int(v) for v in stats[j])
+        if w < config.field_width_mm[0] * ppm - 2 * e or h < config.min_piece_mm * ppm:
+            continue
+        grown = cv2.dilate((lab == j).astype(np.uint8), ker).astype(bool) & sub
+        ys, xs = np.nonzero(grown)
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        out.append((int(x0), int(y0), grown[y0:y1, x0:x1]))
+    return out
+
+
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
                         card_game: bool = True, scale: float = 1.0) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
@@ -426,18 +451,34 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
 
     p = sv.ppm * scale
     comp, stats, _sep = outlined_fields(config, view, cream, p)
-    pieces = []
+    pieces, leaked = [], []
     for i in range(1, len(stats)):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if not (config.field_width_mm[0] * p <= w <= config.field_width_mm[1] * p) or h < config.min_piece_mm * p:
+        if w < config.field_width_mm[0] * p or h < config.min_piece_mm * p:
+            continue
+        sub = comp[y:y + h, x:x + w] == i
+        if w > config.field_width_mm[1] * p:
+            if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
+                # a field leaking into the table through a gap in its border (a token touching the
+                # card, glare): its parts apart once the neck is eroded may join a row found anyway
+                leaked.extend((x + dx, y + dy, part) for dx, dy, part in _split_leak(config, sub, p))
             continue
         if area < config.piece_fill * w * h:
             continue
-        sub = comp[y:y + h, x:x + w] == i
         kind = piece_kind(config, view, cream, sub, x, y, art, card_game)
-        if kind is None:
+        if kind is not None:
+            pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
+                           "area": area, "leaked": False})
+    for px, py, part in leaked:
+        ph, pw = part.shape
+        area = int(part.sum())
+        if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
+                ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        pieces.append({"x": x, "y": y, "w": w, "h": h, "i": i, "cx": x + w / 2, "kind": kind, "area": area})
+        kind = piece_kind(config, view, cream, part, px, py, art, card_game)
+        if kind is not None:
+            pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
+                           "area": area, "leaked": True})
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
@@ -459,6 +500,15 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     groups: dict[int, list[dict]] = {}
     for i, q in enumerate(pieces):
         groups.setdefault(root(i), []).append(q)
+    # a leaked part only adds to a row of clean pieces of its kind (alone it may be a piece of table)
+    for key in list(groups):
+        g = groups[key]
+        clean = [q for q in g if not q["leaked"]]
+        if not clean:
+            del groups[key]
+            continue
+        kinds = {q["kind"] for q in clean}
+        groups[key] = clean + [q for q in g if q["leaked"] and q["kind"] in kinds]
     chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
     bands: list[Band] = []
     m = sv.margin
@@ -467,7 +517,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             continue
         vv, centres = [], []
         for q in ch:
-            sub = comp[q["y"]:q["y"] + q["h"], q["x"]:q["x"] + q["w"]] == q["i"]
+            sub = q["mask"]
             rows = np.nonzero(sub.any(axis=1))[0]
             lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
             rights = np.array([q["w"] - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
