@@ -420,6 +420,35 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     return best
 
 
+def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
+    """The top of a too wide piece down to where it first grows wider than a field (a field leaking
+    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask)]."""
+    import numpy as np
+
+    rows = np.nonzero(sub.any(axis=1))[0]
+    if len(rows) == 0:
+        return []
+    left = np.argmax(sub, axis=1)
+    right = sub.shape[1] - 1 - np.argmax(sub[:, ::-1], axis=1)
+    width = np.where(sub.any(axis=1), right - left + 1, 0)
+    ok = (width >= config.field_width_mm[0] * ppm) & (width <= config.field_width_mm[1] * ppm)
+    start = np.argmax(ok)
+    if not ok[start]:
+        return []
+    # a field's sides are straight: where a side moves off, the table begins
+    drift = config.chain_shift_mm / 2 * ppm
+    ok &= (np.abs(left - left[start]) <= drift) & (np.abs(right - right[start]) <= drift)
+    ok[int(start + field_h_mm * ppm):] = False     # and no field is taller than a card's
+    end = start + (np.argmin(ok[start:]) if not ok[start:].all() else len(ok) - start)
+    # the rounded top corners above the first full row belong to it too
+    top = rows[0] if start - rows[0] < config.min_strip_mm * ppm / 2 else start
+    part = sub[top:end].copy()
+    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
+    part[:, :x0] = False
+    part[:, x1:] = False
+    return [(x0, int(top), part[:, x0:x1])]
+
+
 def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int, Any]]:
     """The parts of a too wide piece that stay apart once eroded by `leak_neck_mm` (grown back
     within the piece): (x, y offsets in `sub`, mask)."""
@@ -461,7 +490,8 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
                 # a field leaking into the table through a gap in its border (a token touching the
                 # card, glare): its parts apart once the neck is eroded may join a row found anyway
-                leaked.extend((x + dx, y + dy, part) for dx, dy, part in _split_leak(config, sub, p))
+                leaked.extend((x + dx, y + dy, part) for dx, dy, part in
+                              _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p))
             continue
         if area < config.piece_fill * w * h:
             continue
