@@ -62,7 +62,7 @@ class CardConfig:
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # a wider piece this tall may be a card's field leaking into the table
     leak_neck_mm: float = 5.0           # cut where it is narrower than this
-    leak_max_mm: float = 130.0          # (wider: the table itself)
+    leak_max_mm: float = 1e4            # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
