@@ -82,6 +82,7 @@ def main() -> int:
     confusions: Counter = Counter()
     totals = Counter()
     by_ppm: dict[str, Counter] = {}
+    by_edge: dict[str, Counter] = {}
     stage_ms: dict[str, list[float]] = {}
     dump = []
     t0 = time.perf_counter()
@@ -103,10 +104,15 @@ def main() -> int:
             n, e = fn(truth, read)
             totals[name + " n"] += n
             totals[name + " e"] += e
+        w, h = truth["render"]["size"]
+        cut = {c["seat"] for c in truth["render"]["cards"] if c.get("kind") == "card" and
+               (not c.get("in_view", True) or any(not (0 <= x < w and 0 <= y < h) for x, y in c["quad"]))}
         for seat, p in ppm.items():
             n, e = count_rows({"seats": {seat: truth["seats"][seat]}}, {"seats": {seat: seats[seat]}})
             key = f"{min(2.0, int(p * 4) / 4):.2f}"
             by_ppm.setdefault(key, Counter()).update({"n": n, "e": e})
+            where = "a card cut by the frame's edge" if seat in cut else "every card whole in the frame"
+            by_edge.setdefault(where, Counter()).update({"n": n, "e": e})
         for s, v in times.items():
             stage_ms.setdefault(s, []).append(v)
         dump.append({"frame": frame.stem, "game": truth.get("game"), "truth": truth["seats"], "read": seats,
@@ -124,6 +130,9 @@ def main() -> int:
     for key in sorted(by_ppm):
         c = by_ppm[key]
         print(f"  {key}+  {100.0 * c['e'] / max(1, c['n']):6.2f}% ({c['e']}/{c['n']})")
+    print("rows error by seat:")
+    for key, c in sorted(by_edge.items()):
+        print(f"  {key:30s} {100.0 * c['e'] / max(1, c['n']):6.2f}% ({c['e']}/{c['n']})")
     print("card stages, CPU ms per frame (all seats): " + ", ".join(
         f"{s} median {statistics.median(v):.1f}" for s, v in stage_ms.items()))
     if args.dump:
