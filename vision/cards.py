@@ -54,6 +54,25 @@ class CardConfig:
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+    # rows from the cards' outlines (find_bands_outlined)
+    border_open_mm: float = 6.0         # a border is a line thinner than this ...
+    border_tophat: float = 0.12         # ... this much whiter than what lies either side
+    border_white: float = 0.85          # or simply this white (a table as pale as the stock)
+    field_width_mm: tuple[float, float] = (38.0, 60.0)   # an outlined field piece is about a card's field wide
+    min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
+    leak_min_mm: float = 30.0           # a wider piece this tall may be a card's field leaking into the table
+    leak_neck_mm: float = 5.0           # cut where it is narrower than this
+    leak_max_mm: float = 1e4            # (wider: the table itself)
+    piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
+    piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
+    chain_shift_mm: float = 8.0         # pieces of one row: centres this near
+    chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
+    min_row_field_mm: float = 40.0      # a row shows at least most of its last card's field
+    max_slope: float = 0.15             # a row crooked by at most ~8 degrees
+    piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
+    piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
+    row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
 
 
 @dataclass
@@ -78,6 +97,7 @@ class Band:
     v0: float
     v1: float
     cards: list[CardRead] = field(default_factory=list)
+    field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -152,7 +172,8 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
     the brightest pixels of that hue. Without it, the whitest pixels (by smallest channel and by sum)."""
     import numpy as np
 
-    px = view.reshape(-1, 3).astype(np.float32)
+    # every other pixel each way: quantiles of a seat's hundred thousand pixels need no more
+    px = view[::2, ::2].reshape(-1, 3).astype(np.float32)
     out = []
     if white is not None:
         hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
@@ -180,6 +201,25 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
     washed-out or shaded field keeps its hue); a grey field (points cards) by being nearly
     colourless and darker than the stock, which is the colourless brightest. A table of all 32³
     colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
+    import numpy as np
+
+    key = (config, id(art), tuple(np.round(np.asarray(cream, np.float64), 1)))
+    lut = _LUTS.get(key)
+    if lut is None:
+        lut = _field_lut(config, cream, art)
+        if len(_LUTS) > 16:
+            _LUTS.clear()
+        _LUTS[key] = lut
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
+
+
+_LUTS: dict[Any, Any] = {}
+
+
+def _field_lut(config: CardConfig, cream: Any, art: CardArt) -> Any:
+    """field_labels' table: the label of every colour at 5 bits a channel, for this cream."""
     import numpy as np
 
     q = (np.arange(32, dtype=np.float32) * 8 + 4)
@@ -213,9 +253,7 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
         better = score < best
         best[better] = score[better]
         lut[better] = k
-    v = view >> 3
-    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
-    return lut[idx]
+    return lut
 
 
 def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
@@ -323,6 +361,227 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
     return bands
 
 
+def whiteness(view: Any, cream: Any) -> Any:
+    """The smallest of B, G, R over the cream's (float32): 1 on the card stock, low on any colour."""
+    import cv2
+    import numpy as np
+
+    c = np.maximum(np.asarray(cream, np.float64), 1.0)
+    b, g, r = cv2.split(view)
+    return cv2.min(cv2.min(cv2.multiply(b, 1.0 / c[0], dtype=cv2.CV_32F),
+                           cv2.multiply(g, 1.0 / c[1], dtype=cv2.CV_32F)),
+                   cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
+
+
+def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+    """The card fields the cream borders enclose: (component map, stats, separators) of the view.
+
+    Every card has a light border round its printed field; every top border of a row crosses its
+    strips. Whatever the table's colour, a border is a thin line whiter than both its sides (a
+    top-hat of the whiteness), or, on a table as pale as the stock, simply white. The pixels that
+    are neither split into pieces: each visible field of a card is one piece about a field wide."""
+    import cv2
+    import numpy as np
+
+    w = whiteness(view, cream)
+    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
+    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    sep = ((w - opened) > config.border_tophat) | (w > config.border_white)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
+    return comp, stats, sep
+
+
+def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
+               card_game: bool) -> str | None:
+    """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
+
+    Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
+    (the stock right round a piece would be better, but at ~1 px/mm its 2 mm borders blur into the
+    field). Glare adds white light to both: a field of art
+    colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
+    out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
+    the piece's hue (log-chroma) best names it. None when no kind comes near (no card field)."""
+    import numpy as np
+
+    h, w = sub.shape
+    field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
+    c = lg - lg.mean()
+    veils = np.asarray(config.piece_veils, np.float32)[:, None]
+    best, best_d = None, config.piece_max_chroma_dist
+    for kind in (*COLOURS, *(("points", "wish") if card_game else ())):
+        ref = art.fields.get(kind)
+        if ref is None:
+            continue
+        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
+        cw = washed - washed.mean(axis=1, keepdims=True)
+        d = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+        if d < best_d:
+            best, best_d = kind, d
+    return best
+
+
+def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
+    """The top of a too wide piece down to where it first grows wider than a field (a field leaking
+    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask)]."""
+    import numpy as np
+
+    rows = np.nonzero(sub.any(axis=1))[0]
+    if len(rows) == 0:
+        return []
+    left = np.argmax(sub, axis=1)
+    right = sub.shape[1] - 1 - np.argmax(sub[:, ::-1], axis=1)
+    width = np.where(sub.any(axis=1), right - left + 1, 0)
+    ok = (width >= config.field_width_mm[0] * ppm) & (width <= config.field_width_mm[1] * ppm)
+    start = np.argmax(ok)
+    if not ok[start]:
+        return []
+    # a field's sides are straight: where a side moves off, the table begins
+    drift = config.chain_shift_mm / 2 * ppm
+    ok &= (np.abs(left - left[start]) <= drift) & (np.abs(right - right[start]) <= drift)
+    ok[int(start + field_h_mm * ppm):] = False     # and no field is taller than a card's
+    end = start + (np.argmin(ok[start:]) if not ok[start:].all() else len(ok) - start)
+    # the rounded top corners above the first full row belong to it too
+    top = rows[0] if start - rows[0] < config.min_strip_mm * ppm / 2 else start
+    part = sub[top:end].copy()
+    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
+    part[:, :x0] = False
+    part[:, x1:] = False
+    return [(x0, int(top), part[:, x0:x1])]
+
+
+def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int, Any]]:
+    """The parts of a too wide piece that stay apart once eroded by `leak_neck_mm` (grown back
+    within the piece): (x, y offsets in `sub`, mask)."""
+    import cv2
+    import numpy as np
+
+    e = max(1, int(round(config.leak_neck_mm * ppm / 2)))
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1))
+    core = cv2.erode(sub.astype(np.uint8), ker)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    out = []
+    for j in range(1, n):
+        x, y, w, h, _a = (int(v) for v in stats[j])
+        if w < config.field_width_mm[0] * ppm - 2 * e or h < config.min_piece_mm * ppm:
+            continue
+        grown = cv2.dilate((lab == j).astype(np.uint8), ker).astype(bool) & sub
+        ys, xs = np.nonzero(grown)
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        out.append((int(x0), int(y0), grown[y0:y1, x0:x1]))
+    return out
+
+
+def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
+                        card_game: bool = True, scale: float = 1.0) -> list[Band]:
+    """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
+    field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
+    `view` is the seat view resized by `scale`."""
+    import numpy as np
+
+    p = sv.ppm * scale
+    comp, stats, _sep = outlined_fields(config, view, cream, p)
+    pieces, leaked = [], []
+    big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
+    for i in big[big > 0]:
+        x, y, w, h, area = (int(v) for v in stats[i])
+        sub = comp[y:y + h, x:x + w] == i
+        if w > config.field_width_mm[1] * p:
+            if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
+                # a field leaking into the table through a gap in its border (a token touching the
+                # card, glare): its parts apart once the neck is eroded may join a row found anyway
+                leaked.extend((x + dx, y + dy, part) for dx, dy, part in
+                              _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p))
+            continue
+        if area < config.piece_fill * w * h:
+            continue
+        kind = piece_kind(config, view, cream, sub, x, y, art, card_game)
+        if kind is not None:
+            pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
+                           "area": area, "leaked": False})
+    for px, py, part in leaked:
+        ph, pw = part.shape
+        area = int(part.sum())
+        if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
+                ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
+            continue
+        kind = piece_kind(config, view, cream, part, px, py, art, card_game)
+        if kind is not None:
+            pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
+                           "area": area, "leaked": True})
+    # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
+    # than a top border apart (overlapping: one piece may have leaked into the table below)
+    parent = list(range(len(pieces)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, q in enumerate(pieces):
+        for j in range(i):
+            r = pieces[j]
+            gap = max(q["y"], r["y"]) - min(q["y"] + q["h"], r["y"] + r["h"])
+            dy = abs((q["y"] + q["h"] / 2) - (r["y"] + r["h"] / 2))
+            if gap < config.chain_gap_mm * p and \
+                    abs(q["cx"] - r["cx"]) < config.chain_shift_mm * p + config.max_slope * dy:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[dict]] = {}
+    for i, q in enumerate(pieces):
+        groups.setdefault(root(i), []).append(q)
+    # a leaked part only adds to a row of clean pieces of its kind (alone it may be a piece of table)
+    for key in list(groups):
+        g = groups[key]
+        clean = [q for q in g if not q["leaked"]]
+        if not clean:
+            del groups[key]
+            continue
+        kinds = {q["kind"] for q in clean}
+        groups[key] = clean + [q for q in g if q["leaked"] and q["kind"] in kinds]
+    chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
+    bands: list[Band] = []
+    m = sv.margin
+    for ch in chains:
+        if sum(q["h"] for q in ch) < config.min_row_field_mm * p:
+            continue
+        vv, centres = [], []
+        for q in ch:
+            sub = q["mask"]
+            rows = np.nonzero(sub.any(axis=1))[0]
+            lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
+            rights = np.array([q["w"] - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+            ok = (rights - lefts + 1) >= config.field_width_mm[0] * p
+            vv.extend(rows[ok] + q["y"])
+            centres.extend((lefts[ok] + rights[ok] + 1) / 2 + q["x"])
+        vv, centres = np.array(vv, np.float64), np.array(centres, np.float64)
+        if len(vv) < 3:
+            continue
+        # a crooked row: its centre line by a robust straight fit over every piece's full-width rows
+        b, a = np.polyfit(vv, centres, 1) if np.ptp(vv) > 10 else (0.0, float(np.median(centres)))
+        res = centres - (a + b * vv)
+        keep = np.abs(res) < max(1.5, 3 * np.median(np.abs(res)) + 0.5)
+        if keep.sum() > 10 and np.ptp(vv[keep]) > 10:
+            b, a = np.polyfit(vv[keep], centres[keep], 1)
+        if abs(b) > config.max_slope:
+            b, a = 0.0, float(np.median(centres))
+        kinds = np.zeros(len(FIELD_KINDS))
+        for q in ch:
+            kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
+        numbers = kinds[:len(COLOURS)]
+        # a colour row may hold points cards (card game): a colour covering a quarter names the row
+        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
+            FIELD_KINDS[int(np.argmax(kinds))]
+        y0 = min(q["y"] for q in ch)
+        y1 = max(q["y"] + q["h"] for q in ch)
+        # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
+        # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
+        bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
+                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch]))
+    bands.sort(key=lambda bd: bd.centre_u(0.0))
+    return bands
+
+
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
                nearest: bool = False) -> tuple[Any, float]:
     """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
@@ -345,7 +604,7 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
 
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
-              kinds: tuple[str, ...] = ()) -> list[float]:
+              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = ()) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -375,7 +634,11 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
         cand.append((peak - around, y))
     cand.sort(reverse=True)
+    # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
+    for t in sorted(field_tops):
+        if all(abs(t - border - r) >= config.min_strip_mm for r in ridges):
+            ridges.append(t - border)
     for sc, y in cand:
         if sc < config.ridge_min:
             break
@@ -406,8 +669,9 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     pad = 6.0
     upright, v_start = straighten(band, view, sv, cw, pad)
     lb = field_labels(config, upright, cream, art)
-    wb = _whiteness(upright.astype(np.float32), cream)
-    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,))
+    wb = whiteness(upright, cream)
+    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
+                     tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
     for i, top in enumerate(tops):
         visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
@@ -416,7 +680,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         c0, c1 = (int(round(v * p)) for v in config.centre_mm)
         mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
         # a colour row holds its colour's cards and points cards laid on it (card game)
-        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS else [band.kind]
+        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS and card_game else [band.kind]
         votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
         kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
             else band.kind
@@ -532,12 +796,23 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # (too dim a guess makes the borders a pale field: of the guesses that find nearly the most rows,
     # the brightest)
     tried = []
-    table = table_mask(config, small)
-    for cream in seat_creams(config, small, white, art):
-        bands = find_bands(config, field_labels(config, small, cream, art), sv, 0.5, table)
+    creams = seat_creams(config, small, white, art)
+    if config.cream_guess is not None and white is not None:
+        creams = [creams[min(config.cream_guess, len(creams) - 1)]]
+    for cream in creams:
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5) \
+            if config.row_finder != "colour" else []
         tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
     top = max(t[0] for t in tried)
     _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    if config.row_finder != "outline":
+        # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
+        labels = field_labels(config, small, cream, art)
+        for extra in find_bands(config, labels, sv, 0.5, table_mask(config, small)):
+            vm = (extra.v0 + extra.v1) / 2
+            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
+                bands.append(extra)
+        bands.sort(key=lambda bd: bd.centre_u(0.0))
     t2 = time.process_time()
     for band in bands:
         read_band(config, band, view, cream, sv, art, model, card_game)
