@@ -40,6 +40,9 @@ from engine.observation import Observation
 from .config import TrackingConfig
 from .stability import FieldKey, Fields, observation_fields
 
+#: a field's reading in Turn.delta when the field is no longer read (a row emptied, a pile gone)
+_GONE = "<gone>"
+
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
 
@@ -57,6 +60,9 @@ class Turn:
     tiles: tuple[str, ...] = ()                          # tile codes taken
     unseen_draws: int = 0                                # reaches read as a draw from the draw pile
     pawns_lost: int = 0                                  # pawns gone from the board (or come): a misread
+    #: the fields this turn changed, (field, reading after; _GONE: no longer read) in order — what the
+    #: engine judges (tracking.model.GameModel.apply_turn); not part of the turn's identity
+    delta: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
 
     @property
     def plays(self) -> int:
@@ -69,7 +75,8 @@ class Turn:
     def merged(self, other: "Turn") -> "Turn":
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
-                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost)
+                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
+                    self.delta + other.delta)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -136,6 +143,8 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self.start: Fields | None = None       # the table of the first usable frame (turns change it)
+        self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
 
     # ------------------------------------------------------------------ input
 
@@ -158,7 +167,10 @@ class TurnDecoder:
             return
         fields = observation_fields(obs)
         costs = self._misread_costs(obs)
+        if t is not None:
+            self.times[self.frame] = t
         if not self.beam:
+            self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
         else:
             self._advance(fields, costs)
@@ -356,11 +368,15 @@ class TurnDecoder:
                             else positions[-1]
                         parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
                     for ev, pos in zip(events, where):
-                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(Turn(slots[pos], piles=(ev,)))
+                        key = ("top", ev[0])
+                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
+                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),)))
                     if loose_tiles:
                         mover = min(parts) if parts else 0
                         tiles = tuple(str(before.get(k)) for k in loose_tiles)
-                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(Turn(slots[mover], tiles=tiles))
+                        delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
+                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                            Turn(slots[mover], tiles=tiles, delta=delta))
                     if not ok or not parts:
                         continue
                     cost = base_cost + self._cut_cost(last, slots, parts, hands, after)
@@ -508,7 +524,8 @@ class TurnDecoder:
                         old.remove(c)
                     else:
                         wish.append(c)
-        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost)
+        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
+                    delta=tuple((k, after.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 

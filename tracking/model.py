@@ -541,6 +541,29 @@ class GameModel:
         self._apply_segments(inference, t, frame)
         self.table = table
 
+    def apply_turn(self, seat: str, after: Observation, tops: Sequence[TopChange], t: float, frame: int | None,
+                   *, keys: Sequence[FieldKey] = (), hidden_draws: int = 0, skipped: Sequence[str] = ()) -> None:
+        """One whole turn as the decoder read it (tracking.decoder): `seat` changed the table to
+        `after` (discarding and drawing `tops`); the engine judges it, the score and the game's end follow."""
+        if self.table is None:
+            raise ValueError("no table yet: accept() the first table state before a turn")
+        before = self.table
+        silent = not keys and not tops and not hidden_draws
+        try:
+            report = self.rules.check(before, after)
+        except MalformedInput as exc:   # a table the engine cannot judge: the move stands, unjudged
+            self._note(f"move at frame {frame} could not be checked: {exc}")
+            report = ChangeReport((), ())
+        plays = sum(1 for tp in tops if tp.kind == "discard")
+        hidden_plays = 1 if not silent and not plays and not any(k[0] in ("row", "points_row") for k in keys) \
+            and any(tp.kind == "draw" for tp in tops) else 0   # (its card went onto its twin: no trace)
+        facts = SILENT_FACTS if silent else TurnFacts(0, 0, 0, 0, 1, 0, False, hidden_plays, hidden_draws)
+        seg = Segment(seat, False, tuple(keys), before, after, report, tuple(tops), tuple(skipped), facts, (), True,
+                      silent)
+        self._apply_segments(Inference((seg,), 0, 1.0, (), None), t, frame)
+        self.table = self.raw = after
+        self.last_t, self.last_frame = t, frame
+
     def _note(self, text: str) -> None:
         self.notes = (self.notes + [text])[-20:]
 
