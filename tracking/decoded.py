@@ -86,7 +86,7 @@ class DecodedGame:
                     table[key] = value
             model = self._models[-1].clone()
             model.apply_turn(turn.seat, fields_to_observation(table, self._template), _tops(turn), t, frame,
-                             keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws)
+                             keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped)
             self._models.append(model)
             self._tables.append(table)
             self._folded.append((turn, turn.delta))

@@ -63,6 +63,8 @@ class Turn:
     #: the fields this turn changed, (field, reading after; _GONE: no longer read) in order — what the
     #: engine judges (tracking.model.GameModel.apply_turn); not part of the turn's identity
     delta: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
+    #: seats whose turn it was when this one was played out of turn (a rule break)
+    skipped: tuple[str, ...] = ()
 
     @property
     def plays(self) -> int:
@@ -76,7 +78,7 @@ class Turn:
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta)
+                    self.delta + other.delta, self.skipped or other.skipped)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -350,8 +352,20 @@ class TurnDecoder:
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
         hands = self.interval.hands
         out = []
+        variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
         for start in starts:
-            slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            if last is not None and last.skipped:   # after a turn out of turn: the player whose turn it was
+                nxt = self.order.index(last.skipped[0])
+                slots = [last.seat] + [self.order[(nxt + i) % n] for i in range(n)]
+            else:
+                slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            variants.append((slots, ()))
+            if last is not None:
+                # a seat whose fields changed playing before the seat whose turn it was (out of turn)
+                for seat in owned:
+                    if seat != slots[1] and (seat != slots[0] or last.plays):
+                        variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
+        for slots, skipped in variants:
             for choice in itertools.product(*pile_options) if pile_options else [()]:
                 events = [c[0] for c in choice]
                 base_cost = sum(c[1] for c in choice)
@@ -363,9 +377,12 @@ class TurnDecoder:
                     ok = True
                     for seat, keys in owned.items():
                         positions = [i for i, s in enumerate(slots) if s == seat]
+                        if not positions:
+                            ok = False
+                            break
                         # a seat's own fields go to its first slot (its open turn, or its next turn)
-                        pos = positions[0] if last is None or positions[0] > 0 or self._open_can_go_on(last) \
-                            else positions[-1]
+                        pos = 1 if skipped and seat == slots[1] else positions[0] if (
+                            last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
                         parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
                     for ev, pos in zip(events, where):
                         key = ("top", ev[0])
@@ -379,7 +396,13 @@ class TurnDecoder:
                             Turn(slots[mover], tiles=tiles, delta=delta))
                     if not ok or not parts:
                         continue
-                    cost = base_cost + self._cut_cost(last, slots, parts, hands, after)
+                    cost = base_cost
+                    if skipped:
+                        if 1 not in parts:
+                            continue
+                        parts[1] = dataclasses.replace(parts[1], skipped=skipped)
+                        cost += cfg.decoder_rule
+                    cost += self._cut_cost(last, slots, parts, hands, after)
                     out.append((cost, parts, slots, new_piles))
         out.sort(key=lambda x: x[0])
         return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
@@ -430,8 +453,11 @@ class TurnDecoder:
             plays, draws = turn.plays, turn.draws
             # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
             clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
-            if len(turn.steps) > len(turn.lays) + clovers:
-                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers)
+            # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
+            # leaves the row as it was: its pawn step is the card's only trace)
+            hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
+            if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
+                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
             cost += cfg.decoder_rule * turn.pawns_lost
             # a card leaves a row only for a discard-a-card tile (onto its pile)
             tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
@@ -446,6 +472,8 @@ class TurnDecoder:
             if complete:
                 if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
                     cost += cfg.decoder_traceless
+                    if hands and not hands.get(turn.seat):   # (no hand of theirs seen, hands read)
+                        cost += cfg.decoder_hand_missing
                 elif plays == 0:
                     cost += cfg.decoder_twin          # its card went onto a twin: no trace
             if part is not None and pos > 0 and last is not None and pos == 0:
@@ -566,6 +594,12 @@ class TurnDecoder:
                     if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
                         self.questions.append(q)
             break
+
+
+def tiles_discard_landed(turn: Turn, table: Fields) -> int:
+    """Steps of a turn onto a discard-a-card tile (still on the board, or taken by this turn)."""
+    landed = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+    return landed + (1 if "discard" in turn.tiles else 0)
 
 
 def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
