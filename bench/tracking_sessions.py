@@ -42,7 +42,7 @@ from tracking.config import TrackingConfig  # noqa: E402
 from tracking.noise import MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
-from tracking.tracker import GameTracker  # noqa: E402
+from tracking.tracker import DecodedTracker, GameTracker  # noqa: E402
 
 KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
 
@@ -116,6 +116,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     else:
         tracker = make_tracker()
     tracker.new_game(dict(stream["setup"]))
+    decoding = isinstance(tracker, DecodedTracker)
     state_times: list[float] = []
     frame_times: list[float] = []
     for ref in session.frames:
@@ -124,8 +125,8 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
         events = tracker.feed(obs, float(ref.t), ref.index)
         dt = time.perf_counter() - started
         frame_times.append(dt)
-        if any(e.type == "state" for e in events):
-            state_times.append(dt)
+        if any(e.type == "state" for e in events) or (decoding and obs.usable):
+            state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
     tracker.finish("recording ended")
     snap = tracker.snapshot()
     model = tracker.journal.model

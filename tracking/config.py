@@ -102,7 +102,11 @@ class TrackingConfig:
     hindsight_other: float = 1.0           # cost of any other misread that held a whole still moment
     pile_record_rereads: bool = True       # a pile's record can prove a draw-looking reading misread
 
-    # The turn decoder (tracking/decoder.py, issue 17; not wired in yet): costs are −log-probability-like
+    #: The moves are decided by the turn decoder (tracking/decoded.py, DecodedTracker); False: by the
+    #: journal of accepted table states (tracking/model.py).
+    decoder: bool = False
+
+    # The turn decoder (tracking/decoder.py, issue 17): costs are −log-probability-like
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
@@ -127,6 +131,8 @@ class TrackingConfig:
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_answer: float = 30.0         # a reading against a seat named on the page
     decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked
+    decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
+    #                                      with its warnings before the lag commits it
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None, source: str = "tracking config") -> "TrackingConfig":

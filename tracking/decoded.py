@@ -9,17 +9,46 @@ only the turns from the first one that changed are judged again.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 from engine.games import GAMES, GameRegistry
-from engine.observation import Observation
+from engine.observation import Observation, parse_observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
 from .decoder import _GONE, Turn, TurnDecoder
 from .inference import TopChange
-from .model import GameModel
-from .stability import Fields, fields_to_observation
+from .model import CorrectionError, GameModel, Input
+from .stability import Fields, changed_fields, fields_to_observation, observation_fields
+
+#: Corrections that say what the table shows (evidence for the decoder: its tables take them).
+TABLE_KINDS = ("pawn", "row", "tile", "wish", "discard")
+
+
+@dataclass(frozen=True)
+class _Covered:
+    """A frame in which the table could not be read (a hand over it, `hands` naming seats or not)."""
+
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    usable: bool = False
+    confidence: Mapping[str, Any] = field(default_factory=dict)
+
+
+def frame_json(obs: Observation, t: float, frame: int | None, last_raw: dict[str, Any] | None) -> dict[str, Any]:
+    """A frame as the decoder's input, stored compactly (a usable frame reading as the last one: "same")."""
+    out: dict[str, Any] = {"i": frame, "t": round(float(t), 4)}
+    if obs.usable:
+        raw = obs.to_json()
+        if raw == last_raw:
+            out["same"] = 1
+        else:
+            out["raw"] = raw
+    else:
+        hands = obs.extra.get("hands") if obs.extra else None
+        if isinstance(hands, list):
+            out["hands"] = hands
+    return out
 
 
 class DecodedGame:
@@ -35,6 +64,45 @@ class DecodedGame:
         self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
         self._tables: list[Fields] = []                                       # [i]: table after i turns
         self._folded: list[tuple[Turn, tuple]] = []                           # the turns folded, in order
+        #: corrections in the fold: (position: the turns before it, the correction, field changes it made)
+        self._corrections: list[tuple[int, dict[str, Any], dict]] = []
+        self.frames_taken: list[int] = []     # indexes of the usable frames fed
+        self.last_raw: dict[str, Any] | None = None
+        self._last_obs: Observation | None = None
+
+    @property
+    def inputs(self) -> list[Input]:
+        """The usable frames taken, as the journal's "state" inputs (keltis_cam.pipeline.last_frame_taken)."""
+        return [Input(None, "state", {"frame": f}) for f in self.frames_taken]
+
+    @property
+    def settled(self) -> int:
+        """How many of model.turns are sure: committed (older than the decoder's lag, or the stream
+        ended), or read alike by every reading within decoder_sure_margin of the best (the last,
+        still open turn excepted)."""
+        beam = self.decoder.beam
+        if not beam:
+            return 0
+        best = beam[0]
+        sure = len(best.turns) - 1
+        for hyp in beam[1:]:
+            if hyp.cost - best.cost > self.config.decoder_sure_margin:
+                break
+            k = min(sure, len(hyp.turns))
+            while k > 0 and hyp.turns[:k] != best.turns[:k]:   # (readings differ in their last turns)
+                k -= 1
+            sure = k
+        return min(len(self.model.turns), max(sure, self.committed))
+
+    def feed_json(self, frame: Mapping[str, Any]) -> bool:
+        """feed() of a frame stored by frame_json (resume after a restart)."""
+        if frame.get("same") and self._last_obs is not None:
+            obs: Any = self._last_obs
+        elif "raw" in frame:
+            obs = parse_observation(frame["raw"], source=f"stored frame {frame.get('i')}")
+        else:
+            obs = _Covered({"hands": frame["hands"]} if isinstance(frame.get("hands"), list) else {})
+        return self.feed(obs, float(frame.get("t") or 0.0), frame.get("i"))
 
     @property
     def model(self) -> GameModel:
@@ -49,10 +117,21 @@ class DecodedGame:
     def feed(self, obs: Observation, t: float, frame: int | None) -> bool:
         """One frame (usable or a hand frame); True when the reading of the game changed."""
         self.decoder.feed(obs, frame, t)
+        if obs.usable:
+            if isinstance(frame, int):
+                self.frames_taken.append(frame)
+            if obs is not self._last_obs:
+                self._last_obs = obs
+                self.last_raw = obs.to_json()
         if obs.usable and self._template is None and self.decoder.start is not None:
             self._template = obs
             self._models[0].accept(fields_to_observation(self.decoder.start, obs), t, frame)
             self._tables = [dict(self.decoder.start)]
+            if self._models[0].table is None:   # a first table no game can show: wait for a better one
+                self.decoder = TurnDecoder({"seats": dict(self.setup.seats), "game": self.setup.game,
+                                            "first": self.setup.first}, self.config)
+                self._template = None
+                return False
             return True
         return self.refresh()
 
@@ -74,6 +153,8 @@ class DecodedGame:
         if same == len(turns) == len(self._folded):
             return False
         del self._models[same + 1:], self._tables[same + 1:], self._folded[same:]
+        if same == len(turns):    # (fewer turns than before: corrections made after them still count)
+            self._apply_corrections(self._models[-1], self._tables[-1], lambda p: p > same)
         for i in range(same, len(turns)):
             turn = turns[i]
             frame = best.turn_frames[i] if i < len(best.turn_frames) else None
@@ -87,10 +168,73 @@ class DecodedGame:
             model = self._models[-1].clone()
             model.apply_turn(turn.seat, fields_to_observation(table, self._template), _tops(turn), t, frame,
                              keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped)
+            last = i + 1 == len(turns)
+            self._apply_corrections(model, table, (lambda p: p >= i + 1) if last else (lambda p: p == i + 1))
             self._models.append(model)
             self._tables.append(table)
             self._folded.append((turn, turn.delta))
         return True
+
+    def _apply_corrections(self, model: GameModel, table: Fields, where) -> None:
+        for position, c, changes in self._corrections:
+            if not where(position):
+                continue
+            for key, value in changes.items():
+                if value == _GONE:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            try:
+                model.correct(c, model.last_t)
+            except (CorrectionError, ValueError, LookupError):
+                pass   # (it no longer applies to the game as read now)
+
+    def correct(self, c: Mapping[str, Any]) -> str:
+        """A correction from the page: evidence for the decoder (the table reads so; who discarded a
+        card), or a fact of the game (seats, the end, whose turn, points) folded after the turns so
+        far. Raises CorrectionError (or ValueError/LookupError) for one that cannot apply."""
+        c = dict(c)
+        kind = c.get("kind")
+        model = self.model
+        if kind == "discarded":
+            pile, card, seat = c.get("pile"), c.get("card"), c.get("seat")
+            if seat not in self.setup.seats:
+                raise CorrectionError(f"nobody sits at {seat!r}", source="correction", field="seat")
+            self.decoder.answer(str(pile), card, seat)
+            self.refresh()
+            return f"{self.setup.name(seat)} discarded the {pile} {card}"
+        trial = model.clone()
+        text = trial.correct(c, model.last_t)   # raises for one that cannot apply
+        changes: dict = {}
+        if kind in TABLE_KINDS and model.table is not None and trial.table is not None:
+            before, after = observation_fields(model.table), observation_fields(trial.table)
+            changes = {k: after.get(k, _GONE) for k in changed_fields(before, after)}
+            self.decoder.fix(changes)
+        if kind == "seats":
+            self.setup = trial.setup
+            self.decoder.seats = dict(trial.setup.seats)
+            self.decoder.seat_of_player = {p: s for s, p in trial.setup.seats.items()}
+        position = len(self._folded)
+        self._corrections.append((position, c, changes))
+        # (the last checkpoint becomes the corrected game: the turns after it are folded on it)
+        for key, value in changes.items():
+            if self._tables:
+                if value == _GONE:
+                    self._tables[-1].pop(key, None)
+                else:
+                    self._tables[-1][key] = value
+        self._models[-1] = trial
+        return text
+
+    def undo(self) -> int:
+        """Undo on the page: the last move taken back (the decoder's reading without it). Returns its id."""
+        n = len(self._folded)
+        if n == 0:
+            raise LookupError("there is no move to undo")
+        self.decoder.take_back(dict(self._tables[n - 1]))
+        self._corrections = [x for x in self._corrections if x[0] < n]
+        self.refresh()
+        return n
 
     def questions(self) -> list[dict[str, Any]]:
         """Open "unclear — who discarded the red 7?" questions (decoder.open_questions)."""

@@ -186,6 +186,47 @@ class TurnDecoder:
         self.beam = sorted((self._with_answers(h, pile, card) for h in self.beam), key=lambda h: h.cost)
         self._commit()
 
+    def fix(self, changes: Mapping[FieldKey, Any]) -> None:
+        """The players said the table reads so (a correction on the page): every hypothesis takes
+        these readings (_GONE: not read) as the table now, without a turn; frames reading them
+        otherwise later pay as misreads."""
+        out = []
+        for hyp in self.beam:
+            table = dict(hyp.table)
+            for key, value in changes.items():
+                if value == _GONE:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            piles = dict(hyp.piles)
+            for key, value in changes.items():
+                if key[0] == "top":
+                    stack = tuple(piles.get(key[1], ()))
+                    piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
+            misread = tuple(m for m in hyp.misread if m[0] not in changes)
+            out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
+                                  hyp.turn_frames, misread))
+        self.beam = out
+
+    def take_back(self, table: Fields) -> Turn | None:
+        """Undo on the page: the best reading without its last turn, the table back to `table`
+        (the table before that turn); the readings that disagree are dropped. Returns the turn taken back."""
+        if not self.beam or not self.beam[0].turns:
+            return None
+        best = self.beam[0]
+        last = best.turns[-1]
+        piles = dict(best.piles)
+        for pile, old, new, kind in reversed(last.piles):
+            stack = tuple(piles.get(pile, ()))
+            if kind == "discard" and stack and stack[-1] == new:
+                piles[pile] = stack[:-1]
+            elif kind == "draw":
+                piles[pile] = stack + ((old,) if old is not None else ())
+        self.beam = [Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), best.turns[:-1], best.cost,
+                                best.turn_frames[:-1])]
+        del self.committed[len(best.turns) - 1:]
+        return last
+
     def finish(self) -> None:
         """The recording ended: every turn of the best hypothesis is committed."""
         self._commit(final=True)

@@ -30,7 +30,7 @@ from .inference import (DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILE
 from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
                         observation_fields)
 
-CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
+CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard", "discarded")
 #: Findings about what the whole turn allows (cards played against allowed, piles changed, a row's
 #: top card taken back): a later part may show what allows more (a discard-a-card tile landed on —
 #: players do things in any order), so they are judged on the whole turn as seen now, never kept
@@ -588,6 +588,9 @@ class GameModel:
         kind = c.get("kind")
         if kind not in CORRECTION_KINDS:
             raise CorrectionError(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
+                                  source="correction", field="kind")
+        if kind == "discarded":
+            raise CorrectionError("who discarded a card is an answer to the decoder's question (TrackingConfig.decoder)",
                                   source="correction", field="kind")
         if kind == "seats":
             return self._correct_seats(c)
