@@ -9,6 +9,7 @@ only the turns from the first one that changed are judged again.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -37,7 +38,7 @@ class _Covered:
 
 def frame_json(obs: Observation, t: float, frame: int | None, last_raw: dict[str, Any] | None) -> dict[str, Any]:
     """A frame as the decoder's input, stored compactly (a usable frame reading as the last one: "same")."""
-    out: dict[str, Any] = {"i": frame, "t": round(float(t), 4)}
+    out: dict[str, Any] = {"frame": frame, "t": round(float(t), 4)}
     if obs.usable:
         raw = obs.to_json()
         if raw == last_raw:
@@ -64,8 +65,10 @@ class DecodedGame:
         self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
         self._tables: list[Fields] = []                                       # [i]: table after i turns
         self._folded: list[tuple[Turn, tuple]] = []                           # the turns folded, in order
-        #: corrections in the fold: (position: the turns before it, the correction, field changes it made)
+        #: corrections from the page: (the decoder's frame when made, the correction, field changes it made)
         self._corrections: list[tuple[int, dict[str, Any], dict]] = []
+        self._places: list[int] = []          # ... each after how many turns it is folded
+        self._final = self._models[0]         # the game after every turn and correction
         self.frames_taken: list[int] = []     # indexes of the usable frames fed
         self.last_raw: dict[str, Any] | None = None
         self._last_obs: Observation | None = None
@@ -99,15 +102,15 @@ class DecodedGame:
         if frame.get("same") and self._last_obs is not None:
             obs: Any = self._last_obs
         elif "raw" in frame:
-            obs = parse_observation(frame["raw"], source=f"stored frame {frame.get('i')}")
+            obs = parse_observation(frame["raw"], source=f"stored frame {frame.get('frame')}")
         else:
             obs = _Covered({"hands": frame["hands"]} if isinstance(frame.get("hands"), list) else {})
-        return self.feed(obs, float(frame.get("t") or 0.0), frame.get("i"))
+        return self.feed(obs, float(frame.get("t") or 0.0), frame.get("frame"))
 
     @property
     def model(self) -> GameModel:
-        """The game as read now: every turn of the decoder's best reading, judged."""
-        return self._models[-1]
+        """The game as read now: every turn of the decoder's best reading, judged, corrections applied."""
+        return self._final
 
     @property
     def committed(self) -> int:
@@ -132,6 +135,8 @@ class DecodedGame:
                                             "first": self.setup.first}, self.config)
                 self._template = None
                 return False
+            self._places = [0] * len(self._corrections)
+            self._final, _ = self._corrected(0)
             return True
         return self.refresh()
 
@@ -140,8 +145,8 @@ class DecodedGame:
         self.decoder.finish()
         return self.refresh()
 
-    def refresh(self) -> bool:
-        """Fold the decoder's best reading again from the first turn that changed."""
+    def refresh(self, force: bool = False) -> bool:
+        """Fold the decoder's best reading again from the first turn (or correction) that moved."""
         if self._template is None or self._models[0].table is None or not self.decoder.beam:
             return False
         best = self.decoder.beam[0]
@@ -150,34 +155,39 @@ class DecodedGame:
         while (same < min(len(turns), len(self._folded)) and self._folded[same][0] == turns[same]
                and self._folded[same][1] == turns[same].delta):
             same += 1
-        if same == len(turns) == len(self._folded):
+        # A correction comes after the turns begun before it was made (its frame), before the others.
+        starts = [turn.start for turn in turns]
+        places = [bisect.bisect_right(starts, frame) for frame, _c, _ch in self._corrections]
+        for old, new in zip(self._places, places):
+            if old != new:
+                same = min(same, old, new)
+        if same == len(turns) == len(self._folded) and not force and places == self._places:
             return False
+        self._places = places
         del self._models[same + 1:], self._tables[same + 1:], self._folded[same:]
-        if same == len(turns):    # (fewer turns than before: corrections made after them still count)
-            self._apply_corrections(self._models[-1], self._tables[-1], lambda p: p > same)
         for i in range(same, len(turns)):
             turn = turns[i]
-            frame = best.turn_frames[i] if i < len(best.turn_frames) else None
-            t = self.decoder.times.get(frame, self._models[-1].last_t or 0.0) if frame is not None else 0.0
-            table = dict(self._tables[-1])
+            model, table = self._corrected(i)
             for key, value in turn.delta:
                 if value == _GONE:
                     table.pop(key, None)
                 else:
                     table[key] = value
-            model = self._models[-1].clone()
+            frame = best.turn_frames[i] if i < len(best.turn_frames) else None
+            t = self.decoder.times.get(frame, model.last_t or 0.0) if frame is not None else 0.0
             model.apply_turn(turn.seat, fields_to_observation(table, self._template), _tops(turn), t, frame,
                              keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped)
-            last = i + 1 == len(turns)
-            self._apply_corrections(model, table, (lambda p: p >= i + 1) if last else (lambda p: p == i + 1))
             self._models.append(model)
             self._tables.append(table)
             self._folded.append((turn, turn.delta))
+        self._final, _ = self._corrected(len(turns))
         return True
 
-    def _apply_corrections(self, model: GameModel, table: Fields, where) -> None:
-        for position, c, changes in self._corrections:
-            if not where(position):
+    def _corrected(self, i: int) -> tuple[GameModel, Fields]:
+        """The game and table after i turns with the corrections placed there applied (copies)."""
+        model, table = self._models[i].clone(), dict(self._tables[i])
+        for (_frame, c, changes), place in zip(self._corrections, self._places):
+            if place != i:
                 continue
             for key, value in changes.items():
                 if value == _GONE:
@@ -188,11 +198,12 @@ class DecodedGame:
                 model.correct(c, model.last_t)
             except (CorrectionError, ValueError, LookupError):
                 pass   # (it no longer applies to the game as read now)
+        return model, table
 
     def correct(self, c: Mapping[str, Any]) -> str:
         """A correction from the page: evidence for the decoder (the table reads so; who discarded a
-        card), or a fact of the game (seats, the end, whose turn, points) folded after the turns so
-        far. Raises CorrectionError (or ValueError/LookupError) for one that cannot apply."""
+        card), or a fact of the game (seats, the end, whose turn, points) placed after the turns
+        begun before it. Raises CorrectionError (or ValueError/LookupError) for one that cannot apply."""
         c = dict(c)
         kind = c.get("kind")
         model = self.model
@@ -214,16 +225,12 @@ class DecodedGame:
             self.setup = trial.setup
             self.decoder.seats = dict(trial.setup.seats)
             self.decoder.seat_of_player = {p: s for s, p in trial.setup.seats.items()}
-        position = len(self._folded)
-        self._corrections.append((position, c, changes))
-        # (the last checkpoint becomes the corrected game: the turns after it are folded on it)
-        for key, value in changes.items():
-            if self._tables:
-                if value == _GONE:
-                    self._tables[-1].pop(key, None)
-                else:
-                    self._tables[-1][key] = value
-        self._models[-1] = trial
+        self._corrections.append((self.decoder.frame, c, changes))
+        self._places.append(len(self._folded))
+        if self._models[0].table is None:
+            self._final = trial
+        else:
+            self._final, _ = self._corrected(len(self._folded))
         return text
 
     def undo(self) -> int:
@@ -232,8 +239,10 @@ class DecodedGame:
         if n == 0:
             raise LookupError("there is no move to undo")
         self.decoder.take_back(dict(self._tables[n - 1]))
-        self._corrections = [x for x in self._corrections if x[0] < n]
-        self.refresh()
+        keep = [k for k, place in enumerate(self._places) if place < n]
+        self._corrections = [self._corrections[k] for k in keep]
+        self._places = [self._places[k] for k in keep]
+        self.refresh(force=True)
         return n
 
     def questions(self) -> list[dict[str, Any]]:

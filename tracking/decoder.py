@@ -65,6 +65,8 @@ class Turn:
     delta: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
     #: seats whose turn it was when this one was played out of turn (a rule break)
     skipped: tuple[str, ...] = ()
+    #: the frame at which the turn began (placing corrections made meanwhile); not part of its identity
+    start: int = field(default=-1, compare=False)
 
     @property
     def plays(self) -> int:
@@ -78,7 +80,7 @@ class Turn:
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped)
+                    self.delta + other.delta, self.skipped or other.skipped, self.start)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -263,6 +265,7 @@ class TurnDecoder:
         self._memo: dict[tuple, list] = {}
         best = math.inf
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+        no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
         for hyp in self.beam:                          # (the beam is ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
@@ -298,8 +301,11 @@ class TurnDecoder:
                     else:
                         new_table.pop(k, None)
                 frozen = frozenset(new_table.items())
+                # a change the last frame already read (otherwise) came under the hand before it,
+                # not between two frames with nothing over the table
+                back = cfg.decoder_no_hand if no_hand and all(k in held for k in taken) else 0.0
                 for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
-                    total = hyp.cost + emission + cost
+                    total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
@@ -343,7 +349,8 @@ class TurnDecoder:
                         turns[-1] = turns[-1].merged(part)
                         frames[-1] = self.frame
                     continue
-                turns.append(part if part is not None else Turn(slots[pos]))
+                turns.append(dataclasses.replace(part, start=self.frame) if part is not None
+                             else Turn(slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -395,11 +402,12 @@ class TurnDecoder:
         out = []
         variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
         for start in starts:
-            if last is not None and last.skipped:   # after a turn out of turn: the player whose turn it was
+            slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            if last is not None and last.skipped:
+                # after a turn out of turn either neighbour may go on: the player whose turn it was, or
+                # the one after the player who took it
                 nxt = self.order.index(last.skipped[0])
-                slots = [last.seat] + [self.order[(nxt + i) % n] for i in range(n)]
-            else:
-                slots = [self.order[(start + i) % n] for i in range(n + 1)]
+                variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], ()))
             variants.append((slots, ()))
             if last is not None:
                 # a seat whose fields changed playing before the seat whose turn it was (out of turn)

@@ -786,11 +786,15 @@ class DecodedTracker(GameTracker):
                 "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
 
     def _flush(self, inputs: list[tuple[str, dict[str, Any]]], derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
-        """Store the frames fed so far, then `inputs`, and what they caused, in one transaction."""
-        items = ([("frames", {"frames": self._frames})] if self._frames else []) + inputs
-        ids = self._commit(items, derived)
+        """Store the frames fed so far (with what they caused: `derived` when there are no `inputs`);
+        then `inputs` with what they caused."""
+        frames = [("frames", {"frames": self._frames})] if self._frames else []
         self._frames = []
-        return ids
+        if not inputs:
+            return self._commit(frames, derived)
+        if frames:
+            self._commit(frames, [])
+        return self._commit(inputs, derived)
 
     def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
         with self._cond:
@@ -813,7 +817,7 @@ class DecodedTracker(GameTracker):
         decoded = self.journal
         before = (decoded.settled, len(decoded.questions()))
         self._frames.append(frame)
-        changed = decoded.feed(obs, frame["t"], frame["i"]) if obs is not None else decoded.feed_json(frame)
+        changed = decoded.feed(obs, frame["t"], frame["frame"]) if obs is not None else decoded.feed_json(frame)
         derived = []
         if changed or (decoded.settled, len(decoded.questions())) != before:
             derived = self._decoder_announcements(frame["t"])
