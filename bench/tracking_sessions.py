@@ -44,6 +44,9 @@ from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
 from tracking.tracker import DecodedTracker, GameTracker  # noqa: E402
 
+#: the tracking settings the games run with (--set NAME=VALUE changes them)
+SETTINGS = TrackingConfig()
+
 KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
 
 
@@ -111,7 +114,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     if noise:
         observer = MisreadInjector(observer, noise, seed)
     if make_tracker is None:
-        config = dataclasses.replace(TrackingConfig(), auto_end_on_empty_draw_pile=True)  # as replays end games
+        config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
         tracker = GameTracker(EventStore(":memory:"), config=config, observer="truth")
     else:
         tracker = make_tracker()
@@ -194,7 +197,7 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     observer: Any = MemoryTruthObserver(session)
     if noise:
         observer = MisreadInjector(observer, noise, seed)
-    config = dataclasses.replace(TrackingConfig(), auto_end_on_empty_draw_pile=True)  # as replays end games
+    config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
     game = DecodedGame(Setup.from_json(dict(stream["setup"]), "bench"), config)
     state_times: list[float] = []
     frame_times: list[float] = []
@@ -242,7 +245,11 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
     parser.add_argument("--decoder", action="store_true",
                         help="run tracking.decoded.DecodedGame (the turn decoder, judged by the engine) "
                              "instead of the tracker")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a tracking setting (TrackingConfig) for this run, e.g. --set decoder_lag=10")
     args = parser.parse_args(argv)
+    global SETTINGS
+    SETTINGS = TrackingConfig.from_json({k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "--set")
 
     plans: dict = {}
     rows = []

@@ -122,6 +122,8 @@ class TrackingConfig:
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
     decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
     decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
+    decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
+    #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
     decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
     decoder_slow_seconds: float = 2.5    # ... this long after it: the next player

@@ -69,6 +69,7 @@ class DecodedGame:
         self._corrections: list[tuple[int, dict[str, Any], dict]] = []
         self._places: list[int] = []          # ... each after how many turns it is folded
         self._final = self._models[0]         # the game after every turn and correction
+        self._undone: tuple | None = None     # the reading before the last undo (keep() puts it back)
         self.frames_taken: list[int] = []     # indexes of the usable frames fed
         self.last_raw: dict[str, Any] | None = None
         self._last_obs: Observation | None = None
@@ -238,12 +239,22 @@ class DecodedGame:
         n = len(self._folded)
         if n == 0:
             raise LookupError("there is no move to undo")
+        self._undone = (list(self.decoder.beam), list(self.decoder.committed), list(self._corrections),
+                        list(self._places))
         self.decoder.take_back(dict(self._tables[n - 1]))
         keep = [k for k, place in enumerate(self._places) if place < n]
         self._corrections = [self._corrections[k] for k in keep]
         self._places = [self._places[k] for k in keep]
         self.refresh(force=True)
         return n
+
+    def keep(self) -> None:
+        """The players kept the move last undone (the table still showed it): the reading before the undo."""
+        if self._undone is None:
+            raise LookupError("no move was undone")
+        self.decoder.beam, self.decoder.committed, self._corrections, self._places = (list(x) for x in self._undone)
+        self._undone = None
+        self.refresh(force=True)
 
     def questions(self) -> list[dict[str, Any]]:
         """Open "unclear — who discarded the red 7?" questions (decoder.open_questions)."""

@@ -450,7 +450,7 @@ class TurnDecoder:
                         if 1 not in parts:
                             continue
                         parts[1] = dataclasses.replace(parts[1], skipped=skipped)
-                        cost += cfg.decoder_rule
+                        cost += cfg.decoder_out_of_turn
                     cost += self._cut_cost(last, slots, parts, hands, after)
                     out.append((cost, parts, slots, new_piles))
         out.sort(key=lambda x: x[0])

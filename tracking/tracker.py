@@ -32,7 +32,7 @@ from .stability import StableStateFilter, fields_equal, observation_fields, susp
 from .store import EventStore
 
 #: Stored kinds that are inputs of the fold; the others are what the inputs caused.
-INPUT_KINDS = ("game", "state", "correction", "undo")
+INPUT_KINDS = ("game", "state", "frames", "correction", "undo", "keep", "finish")
 RECENT_EVENTS = 4096
 #: Frame-source states (camera.sources) meaning the camera is away: tracking pauses meanwhile.
 CAMERA_DOWN = ("lost", "retrying", "failed")
@@ -742,6 +742,11 @@ class DecodedTracker(GameTracker):
                              "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
             elif e.kind == "finish":
                 decoded.finish()
+            elif e.kind == "keep":
+                try:
+                    decoded.keep()
+                except LookupError:
+                    pass
             elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
                 if e.payload["dispute"] == "settled":
                     disputed = None
@@ -826,9 +831,24 @@ class DecodedTracker(GameTracker):
         ids = self._flush([], derived)
         return self._events_after(ids[0] - 1)
 
-    def _add_state(self, payload: dict[str, Any]) -> list[LiveEvent]:
-        # (resolve_disputed(keep=True): the frame held since the undo is read after all)
-        return self._take(payload)
+    def resolve_disputed(self, keep: bool) -> dict[str, Any]:
+        with self._cond:
+            decoded = self._need_game()
+            if self._disputed is None or self._disputed["taken_back"]:
+                raise LookupError("no undone move is waiting for a decision")
+            held = self._disputed["payload"]
+            if keep:
+                if held is None:
+                    raise LookupError("the camera has not seen the table since the undo: nothing to keep yet")
+                self._set_disputed(None)
+                decoded.keep()   # (the players' word: the reading before the undo stands)
+                self._flush([("keep", {"move": self.announced_moves.get(len(decoded.model.turns))})],
+                            self._decoder_announcements(decoded.model.last_t or 0.0))
+                self._take(held)
+            else:
+                self._disputed["taken_back"] = True
+            self._publish_disputed()
+            return self._snapshot_locked()
 
     def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(correction, dict):
