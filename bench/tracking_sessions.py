@@ -42,7 +42,10 @@ from tracking.config import TrackingConfig  # noqa: E402
 from tracking.noise import MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
-from tracking.tracker import GameTracker  # noqa: E402
+from tracking.tracker import DecodedTracker, GameTracker  # noqa: E402
+
+#: the tracking settings the games run with (--set NAME=VALUE changes them)
+SETTINGS = TrackingConfig()
 
 KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
 
@@ -111,11 +114,12 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     if noise:
         observer = MisreadInjector(observer, noise, seed)
     if make_tracker is None:
-        config = dataclasses.replace(TrackingConfig(), auto_end_on_empty_draw_pile=True)  # as replays end games
+        config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
         tracker = GameTracker(EventStore(":memory:"), config=config, observer="truth")
     else:
         tracker = make_tracker()
     tracker.new_game(dict(stream["setup"]))
+    decoding = isinstance(tracker, DecodedTracker)
     state_times: list[float] = []
     frame_times: list[float] = []
     for ref in session.frames:
@@ -124,15 +128,24 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
         events = tracker.feed(obs, float(ref.t), ref.index)
         dt = time.perf_counter() - started
         frame_times.append(dt)
-        if any(e.type == "state" for e in events):
-            state_times.append(dt)
+        if any(e.type == "state" for e in events) or (decoding and obs.usable):
+            state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
     tracker.finish("recording ended")
     snap = tracker.snapshot()
-    true_sigs, _ = true_signatures_of_session(session)
     model = tracker.journal.model
+    totals = {s: p["total"] for s, p in (snap["scores"] or {}).get("scores", {}).items()}
+    live = [w for w in snap["warnings"] if not w.get("withdrawn")]
+    out = judge_game(stream, session, model, live, totals)
+    out.update(withdrawn=len(snap["warnings"]) - len(live), state_times=state_times, frame_times=frame_times)
+    return out
+
+
+def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live: list[dict[str, Any]],
+               totals: dict[str, int]) -> dict[str, Any]:
+    """Visible turns exact, injected breaks flagged, final scores right (warnings: {"move_id", "code"})."""
+    true_sigs, _ = true_signatures_of_session(session)
     tracked_sigs = [signature_of_turn(model, t) for t in model.turns]
     check = compare_turns(true_sigs, tracked_sigs)
-    totals = {s: p["total"] for s, p in (snap["scores"] or {}).get("scores", {}).items()}
 
     # Injected rule breaks: a warning of the injected code on the tracked move of that turn (or beside it).
     turn_of_event: list[int] = []
@@ -144,7 +157,6 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
             seat = line.get("seat")
         turn_of_event.append(k)
     aligned = align_turns(true_sigs, tracked_sigs)
-    live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     by_move: dict[int, set[str]] = {}
     for w in live:
         by_move.setdefault(w["move_id"], set()).add(w["code"])
@@ -170,37 +182,48 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
             flagged += 1
         else:
             missed[code] += 1
-    return {"check": check, "warnings": live, "withdrawn": len(snap["warnings"]) - len(live),
+    return {"check": check, "warnings": live, "withdrawn": 0,
             "injected": injected, "flagged": flagged, "invisible": invisible, "missed_codes": dict(missed),
-            "final_match": totals == stream["final"]["totals"], "state_times": state_times,
-            "frame_times": frame_times}
+            "final_match": totals == stream["final"]["totals"]}
 
 
 def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[str, Any]:
-    """The same game through tracking.decoder.TurnDecoder (turns only: no warnings, no scores yet)."""
-    from tracking.decoder import TurnDecoder
+    """The same game through tracking.decoded.DecodedGame (the decoder's turns, judged by the engine),
+    ended as a replay ends it (its last plays over, or the draw pile's count run out)."""
+    from engine.setup import Setup
+    from tracking.decoded import DecodedGame
 
     session = MemorySession(stream)
     observer: Any = MemoryTruthObserver(session)
     if noise:
         observer = MisreadInjector(observer, noise, seed)
-    decoder = TurnDecoder(stream["setup"])
+    config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
+    game = DecodedGame(Setup.from_json(dict(stream["setup"]), "bench"), config)
     state_times: list[float] = []
     frame_times: list[float] = []
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started = time.perf_counter()
-        decoder.feed(obs, ref.index, float(ref.t))
+        game.feed(obs, float(ref.t), ref.index)
         dt = time.perf_counter() - started
         frame_times.append(dt)
         if obs.usable:
             state_times.append(dt)
-    decoder.finish()
-    true_sigs, _ = true_signatures_of_session(session)
-    check = compare_turns(true_sigs, [t.signature() for t in decoder.committed])
-    return {"check": check, "warnings": [], "withdrawn": 0, "injected": 0, "flagged": 0, "invisible": 0,
-            "missed_codes": {}, "final_match": False, "state_times": state_times, "frame_times": frame_times,
-            "corrections": len(decoder.corrections), "questions": len(decoder.questions)}
+    game.finish()
+    model = game.model.clone()
+    if model.phase == "final":
+        model.correct({"kind": "end", "reason": "recording ended"})
+    elif model.phase == "play" and model.draw_pile_left() <= 0:
+        model.correct({"kind": "end", "reason": "draw-pile"})
+        if model.phase == "final":
+            model.correct({"kind": "end", "reason": "recording ended"})
+    live = [{"move_id": turn.move_id, "code": v.code, "message": v.message} for turn in model.turns for v in turn.violations()]
+    sheet = model.score_sheet()
+    totals = {s: p.total for s, p in sheet.scores.items()} if sheet is not None else {}
+    out = judge_game(stream, session, model, live, totals)
+    out.update(state_times=state_times, frame_times=frame_times, corrections=len(game.decoder.corrections),
+               questions=len(game.decoder.questions))
+    return out
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -220,9 +243,13 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
     parser.add_argument("--show", type=int, default=2, help="mismatches shown per game (stderr)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--decoder", action="store_true",
-                        help="run tracking.decoder.TurnDecoder instead of the tracker (turns only: warnings, "
-                             "breaks and scores are not decoded yet and print as 0)")
+                        help="run tracking.decoded.DecodedGame (the turn decoder, judged by the engine) "
+                             "instead of the tracker")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a tracking setting (TrackingConfig) for this run, e.g. --set decoder_lag=10")
     args = parser.parse_args(argv)
+    global SETTINGS
+    SETTINGS = TrackingConfig.from_json({k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "--set")
 
     plans: dict = {}
     rows = []
@@ -245,8 +272,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     r.update(seed=seed, players=players, illegal=bool(illegal))
                     per_noise[noise].append(r)
                     c = r["check"]
-                    bad = c["exact"] != c["true_turns"] or (not args.decoder and (
-                        (not illegal and r["warnings"]) or not r["final_match"] or r["flagged"] != r["injected"]))
+                    bad = c["exact"] != c["true_turns"] or (not illegal and r["warnings"]) or \
+                        not r["final_match"] or r["flagged"] != r["injected"]
                     if bad and args.show:
                         print(f"{kind} {fps:g}fps noise {noise:g} {players}p seed {seed}"
                               f"{' illegal' if illegal else ''}: {c['exact']}/{c['true_turns']} exact, "

@@ -102,7 +102,12 @@ class TrackingConfig:
     hindsight_other: float = 1.0           # cost of any other misread that held a whole still moment
     pile_record_rereads: bool = True       # a pile's record can prove a draw-looking reading misread
 
-    # The turn decoder (tracking/decoder.py, issue 17; not wired in yet): costs are −log-probability-like
+    #: The moves are decided by the turn decoder (tracking/decoded.py, DecodedTracker); False: by the
+    #: journal of accepted table states (tracking/model.py). Off by default until every tracking test
+    #: passes with the decoder (issue 17 notes list those that do not yet).
+    decoder: bool = False
+
+    # The turn decoder (tracking/decoder.py, issue 17): costs are −log-probability-like
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
@@ -117,6 +122,8 @@ class TrackingConfig:
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
     decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
     decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
+    decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
+    #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
     decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
     decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
@@ -127,6 +134,8 @@ class TrackingConfig:
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_answer: float = 30.0         # a reading against a seat named on the page
     decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked
+    decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
+    #                                      with its warnings before the lag commits it
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None, source: str = "tracking config") -> "TrackingConfig":

@@ -40,6 +40,9 @@ from engine.observation import Observation
 from .config import TrackingConfig
 from .stability import FieldKey, Fields, observation_fields
 
+#: a field's reading in Turn.delta when the field is no longer read (a row emptied, a pile gone)
+_GONE = "<gone>"
+
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
 
@@ -57,6 +60,13 @@ class Turn:
     tiles: tuple[str, ...] = ()                          # tile codes taken
     unseen_draws: int = 0                                # reaches read as a draw from the draw pile
     pawns_lost: int = 0                                  # pawns gone from the board (or come): a misread
+    #: the fields this turn changed, (field, reading after; _GONE: no longer read) in order — what the
+    #: engine judges (tracking.model.GameModel.apply_turn); not part of the turn's identity
+    delta: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
+    #: seats whose turn it was when this one was played out of turn (a rule break)
+    skipped: tuple[str, ...] = ()
+    #: the frame at which the turn began (placing corrections made meanwhile); not part of its identity
+    start: int = field(default=-1, compare=False)
 
     @property
     def plays(self) -> int:
@@ -69,7 +79,8 @@ class Turn:
     def merged(self, other: "Turn") -> "Turn":
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
-                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost)
+                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
+                    self.delta + other.delta, self.skipped or other.skipped, self.start)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -136,6 +147,8 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self.start: Fields | None = None       # the table of the first usable frame (turns change it)
+        self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
 
     # ------------------------------------------------------------------ input
 
@@ -158,7 +171,10 @@ class TurnDecoder:
             return
         fields = observation_fields(obs)
         costs = self._misread_costs(obs)
+        if t is not None:
+            self.times[self.frame] = t
         if not self.beam:
+            self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
         else:
             self._advance(fields, costs)
@@ -171,6 +187,47 @@ class TurnDecoder:
         self.answers[(pile, card)] = seat
         self.beam = sorted((self._with_answers(h, pile, card) for h in self.beam), key=lambda h: h.cost)
         self._commit()
+
+    def fix(self, changes: Mapping[FieldKey, Any]) -> None:
+        """The players said the table reads so (a correction on the page): every hypothesis takes
+        these readings (_GONE: not read) as the table now, without a turn; frames reading them
+        otherwise later pay as misreads."""
+        out = []
+        for hyp in self.beam:
+            table = dict(hyp.table)
+            for key, value in changes.items():
+                if value == _GONE:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            piles = dict(hyp.piles)
+            for key, value in changes.items():
+                if key[0] == "top":
+                    stack = tuple(piles.get(key[1], ()))
+                    piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
+            misread = tuple(m for m in hyp.misread if m[0] not in changes)
+            out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
+                                  hyp.turn_frames, misread))
+        self.beam = out
+
+    def take_back(self, table: Fields) -> Turn | None:
+        """Undo on the page: the best reading without its last turn, the table back to `table`
+        (the table before that turn); the readings that disagree are dropped. Returns the turn taken back."""
+        if not self.beam or not self.beam[0].turns:
+            return None
+        best = self.beam[0]
+        last = best.turns[-1]
+        piles = dict(best.piles)
+        for pile, old, new, kind in reversed(last.piles):
+            stack = tuple(piles.get(pile, ()))
+            if kind == "discard" and stack and stack[-1] == new:
+                piles[pile] = stack[:-1]
+            elif kind == "draw":
+                piles[pile] = stack + ((old,) if old is not None else ())
+        self.beam = [Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), best.turns[:-1], best.cost,
+                                best.turn_frames[:-1])]
+        del self.committed[len(best.turns) - 1:]
+        return last
 
     def finish(self) -> None:
         """The recording ended: every turn of the best hypothesis is committed."""
@@ -208,6 +265,7 @@ class TurnDecoder:
         self._memo: dict[tuple, list] = {}
         best = math.inf
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+        no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
         for hyp in self.beam:                          # (the beam is ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
@@ -243,8 +301,11 @@ class TurnDecoder:
                     else:
                         new_table.pop(k, None)
                 frozen = frozenset(new_table.items())
+                # a change the last frame already read (otherwise) came under the hand before it,
+                # not between two frames with nothing over the table
+                back = cfg.decoder_no_hand if no_hand and all(k in held for k in taken) else 0.0
                 for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
-                    total = hyp.cost + emission + cost
+                    total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
@@ -288,7 +349,8 @@ class TurnDecoder:
                         turns[-1] = turns[-1].merged(part)
                         frames[-1] = self.frame
                     continue
-                turns.append(part if part is not None else Turn(slots[pos]))
+                turns.append(dataclasses.replace(part, start=self.frame) if part is not None
+                             else Turn(slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -338,8 +400,21 @@ class TurnDecoder:
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
         hands = self.interval.hands
         out = []
+        variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
         for start in starts:
             slots = [self.order[(start + i) % n] for i in range(n + 1)]
+            if last is not None and last.skipped:
+                # after a turn out of turn either neighbour may go on: the player whose turn it was, or
+                # the one after the player who took it
+                nxt = self.order.index(last.skipped[0])
+                variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], ()))
+            variants.append((slots, ()))
+            if last is not None:
+                # a seat whose fields changed playing before the seat whose turn it was (out of turn)
+                for seat in owned:
+                    if seat != slots[1] and (seat != slots[0] or last.plays):
+                        variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
+        for slots, skipped in variants:
             for choice in itertools.product(*pile_options) if pile_options else [()]:
                 events = [c[0] for c in choice]
                 base_cost = sum(c[1] for c in choice)
@@ -351,19 +426,32 @@ class TurnDecoder:
                     ok = True
                     for seat, keys in owned.items():
                         positions = [i for i, s in enumerate(slots) if s == seat]
+                        if not positions:
+                            ok = False
+                            break
                         # a seat's own fields go to its first slot (its open turn, or its next turn)
-                        pos = positions[0] if last is None or positions[0] > 0 or self._open_can_go_on(last) \
-                            else positions[-1]
+                        pos = 1 if skipped and seat == slots[1] else positions[0] if (
+                            last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
                         parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
                     for ev, pos in zip(events, where):
-                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(Turn(slots[pos], piles=(ev,)))
+                        key = ("top", ev[0])
+                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
+                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),)))
                     if loose_tiles:
                         mover = min(parts) if parts else 0
                         tiles = tuple(str(before.get(k)) for k in loose_tiles)
-                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(Turn(slots[mover], tiles=tiles))
+                        delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
+                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                            Turn(slots[mover], tiles=tiles, delta=delta))
                     if not ok or not parts:
                         continue
-                    cost = base_cost + self._cut_cost(last, slots, parts, hands, after)
+                    cost = base_cost
+                    if skipped:
+                        if 1 not in parts:
+                            continue
+                        parts[1] = dataclasses.replace(parts[1], skipped=skipped)
+                        cost += cfg.decoder_out_of_turn
+                    cost += self._cut_cost(last, slots, parts, hands, after)
                     out.append((cost, parts, slots, new_piles))
         out.sort(key=lambda x: x[0])
         return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
@@ -414,8 +502,11 @@ class TurnDecoder:
             plays, draws = turn.plays, turn.draws
             # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
             clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
-            if len(turn.steps) > len(turn.lays) + clovers:
-                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers)
+            # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
+            # leaves the row as it was: its pawn step is the card's only trace)
+            hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
+            if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
+                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
             cost += cfg.decoder_rule * turn.pawns_lost
             # a card leaves a row only for a discard-a-card tile (onto its pile)
             tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
@@ -430,6 +521,8 @@ class TurnDecoder:
             if complete:
                 if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
                     cost += cfg.decoder_traceless
+                    if hands and not hands.get(turn.seat):   # (no hand of theirs seen, hands read)
+                        cost += cfg.decoder_hand_missing
                 elif plays == 0:
                     cost += cfg.decoder_twin          # its card went onto a twin: no trace
             if part is not None and pos > 0 and last is not None and pos == 0:
@@ -508,7 +601,8 @@ class TurnDecoder:
                         old.remove(c)
                     else:
                         wish.append(c)
-        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost)
+        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
+                    delta=tuple((k, after.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 
@@ -549,6 +643,12 @@ class TurnDecoder:
                     if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
                         self.questions.append(q)
             break
+
+
+def tiles_discard_landed(turn: Turn, table: Fields) -> int:
+    """Steps of a turn onto a discard-a-card tile (still on the board, or taken by this turn)."""
+    landed = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+    return landed + (1 if "discard" in turn.tiles else 0)
 
 
 def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:

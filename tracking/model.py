@@ -30,7 +30,7 @@ from .inference import (DEFERRED_CODES, NEED_ACTIVE, NEED_NONE, NEED_REACH, SILE
 from .stability import (FieldKey, Reach, changed_fields, field_default, fields_equal, fields_to_observation,
                         observation_fields)
 
-CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard")
+CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard", "discarded")
 #: Findings about what the whole turn allows (cards played against allowed, piles changed, a row's
 #: top card taken back): a later part may show what allows more (a discard-a-card tile landed on —
 #: players do things in any order), so they are judged on the whole turn as seen now, never kept
@@ -541,6 +541,29 @@ class GameModel:
         self._apply_segments(inference, t, frame)
         self.table = table
 
+    def apply_turn(self, seat: str, after: Observation, tops: Sequence[TopChange], t: float, frame: int | None,
+                   *, keys: Sequence[FieldKey] = (), hidden_draws: int = 0, skipped: Sequence[str] = ()) -> None:
+        """One whole turn as the decoder read it (tracking.decoder): `seat` changed the table to
+        `after` (discarding and drawing `tops`); the engine judges it, the score and the game's end follow."""
+        if self.table is None:
+            raise ValueError("no table yet: accept() the first table state before a turn")
+        before = self.table
+        silent = not keys and not tops and not hidden_draws
+        try:
+            report = self.rules.check(before, after)
+        except MalformedInput as exc:   # a table the engine cannot judge: the move stands, unjudged
+            self._note(f"move at frame {frame} could not be checked: {exc}")
+            report = ChangeReport((), ())
+        plays = sum(1 for tp in tops if tp.kind == "discard")
+        hidden_plays = 1 if not silent and not plays and not any(k[0] in ("row", "points_row") for k in keys) \
+            and any(tp.kind == "draw" for tp in tops) else 0   # (its card went onto its twin: no trace)
+        facts = SILENT_FACTS if silent else TurnFacts(0, 0, 0, 0, 1, 0, False, hidden_plays, hidden_draws)
+        seg = Segment(seat, False, tuple(keys), before, after, report, tuple(tops), tuple(skipped), facts, (), True,
+                      silent)
+        self._apply_segments(Inference((seg,), 0, 1.0, (), None), t, frame)
+        self.table = self.raw = after
+        self.last_t, self.last_frame = t, frame
+
     def _note(self, text: str) -> None:
         self.notes = (self.notes + [text])[-20:]
 
@@ -565,6 +588,9 @@ class GameModel:
         kind = c.get("kind")
         if kind not in CORRECTION_KINDS:
             raise CorrectionError(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
+                                  source="correction", field="kind")
+        if kind == "discarded":
+            raise CorrectionError("who discarded a card is an answer to the decoder's question (TrackingConfig.decoder)",
                                   source="correction", field="kind")
         if kind == "seats":
             return self._correct_seats(c)

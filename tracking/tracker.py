@@ -24,12 +24,15 @@ from engine.observation import Observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
+from engine.observation import parse_observation
+
+from .decoded import DecodedGame, frame_json
 from .model import CORRECTION_KINDS, GameModel, Input, Journal, TurnRecord, summarize, turn_text
-from .stability import StableStateFilter, suspicious_fields
+from .stability import StableStateFilter, fields_equal, observation_fields, suspicious_fields
 from .store import EventStore
 
 #: Stored kinds that are inputs of the fold; the others are what the inputs caused.
-INPUT_KINDS = ("game", "state", "correction", "undo")
+INPUT_KINDS = ("game", "state", "frames", "correction", "undo", "keep", "finish")
 RECENT_EVENTS = 4096
 #: Frame-source states (camera.sources) meaning the camera is away: tracking pauses meanwhile.
 CAMERA_DOWN = ("lost", "retrying", "failed")
@@ -65,7 +68,15 @@ def move_json(model: GameModel, turn: TurnRecord) -> dict[str, Any]:
 
 
 class GameTracker:
-    """The live game behind the phone page and the replay command (module docstring)."""
+    """The live game behind the phone page and the replay command (module docstring).
+
+    With TrackingConfig.decoder (the default) GameTracker(...) is a DecodedTracker: the same API,
+    the moves decided by the turn decoder."""
+
+    def __new__(cls, *args: Any, config: TrackingConfig | None = None, **kwargs: Any) -> "GameTracker":
+        if cls is GameTracker and (config or TrackingConfig()).decoder:
+            cls = DecodedTracker
+        return super().__new__(cls)
 
     def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
                  config: TrackingConfig | None = None, observer: str | None = None,
@@ -100,6 +111,7 @@ class GameTracker:
         self.warning_order: list[tuple] = []
         self.announced_score: dict[str, Any] | None = None
         self.announced_over: dict[str, Any] | None = None
+        self.announced_questions: list[dict[str, Any]] = []
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
         self._unsettled_until: float | None = None   # warnings of the last state wait until then
@@ -147,20 +159,8 @@ class GameTracker:
                     disputed = None
                 elif disputed is not None:
                     disputed["taken_back"] = True
-            elif e.kind == "move":
-                if e.payload.get("removed"):
-                    self.announced_moves.pop(e.payload["id"], None)
-                else:
-                    self.announced_moves[e.payload["id"]] = e.payload
-            elif e.kind == "warning":
-                key = tuple(e.payload["key"])
-                if key not in self.announced_warnings:
-                    self.warning_order.append(key)
-                self.announced_warnings[key] = e.payload
-            elif e.kind == "score":
-                self.announced_score = e.payload.get("scores")
-            elif e.kind == "game-over":
-                self.announced_over = e.payload if e.payload.get("over", True) else None
+            else:
+                self._recall(e)
         if setup is None or journal is None:
             return
         for inp in stack:
@@ -177,6 +177,29 @@ class GameTracker:
         derived = self._announcements(model, model.last_t or 0.0)
         if derived:
             self._commit([], derived)
+
+    def _recall(self, e: Any) -> None:
+        """A stored consequence (move, warning, score, end) read back on resume: what was announced."""
+        if e.kind == "move":
+            if e.payload.get("removed"):
+                self.announced_moves.pop(e.payload["id"], None)
+            else:
+                self.announced_moves[e.payload["id"]] = e.payload
+        elif e.kind == "warning":
+            key = tuple(e.payload["key"])
+            if key not in self.announced_warnings:
+                self.warning_order.append(key)
+            self.announced_warnings[key] = e.payload
+        elif e.kind == "score":
+            self.announced_score = e.payload.get("scores")
+        elif e.kind == "game-over":
+            self.announced_over = e.payload if e.payload.get("over", True) else None
+        elif e.kind == "question":
+            self.announced_questions = list(e.payload.get("questions") or [])
+
+    def _make_journal(self, setup: Setup) -> Any:
+        """What folds this game's inputs (the journal; DecodedTracker: the decoder)."""
+        return Journal(setup, self.config, self.games)
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -195,7 +218,7 @@ class GameTracker:
             self._reset_game_state()
             self.game_id, self.setup, self.started = game_id, parsed, started
             self.origin = payload.get("origin")
-            self.journal = Journal(parsed, self.config, self.games)
+            self.journal = self._make_journal(parsed)
             self.filter.set_reference(None, hand=True)
             self.filter.reset()
             self._arm_filter()
@@ -494,7 +517,8 @@ class GameTracker:
             raise
         return self._events_after(ids[0] - 1)
 
-    def _announcements(self, model: GameModel, t: float, settled: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    def _announcements(self, model: GameModel, t: float, settled: bool = True,
+                       hold: set[int] | None = None) -> list[tuple[str, dict[str, Any]]]:
         """What changed for the page since the last announcement: moves, warnings, score, end.
 
         settled=False (a table state just taken): the warnings of moves read from it wait until the
@@ -505,6 +529,8 @@ class GameTracker:
         held: set[tuple] = set()  # warnings this state raises wait with it (they may be a misread's)
         if not settled:
             fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
+        if hold is not None:   # (the decoder: the warnings of moves it has not committed yet wait)
+            fresh = set(hold)
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
@@ -663,6 +689,222 @@ class GameTracker:
                 "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
 
 
+class DecodedTracker(GameTracker):
+    """The live game with its moves decided by the turn decoder (issue 17; tracking/decoded.py):
+    every frame (table readings and hand frames alike) is evidence for the decoder, whose best
+    reading the rules engine judges (moves, warnings, scores, the end). A move's warnings are shown
+    once the decoder is sure of it (decoded.settled); a move it reads otherwise later is re-sent
+    (or removed). Corrections from the page are evidence too (the table reads so; who discarded a
+    card: the answer to an "unclear — who discarded the red 7?" question), undo takes the last move
+    back. The frames are stored ("frames" events, compactly) with what they caused, so a restart
+    decodes them again and resumes where it was."""
+
+    #: frames kept in memory before they are stored without a consequence (a crash loses at most these)
+    FRAME_BATCH = 64
+
+    def _reset_game_state(self) -> None:
+        super()._reset_game_state()
+        self._frames: list[dict[str, Any]] = []
+        self._disputed_fields: Any = None
+
+    def _make_journal(self, setup: Setup) -> DecodedGame:
+        return DecodedGame(setup, self.config, self.games)
+
+    def _resume(self) -> None:
+        game = self.store.latest_game()
+        if game is None:
+            return
+        decoded: DecodedGame | None = None
+        setup = started = origin = None
+        disputed: dict[str, Any] | None = None
+        for e in self.store.events(game=game):
+            if e.kind == "game":
+                setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
+                started, origin, disputed = e.payload.get("started"), e.payload.get("origin"), None
+                decoded = DecodedGame(setup, self.config, self.games)
+            elif decoded is None:
+                continue
+            elif e.kind == "frames":
+                for f in e.payload.get("frames") or ():
+                    decoded.feed_json(f)
+            elif e.kind == "correction":
+                try:
+                    decoded.correct(e.payload["correction"])
+                except (MalformedInput, ValueError, LookupError):
+                    pass   # (refused now as it was then: it changed nothing)
+            elif e.kind == "undo":
+                try:
+                    decoded.undo()
+                except LookupError:
+                    pass
+                held = e.payload.get("disputed")
+                disputed = ({"raw": held.get("raw"), "move": dict(held.get("move") or {}), "payload": None,
+                             "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
+            elif e.kind == "finish":
+                decoded.finish()
+            elif e.kind == "keep":
+                try:
+                    decoded.keep()
+                except LookupError:
+                    pass
+            elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
+                if e.payload["dispute"] == "settled":
+                    disputed = None
+                elif disputed is not None:
+                    disputed["taken_back"] = True
+            else:
+                self._recall(e)
+        if decoded is None or setup is None:
+            return
+        self.game_id, self.setup, self.started, self.journal = game, decoded.setup, started, decoded
+        self.origin = origin if isinstance(origin, dict) else None
+        self._set_disputed(disputed)
+        self.resumed = True
+        self._arm_filter()
+        derived = self._decoder_announcements(decoded.model.last_t or 0.0)
+        if derived:
+            self._commit([], derived)
+
+    def _set_disputed(self, disputed: dict[str, Any] | None) -> None:
+        self._disputed = disputed
+        self._disputed_fields = None
+        if disputed is not None and disputed.get("raw"):
+            try:
+                self._disputed_fields = observation_fields(parse_observation(disputed["raw"], source="undo"))
+            except MalformedInput:
+                self._disputed = None
+
+    def _decoder_announcements(self, t: float) -> list[tuple[str, dict[str, Any]]]:
+        decoded = self.journal
+        model = decoded.model
+        settled = decoded.settled
+        out = self._announcements(model, t, hold={turn.move_id for turn in model.turns[settled:]})
+        questions = [self._question_json(q) for q in decoded.questions()]
+        if questions != self.announced_questions:
+            self.announced_questions = questions
+            out.append(("question", {"questions": questions}))
+        return out
+
+    def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
+        assert self.setup is not None
+        return {"pile": q["pile"], "card": q["card"], "text": q["text"],
+                "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
+
+    def _flush(self, inputs: list[tuple[str, dict[str, Any]]], derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Store the frames fed so far (with what they caused: `derived` when there are no `inputs`);
+        then `inputs` with what they caused."""
+        frames = [("frames", {"frames": self._frames})] if self._frames else []
+        self._frames = []
+        if not inputs:
+            return self._commit(frames, derived)
+        if frames:
+            self._commit(frames, [])
+        return self._commit(inputs, derived)
+
+    def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
+        with self._cond:
+            self._last_frame = frame_index
+            self.filter.feed(obs, t)   # (its status only: frames seen, paused, the camera's gaps)
+            out = self._status_events(t)
+            if self.journal is None and not (obs.usable and self._auto_setup(obs)):
+                return out
+            decoded = self.journal
+            if self._disputed is not None and obs.usable and self._disputed_fields is not None:
+                if fields_equal(observation_fields(obs), self._disputed_fields):
+                    # the table still shows the move that was undone: it waits for the players' word
+                    self._disputed["payload"] = frame_json(obs, t, frame_index, None)
+                    return out
+                self._set_disputed(None)
+                self._publish_disputed()
+            return out + self._take(frame_json(obs, t, frame_index, decoded.last_raw), obs)
+
+    def _take(self, frame: dict[str, Any], obs: Observation | None = None) -> list[LiveEvent]:
+        decoded = self.journal
+        before = (decoded.settled, len(decoded.questions()))
+        self._frames.append(frame)
+        changed = decoded.feed(obs, frame["t"], frame["frame"]) if obs is not None else decoded.feed_json(frame)
+        derived = []
+        if changed or (decoded.settled, len(decoded.questions())) != before:
+            derived = self._decoder_announcements(frame["t"])
+        if not derived and len(self._frames) < self.FRAME_BATCH:
+            return []
+        ids = self._flush([], derived)
+        return self._events_after(ids[0] - 1)
+
+    def resolve_disputed(self, keep: bool) -> dict[str, Any]:
+        with self._cond:
+            decoded = self._need_game()
+            if self._disputed is None or self._disputed["taken_back"]:
+                raise LookupError("no undone move is waiting for a decision")
+            held = self._disputed["payload"]
+            if keep:
+                if held is None:
+                    raise LookupError("the camera has not seen the table since the undo: nothing to keep yet")
+                self._set_disputed(None)
+                decoded.keep()   # (the players' word: the reading before the undo stands)
+                self._flush([("keep", {"move": self.announced_moves.get(len(decoded.model.turns))})],
+                            self._decoder_announcements(decoded.model.last_t or 0.0))
+                self._take(held)
+            else:
+                self._disputed["taken_back"] = True
+            self._publish_disputed()
+            return self._snapshot_locked()
+
+    def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(correction, dict):
+            raise MalformedInput(f"expected an object, got {correction!r}", source="correction")
+        kind = correction.get("kind")
+        if kind not in CORRECTION_KINDS:
+            raise MalformedInput(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
+                                 source="correction", field="kind")
+        with self._cond:
+            decoded = self._need_game()
+            text = decoded.correct(correction)   # raises for a correction that cannot apply
+            t = decoded.model.last_t
+            payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.filter.last_frame_t}
+            self._flush([("correction", payload)], self._decoder_announcements(t or 0.0))
+            self.setup = decoded.setup
+            return self._snapshot_locked()
+
+    def undo(self) -> dict[str, Any]:
+        with self._cond:
+            decoded = self._need_game()
+            model = decoded.model
+            if not model.turns:
+                raise LookupError("there is no move to undo")
+            n = len(model.turns)
+            undone_move = dict(self.announced_moves.get(model.turns[-1].move_id) or {})
+            undone_raw = model.turns[-1].end.to_json()
+            decoded.undo()
+            payload = {"undone": [], "move_id": n, "text": f"move {n} undone",
+                       "disputed": {"raw": undone_raw, "move": undone_move}}
+            self._flush([("undo", payload)], self._decoder_announcements(decoded.model.last_t or 0.0))
+            self._set_disputed({"raw": undone_raw, "move": undone_move, "payload": None, "taken_back": False})
+            return self._snapshot_locked()
+
+    def finish(self, reason: str = "recording ended") -> list[LiveEvent]:
+        with self._cond:
+            if self.journal is None:
+                return []
+            before = self.last_event_id
+            decoded = self.journal
+            decoded.finish()
+            self._flush([("finish", {"reason": reason})], self._decoder_announcements(decoded.model.last_t or 0.0))
+            model = decoded.model
+            if model.phase == "final":
+                self.correct({"kind": "end", "reason": reason})
+            elif model.phase == "play" and self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
+                self.correct({"kind": "end", "reason": "draw-pile"})
+                if self.journal.model.phase == "final":
+                    self.correct({"kind": "end", "reason": reason})
+            return self._events_after(before)
+
+    def _snapshot_locked(self) -> dict[str, Any]:
+        snap = super()._snapshot_locked()
+        snap["questions"] = list(self.announced_questions) if self.journal is not None else []
+        return snap
+
+
 def _plain(details: dict[str, Any]) -> dict[str, Any]:
     """A violation's details as plain JSON (what the page words its warning from)."""
     import json
@@ -678,4 +920,4 @@ def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observe
     return GameTracker(EventStore(default_db_path(data_dir)), config=config, observer=observer, clock=clock)
 
 
-__all__ = ["GameTracker", "LiveEvent", "open_tracker", "move_json"]
+__all__ = ["DecodedTracker", "GameTracker", "LiveEvent", "open_tracker", "move_json"]

@@ -32,6 +32,7 @@ CORRECTION_FIELDS = {
     "points": {"seat", "points"},
     "wish": {"seat", "colour", "count"},
     "discard": {"pile", "top"},
+    "discarded": {"pile", "card", "seat"},   # the answer to the decoder's "who discarded the red 7?"
 }
 
 
@@ -142,7 +143,11 @@ def validate_correction(body: Any) -> dict[str, Any]:
     tile = body.get("tile")
     if kind == "tile" and tile is not None and tile not in TILE_CODES:
         raise RequestError(f"unknown tile {tile!r}", source="correction", field="tile")
-    for key in ("stone", "from", "to", "top"):
+    if kind == "discarded" and (body.get("seat") is None or body.get("pile") is None
+                                or not isinstance(body.get("card"), str)):
+        raise RequestError("who discarded a card: give pile, card and seat", source="correction",
+                           field="seat" if body.get("seat") is None else "pile" if body.get("pile") is None else "card")
+    for key in ("stone", "from", "to", "top", "card"):
         value = body.get(key)
         if value is not None and (not isinstance(value, str) or not value or len(value) > 32):
             raise RequestError(f"expected a short text, got {value!r}", source="correction", field=key)

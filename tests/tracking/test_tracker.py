@@ -203,11 +203,23 @@ def test_snapshot_shape_is_the_contract():
 def test_state_events_name_their_frame_once():
     """One spelling: a state event carries its frame index as "frame" (as truth/events.jsonl does)."""
     sim = game("keltis", "base", 2, 81, max_moves=6)
-    tracker = make_tracker()
+    tracker = make_tracker(decoder=False)
     tracker.new_game(sim.setup)
     states = [e for e in feed(tracker, sim, finish=False) if e.type == "state"]
     assert states and all("frame" in e.data and "frame_index" not in e.data for e in states)
     assert all(isinstance(e.data["frame"], int) for e in states)
+
+
+def test_stored_frames_name_their_frame_once():
+    """One spelling: each frame stored as the decoder's input carries its index as "frame" (as
+    truth/events.jsonl does), every frame fed is stored once, in order."""
+    sim = game("keltis", "base", 2, 81, max_moves=6)
+    tracker = make_tracker(decoder=True)
+    tracker.new_game(sim.setup)
+    feed(tracker, sim, finish=True)
+    stored = [f for e in tracker.events(0) if e.type == "frames" for f in e.data["frames"]]
+    assert stored and all("frame" in f and "frame_index" not in f for f in stored)
+    assert [f["frame"] for f in stored] == list(range(len(sim.frames)))
 
 
 def test_new_game_rejects_a_bad_setup():

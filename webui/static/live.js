@@ -188,8 +188,50 @@
   $("disputed-keep").addEventListener("click", function () { decide(true); });
   $("disputed-back").addEventListener("click", function () { decide(false); });
 
+  /* The decoder could not tell who discarded a card: the players answer with one tap (issue 17). */
+  function renderQuestions() {
+    var qs = state.questions || [];
+    var box = $("questions");
+    box.textContent = "";
+    if (!qs.length) { box.hidden = true; return; }
+    var table = document.body.dataset.table === "1";
+    qs.forEach(function (q) {
+      var p = document.createElement("p");
+      p.textContent = tt("question.discarded", q.text, {pile: q.pile, card: q.card});
+      box.appendChild(p);
+      var buttons = document.createElement("p");
+      buttons.className = "buttons";
+      var msg = document.createElement("p");
+      msg.className = "fine";
+      msg.setAttribute("role", "status");
+      (q.answers || []).forEach(function (a) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "button";
+        b.textContent = a.name || nameOf(a.seat);
+        b.disabled = !table;
+        b.addEventListener("click", function () {
+          msg.textContent = tt("tap.sending", "…");
+          fetch("/api/corrections", {method: "POST", credentials: "same-origin",
+            headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+            body: JSON.stringify({kind: "discarded", pile: q.pile, card: q.card, seat: a.seat})})
+            .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+            .then(function (res) {
+              msg.textContent = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
+            }).catch(function () { msg.textContent = tt("conn.offline", "offline"); });
+        });
+        buttons.appendChild(b);
+      });
+      box.appendChild(buttons);
+      if (!table) msg.textContent = tt("tap.need_pin", "Only the table can decide.");
+      box.appendChild(msg);
+    });
+    box.hidden = false;
+  }
+
   function render() {
     renderDisputed();
+    renderQuestions();
     renderHeadline();
     renderScores();
     renderResult();

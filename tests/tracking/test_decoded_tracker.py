@@ -1,0 +1,131 @@
+"""The tracker with its moves decided by the turn decoder (TrackingConfig.decoder, issue 17), through
+the public tracker API: feed frames, read moves, warnings, scores, questions; correct, undo, resume."""
+from __future__ import annotations
+
+from engine.observation import parse_observation
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn
+from tracking.store import EventStore
+from tracking.tracker import DecodedTracker, GameTracker
+
+from test_decoder import SEATS, hand, table
+from tracking_helpers import feed, game, make_tracker
+
+
+def decoding(store=None, **config):
+    tracker = make_tracker(store, decoder=True, **config)
+    assert isinstance(tracker, DecodedTracker)
+    return tracker
+
+
+def exact(tracker, sim):
+    model = tracker.journal.model
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    return compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
+
+
+def test_the_configuration_chooses_the_decoder_or_the_journal():
+    assert isinstance(make_tracker(decoder=True), DecodedTracker)
+    assert type(make_tracker(decoder=False)) is GameTracker
+
+
+def test_a_legal_game_is_decoded_exactly_with_no_warning_and_the_right_final_score():
+    sim = game("keltis", "nwnz", 3, 11, max_moves=40)
+    tracker = decoding()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim)
+    snap = tracker.snapshot()
+    check = exact(tracker, sim)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert snap["warnings"] == [] and snap["questions"] == []
+    assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
+
+
+def test_a_card_game_ends_with_its_last_plays_and_scores_right():
+    sim = game("keltis-card", None, 3, 62)
+    tracker = decoding()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim)
+    snap = tracker.snapshot()
+    assert snap["game_over"]
+    assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
+
+
+def test_injected_rule_breaks_are_warned_with_the_engines_codes_once_each():
+    sim = game("keltis", "base", 3, 71, illegal_rate=0.3, max_moves=60)
+    tracker = decoding()
+    tracker.new_game(sim.setup)
+    events = feed(tracker, sim, finish=False)
+    warnings = tracker.snapshot()["warnings"]
+    codes = {w["code"] for w in warnings if not w["withdrawn"]}
+    assert {t.injected for t in sim.turns if t.injected and not t.invisible} <= codes
+    keys = [(w["move_id"], w["code"], w["seat"]) for w in warnings]
+    assert len(keys) == len(set(keys))
+    assert all(e.type != "warning" or e.data["key"] for e in events)
+
+
+def test_a_restart_decodes_the_stored_frames_again_and_goes_on_as_if_never_stopped(tmp_path):
+    sim = game("keltis", "base", 3, 111, max_moves=45)
+    db = tmp_path / "t.db"
+    first = decoding(EventStore(db))
+    first.new_game(sim.setup)
+    half = len(sim.frames) // 2
+    feed(first, sim, stop=half, finish=False)
+    stored_moves = first.snapshot()["moves"]
+    first.store.close()
+    again = decoding(EventStore(db))
+    assert again.resumed and again.snapshot()["moves"][:len(stored_moves) - 2] == stored_moves[:len(stored_moves) - 2]
+    feed(again, sim, start=half)     # (frames not stored yet when it stopped are lost, as a camera's would be)
+    whole = decoding()
+    whole.new_game(sim.setup)
+    feed(whole, sim)
+    strip = lambda snap: [(m["seat"], m["summary"]) for m in snap["moves"]]  # noqa: E731
+    assert strip(again.snapshot()) == strip(whole.snapshot())
+    assert again.snapshot()["scores"] == whole.snapshot()["scores"]
+
+
+def test_an_unclear_discard_reaches_the_snapshot_and_the_answer_from_the_page_decides():
+    """Two discards in one reach with no seat read: the snapshot asks "unclear — who discarded the
+    red 7?" with one answer per seat, a "discarded" correction answers it, the question goes."""
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    both = table({"south": {"red": ["2", "4"]}}, {"red": "7", "blue": "4"})
+    frames = [start, start, hand("south"), laid, laid, hand("south"), laid, hand(), hand(), hand(), hand(),
+              both, both]
+    tracker = decoding()
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": SEATS, "rules": {}})
+    for i, frame in enumerate(frames):
+        tracker.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i * 1.0, i)
+    snap = tracker.snapshot()
+    asked = {(q["pile"], q["card"]): q for q in snap["questions"]}
+    assert ("red", "7") in asked
+    question = asked[("red", "7")]
+    assert question["text"] == "unclear — who discarded the red 7?"
+    assert sorted(a["seat"] for a in question["answers"]) == ["north", "west"]
+    def red_7():
+        model = tracker.journal.model
+        return [t.seat for t in model.turns if any(tp.pile == "red" and tp.new == "7" for tp in t.tops)]
+    other = "north" if red_7() == ["west"] else "west"
+    after = tracker.correct({"kind": "discarded", "pile": "red", "card": "7", "seat": other})
+    assert ("red", "7") not in {(q["pile"], q["card"]) for q in after["questions"]}
+    assert red_7() == [other]
+
+
+def test_a_correction_and_an_undo_are_stored_and_survive_a_restart(tmp_path):
+    sim = game("keltis-card", None, 2, 112, max_moves=30)
+    db = tmp_path / "t.db"
+    tracker = decoding(EventStore(db))
+    tracker.new_game(sim.setup)
+    feed(tracker, sim, finish=False)
+    snap = tracker.snapshot()
+    seat = next(s for s, st in snap["table"]["seats"].items() if st["rows"])
+    colour, row = next(iter(snap["table"]["seats"][seat]["rows"].items()))
+    fixed = tracker.correct({"kind": "row", "seat": seat, "colour": colour, "cards": row + [row[-1]]})
+    assert fixed["table"]["seats"][seat]["rows"][colour] == row + [row[-1]]
+    undone = tracker.undo()
+    assert len(undone["moves"]) == len(fixed["moves"]) - 1
+    tracker.store.close()
+    again = decoding(EventStore(db))
+    resumed = again.snapshot()
+    assert [m["id"] for m in resumed["moves"]] == [m["id"] for m in undone["moves"]]
+    assert resumed["table"]["seats"][seat]["rows"][colour] == undone["table"]["seats"][seat]["rows"][colour]
+    assert resumed["disputed"] is not None

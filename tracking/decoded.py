@@ -1,0 +1,273 @@
+"""The decoder's reading of a game, judged by the rules engine (issue 17): moves, warnings, scores, end.
+
+tracking.decoder.TurnDecoder decides *who did what* (the likeliest turns given every frame);
+DecodedGame folds those turns, one whole turn at a time, into a tracking.model.GameModel, whose
+engine check of each turn gives its warnings (rule breaks are turns the engine judges), whose
+score sheet gives the scores and whose phase gives the game's end. The fold keeps a checkpoint
+after every turn, so when the decoder's best reading changes (a later frame overturns a turn)
+only the turns from the first one that changed are judged again.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from engine.games import GAMES, GameRegistry
+from engine.observation import Observation, parse_observation
+from engine.setup import Setup
+
+from .config import TrackingConfig
+from .decoder import _GONE, Turn, TurnDecoder
+from .inference import TopChange
+from .model import CorrectionError, GameModel, Input
+from .stability import Fields, changed_fields, fields_to_observation, observation_fields
+
+#: Corrections that say what the table shows (evidence for the decoder: its tables take them).
+TABLE_KINDS = ("pawn", "row", "tile", "wish", "discard")
+
+
+@dataclass(frozen=True)
+class _Covered:
+    """A frame in which the table could not be read (a hand over it, `hands` naming seats or not)."""
+
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    usable: bool = False
+    confidence: Mapping[str, Any] = field(default_factory=dict)
+
+
+def frame_json(obs: Observation, t: float, frame: int | None, last_raw: dict[str, Any] | None) -> dict[str, Any]:
+    """A frame as the decoder's input, stored compactly (a usable frame reading as the last one: "same")."""
+    out: dict[str, Any] = {"frame": frame, "t": round(float(t), 4)}
+    if obs.usable:
+        raw = obs.to_json()
+        if raw == last_raw:
+            out["same"] = 1
+        else:
+            out["raw"] = raw
+    else:
+        hands = obs.extra.get("hands") if obs.extra else None
+        if isinstance(hands, list):
+            out["hands"] = hands
+    return out
+
+
+class DecodedGame:
+    """Frames in (feed), the decoder's best reading out as a GameModel (`model`)."""
+
+    def __init__(self, setup: Setup, config: TrackingConfig | None = None, games: GameRegistry = GAMES):
+        self.setup = setup
+        self.config = config or TrackingConfig()
+        self.games = games
+        self.decoder = TurnDecoder({"seats": dict(setup.seats), "game": setup.game, "first": setup.first},
+                                   self.config)
+        self._template: Observation | None = None
+        self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
+        self._tables: list[Fields] = []                                       # [i]: table after i turns
+        self._folded: list[tuple[Turn, tuple]] = []                           # the turns folded, in order
+        #: corrections from the page: (the decoder's frame when made, the correction, field changes it made)
+        self._corrections: list[tuple[int, dict[str, Any], dict]] = []
+        self._places: list[int] = []          # ... each after how many turns it is folded
+        self._final = self._models[0]         # the game after every turn and correction
+        self._undone: tuple | None = None     # the reading before the last undo (keep() puts it back)
+        self.frames_taken: list[int] = []     # indexes of the usable frames fed
+        self.last_raw: dict[str, Any] | None = None
+        self._last_obs: Observation | None = None
+
+    @property
+    def inputs(self) -> list[Input]:
+        """The usable frames taken, as the journal's "state" inputs (keltis_cam.pipeline.last_frame_taken)."""
+        return [Input(None, "state", {"frame": f}) for f in self.frames_taken]
+
+    @property
+    def settled(self) -> int:
+        """How many of model.turns are sure: committed (older than the decoder's lag, or the stream
+        ended), or read alike by every reading within decoder_sure_margin of the best (the last,
+        still open turn excepted)."""
+        beam = self.decoder.beam
+        if not beam:
+            return 0
+        best = beam[0]
+        sure = len(best.turns) - 1
+        for hyp in beam[1:]:
+            if hyp.cost - best.cost > self.config.decoder_sure_margin:
+                break
+            k = min(sure, len(hyp.turns))
+            while k > 0 and hyp.turns[:k] != best.turns[:k]:   # (readings differ in their last turns)
+                k -= 1
+            sure = k
+        return min(len(self.model.turns), max(sure, self.committed))
+
+    def feed_json(self, frame: Mapping[str, Any]) -> bool:
+        """feed() of a frame stored by frame_json (resume after a restart)."""
+        if frame.get("same") and self._last_obs is not None:
+            obs: Any = self._last_obs
+        elif "raw" in frame:
+            obs = parse_observation(frame["raw"], source=f"stored frame {frame.get('frame')}")
+        else:
+            obs = _Covered({"hands": frame["hands"]} if isinstance(frame.get("hands"), list) else {})
+        return self.feed(obs, float(frame.get("t") or 0.0), frame.get("frame"))
+
+    @property
+    def model(self) -> GameModel:
+        """The game as read now: every turn of the decoder's best reading, judged, corrections applied."""
+        return self._final
+
+    @property
+    def committed(self) -> int:
+        """How many of model.turns are committed (older than the decoder's lag, or the stream ended)."""
+        return min(len(self.decoder.committed), len(self.model.turns))
+
+    def feed(self, obs: Observation, t: float, frame: int | None) -> bool:
+        """One frame (usable or a hand frame); True when the reading of the game changed."""
+        self.decoder.feed(obs, frame, t)
+        if obs.usable:
+            if isinstance(frame, int):
+                self.frames_taken.append(frame)
+            if obs is not self._last_obs:
+                self._last_obs = obs
+                self.last_raw = obs.to_json()
+        if obs.usable and self._template is None and self.decoder.start is not None:
+            self._template = obs
+            self._models[0].accept(fields_to_observation(self.decoder.start, obs), t, frame)
+            self._tables = [dict(self.decoder.start)]
+            if self._models[0].table is None:   # a first table no game can show: wait for a better one
+                self.decoder = TurnDecoder({"seats": dict(self.setup.seats), "game": self.setup.game,
+                                            "first": self.setup.first}, self.config)
+                self._template = None
+                return False
+            self._places = [0] * len(self._corrections)
+            self._final, _ = self._corrected(0)
+            return True
+        return self.refresh()
+
+    def finish(self) -> bool:
+        """The stream ended: every turn is committed."""
+        self.decoder.finish()
+        return self.refresh()
+
+    def refresh(self, force: bool = False) -> bool:
+        """Fold the decoder's best reading again from the first turn (or correction) that moved."""
+        if self._template is None or self._models[0].table is None or not self.decoder.beam:
+            return False
+        best = self.decoder.beam[0]
+        turns = best.turns
+        same = 0
+        while (same < min(len(turns), len(self._folded)) and self._folded[same][0] == turns[same]
+               and self._folded[same][1] == turns[same].delta):
+            same += 1
+        # A correction comes after the turns begun before it was made (its frame), before the others.
+        starts = [turn.start for turn in turns]
+        places = [bisect.bisect_right(starts, frame) for frame, _c, _ch in self._corrections]
+        for old, new in zip(self._places, places):
+            if old != new:
+                same = min(same, old, new)
+        if same == len(turns) == len(self._folded) and not force and places == self._places:
+            return False
+        self._places = places
+        del self._models[same + 1:], self._tables[same + 1:], self._folded[same:]
+        for i in range(same, len(turns)):
+            turn = turns[i]
+            model, table = self._corrected(i)
+            for key, value in turn.delta:
+                if value == _GONE:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            frame = best.turn_frames[i] if i < len(best.turn_frames) else None
+            t = self.decoder.times.get(frame, model.last_t or 0.0) if frame is not None else 0.0
+            model.apply_turn(turn.seat, fields_to_observation(table, self._template), _tops(turn), t, frame,
+                             keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped)
+            self._models.append(model)
+            self._tables.append(table)
+            self._folded.append((turn, turn.delta))
+        self._final, _ = self._corrected(len(turns))
+        return True
+
+    def _corrected(self, i: int) -> tuple[GameModel, Fields]:
+        """The game and table after i turns with the corrections placed there applied (copies)."""
+        model, table = self._models[i].clone(), dict(self._tables[i])
+        for (_frame, c, changes), place in zip(self._corrections, self._places):
+            if place != i:
+                continue
+            for key, value in changes.items():
+                if value == _GONE:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            try:
+                model.correct(c, model.last_t)
+            except (CorrectionError, ValueError, LookupError):
+                pass   # (it no longer applies to the game as read now)
+        return model, table
+
+    def correct(self, c: Mapping[str, Any]) -> str:
+        """A correction from the page: evidence for the decoder (the table reads so; who discarded a
+        card), or a fact of the game (seats, the end, whose turn, points) placed after the turns
+        begun before it. Raises CorrectionError (or ValueError/LookupError) for one that cannot apply."""
+        c = dict(c)
+        kind = c.get("kind")
+        model = self.model
+        if kind == "discarded":
+            pile, card, seat = c.get("pile"), c.get("card"), c.get("seat")
+            if seat not in self.setup.seats:
+                raise CorrectionError(f"nobody sits at {seat!r}", source="correction", field="seat")
+            self.decoder.answer(str(pile), card, seat)
+            self.refresh()
+            return f"{self.setup.name(seat)} discarded the {pile} {card}"
+        trial = model.clone()
+        text = trial.correct(c, model.last_t)   # raises for one that cannot apply
+        changes: dict = {}
+        if kind in TABLE_KINDS and model.table is not None and trial.table is not None:
+            before, after = observation_fields(model.table), observation_fields(trial.table)
+            changes = {k: after.get(k, _GONE) for k in changed_fields(before, after)}
+            self.decoder.fix(changes)
+        if kind == "seats":
+            self.setup = trial.setup
+            self.decoder.seats = dict(trial.setup.seats)
+            self.decoder.seat_of_player = {p: s for s, p in trial.setup.seats.items()}
+        self._corrections.append((self.decoder.frame, c, changes))
+        self._places.append(len(self._folded))
+        if self._models[0].table is None:
+            self._final = trial
+        else:
+            self._final, _ = self._corrected(len(self._folded))
+        return text
+
+    def undo(self) -> int:
+        """Undo on the page: the last move taken back (the decoder's reading without it). Returns its id."""
+        n = len(self._folded)
+        if n == 0:
+            raise LookupError("there is no move to undo")
+        self._undone = (list(self.decoder.beam), list(self.decoder.committed), list(self._corrections),
+                        list(self._places))
+        self.decoder.take_back(dict(self._tables[n - 1]))
+        keep = [k for k, place in enumerate(self._places) if place < n]
+        self._corrections = [self._corrections[k] for k in keep]
+        self._places = [self._places[k] for k in keep]
+        self.refresh(force=True)
+        return n
+
+    def keep(self) -> None:
+        """The players kept the move last undone (the table still showed it): the reading before the undo."""
+        if self._undone is None:
+            raise LookupError("no move was undone")
+        self.decoder.beam, self.decoder.committed, self._corrections, self._places = (list(x) for x in self._undone)
+        self._undone = None
+        self.refresh(force=True)
+
+    def questions(self) -> list[dict[str, Any]]:
+        """Open "unclear — who discarded the red 7?" questions (decoder.open_questions)."""
+        return self.decoder.open_questions
+
+    def answer(self, pile: str, card: Any, seat: str) -> bool:
+        """The players' answer to a question: evidence for the decoder; True when the reading changed."""
+        self.decoder.answer(pile, card, seat)
+        return self.refresh()
+
+
+def _tops(turn: Turn) -> Sequence[TopChange]:
+    return [TopChange(pile, old, new, kind) for pile, old, new, kind in turn.piles]
+
+
+__all__ = ["DecodedGame"]
