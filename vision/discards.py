@@ -1,11 +1,12 @@
 """Discard piles: the top card of each colour's pile (card game: and of the points pile), wherever the
 players put them on the table — outside the seat areas and the board, nowhere assumed.
 
-    table view (the table around board and seats, 1 px/mm, built once) ─ card field colours
-    (vision.cards) less the table's own colours, seats and board masked ─ blobs the size of a card's
-    field (~52×83 mm, any turn) ─ each: its colour (the majority), then the card cut upright from the
-    frame at the seat views' resolution, both ways up (a pile may lie any way round): the way whose
-    corners read surer gives the value.
+    table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its maps and mask built once
+    per registration) ─ each pixel's card field kind (vision.cards' colours over the card stock, the
+    colour table cached per stock colour) ─ for each pile's kind, blobs the size of a card's field
+    (~52×83 mm, any turn; kinds apart, so piles side by side stay apart) ─ each: the card cut upright
+    from the frame (a homography fitted to the registration around it), both ways up (a pile may lie
+    any way round): the way whose corners hold the ink gives the value (vision.numerals).
 
 The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
 colour with no such card on the table is an empty (or absent) pile: null.
@@ -16,24 +17,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, field_labels, read_corners, table_mask
-from .seatview import seat_frame
+from .cards import CardConfig, field_labels, read_corners
 
 
 @dataclass(frozen=True)
 class DiscardConfig:
-    ppm: float = 1.0                 # table view pixels per mm
+    ppm: float = 0.33                # table view pixels per mm (a card's field is ~17×27 px)
     around_mm: float = 420.0         # how far beyond board and seats the table is searched
     seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
     field_size_mm: tuple[float, float] = (51.6, 82.6)
-    size_tolerance: float = 0.22     # a blob's sides within this fraction of a card field's
+    size_tolerance: float = 0.25     # a blob's sides within this fraction of a card field's
     min_fill: float = 0.6            # of its turned rectangle
     card_ppm: float = 2.5            # the card cut upright from the frame
+    cream_step: float = 0.03         # the colour table is rebuilt when the stock's colour moves this much (log)
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +81,7 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
     x1, y1 = max(xs) + a, max(ys) + a
     p = config.ppm
     w, h = int((x1 - x0) * p), int((y1 - y0) * p)
-    step = 8
+    step = 4
     gw, gh = w // step + 2, h // step + 2
     gx, gy = np.meshgrid(x0 + (np.arange(gw) * step + 0.5) / p, y0 + (np.arange(gh) * step + 0.5) / p)
     coarse = registration.board_to_image(np.stack([gx.ravel(), gy.ravel()], 1)).reshape(gh, gw, 2).astype(np.float32)
@@ -104,21 +106,50 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
 
 def upright_card(image: Any, registration: Any, centre: tuple[float, float], angle: float, size: tuple[float, float],
                  ppm: float, pad: float) -> Any:
-    """The card at `centre` turned by `angle` cut from the frame upright: x 0..w mm, y -pad..h+pad mm."""
+    """The card at `centre` turned by `angle` cut from the frame upright: x 0..w mm, y -pad..h+pad mm.
+
+    Over one card the registration (lens included) is as good as a homography: one is fitted to a
+    5×5 grid of its points and the card warped with it."""
     import cv2
     import numpy as np
 
     w, h = size
     cols, rows = int(round(w * ppm)), int(round((h + 2 * pad) * ppm))
-    u = (np.arange(cols) + 0.5) / ppm - w / 2
-    v = (np.arange(rows) + 0.5) / ppm - pad - h / 2
-    gu, gv = np.meshgrid(u, v)
+    gu, gv = np.meshgrid(np.linspace(0, cols, 5), np.linspace(0, rows, 5))
+    u = gu / ppm - w / 2
+    v = gv / ppm - pad - h / 2
     a = math.radians(angle)
     # the card's "up" is north turned toward east by `angle`: its x axis is east turned the same
-    x = centre[0] + gu * math.cos(a) - gv * math.sin(a)
-    y = centre[1] + gu * math.sin(a) + gv * math.cos(a)
-    px = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(rows, cols, 2).astype(np.float32)
-    return cv2.remap(image, px[..., 0].copy(), px[..., 1].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    x = centre[0] + u * math.cos(a) - v * math.sin(a)
+    y = centre[1] + u * math.sin(a) + v * math.cos(a)
+    px = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).astype(np.float32)
+    hom, _ = cv2.findHomography(np.stack([gu.ravel(), gv.ravel()], 1).astype(np.float32), px, 0)
+    return cv2.warpPerspective(image, hom, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+@lru_cache(maxsize=8)
+def _field_table(card_config: CardConfig, cream_key: tuple[int, int, int], step: float, art: CardArt) -> Any:
+    """vision.cards.field_labels' colour table (32³ colours → field kind) for a stock colour, kept while
+    the light stays (the stock's colour rounded to `step` in log)."""
+    import numpy as np
+
+    cream = np.exp(np.asarray(cream_key, np.float32) * step)
+    q = np.arange(32, dtype=np.uint8) * 8 + 4
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    every = np.stack([b.ravel(), g.ravel(), r.ravel()], 1).reshape(32, 1024, 3)
+    return field_labels(card_config, every, cream, art).ravel()
+
+
+def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
+    """Per table view pixel the index in FIELD_KINDS of its field colour, or -1."""
+    import numpy as np
+
+    key = tuple(int(round(float(np.log(max(float(c), 1.0))) / config.cream_step)) for c in cream)
+    lut = _field_table(card_config, key, config.cream_step, art)
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
 
 
 def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
@@ -128,61 +159,64 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     import numpy as np
 
     view = tv.warp(image)
-    labels = field_labels(card_config, view, cream, art)
-    mask = (labels >= 0) & (tv.keep > 0)
-    allowed = [FIELD_KINDS.index(c) for c in COLOURS] + ([FIELD_KINDS.index("points")] if card_game else [])
-    mask &= np.isin(labels, allowed)
-    mask &= ~table_mask(card_config, view)
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    labels = table_labels(config, card_config, view, cream, art)
+    labels[tv.keep == 0] = -1
+    allowed = [*COLOURS] + (["points"] if card_game else [])
     fw, fh = config.field_size_mm
     p = tv.ppm
+    tol = config.size_tolerance
     finds: dict[str, PileFind] = {}
-    for i in range(1, n):
-        area = stats[i, cv2.CC_STAT_AREA]
-        if area < 0.5 * fw * fh * p * p or area > 1.6 * fw * fh * p * p:
-            continue
-        ys, xs = np.nonzero(comp == i)
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-        short, long_ = sorted((rw, rh))
-        tol = config.size_tolerance
-        if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
-            continue
-        lab = labels[ys, xs]
-        kinds = np.bincount(lab[lab >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
-        kind = FIELD_KINDS[int(np.argmax(kinds))]
-        pile = "points" if kind == "points" else kind
-        # the card's long side: its up is along it, one way or the other
-        theta = ang if rh >= rw else ang + 90.0
-        centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
-        # which way up: the numerals make the top corners far busier than the bottom ones
-        img = upright_card(image, registration, centre, theta, art.size, config.card_ppm, 4.0)
-        white = _whiteness(img.astype(np.float32), cream)
-        top_ink = bottom_ink = 0.0
-        q = config.card_ppm
-        for (bx, by, bw, bh) in art.boxes.values():
-            # the middle of the glyph box only: its edges hold the card's border and frame lines
-            cx, cy = bx + bw / 2, by + bh / 2
-            a = white[int((4 + cy - 4) * q):int((4 + cy + 4) * q), int((cx - 3.5) * q):int((cx + 3.5) * q)]
-            cyb, cxb = art.size[1] - cy, art.size[0] - cx
-            b = white[int((4 + cyb - 4) * q):int((4 + cyb + 4) * q), int((cxb - 3.5) * q):int((cxb + 3.5) * q)]
-            top_ink += float(a.std()) if a.size else 0.0
-            bottom_ink += float(b.std()) if b.size else 0.0
-        up = theta if top_ink >= bottom_ink else theta + 180.0
-        if up != theta:
-            img = upright_card(image, registration, centre, up, art.size, config.card_ppm, 4.0)
-            white = _whiteness(img.astype(np.float32), cream)
-        code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], pile, art, config.card_ppm, model,
-                                           ("E",))
-        best = (0.0, code, conf, up)
-        code = best[1]
-        if code is not None and pile == "points":
-            code = f"P{code}"
-        f = PileFind(pile, centre, best[3] % 360, code, best[2])
-        if pile not in finds or f.confidence > finds[pile].confidence:
-            finds[pile] = f
+    for kind in allowed:
+        mask = (labels == FIELD_KINDS.index(kind)).astype(np.uint8)
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        for i in range(1, n):
+            area = stats[i, cv2.CC_STAT_AREA]
+            if area < 0.45 * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
+                continue
+            x, y, bw, bh = (int(v) for v in stats[i, :4])
+            ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+            # the blob's pixels are whole pixels: their rectangle is a pixel short each way
+            short, long_ = sorted((rw + 1, rh + 1))
+            if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
+                continue
+            f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
+            if kind not in finds or f.confidence > finds[kind].confidence:
+                finds[kind] = f
     return list(finds.values())
+
+
+def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+               cream: Any, model: Any, kind: str, tv: TableView, cx: float, cy: float, rw: float, rh: float,
+               ang: float) -> PileFind:
+    """The top card of the pile whose field blob has this turned rectangle (table view px)."""
+    import numpy as np
+
+    p = tv.ppm
+    # the card's long side: its up is along it, one way or the other
+    theta = ang if rh >= rw else ang + 90.0
+    centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+    q = config.card_ppm
+    # which way up: the numerals make the top corners far busier than the bottom ones
+    img = upright_card(image, registration, centre, theta, art.size, q, 4.0)
+    white = _whiteness(img.astype(np.float32), cream)
+    top_ink = bottom_ink = 0.0
+    for (bx, by, bw, bh) in art.boxes.values():
+        # the middle of the glyph box only: its edges hold the card's border and frame lines
+        gx, gy = bx + bw / 2, by + bh / 2
+        a = white[int((4 + gy - 4) * q):int((4 + gy + 4) * q), int((gx - 3.5) * q):int((gx + 3.5) * q)]
+        gyb, gxb = art.size[1] - gy, art.size[0] - gx
+        b = white[int((4 + gyb - 4) * q):int((4 + gyb + 4) * q), int((gxb - 3.5) * q):int((gxb + 3.5) * q)]
+        top_ink += float(a.std()) if a.size else 0.0
+        bottom_ink += float(b.std()) if b.size else 0.0
+    up = theta if top_ink >= bottom_ink else theta + 180.0
+    if up != theta:
+        img = upright_card(image, registration, centre, up, art.size, q, 4.0)
+        white = _whiteness(img.astype(np.float32), cream)
+    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model, ("E",))
+    if code is not None and kind == "points":
+        code = f"P{code}"
+    return PileFind(kind, centre, up % 360, code, conf)
 
 
 def discard_tops(finds: list[PileFind], card_game: bool) -> dict[str, str | None]:
