@@ -289,8 +289,10 @@ def token_kinds(board_name: str | None) -> tuple[str, ...]:
 def main(argv: list[str] | None = None) -> int:
     import cv2
 
+    from .cardart import card_art
+    from .cards import CardConfig, paper_points, paper_white, read_seat_cards
     from .components import load_components
-    from .seatview import SeatViewConfig, build_seat_views
+    from .seatview import build_seat_views
     from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.wishstones", __doc__)
@@ -305,14 +307,20 @@ def main(argv: list[str] | None = None) -> int:
     seats = seats_from_truth(args.image)
     comps = load_components(args.components)
     cfg = WishStoneConfig()
-    views = build_seat_views(SeatViewConfig(ppm=1.25), cal, reg, tuple(seats) if seats else None)
+    # as the reader does: the seat's half-resolution view, its card stock and rows from vision.cards
+    card_cfg = CardConfig()
+    views = build_seat_views(card_cfg.view, cal, reg, tuple(seats) if seats else None)
+    white = paper_white(image, paper_points(cal, reg))
     out = []
     for seat, sv in views.items():
-        view = sv.warp(image)
-        finds = find_tokens(cfg, view, sv.ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None))
+        sc = read_seat_cards(card_cfg, image, sv, card_art(comps, sv.ppm, round(sv.px_per_mm, 1)), white, None, False)
+        view = sc.small.copy()
+        ppm = sv.ppm * 0.5
+        finds = find_tokens(cfg, sc.small, ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None),
+                            sc.rows_mask(sv), sc.cream)
         print(seat, count_held(finds), [(f.colour, round(f.score, 2)) for f in finds])
         for f in finds:
-            cv2.circle(view, (int(f.u * sv.ppm), int(f.v * sv.ppm)), int(10 * sv.ppm), (0, 255, 255), 1)
+            cv2.circle(view, (int(f.u * ppm), int(f.v * ppm)), int(10 * ppm), (0, 255, 255), 1)
         out.append(view)
     if args.overlay and out:
         import numpy as np
