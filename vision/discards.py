@@ -28,7 +28,7 @@ from .cards import CardConfig, field_labels, read_corners
 
 @dataclass(frozen=True)
 class DiscardConfig:
-    ppm: float = 0.33                # table view pixels per mm (a card's field is ~17×27 px)
+    ppm: float = 0.25                # table view pixels per mm (a card's field is ~13×21 px)
     around_mm: float = 420.0         # how far beyond board and seats the table is searched
     seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
     field_size_mm: tuple[float, float] = (51.6, 82.6)
@@ -101,7 +101,9 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
     if board_size:
         cv2.rectangle(keep, (int((-5 - x0) * p), int((-5 - y0) * p)),
                       (int((board_size[0] + 5 - x0) * p), int((board_size[1] + 5 - y0) * p)), 0, -1)
-    return TableView((x0, y0), p, full[..., 0].copy(), full[..., 1].copy(), keep)
+    # fixed-point maps: a quarter less memory and a faster remap every frame
+    map1, map2 = cv2.convertMaps(full[..., 0], full[..., 1], cv2.CV_16SC2)
+    return TableView((x0, y0), p, map1, map2, keep)
 
 
 def upright_card(image: Any, registration: Any, centre: tuple[float, float], angle: float, size: tuple[float, float],
@@ -161,28 +163,32 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     view = tv.warp(image)
     labels = table_labels(config, card_config, view, cream, art)
     labels[tv.keep == 0] = -1
-    allowed = [*COLOURS] + (["points"] if card_game else [])
+    allowed = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points",) if card_game else ()))]
     fw, fh = config.field_size_mm
     p = tv.ppm
     tol = config.size_tolerance
+    # one pass over every pile kind: a pixel whose right or lower neighbour is of another kind is left
+    # out, so piles of different colours side by side stay apart
+    ok = np.isin(labels, allowed)
+    ok[:, :-1] &= labels[:, :-1] == labels[:, 1:]
+    ok[:-1, :] &= labels[:-1, :] == labels[1:, :]
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(ok.astype(np.uint8), connectivity=4)
     finds: dict[str, PileFind] = {}
-    for kind in allowed:
-        mask = (labels == FIELD_KINDS.index(kind)).astype(np.uint8)
-        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-        for i in range(1, n):
-            area = stats[i, cv2.CC_STAT_AREA]
-            if area < 0.45 * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
-                continue
-            x, y, bw, bh = (int(v) for v in stats[i, :4])
-            ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
-            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
-            # the blob's pixels are whole pixels: their rectangle is a pixel short each way
-            short, long_ = sorted((rw + 1, rh + 1))
-            if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
-                continue
-            f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
-            if kind not in finds or f.confidence > finds[kind].confidence:
-                finds[kind] = f
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.45 * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+        # the blob's pixels are whole pixels: their rectangle is a pixel short each way
+        short, long_ = sorted((rw + 1, rh + 1))
+        if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
+            continue
+        kind = FIELD_KINDS[int(labels[y + ys[0], x + xs[0]])]
+        f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
+        if kind not in finds or f.confidence > finds[kind].confidence:
+            finds[kind] = f
     return list(finds.values())
 
 

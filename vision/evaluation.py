@@ -160,15 +160,18 @@ def explain_wish_held(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list
 
 
 #: The kinds `explain_discards` sorts the discard-top errors into, in the order eval prints them.
-DISCARD_ERROR_KINDS = ("pile missed", "wrong value", "wrong colour", "empty pile read as a card",
-                       "card read where none")
+DISCARD_ERROR_KINDS = ("pile missed", "pile out of view", "wrong value", "wrong colour",
+                       "empty pile read as a card", "card read where none")
 
 
 def explain_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Each error count_discards counts, as (kind, "pile truth -> read"), kinds from DISCARD_ERROR_KINDS:
     a pile's top read on another pile that does not hold it is a wrong colour (both piles' errors); an
-    empty pile read as a card, a card read for a pile the game does not have."""
+    empty pile read as a card, a card read for a pile the game does not have. A pile missed whose card
+    the render truth has outside the frame (`in_view` false) is out of view: no reader can see it."""
     t, r = truth.get("discard_tops") or {}, read.get("discard_tops") or {}
+    unseen = {c.get("pile") for c in (truth.get("render") or {}).get("cards") or []
+              if c.get("kind") == "discard" and c.get("in_view") is False}
     out: list[tuple[str, str]] = []
     wrong = {p for p, code in t.items() if r.get(p) != code}
     moved: set[str] = set()
@@ -183,7 +186,8 @@ def explain_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[
                 break
     for p in sorted(wrong - moved):
         got = r.get(p)
-        kind = ("pile missed" if got is None else "empty pile read as a card" if t[p] is None else "wrong value")
+        kind = ("empty pile read as a card" if t[p] is None else "wrong value" if got is not None
+                else "pile out of view" if p in unseen else "pile missed")
         out.append((kind, f"{p} {t[p]} -> {got}"))
     for p, code in sorted(r.items()):
         if p not in t and code is not None:
