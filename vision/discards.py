@@ -28,13 +28,16 @@ from .cards import CardConfig, field_labels, read_corners
 
 @dataclass(frozen=True)
 class DiscardConfig:
-    ppm: float = 0.25                # table view pixels per mm (a card's field is ~13×21 px)
+    ppm: float = 0.33                # table view pixels per mm (a card's field is ~17×27 px; piles side by side stay apart)
     around_mm: float = 420.0         # how far beyond board and seats the table is searched
     seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
     field_size_mm: tuple[float, float] = (51.6, 82.6)
     size_tolerance: float = 0.25     # a blob's sides within this fraction of a card field's
-    min_fill: float = 0.6            # of its turned rectangle
+    min_area: float = 0.4            # a blob covers at least this much of a field (its symbol, numerals and glare do not count)
+    min_fill: float = 0.4            # and of its own turned rectangle
     card_ppm: float = 2.5            # the card cut upright from the frame
+    refine_ppm: float = 1.0          # each card's field seen again at this many px/mm to place it exactly
+    refine_margin_mm: float = 8.0    # around the card as first placed
     cream_step: float = 0.03         # the colour table is rebuilt when the stock's colour moves this much (log)
 
 
@@ -143,12 +146,19 @@ def _field_table(card_config: CardConfig, cream_key: tuple[int, int, int], step:
     return field_labels(card_config, every, cream, art).ravel()
 
 
-def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
-    """Per table view pixel the index in FIELD_KINDS of its field colour, or -1."""
+def _lut(config: DiscardConfig, card_config: CardConfig, cream: Any, art: CardArt) -> Any:
     import numpy as np
 
     key = tuple(int(round(float(np.log(max(float(c), 1.0))) / config.cream_step)) for c in cream)
-    lut = _field_table(card_config, key, config.cream_step, art)
+    return _field_table(card_config, key, config.cream_step, art)
+
+
+def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt,
+                 lut: Any = None) -> Any:
+    """Per pixel (of the table view, or any BGR image) the index in FIELD_KINDS of its field colour, or -1."""
+    import numpy as np
+
+    lut = _lut(config, card_config, cream, art) if lut is None else lut
     v = view >> 3
     idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
     return lut[idx]
@@ -167,16 +177,18 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     fw, fh = config.field_size_mm
     p = tv.ppm
     tol = config.size_tolerance
-    # one pass over every pile kind: a pixel whose right or lower neighbour is of another kind is left
-    # out, so piles of different colours side by side stay apart
-    ok = np.isin(labels, allowed)
-    ok[:, :-1] &= labels[:, :-1] == labels[:, 1:]
-    ok[:-1, :] &= labels[:-1, :] == labels[1:, :]
+    # one pass over every pile kind: a pixel whose right or lower neighbour is of another pile's kind is
+    # left out, so piles of different colours side by side stay apart
+    pile = np.isin(labels, allowed)
+    ok = pile.copy()
+    ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
+    ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(ok.astype(np.uint8), connectivity=4)
     finds: dict[str, PileFind] = {}
+    best: dict[str, float] = {}
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
-        if area < 0.45 * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
+        if area < config.min_area * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
             continue
         x, y, bw, bh = (int(v) for v in stats[i, :4])
         ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
@@ -187,8 +199,11 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             continue
         kind = FIELD_KINDS[int(labels[y + ys[0], x + xs[0]])]
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
-        if kind not in finds or f.confidence > finds[kind].confidence:
-            finds[kind] = f
+        # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
+        # a row card astray or a patch of table shows less of one)
+        whole = area / (fw * fh * p * p)
+        if kind not in finds or whole > best[kind]:
+            finds[kind], best[kind] = f, whole
     return list(finds.values())
 
 
@@ -202,6 +217,7 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     # the card's long side: its up is along it, one way or the other
     theta = ang if rh >= rw else ang + 90.0
     centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+    centre, theta = _refine_pile(config, card_config, image, registration, art, cream, kind, centre, theta)
     q = config.card_ppm
     # which way up: the numerals make the top corners far busier than the bottom ones
     img = upright_card(image, registration, centre, theta, art.size, q, 4.0)
@@ -219,10 +235,40 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     if up != theta:
         img = upright_card(image, registration, centre, up, art.size, q, 4.0)
         white = _whiteness(img.astype(np.float32), cream)
-    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model, ("E",))
+    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+                 cream: Any, kind: str, centre: tuple[float, float], theta: float) -> tuple[tuple[float, float], float]:
+    """The card's centre and turn from its field seen closer (`refine_ppm`): the table view's blob places a
+    card only to a pixel (4 mm) and a few degrees, too coarse for its numeral boxes."""
+    import cv2
+    import numpy as np
+
+    q, m = config.refine_ppm, config.refine_margin_mm
+    w, h = art.size
+    crop = upright_card(image, registration, centre, theta, (w + 2 * m, h), q, m)
+    mask = (table_labels(config, card_config, crop, cream, art) == FIELD_KINDS.index(kind)).astype(np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return centre, theta
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    ys, xs = np.nonzero(comp == i)
+    (fx, fy), (fw_, fh_), fa = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    fw, fh = config.field_size_mm
+    if abs(max(fw_, fh_) / q - fh) > config.size_tolerance * fh or abs(min(fw_, fh_) / q - fw) > config.size_tolerance * fw:
+        return centre, theta
+    # the field's turn from upright in (-45, 45]; its centre's offset from the crop's (the card's) in card mm
+    da = fa if fh_ >= fw_ else fa - 90.0
+    da = (da + 45.0) % 90.0 - 45.0
+    du = (fx + 0.5) / q - (w / 2 + m)
+    dv = (fy + 0.5) / q - (h / 2 + m)
+    a = math.radians(theta)
+    c = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
+    return c, theta + da
 
 
 def discard_tops(finds: list[PileFind], card_game: bool) -> dict[str, str | None]:

@@ -34,8 +34,8 @@ class WishStoneConfig:
     around: float = 1.5            # ... and the token's square against the table around it out to this many
     min_contrast: float = 0.06     # a candidate's inner square differs this much from its ring (over the stock)
     max_candidates: int = 60       # per seat, the strongest first
-    search_px: int = 2             # each candidate verified within this many view pixels around it ...
-    pre_margin: float = 0.3        # ... when its own place scores at least min_score less this
+    search_step: int = 3           # each candidate verified on a grid this many view px apart around it ...
+    pre_margin: float = 0.25       # ... and a pixel around the grid's best where that scores min_score less this
     contrast_range: tuple[float, float] = (0.3, 1.3)   # a gem's contrast to its rim, seen over the art's
     max_colour_dist: float = 0.5   # a token's gem colour this near its kind's (log units, see colour_distance)
 
@@ -210,7 +210,7 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
     bank = token_bank(comps, kinds, ppm, round(seen_ppm, 1))
     if bank is None:
         return []
-    size, r = bank.size, config.search_px
+    size, r = bank.size, config.search_step + 1
     if view.shape[0] < size or view.shape[1] < size:
         return []
     ref = np.asarray(cream, np.float32) if cream is not None else np.median(view.reshape(-1, 3), 0) * 1.3
@@ -235,18 +235,26 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
         px = np.take(flat, idx, axis=0).astype(np.float32) * gain
         return _zero_mean_unit(px) @ bank.vectors.T
 
-    # first the candidate's own place (the coarse filter is off by a pixel or two), then around the sure ones
-    pre = scores_at(base, np.array([0])).max(axis=(1, 2))
-    keep = np.nonzero(pre >= config.min_score - config.pre_margin)[0]
+    # first a coarse grid around each candidate (the coarse filter centres on the gem, which may sit a few
+    # pixels off the token's centre), then a pixel around the best place of the likely ones
+    step = config.search_step
+    gy, gx = (g.ravel() for g in np.mgrid[-step:step + 1:step, -step:step + 1:step])
+    pre = scores_at(base, gy * width + gx).max(axis=2)                     # (candidates, grid)
+    first = pre.argmax(axis=1)
+    keep = np.nonzero(pre.max(axis=1) >= config.min_score - config.pre_margin)[0]
     scored = []
     if len(keep):
-        dys, dxs = np.mgrid[-r:r + 1, -r:r + 1]
-        offsets = (dys * width + dxs).ravel()
-        sc = scores_at(base[keep], offsets)                      # (n, offsets, kinds)
-        best_off = sc.max(axis=2).argmax(axis=1)
+        fy, fx = np.mgrid[-1:2, -1:2]
+        fy, fx = fy.ravel(), fx.ravel()
+        dy = gy[first[keep]][:, None] + fy[None, :]
+        dx = gx[first[keep]][:, None] + fx[None, :]
+        idx = base[keep][:, None] + dy * width + dx                          # (n, 9)
+        px = np.take(flat, idx[:, :, None] + mask_idx[None, None, :], axis=0).astype(np.float32) * gain
+        sc = (_zero_mean_unit(px) @ bank.vectors.T).max(axis=2)              # (n, 9)
+        best = sc.argmax(axis=1)
         for j, i in enumerate(keep):
-            o = int(best_off[j])
-            scored.append((float(sc[j, o].max()), int(x0[i] - pad + dxs.flat[o]), int(y0[i] - pad + dys.flat[o])))
+            o = int(best[j])
+            scored.append((float(sc[j, o]), int(x0[i] - pad + dx[j, o]), int(y0[i] - pad + dy[j, o])))
     scored.sort(key=lambda t: -t[0])
     finds: list[TokenFind] = []
     apart = config.min_apart * size
