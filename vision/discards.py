@@ -199,6 +199,8 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             continue
         kind = FIELD_KINDS[int(labels[y + ys[0], x + xs[0]])]
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
+        if f is None:
+            continue
         # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
         # a row card astray or a patch of table shows less of one)
         whole = area / (fw * fh * p * p)
@@ -209,15 +211,19 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                cream: Any, model: Any, kind: str, tv: TableView, cx: float, cy: float, rw: float, rh: float,
-               ang: float) -> PileFind:
-    """The top card of the pile whose field blob has this turned rectangle (table view px)."""
+               ang: float) -> PileFind | None:
+    """The top card of the pile whose field blob has this turned rectangle (table view px), or None when
+    no card lies there (`_refine_pile`)."""
     import numpy as np
 
     p = tv.ppm
     # the card's long side: its up is along it, one way or the other
     theta = ang if rh >= rw else ang + 90.0
     centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
-    centre, theta = _refine_pile(config, card_config, image, registration, art, cream, kind, centre, theta)
+    placed = _refine_pile(config, card_config, image, registration, art, cream, kind, centre, theta)
+    if placed is None:
+        return None
+    centre, theta = placed
     q = config.card_ppm
     # which way up: the numerals make the top corners far busier than the bottom ones
     img = upright_card(image, registration, centre, theta, art.size, q, 4.0)
@@ -242,9 +248,12 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
 
 
 def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
-                 cream: Any, kind: str, centre: tuple[float, float], theta: float) -> tuple[tuple[float, float], float]:
+                 cream: Any, kind: str, centre: tuple[float, float],
+                 theta: float) -> tuple[tuple[float, float], float] | None:
     """The card's centre and turn from its field seen closer (`refine_ppm`): the table view's blob places a
-    card only to a pixel (4 mm) and a few degrees, too coarse for its numeral boxes."""
+    card only to a pixel (3 mm) and a few degrees, too coarse for its numeral boxes. None when no card's
+    field is there: its colour's largest patch not of a field's size, or running on past the card (a
+    table, a cloth or a thing of that colour)."""
     import cv2
     import numpy as np
 
@@ -254,13 +263,16 @@ def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     mask = (table_labels(config, card_config, crop, cream, art) == FIELD_KINDS.index(kind)).astype(np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n < 2:
-        return centre, theta
+        return None
     i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, bw, bh = (int(v) for v in stats[i, :4])
+    if x <= 0 or y <= 0 or x + bw >= mask.shape[1] or y + bh >= mask.shape[0]:
+        return None
     ys, xs = np.nonzero(comp == i)
     (fx, fy), (fw_, fh_), fa = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
     fw, fh = config.field_size_mm
     if abs(max(fw_, fh_) / q - fh) > config.size_tolerance * fh or abs(min(fw_, fh_) / q - fw) > config.size_tolerance * fw:
-        return centre, theta
+        return None
     # the field's turn from upright in (-45, 45]; its centre's offset from the crop's (the card's) in card mm
     da = fa if fh_ >= fw_ else fa - 90.0
     da = (da + 45.0) % 90.0 - 45.0
