@@ -1,12 +1,15 @@
 """Discard piles: the top card of each colour's pile (card game: and of the points pile), wherever the
 players put them on the table — outside the seat areas and the board, nowhere assumed.
 
-    table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its maps and mask built once
-    per registration) ─ each pixel's card field kind (vision.cards' colours over the card stock, the
-    colour table cached per stock colour) ─ for each pile's kind, blobs the size of a card's field
-    (~52×83 mm, any turn; kinds apart, so piles side by side stay apart) ─ each: the card cut upright
-    from the frame (a homography fitted to the registration around it), both ways up (a pile may lie
-    any way round): the way whose corners hold the ink gives the value (vision.numerals).
+    table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its fixed-point maps and
+    mask built once per registration) ─ each pixel's card field kind (vision.cards' colours over the
+    card stock; the colour table cached per stock colour) ─ one component pass over the pile kinds,
+    pixels at a change of kind left out (piles side by side stay apart) ─ blobs the size of a card's
+    field (~52×83 mm, any turn) ─ each: its field seen again at 1 px/mm (a card cut upright by a
+    homography fitted to the registration around it) places the card exactly, or shows no card (a
+    field that runs on past the card is table) ─ the card cut at `card_ppm`, the way up whose corners
+    hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
+    blobs of one colour the one most like a whole field is the pile.
 
 The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
 colour with no such card on the table is an empty (or absent) pile: null.
@@ -47,8 +50,8 @@ class TableView:
 
     origin: tuple[float, float]      # board mm of view pixel (0, 0)'s corner
     ppm: float
-    map_x: Any = field(repr=False)
-    map_y: Any = field(repr=False)
+    map_x: Any = field(repr=False)   # fixed-point maps (cv2.convertMaps): CV_16SC2 ...
+    map_y: Any = field(repr=False)   # ... and CV_16UC1
     keep: Any = field(repr=False)    # 1 where a pile may lie
 
     def warp(self, image: Any) -> Any:
@@ -153,12 +156,11 @@ def _lut(config: DiscardConfig, card_config: CardConfig, cream: Any, art: CardAr
     return _field_table(card_config, key, config.cream_step, art)
 
 
-def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt,
-                 lut: Any = None) -> Any:
+def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
     """Per pixel (of the table view, or any BGR image) the index in FIELD_KINDS of its field colour, or -1."""
     import numpy as np
 
-    lut = _lut(config, card_config, cream, art) if lut is None else lut
+    lut = _lut(config, card_config, cream, art)
     v = view >> 3
     idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
     return lut[idx]
