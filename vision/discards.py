@@ -1,11 +1,15 @@
 """Discard piles: the top card of each colour's pile (card game: and of the points pile), wherever the
 players put them on the table — outside the seat areas and the board, nowhere assumed.
 
-    table view (the table around board and seats, 1 px/mm, built once) ─ card field colours
-    (vision.cards) less the table's own colours, seats and board masked ─ blobs the size of a card's
-    field (~52×83 mm, any turn) ─ each: its colour (the majority), then the card cut upright from the
-    frame at the seat views' resolution, both ways up (a pile may lie any way round): the way whose
-    corners read surer gives the value.
+    table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its fixed-point maps and
+    mask built once per registration) ─ each pixel's card field kind (vision.cards' colours over the
+    card stock; the colour table cached per stock colour) ─ one component pass over the pile kinds,
+    pixels at a change of kind left out (piles side by side stay apart) ─ blobs the size of a card's
+    field (~52×83 mm, any turn) ─ each: its field seen again at 1 px/mm (a card cut upright by a
+    homography fitted to the registration around it) places the card exactly, or shows no card (a
+    field that runs on past the card is table) ─ the card cut at `card_ppm`, the way up whose corners
+    hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
+    blobs of one colour the one most like a whole field is the pile.
 
 The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
 colour with no such card on the table is an empty (or absent) pile: null.
@@ -16,24 +20,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, field_labels, read_corners, table_mask
-from .seatview import seat_frame
+from .cards import CardConfig, field_labels, read_corners
 
 
 @dataclass(frozen=True)
 class DiscardConfig:
-    ppm: float = 1.0                 # table view pixels per mm
+    ppm: float = 0.33                # table view pixels per mm (a card's field is ~17×27 px; piles side by side stay apart)
     around_mm: float = 420.0         # how far beyond board and seats the table is searched
     seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
     field_size_mm: tuple[float, float] = (51.6, 82.6)
-    size_tolerance: float = 0.22     # a blob's sides within this fraction of a card field's
-    min_fill: float = 0.6            # of its turned rectangle
+    size_tolerance: float = 0.25     # a blob's sides within this fraction of a card field's
+    min_area: float = 0.4            # a blob covers at least this much of a field (its symbol, numerals and glare do not count)
+    min_fill: float = 0.4            # and of its own turned rectangle
     card_ppm: float = 2.5            # the card cut upright from the frame
+    refine_ppm: float = 1.0          # each card's field seen again at this many px/mm to place it exactly
+    refine_margin_mm: float = 8.0    # around the card as first placed
+    cream_step: float = 0.03         # the colour table is rebuilt when the stock's colour moves this much (log)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,8 +50,8 @@ class TableView:
 
     origin: tuple[float, float]      # board mm of view pixel (0, 0)'s corner
     ppm: float
-    map_x: Any = field(repr=False)
-    map_y: Any = field(repr=False)
+    map_x: Any = field(repr=False)   # fixed-point maps (cv2.convertMaps): CV_16SC2 ...
+    map_y: Any = field(repr=False)   # ... and CV_16UC1
     keep: Any = field(repr=False)    # 1 where a pile may lie
 
     def warp(self, image: Any) -> Any:
@@ -79,7 +87,7 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
     x1, y1 = max(xs) + a, max(ys) + a
     p = config.ppm
     w, h = int((x1 - x0) * p), int((y1 - y0) * p)
-    step = 8
+    step = 4
     gw, gh = w // step + 2, h // step + 2
     gx, gy = np.meshgrid(x0 + (np.arange(gw) * step + 0.5) / p, y0 + (np.arange(gh) * step + 0.5) / p)
     coarse = registration.board_to_image(np.stack([gx.ravel(), gy.ravel()], 1)).reshape(gh, gw, 2).astype(np.float32)
@@ -99,26 +107,63 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
     if board_size:
         cv2.rectangle(keep, (int((-5 - x0) * p), int((-5 - y0) * p)),
                       (int((board_size[0] + 5 - x0) * p), int((board_size[1] + 5 - y0) * p)), 0, -1)
-    return TableView((x0, y0), p, full[..., 0].copy(), full[..., 1].copy(), keep)
+    # fixed-point maps: a quarter less memory and a faster remap every frame
+    map1, map2 = cv2.convertMaps(full[..., 0], full[..., 1], cv2.CV_16SC2)
+    return TableView((x0, y0), p, map1, map2, keep)
 
 
 def upright_card(image: Any, registration: Any, centre: tuple[float, float], angle: float, size: tuple[float, float],
                  ppm: float, pad: float) -> Any:
-    """The card at `centre` turned by `angle` cut from the frame upright: x 0..w mm, y -pad..h+pad mm."""
+    """The card at `centre` turned by `angle` cut from the frame upright: x 0..w mm, y -pad..h+pad mm.
+
+    Over one card the registration (lens included) is as good as a homography: one is fitted to a
+    5×5 grid of its points and the card warped with it."""
     import cv2
     import numpy as np
 
     w, h = size
     cols, rows = int(round(w * ppm)), int(round((h + 2 * pad) * ppm))
-    u = (np.arange(cols) + 0.5) / ppm - w / 2
-    v = (np.arange(rows) + 0.5) / ppm - pad - h / 2
-    gu, gv = np.meshgrid(u, v)
+    gu, gv = np.meshgrid(np.linspace(0, cols, 5), np.linspace(0, rows, 5))
+    u = gu / ppm - w / 2
+    v = gv / ppm - pad - h / 2
     a = math.radians(angle)
     # the card's "up" is north turned toward east by `angle`: its x axis is east turned the same
-    x = centre[0] + gu * math.cos(a) - gv * math.sin(a)
-    y = centre[1] + gu * math.sin(a) + gv * math.cos(a)
-    px = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(rows, cols, 2).astype(np.float32)
-    return cv2.remap(image, px[..., 0].copy(), px[..., 1].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    x = centre[0] + u * math.cos(a) - v * math.sin(a)
+    y = centre[1] + u * math.sin(a) + v * math.cos(a)
+    px = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).astype(np.float32)
+    hom, _ = cv2.findHomography(np.stack([gu.ravel(), gv.ravel()], 1).astype(np.float32), px, 0)
+    return cv2.warpPerspective(image, hom, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+@lru_cache(maxsize=8)
+def _field_table(card_config: CardConfig, cream_key: tuple[int, int, int], step: float, art: CardArt) -> Any:
+    """vision.cards.field_labels' colour table (32³ colours → field kind) for a stock colour, kept while
+    the light stays (the stock's colour rounded to `step` in log)."""
+    import numpy as np
+
+    cream = np.exp(np.asarray(cream_key, np.float32) * step)
+    q = np.arange(32, dtype=np.uint8) * 8 + 4
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    every = np.stack([b.ravel(), g.ravel(), r.ravel()], 1).reshape(32, 1024, 3)
+    return field_labels(card_config, every, cream, art).ravel()
+
+
+def _lut(config: DiscardConfig, card_config: CardConfig, cream: Any, art: CardArt) -> Any:
+    import numpy as np
+
+    key = tuple(int(round(float(np.log(max(float(c), 1.0))) / config.cream_step)) for c in cream)
+    return _field_table(card_config, key, config.cream_step, art)
+
+
+def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
+    """Per pixel (of the table view, or any BGR image) the index in FIELD_KINDS of its field colour, or -1."""
+    import numpy as np
+
+    lut = _lut(config, card_config, cream, art)
+    v = view >> 3
+    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
+    return lut[idx]
 
 
 def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
@@ -128,61 +173,116 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     import numpy as np
 
     view = tv.warp(image)
-    labels = field_labels(card_config, view, cream, art)
-    mask = (labels >= 0) & (tv.keep > 0)
-    allowed = [FIELD_KINDS.index(c) for c in COLOURS] + ([FIELD_KINDS.index("points")] if card_game else [])
-    mask &= np.isin(labels, allowed)
-    mask &= ~table_mask(card_config, view)
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    labels = table_labels(config, card_config, view, cream, art)
+    labels[tv.keep == 0] = -1
+    allowed = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points",) if card_game else ()))]
     fw, fh = config.field_size_mm
     p = tv.ppm
+    tol = config.size_tolerance
+    # one pass over every pile kind: a pixel whose right or lower neighbour is of another pile's kind is
+    # left out, so piles of different colours side by side stay apart
+    pile = np.isin(labels, allowed)
+    ok = pile.copy()
+    ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
+    ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(ok.astype(np.uint8), connectivity=4)
     finds: dict[str, PileFind] = {}
+    best: dict[str, float] = {}
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
-        if area < 0.5 * fw * fh * p * p or area > 1.6 * fw * fh * p * p:
+        if area < config.min_area * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
             continue
-        ys, xs = np.nonzero(comp == i)
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-        short, long_ = sorted((rw, rh))
-        tol = config.size_tolerance
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+        # the blob's pixels are whole pixels: their rectangle is a pixel short each way
+        short, long_ = sorted((rw + 1, rh + 1))
         if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
             continue
-        lab = labels[ys, xs]
-        kinds = np.bincount(lab[lab >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
-        kind = FIELD_KINDS[int(np.argmax(kinds))]
-        pile = "points" if kind == "points" else kind
-        # the card's long side: its up is along it, one way or the other
-        theta = ang if rh >= rw else ang + 90.0
-        centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
-        # which way up: the numerals make the top corners far busier than the bottom ones
-        img = upright_card(image, registration, centre, theta, art.size, config.card_ppm, 4.0)
-        white = _whiteness(img.astype(np.float32), cream)
-        top_ink = bottom_ink = 0.0
-        q = config.card_ppm
-        for (bx, by, bw, bh) in art.boxes.values():
-            # the middle of the glyph box only: its edges hold the card's border and frame lines
-            cx, cy = bx + bw / 2, by + bh / 2
-            a = white[int((4 + cy - 4) * q):int((4 + cy + 4) * q), int((cx - 3.5) * q):int((cx + 3.5) * q)]
-            cyb, cxb = art.size[1] - cy, art.size[0] - cx
-            b = white[int((4 + cyb - 4) * q):int((4 + cyb + 4) * q), int((cxb - 3.5) * q):int((cxb + 3.5) * q)]
-            top_ink += float(a.std()) if a.size else 0.0
-            bottom_ink += float(b.std()) if b.size else 0.0
-        up = theta if top_ink >= bottom_ink else theta + 180.0
-        if up != theta:
-            img = upright_card(image, registration, centre, up, art.size, config.card_ppm, 4.0)
-            white = _whiteness(img.astype(np.float32), cream)
-        code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], pile, art, config.card_ppm, model,
-                                           ("E",))
-        best = (0.0, code, conf, up)
-        code = best[1]
-        if code is not None and pile == "points":
-            code = f"P{code}"
-        f = PileFind(pile, centre, best[3] % 360, code, best[2])
-        if pile not in finds or f.confidence > finds[pile].confidence:
-            finds[pile] = f
+        kind = FIELD_KINDS[int(labels[y + ys[0], x + xs[0]])]
+        f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
+        if f is None:
+            continue
+        # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
+        # a row card astray or a patch of table shows less of one)
+        whole = area / (fw * fh * p * p)
+        if kind not in finds or whole > best[kind]:
+            finds[kind], best[kind] = f, whole
     return list(finds.values())
+
+
+def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+               cream: Any, model: Any, kind: str, tv: TableView, cx: float, cy: float, rw: float, rh: float,
+               ang: float) -> PileFind | None:
+    """The top card of the pile whose field blob has this turned rectangle (table view px), or None when
+    no card lies there (`_refine_pile`)."""
+    import numpy as np
+
+    p = tv.ppm
+    # the card's long side: its up is along it, one way or the other
+    theta = ang if rh >= rw else ang + 90.0
+    centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+    placed = _refine_pile(config, card_config, image, registration, art, cream, kind, centre, theta)
+    if placed is None:
+        return None
+    centre, theta = placed
+    q = config.card_ppm
+    # which way up: the numerals make the top corners far busier than the bottom ones
+    img = upright_card(image, registration, centre, theta, art.size, q, 4.0)
+    white = _whiteness(img.astype(np.float32), cream)
+    top_ink = bottom_ink = 0.0
+    for (bx, by, bw, bh) in art.boxes.values():
+        # the middle of the glyph box only: its edges hold the card's border and frame lines
+        gx, gy = bx + bw / 2, by + bh / 2
+        a = white[int((4 + gy - 4) * q):int((4 + gy + 4) * q), int((gx - 3.5) * q):int((gx + 3.5) * q)]
+        gyb, gxb = art.size[1] - gy, art.size[0] - gx
+        b = white[int((4 + gyb - 4) * q):int((4 + gyb + 4) * q), int((gxb - 3.5) * q):int((gxb + 3.5) * q)]
+        top_ink += float(a.std()) if a.size else 0.0
+        bottom_ink += float(b.std()) if b.size else 0.0
+    up = theta if top_ink >= bottom_ink else theta + 180.0
+    if up != theta:
+        img = upright_card(image, registration, centre, up, art.size, q, 4.0)
+        white = _whiteness(img.astype(np.float32), cream)
+    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
+    if code is not None and kind == "points":
+        code = f"P{code}"
+    return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+                 cream: Any, kind: str, centre: tuple[float, float],
+                 theta: float) -> tuple[tuple[float, float], float] | None:
+    """The card's centre and turn from its field seen closer (`refine_ppm`): the table view's blob places a
+    card only to a pixel (3 mm) and a few degrees, too coarse for its numeral boxes. None when no card's
+    field is there: its colour's largest patch not of a field's size, or running on past the card (a
+    table, a cloth or a thing of that colour)."""
+    import cv2
+    import numpy as np
+
+    q, m = config.refine_ppm, config.refine_margin_mm
+    w, h = art.size
+    crop = upright_card(image, registration, centre, theta, (w + 2 * m, h), q, m)
+    mask = (table_labels(config, card_config, crop, cream, art) == FIELD_KINDS.index(kind)).astype(np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, bw, bh = (int(v) for v in stats[i, :4])
+    if x <= 0 or y <= 0 or x + bw >= mask.shape[1] or y + bh >= mask.shape[0]:
+        return None
+    ys, xs = np.nonzero(comp == i)
+    (fx, fy), (fw_, fh_), fa = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    fw, fh = config.field_size_mm
+    if abs(max(fw_, fh_) / q - fh) > config.size_tolerance * fh or abs(min(fw_, fh_) / q - fw) > config.size_tolerance * fw:
+        return None
+    # the field's turn from upright in (-45, 45]; its centre's offset from the crop's (the card's) in card mm
+    da = fa if fh_ >= fw_ else fa - 90.0
+    da = (da + 45.0) % 90.0 - 45.0
+    du = (fx + 0.5) / q - (w / 2 + m)
+    dv = (fy + 0.5) / q - (h / 2 + m)
+    a = math.radians(theta)
+    c = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
+    return c, theta + da
 
 
 def discard_tops(finds: list[PileFind], card_game: bool) -> dict[str, str | None]:

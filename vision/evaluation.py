@@ -26,6 +26,8 @@ class ElementGroup:
     name: str
     applies: Callable[[Mapping[str, Any]], bool]
     count: Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[int, int]]
+    #: optional: each counted error as (kind, detail); as many as `count`'s errors
+    explain: Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]] | None = None
 
 
 def _pawn_key(p: Mapping[str, Any]) -> tuple[str, str, bool]:
@@ -109,6 +111,103 @@ def count_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[i
         sum(1 for pile, code in r.items() if pile not in t and code is not None)
 
 
+#: The kinds `explain_wish_held` sorts the wish-stone errors into, in the order eval prints them.
+WISH_ERROR_KINDS = ("missed stone", "two touching counted as one", "wrong colour", "extra stone")
+
+
+def _touching_tokens(truth: Mapping[str, Any], seat: str, colour: str, reach: float = 1.15) -> int:
+    """How many of `seat`'s held tokens of `colour` lie within `reach` diameters of another held token
+    (render truth: their image quads give the diameter in frame pixels)."""
+    import math
+
+    items = [it for it in (truth.get("render") or {}).get("items") or []
+             if it.get("kind") == "wish-held" and it.get("seat") == seat and it.get("centre") and it.get("quad")]
+    n = 0
+    for it in items:
+        if it.get("colour") != colour:
+            continue
+        q = it["quad"]
+        d = max(math.dist(q[0], q[2]), math.dist(q[1], q[3])) / math.sqrt(2)
+        if any(o is not it and math.dist(o["centre"], it["centre"]) < reach * d for o in items):
+            n += 1
+    return n
+
+
+def explain_wish_held(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_wish_held counts, as (kind, "seat colour -> read"), kinds from WISH_ERROR_KINDS:
+    a stone the seat lacks in the reading paired with one of another colour read there is a wrong colour
+    (two errors: one missing, one extra); a missing stone that touches another held one (render truth)
+    is two touching counted as one; the rest are missed or extra stones."""
+    out: list[tuple[str, str]] = []
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t = Counter({c: int(v) for c, v in (ts.get("wish") or {}).items()})
+        r = Counter({c: int(v) for c, v in ((rs.get(seat) or {}).get("wish") or {}).items()})
+        missing, extra = t - r, r - t
+        for c in sorted(missing):
+            for e in sorted(extra):
+                while missing[c] > 0 and extra[e] > 0:
+                    missing[c] -= 1
+                    extra[e] -= 1
+                    out += [("wrong colour", f"{seat} {c} -> {e}")] * 2
+        for c in sorted(missing):
+            touching = min(missing[c], _touching_tokens(truth, seat, c))
+            out += [("two touching counted as one", f"{seat} {c} -> -")] * touching
+            out += [("missed stone", f"{seat} {c} -> -")] * (missing[c] - touching)
+        for e in sorted(extra):
+            out += [("extra stone", f"{seat} - -> {e}")] * extra[e]
+    return out
+
+
+#: The kinds `explain_discards` sorts the discard-top errors into, in the order eval prints them.
+DISCARD_ERROR_KINDS = ("pile missed", "pile out of view", "wrong value", "wrong colour",
+                       "empty pile read as a card", "card read where none")
+
+
+def explain_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_discards counts, as (kind, "pile truth -> read"), kinds from DISCARD_ERROR_KINDS:
+    a pile's top read on another pile that does not hold it is a wrong colour (both piles' errors); an
+    empty pile read as a card, a card read for a pile the game does not have. A pile missed whose card
+    the render truth has outside the frame (`in_view` false) is out of view: no reader can see it."""
+    t, r = truth.get("discard_tops") or {}, read.get("discard_tops") or {}
+    unseen = {c.get("pile") for c in (truth.get("render") or {}).get("cards") or []
+              if c.get("kind") == "discard" and c.get("in_view") is False}
+    out: list[tuple[str, str]] = []
+    wrong = {p for p, code in t.items() if r.get(p) != code}
+    moved: set[str] = set()
+    for p in sorted(wrong):
+        if t[p] is None or r.get(p) is not None:
+            continue
+        # its top read on another pile whose own top differs: the card's colour was misread
+        for q in sorted(wrong - moved):
+            if q != p and r.get(q) is not None and str(r[q]).lstrip("P") == str(t[p]).lstrip("P"):
+                moved |= {p, q}
+                out += [("wrong colour", f"{p} {t[p]} -> {q}")] * 2
+                break
+    for p in sorted(wrong - moved):
+        got = r.get(p)
+        kind = ("empty pile read as a card" if t[p] is None else "wrong value" if got is not None
+                else "pile out of view" if p in unseen else "pile missed")
+        out.append((kind, f"{p} {t[p]} -> {got}"))
+    for p, code in sorted(r.items()):
+        if p not in t and code is not None:
+            out.append(("card read where none", f"{p} - -> {code}"))
+    return out
+
+
+def card_error_breakdown(results: list[FrameResult]) -> list[str]:
+    """Where the wish-stone and discard-top errors come from (printed under eval's table), by kind."""
+    lines = []
+    for group, kinds in (("wish", WISH_ERROR_KINDS), ("discards", DISCARD_ERROR_KINDS)):
+        got = Counter(kind for r in results for kind, _d in r.errors.get(group, ()))
+        if got:
+            lines.append(f"{group} errors by kind ({sum(got.values())}): "
+                         + ", ".join(f"{k} {got[k]}" for k in kinds if got[k]))
+    if lines:
+        lines.append("")
+    return lines
+
+
 def _any_game(truth: Mapping[str, Any]) -> bool:
     return True
 
@@ -130,6 +229,8 @@ ELEMENT_GROUPS: dict[str, ElementGroup] = {
     "pointrow": ElementGroup("pointrow", _card_game, count_points_row),
     "discards": ElementGroup("discards", _any_game, count_discards),
 }
+ELEMENT_GROUPS["wish"] = ElementGroup("wish", _board_game, count_wish_held, explain_wish_held)
+ELEMENT_GROUPS["discards"] = ElementGroup("discards", _any_game, count_discards, explain_discards)
 
 
 @dataclass
@@ -147,6 +248,7 @@ class FrameResult:
     read_hands: list[str | None] | None = None
     groups: dict[str, tuple[int, int]] = field(default_factory=dict)
     cards_in_view: bool = True      # every card lies in the picture (a low camera may cut seats off)
+    errors: dict[str, list[tuple[str, str]]] = field(default_factory=dict)   # group -> (kind, detail)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -214,6 +316,8 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
     if res.truth_usable and res.read_usable:
         for name, group in counted.items():
             res.groups[name] = group.count(truth, obs)
+            if group.explain is not None and res.groups[name][1] > 0:
+                res.errors[name] = group.explain(truth, obs)
     elif res.truth_usable:
         for name, group in counted.items():
             res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
@@ -284,6 +388,7 @@ def summarise(results: list[FrameResult]) -> str:
     if cut:
         lines.append(f"{len(cut)} usable frames show only part of the cards (a low camera cuts seats off): "
                      "their card groups and whole state are not counted")
+    lines.extend(card_error_breakdown(ok))
     board_frames = [r for r in ok if r.truth_usable and "pawns" in r.groups]
     exact = [r for r in board_frames if r.read_usable and all(r.groups[g][1] == 0 for g in ("pawns", "tiles"))]
     lines.append("")

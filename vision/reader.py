@@ -21,11 +21,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from calibration.registration import RegistrationConfig, register_board
+from engine.cards import COLOURS as CARD_COLOURS
 from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
@@ -406,8 +407,10 @@ class Reader:
             wish: dict[str, int] = {}
             if not card_game and self.board is not None:
                 tw = _clock()
+                # the board games have colour rows only: a "points" band there is table, not cards
+                rows = replace(sc, bands=[b for b in sc.bands if b.kind in CARD_COLOURS])
                 finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
-                                    token_kinds(self.board.name), sc.rows_mask(sv), sc.cream)
+                                    token_kinds(self.board.name), rows.rows_mask(sv), sc.cream)
                 wish = count_held(finds)
                 parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)

@@ -4,15 +4,19 @@ NWNZ: each wish stone is a disc showing its colour's gem (components `wish-<colo
 board's wish tiles are all alike (`tile-wish-any`, counted as "any"); a stone lying face down
 (`wish-back`) is found too but not counted (its colour is hidden).
 
-    seat view (half resolution) ─ every token art turned into a ring-averaged template (a round
-    token looks the same however it lies) ─ colour correlation with each, outside the card rows
-    ─ peaks, best first, at least `min_apart` diameters apart (two stones may touch) ─ colour.
+    seat view (half resolution) ─ candidates: a coarse box filter (the view halved again), the gem's
+    square against the token's rim and the token's square against the table around it, local maxima
+    outside the card rows ─ each verified by its correlation with every kind's ring-averaged template
+    (a round token looks the same however it lies; the bank is built once per art set and resolution)
+    a pixel or two around it ─ best first, at least `min_apart` diameters apart (two stones may touch)
+    ─ colour: the gem's colour over the token's own rim (light and exposure cancel) nearest a kind's
+    in the art, its contrast allowed to be flattened by blur and glare.
 
     python -m vision.wishstones FRAME.jpg --overlay out.png
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -21,10 +25,19 @@ from engine.cards import COLOURS
 
 @dataclass(frozen=True)
 class WishStoneConfig:
-    min_score: float = 0.7        # colour correlation with a token's ring template
+    min_score: float = 0.65       # correlation with a token kind's ring template (structure: gem, rim)
     min_apart: float = 0.8         # two finds at least this many diameters apart (touching stones: 1.0)
     row_margin_mm: float = 3.0     # no token under a card row
-    rim_min_white: float = 0.5     # a coloured stone's rim is pale: its smallest channel over the stock's
+    coarse_ppm: float = 0.6        # candidates are searched at about this many px/mm (the view over a whole factor)
+    inner: float = 0.45            # candidate filter: a square this many diameters wide (the gem) ...
+    outer: float = 0.95            # ... against the square ring around it out to this many (the rim) ...
+    around: float = 1.5            # ... and the token's square against the table around it out to this many
+    min_contrast: float = 0.06     # a candidate's inner square differs this much from its ring (over the stock)
+    max_candidates: int = 60       # per seat, the strongest first
+    search_step: int = 3           # each candidate verified on a grid this many view px apart around it ...
+    pre_margin: float = 0.25       # ... and a pixel around the grid's best where that scores min_score less this
+    contrast_range: tuple[float, float] = (0.3, 1.3)   # a gem's contrast to its rim, seen over the art's
+    max_colour_dist: float = 0.5   # a token's gem colour this near its kind's (log units, see colour_distance)
 
 
 @dataclass
@@ -48,13 +61,62 @@ def _ring_average(img: Any) -> Any:
     return acc / 24
 
 
+@dataclass(frozen=True, eq=False)
+class TokenBank:
+    """The token kinds a seat may hold at one view resolution (built once per art set and resolution):
+    each kind's ring-averaged template over the disc, zero-mean per channel, unit norm, as one row of
+    `vectors` (the masked pixels' B, G, R), so a patch's correlation with every kind is one product."""
+
+    kinds: tuple[str, ...]
+    size: int                      # template side, view px
+    diameter_mm: float
+    mask: Any = field(repr=False)      # size×size bool: the disc
+    vectors: Any = field(repr=False)   # len(kinds) × (mask pixels · 3) float32
+    art_white: Any = field(repr=False)   # BGR of the card stock in the art: the colours' reference
+    gem: Any = field(repr=False)       # size×size bool: the token's middle (a stone's gem)
+    band: Any = field(repr=False)      # size×size bool: the ring around it (a stone's rim)
+    gem_logs: Any = field(repr=False)  # len(kinds) × 3: log of the middle's BGR over the ring's
+
+
+def gem_log(patch: Any, gem: Any, band: Any) -> Any:
+    """log(middle's mean BGR / ring's): a token's colour with the light's colour and brightness cancelled."""
+    import numpy as np
+
+    g = patch[gem].reshape(-1, 3).mean(axis=0)
+    w = patch[band].reshape(-1, 3).mean(axis=0)
+    return np.log(np.maximum(g, 1.0) / np.maximum(w, 1.0))
+
+
+def colour_distance(config: "WishStoneConfig", logs: Any, m: Any) -> Any:
+    """Distance of a gem log `m` (3) to each kind's `logs` (K×3) as the camera shows it: blur, glare and
+    the camera's response flatten a gem against its rim by a factor (`contrast_range`), so each kind's
+    log is first scaled to fit best within that range."""
+    import numpy as np
+
+    logs = np.asarray(logs, np.float32)
+    m = np.asarray(m, np.float32)
+    norm2 = (logs * logs).sum(axis=-1)
+    alpha = np.clip((logs @ m) / np.maximum(norm2, 1e-6), *config.contrast_range)
+    return np.linalg.norm(m - alpha[..., None] * logs, axis=-1)
+
+
+def _zero_mean_unit(a: Any) -> Any:
+    """Rows of (…, pixels, 3): per channel zero mean, then each row of unit norm (flattened)."""
+    import numpy as np
+
+    a = a - a.mean(axis=-2, keepdims=True)
+    flat = a.reshape(*a.shape[:-2], -1)
+    return flat / (np.linalg.norm(flat, axis=-1, keepdims=True) + 1e-6)
+
+
 @lru_cache(maxsize=32)
-def token_templates(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: float) -> dict[str, Any]:
-    """kind → (BGR template float32 at `ppm`, as blurred as a camera resolving `seen_ppm` shows it)."""
+def token_bank(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: float) -> TokenBank | None:
+    """Every kind's template at `ppm`, as blurred as a camera resolving `seen_ppm` shows it (None: no art)."""
     import cv2
     import numpy as np
 
-    out: dict[str, Any] = {}
+    temps: dict[str, Any] = {}
+    diameter = 0.0
     for kind in kinds:
         key = "tile-wish-any" if kind == "any" else f"wish-{kind}"
         got = comps.image(key)
@@ -65,12 +127,71 @@ def token_templates(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: fl
         img = bgr * alpha[..., None] + np.float32(128) * (1 - alpha[..., None])
         img = _ring_average(img)
         seen = cv2.resize(img, None, fx=seen_ppm / art_ppm, fy=seen_ppm / art_ppm, interpolation=cv2.INTER_AREA)
+        diameter = max(diameter, img.shape[1] / art_ppm)
         size = int(round(img.shape[1] / art_ppm * ppm))
-        t = cv2.resize(seen, (size, size), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-        # only the disc counts: outside it lies whatever table
-        yy, xx = np.mgrid[0:size, 0:size]
-        r = np.hypot(xx - size / 2 + 0.5, yy - size / 2 + 0.5)
-        out[kind] = (t, (r <= size / 2 * 0.95).astype(np.float32))
+        temps[kind] = cv2.resize(seen, (size, size), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    if not temps or len({t.shape for t in temps.values()}) != 1:
+        return None
+    size = next(iter(temps.values())).shape[0]
+    yy, xx = np.mgrid[0:size, 0:size]
+    rr = np.hypot(xx - size / 2 + 0.5, yy - size / 2 + 0.5) / (size / 2)
+    # only the disc counts (outside it lies whatever table); every other pixel of it is enough (half the work)
+    mask = (rr <= 0.95) & ((yy + xx) % 2 == 0)
+    vectors = _zero_mean_unit(np.stack([t[mask] for t in temps.values()])).astype(np.float32)
+    try:
+        from .cardart import _base_art
+
+        white = np.asarray(_base_art(comps)[0], np.float32)
+    except (ValueError, KeyError):
+        white = np.full(3, 235.0, np.float32)
+    gem, band = rr < 0.3, (rr > 0.65) & (rr < 0.88)
+    logs = np.stack([gem_log(t, gem, band) for t in temps.values()]).astype(np.float32)
+    return TokenBank(tuple(temps), size, diameter, mask, vectors, white, gem, band, logs)
+
+
+def token_candidates(config: WishStoneConfig, view: Any, ppm: float, diameter_mm: float, cream: Any,
+                     rows_mask: Any | None = None) -> list[tuple[float, float, float]]:
+    """Where a token may lie: centres (view px) of round things of the token's size that differ from what
+    lies around them, strongest first. A coarse box filter: the mean colour over the stock's (light and
+    exposure cancel) of a square the token covers, against the square ring around it."""
+    import cv2
+    import numpy as np
+
+    f = max(1, int(round(ppm / config.coarse_ppm)))     # a whole factor: the fast way down
+    # (halving, bilinear is the 2×2 mean and far faster than INTER_AREA)
+    small = cv2.resize(view, (view.shape[1] // f, view.shape[0] // f),
+                       interpolation=cv2.INTER_LINEAR if f == 2 else cv2.INTER_AREA)
+    c = small.shape[1] / view.shape[1]
+    norm = small.astype(np.float32) * (1.0 / np.maximum(np.asarray(cream, np.float32), 1.0))
+    d = diameter_mm * ppm * c
+    # two rings: the gem against the token's rim, the whole token against the table around it (on a
+    # table of the rim's colour the first finds it, on a plain one the second; their sum peaks at the centre)
+    contrast = None
+    for a, b in ((config.inner, config.outer), (config.outer, config.around)):
+        ki = max(3, int(round(a * d)) | 1)
+        ko = max(ki + 2, int(round(b * d)) | 1)
+        inner = cv2.blur(norm, (ki, ki), borderType=cv2.BORDER_REFLECT)
+        outer = cv2.blur(norm, (ko, ko), borderType=cv2.BORDER_REFLECT)
+        ai, ao = ki * ki, ko * ko
+        # inner − ring mean, ring = (outer·ao − inner·ai) / (ao − ai)
+        diff = cv2.addWeighted(inner, 1.0 + ai / (ao - ai), outer, -ao / (ao - ai), 0.0)
+        part = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32)))
+        contrast = part if contrast is None else cv2.add(contrast, part)
+    peaks = cv2.dilate(contrast, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.6 * d) | 1),) * 2))
+    ys, xs = np.nonzero((contrast >= peaks) & (contrast >= config.min_contrast))
+    x, y = (xs + 0.5) / c - 0.5, (ys + 0.5) / c - 0.5
+    h, w = view.shape[:2]
+    edge = 0.4 * diameter_mm * ppm
+    # a token cut by the view's edge is the filter's border, not a token; none lies under a card row
+    ok = (x >= edge) & (x < w - edge) & (y >= edge) & (y < h - edge)
+    if rows_mask is not None:
+        xi = np.clip(np.round(x).astype(int), 0, rows_mask.shape[1] - 1)
+        yi = np.clip(np.round(y).astype(int), 0, rows_mask.shape[0] - 1)
+        ok &= rows_mask[yi, xi] == 0
+    idx = np.nonzero(ok)[0]
+    strength = contrast[ys[idx], xs[idx]]
+    idx = idx[np.argsort(-strength, kind="stable")[:config.max_candidates]]
+    out = [(float(x[i]), float(y[i]), float(contrast[ys[i], xs[i]])) for i in idx]
     return out
 
 
@@ -78,48 +199,82 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
                 kinds: tuple[str, ...], rows_mask: Any | None = None, cream: Any | None = None) -> list[TokenFind]:
     """Tokens of `kinds` in a seat view at `ppm` (u, v in view pixels / ppm, before the view margin).
 
-    With the seat's `cream` (the card stock under this light) a coloured stone must also show its
-    pale rim: a patch of table that happens to correlate does not."""
+    Candidates come from a coarse round-contrast filter (`token_candidates`); each is verified by its
+    correlation with every kind's ring template a few pixels around it (the view's colours brought to
+    the art's by the card stock under this light, `cream`); the kind is the gem colour's over the rim
+    (`gem_log`, `colour_distance`). A patch that correlates but shows no gem colour of a kind (table
+    grain) is no token; a face-down stone is found but not counted (`count_held`)."""
     import cv2
     import numpy as np
 
-    temps = token_templates(comps, kinds, ppm, round(seen_ppm, 1))
-    if not temps:
+    bank = token_bank(comps, kinds, ppm, round(seen_ppm, 1))
+    if bank is None:
         return []
-    v32 = view.astype(np.float32)
-    maps = {}
-    for kind, (t, m) in temps.items():
-        if v32.shape[0] < t.shape[0] or v32.shape[1] < t.shape[1]:
-            return []
-        maps[kind] = cv2.matchTemplate(v32, t, cv2.TM_CCOEFF_NORMED, mask=m)
-    stack = np.stack([np.nan_to_num(maps[k], nan=-1.0, posinf=-1.0, neginf=-1.0) for k in temps])
-    names = list(temps)
-    best = stack.max(axis=0)
-    which = stack.argmax(axis=0)
-    size = next(iter(temps.values()))[0].shape[0]
-    if rows_mask is not None:
-        # a token's centre never lies under a card row
-        cm = rows_mask[size // 2:size // 2 + best.shape[0], size // 2:size // 2 + best.shape[1]]
-        best = np.where(cm[:best.shape[0], :best.shape[1]] > 0, -1.0, best)
+    size, r = bank.size, config.search_step + 1
+    if view.shape[0] < size or view.shape[1] < size:
+        return []
+    ref = np.asarray(cream, np.float32) if cream is not None else np.median(view.reshape(-1, 3), 0) * 1.3
+    cands = token_candidates(config, view, ppm, bank.diameter_mm, ref, rows_mask)
+    if not cands:
+        return []
+    pad = size // 2 + r + 1
+    padded = cv2.copyMakeBorder(view, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    gain = bank.art_white / np.maximum(ref, 1.0)
+    width = padded.shape[1]
+    flat = padded.reshape(-1, 3)
+    my, mx = np.nonzero(bank.mask)
+    mask_idx = my * width + mx
+    # top-left corners (padded px) of each candidate's template window
+    x0 = np.array([int(round(cx - size / 2 + 0.5)) for cx, _cy, _c in cands]) + pad
+    y0 = np.array([int(round(cy - size / 2 + 0.5)) for _cx, cy, _c in cands]) + pad
+    base = y0 * width + x0
+
+    def scores_at(base: Any, offsets: Any) -> Any:
+        """Correlation with every kind: (candidates, offsets, kinds)."""
+        idx = base[:, None, None] + offsets[None, :, None] + mask_idx[None, None, :]
+        px = np.take(flat, idx, axis=0).astype(np.float32) * gain
+        return _zero_mean_unit(px) @ bank.vectors.T
+
+    # first a coarse grid around each candidate (the coarse filter centres on the gem, which may sit a few
+    # pixels off the token's centre), then a pixel around the best place of the likely ones
+    step = config.search_step
+    gy, gx = (g.ravel() for g in np.mgrid[-step:step + 1:step, -step:step + 1:step])
+    pre = scores_at(base, gy * width + gx).max(axis=2)                     # (candidates, grid)
+    first = pre.argmax(axis=1)
+    keep = np.nonzero(pre.max(axis=1) >= config.min_score - config.pre_margin)[0]
+    scored = []
+    if len(keep):
+        fy, fx = np.mgrid[-1:2, -1:2]
+        fy, fx = fy.ravel(), fx.ravel()
+        dy = gy[first[keep]][:, None] + fy[None, :]
+        dx = gx[first[keep]][:, None] + fx[None, :]
+        idx = base[keep][:, None] + dy * width + dx                          # (n, 9)
+        px = np.take(flat, idx[:, :, None] + mask_idx[None, None, :], axis=0).astype(np.float32) * gain
+        sc = (_zero_mean_unit(px) @ bank.vectors.T).max(axis=2)              # (n, 9)
+        best = sc.argmax(axis=1)
+        for j, i in enumerate(keep):
+            o = int(best[j])
+            scored.append((float(sc[j, o]), int(x0[i] - pad + dx[j, o]), int(y0[i] - pad + dy[j, o])))
+    scored.sort(key=lambda t: -t[0])
     finds: list[TokenFind] = []
     apart = config.min_apart * size
-    work = best.copy()
-    yy, xx = np.mgrid[0:size, 0:size]
-    rr = np.hypot(xx - size / 2 + 0.5, yy - size / 2 + 0.5) / (size / 2)
-    rim = (rr > 0.78) & (rr < 0.95)
-    while True:
-        _, mx, _, (x, y) = cv2.minMaxLoc(work)
-        if mx < config.min_score:
+    for score, x, y in scored:
+        if score < config.min_score:
             break
-        cv2.circle(work, (x, y), int(apart), -1.0, -1)
-        kind = names[int(which[y, x])]
-        if cream is not None and kind != "any":
-            ring = view[y:y + size, x:x + size][rim].astype(np.float32)
-            white = np.median(np.min(ring / np.maximum(np.asarray(cream, np.float32), 1), axis=1))
-            if white < config.rim_min_white:
-                work[max(0, y - 1):y + 2, max(0, x - 1):x + 2] = -1.0
-                continue
-        finds.append(TokenFind((x + size / 2) / ppm, (y + size / 2) / ppm, kind, float(mx)))
+        cu, cv_ = x + size / 2, y + size / 2
+        if any(np.hypot(cu - f.u * ppm, cv_ - f.v * ppm) < apart for f in finds):
+            continue
+        # its colour: the gem over the token's own rim, against each kind's in the art
+        patch = padded[y + pad:y + pad + size, x + pad:x + pad + size].astype(np.float32)
+        dist = colour_distance(config, bank.gem_logs, gem_log(patch, bank.gem, bank.band))
+        kind_i = int(np.argmin(dist))
+        if len(bank.kinds) == 1:
+            # a lone kind (the base board's wish tiles) must also be nearer its colour than a plain patch
+            if dist[0] >= float(np.linalg.norm(gem_log(patch, bank.gem, bank.band))):
+                kind_i = -1
+        if kind_i < 0 or dist[kind_i] > config.max_colour_dist:
+            continue
+        finds.append(TokenFind(cu / ppm, cv_ / ppm, bank.kinds[kind_i], score))
     return finds
 
 
@@ -142,8 +297,10 @@ def token_kinds(board_name: str | None) -> tuple[str, ...]:
 def main(argv: list[str] | None = None) -> int:
     import cv2
 
+    from .cardart import card_art
+    from .cards import CardConfig, paper_points, paper_white, read_seat_cards
     from .components import load_components
-    from .seatview import SeatViewConfig, build_seat_views
+    from .seatview import build_seat_views
     from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.wishstones", __doc__)
@@ -158,14 +315,20 @@ def main(argv: list[str] | None = None) -> int:
     seats = seats_from_truth(args.image)
     comps = load_components(args.components)
     cfg = WishStoneConfig()
-    views = build_seat_views(SeatViewConfig(ppm=1.25), cal, reg, tuple(seats) if seats else None)
+    # as the reader does: the seat's half-resolution view, its card stock and rows from vision.cards
+    card_cfg = CardConfig()
+    views = build_seat_views(card_cfg.view, cal, reg, tuple(seats) if seats else None)
+    white = paper_white(image, paper_points(cal, reg))
     out = []
     for seat, sv in views.items():
-        view = sv.warp(image)
-        finds = find_tokens(cfg, view, sv.ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None))
+        sc = read_seat_cards(card_cfg, image, sv, card_art(comps, sv.ppm, round(sv.px_per_mm, 1)), white, None, False)
+        view = sc.small.copy()
+        ppm = sv.ppm * 0.5
+        finds = find_tokens(cfg, sc.small, ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None),
+                            sc.rows_mask(sv), sc.cream)
         print(seat, count_held(finds), [(f.colour, round(f.score, 2)) for f in finds])
         for f in finds:
-            cv2.circle(view, (int(f.u * sv.ppm), int(f.v * sv.ppm)), int(10 * sv.ppm), (0, 255, 255), 1)
+            cv2.circle(view, (int(f.u * ppm), int(f.v * ppm)), int(10 * ppm), (0, 255, 255), 1)
         out.append(view)
     if args.overlay and out:
         import numpy as np

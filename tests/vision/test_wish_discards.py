@@ -1,0 +1,118 @@
+"""Wish stones held (vision.wishstones) and discard piles (vision.discards): the parts apart, on views
+composed from the bundled art, and eval's error kinds for both groups."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cardart import _base_art, card_art
+from vision.cards import CardConfig, field_labels
+from vision.components import load_components
+from vision.discards import DiscardConfig, table_labels
+from vision.evaluation import explain_discards, explain_wish_held
+from vision.wishstones import WishStoneConfig, colour_distance, count_held, find_tokens, token_bank, token_kinds
+
+PPM = 1.25          # the half-resolution seat view the reader searches
+SEEN = 1.3          # what the camera resolves there
+
+
+def _table(bgr: tuple[int, int, int], size=(300, 500), seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = np.empty((*size, 3), np.float32)
+    img[:] = bgr
+    img += rng.normal(0, 4, img.shape)
+    return np.clip(img, 0, 255)
+
+
+def _paste(view: np.ndarray, key: str, centre: tuple[float, float], turn: float = 0.0) -> None:
+    """One token of the art, turned and scaled to the view, laid centred at `centre` (view px)."""
+    comps = load_components()
+    bgr, alpha = comps.image(key)
+    ppm = comps.tile_ppm if key.startswith("tile-") else comps.wish_ppm
+    rgba = np.dstack([bgr, alpha * 255]).astype(np.float32)
+    h, w = rgba.shape[:2]
+    rgba = cv2.warpAffine(rgba, cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), (w, h))
+    # as blurred as the camera sees it, then at the view's scale
+    seen = cv2.resize(rgba, None, fx=SEEN / ppm, fy=SEEN / ppm, interpolation=cv2.INTER_AREA)
+    f = PPM / ppm
+    big = cv2.resize(seen, (int(round(w * f)), int(round(h * f))), interpolation=cv2.INTER_LINEAR)
+    a = big[..., 3:] / 255.0
+    y0, x0 = int(round(centre[1] - big.shape[0] / 2)), int(round(centre[0] - big.shape[1] / 2))
+    region = view[y0:y0 + big.shape[0], x0:x0 + big.shape[1]]
+    region[:] = region * (1 - a) + big[..., :3] * a
+
+
+def _read(view: np.ndarray, kinds: tuple[str, ...], light=(1.0, 1.0, 1.0)) -> dict[str, int]:
+    comps = load_components()
+    lit = np.clip(view * np.asarray(light, np.float32), 0, 255).astype(np.uint8)
+    cream = _base_art(comps)[0] * np.asarray(light, np.float32)
+    return count_held(find_tokens(WishStoneConfig(), lit, PPM, SEEN, comps, kinds, None, cream))
+
+
+@pytest.mark.parametrize("table", [(60, 100, 70), (214, 226, 230), (78, 120, 168), (40, 40, 150)],
+                         ids=["green-felt", "white", "wood", "red-cloth"])
+def test_stones_of_every_colour_on_any_table(table):
+    view = _table(table)
+    colours = ("red", "yellow", "pink", "green", "blue")
+    for k, c in enumerate(colours):
+        _paste(view, f"wish-{c}", (60 + 45 * k, 80), turn=37 * k)
+    assert _read(view, token_kinds("nwnz")) == {c: 1 for c in colours}
+
+
+def test_two_touching_stones_of_one_colour_and_a_face_down_one():
+    view = _table((78, 120, 168))
+    d = 20.0 * PPM
+    for k in range(3):
+        _paste(view, "wish-green", (100 + d * k, 120), turn=50 * k)      # three touching in a line
+    _paste(view, "wish-back", (300, 120))                               # face down: not counted
+    assert _read(view, token_kinds("nwnz")) == {"green": 3}
+
+
+def test_base_board_wish_tiles_under_warm_light():
+    view = _table((200, 196, 186))
+    for k in range(4):
+        _paste(view, "tile-wish-any", (90 + 25.0 * PPM * k, 150), turn=20 * k)   # four touching
+    assert _read(view, token_kinds("base"), light=(0.55, 0.8, 1.0)) == {"any": 4}
+
+
+def test_a_plain_table_holds_no_stones():
+    for table in ((60, 100, 70), (214, 226, 230), (78, 120, 168)):
+        assert _read(_table(table, seed=3), token_kinds("nwnz")) == {}
+
+
+def test_each_gem_colour_is_nearest_its_own_kind_even_flattened():
+    bank = token_bank(load_components(), token_kinds("nwnz"), PPM, SEEN)
+    cfg = WishStoneConfig()
+    for i, kind in enumerate(bank.kinds):
+        for flat in (1.0, 0.5, 0.35):      # blur and glare flatten a gem against its rim
+            d = colour_distance(cfg, bank.gem_logs, bank.gem_logs[i] * flat)
+            assert bank.kinds[int(np.argmin(d))] == kind
+
+
+def test_discard_colour_table_matches_the_card_readers_labels():
+    comps = load_components()
+    art = card_art(comps, 2.5, 1.2)
+    rng = np.random.default_rng(1)
+    img = rng.integers(0, 256, (40, 60, 3), dtype=np.uint8)
+    cream = np.array([180.0, 200.0, 210.0], np.float32)
+    cfg = DiscardConfig()
+    # the cached table is built for the stock colour rounded to cream_step (log): compare at that colour
+    key = np.exp(np.round(np.log(cream) / cfg.cream_step) * cfg.cream_step).astype(np.float32)
+    assert np.array_equal(table_labels(cfg, CardConfig(), img, cream, art), field_labels(CardConfig(), img, key, art))
+
+
+def test_wish_errors_are_sorted_by_kind():
+    truth = {"seats": {"south": {"wish": {"green": 2, "pink": 1}}, "north": {"wish": {}}}}
+    read = {"seats": {"south": {"wish": {"green": 1, "red": 1}}, "north": {"wish": {"blue": 1}}}}
+    kinds = [k for k, _d in explain_wish_held(truth, read)]
+    assert sorted(kinds) == sorted(["wrong colour", "wrong colour", "missed stone", "extra stone"])
+
+
+def test_discard_errors_are_sorted_by_kind():
+    truth = {"discard_tops": {"red": "3", "yellow": None, "pink": "7", "green": "5", "blue": None},
+             "render": {"cards": [{"kind": "discard", "pile": "green", "in_view": False}]}}
+    read = {"discard_tops": {"red": "4", "yellow": "2", "pink": None, "green": None, "blue": "7"}}
+    got = sorted(k for k, _d in explain_discards(truth, read))
+    assert got == sorted(["wrong value", "empty pile read as a card", "wrong colour", "wrong colour",
+                          "pile out of view"])
