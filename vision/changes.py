@@ -56,6 +56,10 @@ class RegionWatch:
         self.regions: dict[str, _Region] = {}
 
         def add(name: str, map_x: Any, map_y: Any, ppm: float, sample_mm: float, keep: Any = None) -> None:
+            import cv2
+
+            if getattr(map_x, "ndim", 2) == 3:   # fixed-point maps (cv2.convertMaps): back to pixel positions
+                map_x, map_y = cv2.convertMaps(map_x, map_y, cv2.CV_32FC1)
             step = max(1, int(round(sample_mm * ppm)))
             mx = (map_x[::step, ::step] + 0.5) / f - 0.5
             my = (map_y[::step, ::step] + 0.5) / f - 0.5
