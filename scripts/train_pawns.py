@@ -1,7 +1,11 @@
 """Train the board reader's learned pawn classifier (vision/pawnnet.py) from simulator frames.
 
     .venv/bin/python scripts/train_pawns.py render --n 700 --seed 1700 --out /tmp/pawn-train
-    .venv/bin/python scripts/train_pawns.py train /tmp/pawn-train --out vision/models/pawns.npz
+    .venv/bin/python scripts/train_pawns.py features /tmp/pawn-train --out /tmp/train.npz
+    .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
+    .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
+
+(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass".)
 
 `render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
