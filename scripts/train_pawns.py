@@ -1,7 +1,11 @@
 """Train the board reader's learned pawn classifier (vision/pawnnet.py) from simulator frames.
 
     .venv/bin/python scripts/train_pawns.py render --n 700 --seed 1700 --out /tmp/pawn-train
-    .venv/bin/python scripts/train_pawns.py train /tmp/pawn-train --out vision/models/pawns.npz
+    .venv/bin/python scripts/train_pawns.py features /tmp/pawn-train --out /tmp/train.npz
+    .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
+    .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
+
+(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass".)
 
 `render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
@@ -73,7 +77,7 @@ def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | 
         return None
     # the learned readers' patches only (the hand-set readers' templates are not needed)
     reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
-    log_norm, _gain = reader.normalised_view(image)
+    log_norm, gain = reader.normalised_view(image)
     maps = reader.model.patches
     x = stone_features(maps, log_norm, list(seats.values()))
     y = np.zeros((len(maps.stones), len(COLOURS), 2), np.int8)   # big count, small count (capped)
@@ -96,7 +100,7 @@ def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | 
         keep.append(bool(y[index[sid]].any()) or near or rng.random() < keep_empty)
     keep = np.array(keep)
     tmaps = reader.model.tile_maps
-    tx = tile_features(tmaps, log_norm)
+    tx = tile_features(tmaps, log_norm, image, gain)
     ty = np.array([CODES.index(truth["tiles"].get(sid) or EMPTY) for sid in tmaps.spots], np.int8)
     return x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), tx.astype(np.float16), ty
 

@@ -42,6 +42,84 @@ def count_pawns(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int,
     return n, n - sum((t & r).values())
 
 
+START = "start"
+
+#: The kinds `explain_pawns` sorts count_pawns' errors into, in the order eval prints them.
+PAWN_ERROR_KINDS = (
+    "path: missing",         # a pawn on a path stone the reader lists on "start" (or not at all)
+    "path: wrong colour",    # read on its stone as another player's (same size)
+    "path: wrong size",      # read on its stone as its player's other size
+    "path: wrong colour+size",
+    "path: wrong stone",     # its player's pawn of its size read on another path stone instead
+    "start: extra",          # a pawn on "start" the reader puts on a path stone where there is none
+    "start: follows a path error",   # the "start" listing off because a path pawn was read as another
+    "start: other",
+)
+
+
+def _pawn_str(k: tuple[str, str, bool]) -> str:
+    return f"{k[0]} {k[1]} {'big' if k[2] else 'small'}"
+
+
+def explain_pawns(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_pawns counts (a truth pawn the reading lacks), as (kind, "truth -> read"), kinds
+    from PAWN_ERROR_KINDS. A missing truth pawn is paired with a pawn the reading has and the truth has
+    not: on a path stone first by the same stone (wrong size, colour, both), then the same player and
+    size on another path stone (wrong stone), else it is missing (the reader keeps every player's 5
+    pawns, so it sits on "start" there). A missing "start" pawn paired with the same player and size
+    read on a path stone is an extra pawn; the rest of the "start" errors follow from path errors."""
+    t = Counter(_pawn_key(p) for p in truth.get("pawns") or [])
+    r = Counter(_pawn_key(p) for p in read.get("pawns") or [])
+    missing, extra = t - r, r - t
+    out: list[tuple[str, str]] = []
+
+    def take(key: tuple[str, str, bool], match: Callable[[tuple[str, str, bool]], bool]) -> tuple | None:
+        for e in sorted(extra):
+            if extra[e] > 0 and match(e):
+                extra[e] -= 1
+                missing[key] -= 1
+                return e
+        return None
+
+    rules_path = (
+        ("path: wrong size", lambda k, e: e[0] == k[0] and e[1] == k[1] and e[2] != k[2]),
+        ("path: wrong colour", lambda k, e: e[0] == k[0] and e[1] != k[1] and e[2] == k[2]),
+        ("path: wrong colour+size", lambda k, e: e[0] == k[0] and e[1] != k[1] and e[2] != k[2]),
+        ("path: wrong stone", lambda k, e: e[0] not in (k[0], START) and e[1] == k[1] and e[2] == k[2]),
+        ("path: missing", lambda k, e: e[0] == START and e[1] == k[1] and e[2] == k[2]),
+    )
+    rules_start = (
+        ("start: extra", lambda k, e: e[0] != START and e[1] == k[1] and e[2] == k[2]),
+        ("start: follows a path error", lambda k, e: True),
+    )
+    for rules, on_start in ((rules_path, False), (rules_start, True)):
+        for kind, rule in rules:
+            for key in sorted(missing):
+                if (key[0] == START) != on_start:
+                    continue
+                while missing[key] > 0:
+                    got = take(key, lambda e, key=key, rule=rule: rule(key, e))
+                    if got is None:
+                        break
+                    out.append((kind, f"{_pawn_str(key)} -> {_pawn_str(got)}"))
+    for key in sorted(missing):
+        for _ in range(missing[key]):
+            out.append(("start: other" if key[0] == START else "path: missing", f"{_pawn_str(key)} -> -"))
+    return out
+
+
+def explain_tiles(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_tiles counts as ("TRUTH -> READ", spot), codes or "empty" (or "?" unread)."""
+    t = truth.get("tiles") or {}
+    r = read.get("tiles") or {}
+    out = []
+    for spot, code in t.items():
+        got = r.get(spot, "?")
+        if got != code:
+            out.append((f"{code or 'empty'} -> {'empty' if got is None else got}", spot))
+    return out
+
+
 def count_tiles(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
     t = truth.get("tiles") or {}
     r = read.get("tiles") or {}
@@ -221,16 +299,14 @@ BOARD_GROUPS = ("pawns", "tiles")
 
 #: Every element group `eval` measures, in the order it prints them.
 ELEMENT_GROUPS: dict[str, ElementGroup] = {
-    "pawns": ElementGroup("pawns", _board_game, count_pawns),
-    "tiles": ElementGroup("tiles", _board_game, count_tiles),
+    "pawns": ElementGroup("pawns", _board_game, count_pawns, explain_pawns),
+    "tiles": ElementGroup("tiles", _board_game, count_tiles, explain_tiles),
     "rows": ElementGroup("rows", _any_game, count_rows),
-    "wish": ElementGroup("wish", _board_game, count_wish_held),
+    "wish": ElementGroup("wish", _board_game, count_wish_held, explain_wish_held),
     "wishcard": ElementGroup("wishcard", _card_game, count_wish_cards),
     "pointrow": ElementGroup("pointrow", _card_game, count_points_row),
-    "discards": ElementGroup("discards", _any_game, count_discards),
+    "discards": ElementGroup("discards", _any_game, count_discards, explain_discards),
 }
-ELEMENT_GROUPS["wish"] = ElementGroup("wish", _board_game, count_wish_held, explain_wish_held)
-ELEMENT_GROUPS["discards"] = ElementGroup("discards", _any_game, count_discards, explain_discards)
 
 
 @dataclass
@@ -369,6 +445,48 @@ def _pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:6.2f}% ({a}/{b})" if b else "     - (0/0)"
 
 
+def error_kinds(results: list[FrameResult], group: str) -> Counter:
+    """How many of `group`'s errors (on frames read) are of each kind."""
+    return Counter(kind for r in results for kind, _d in r.errors.get(group, ()))
+
+
+def error_breakdown(results: list[FrameResult], top: int = 12) -> list[str]:
+    """Where the pawn and tile errors come from (printed under eval's table): pawns by kind, tiles by
+    confusion pair (truth -> read), the most frequent first."""
+    lines = []
+    pawns = error_kinds(results, "pawns")
+    if pawns:
+        lines.append(f"pawn errors by kind ({sum(pawns.values())}):")
+        for side in ("path", "start"):
+            sub = [(k, pawns[k]) for k in PAWN_ERROR_KINDS if k.startswith(side + ":") and pawns[k]]
+            if sub:
+                where = "on a path stone" if side == "path" else 'on "start"'
+                lines.append(f"  {where:16s} {sum(v for _k, v in sub):5d}: "
+                             + ", ".join(f"{k.split(': ', 1)[1]} {v}" for k, v in sub))
+    tiles = error_kinds(results, "tiles")
+    if tiles:
+        lines.append(f"tile errors by pair, truth -> read ({sum(tiles.values())}):")
+        common = tiles.most_common()
+        shown = common[:top]
+        for i in range(0, len(shown), 4):
+            lines.append("  " + ", ".join(f"{k} {v}" for k, v in shown[i:i + 4]))
+        if len(common) > top:
+            lines.append(f"  ... {sum(v for _k, v in common[top:])} more in {len(common) - top} other pairs (--errors)")
+    if lines:
+        lines.append("")
+    return lines
+
+
+def error_details(results: list[FrameResult]) -> str:
+    """Every explained error frame by frame (`keltis-cam eval --errors`)."""
+    lines = []
+    for r in results:
+        for group, errs in sorted(r.errors.items()):
+            for kind, detail in errs:
+                lines.append(f"{r.name} {group:6s} {kind:28s} {detail}")
+    return "\n".join(lines)
+
+
 def summarise(results: list[FrameResult]) -> str:
     """The table `keltis-cam eval` prints."""
     lines = []
@@ -419,6 +537,7 @@ def summarise(results: list[FrameResult]) -> str:
     right = [r for r in hands if r.read_hands is not None and sorted(map(str, r.read_hands)) == sorted(r.truth_hands)]
     lines.append(f"hand seat right (hand frames):                   {_pct(len(right), len(hands))}")
     lines.append("")
+    lines.extend(error_breakdown(ok))
     stages: dict[str, list[float]] = {}
     for r in ok:
         for k, v in r.timings.items():

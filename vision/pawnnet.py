@@ -94,6 +94,19 @@ def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any)
                      np.array(extras, np.float32))
 
 
+def median_axis1(x: Any) -> Any:
+    """np.median(x, axis=1), by np.partition (the same values; np.median's overhead is ~1 ms a frame
+    on every stone's patch)."""
+    import numpy as np
+
+    n = x.shape[1]
+    k = n // 2
+    if n % 2:
+        return np.partition(x, k, axis=1)[:, k]
+    part = np.partition(x, (k - 1, k), axis=1)
+    return (part[:, k - 1] + part[:, k]) * 0.5
+
+
 def in_play_vector(players: Sequence[str]) -> Any:
     import numpy as np
 
@@ -110,7 +123,7 @@ def stone_features(maps: PatchMaps, log_norm: Any, players: Sequence[str]) -> An
     patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
     diff = patch - maps.art
-    med = np.median(diff.reshape(n, -1, 3), axis=1)[:, None, None, :]
+    med = median_axis1(diff.reshape(n, -1, 3))[:, None, None, :]
     diff = diff - med
     colour = patch - med
     flat = np.concatenate([diff, colour], axis=3).reshape(n, -1)

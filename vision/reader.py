@@ -125,7 +125,8 @@ def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registrati
     if not pawn_net:
         kernels = build_stone_kernels(config.pawns, board, view, components)
     patches = build_patch_maps(config.pawn_net, board, view, log_art) if pawn_net else None
-    tile_maps = build_tile_maps(config.tile_net, board, view, log_art) if tile_net else None
+    tile_maps = (build_tile_maps(config.tile_net, board, view, log_art, pose, config.geometry.board_thickness_mm)
+                 if tile_net else None)
     return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine, patches,
                       tile_maps, config.geometry.board_thickness_mm, (_clock() - t0) * 1000)
 
@@ -309,7 +310,7 @@ class Reader:
             tiles = read_tiles(cfg.tiles, log_norm, m.spots)
             tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
         if m.tile_maps is not None:
-            codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set)
+            codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set, image, gain)
             conf = min(margins.values(), default=1.0) / cfg.tile_net.sure_margin
             reading = TileReading(codes, {}, {}, margins, round(max(0.3, min(1.0, conf)), 3))
             if tiles is None:

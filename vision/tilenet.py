@@ -1,11 +1,15 @@
 """Stage: the path tile on every tile spot (or none) by a small learned classifier on one patch per spot.
 
-Once per registration (`build_tile_maps`): each tile spot's square patch of the board view
-(`half_mm` each side of the spot's centre, a sample every `step_mm`, the board's axes), and the
-art's patches. Per frame (`tile_features`): one remap of the colour-normalised log view into a
-mosaic of all spots; in each patch, a residual white-balance error is removed by the median
-difference to the art over the patch's corners (outside the tile's disc, where the art shows).
-The inputs are that difference and the corrected colour per pixel (as vision.pawnnet's).
+Once per registration (`build_tile_maps`): each tile spot's square patch (`half_mm` each side of the
+spot's centre, a sample every `step_mm`, the board's axes), and the art's patches. With the pose
+(`from_frame`), the patch's samples are projected into the frame itself: the numerals of the points
+tiles are a few pixels tall, and the board view (resampled at 1.5 px/mm, then box-blurred) smears
+them. Per frame (`tile_features`): one remap of the frame (or of the colour-normalised log view)
+into a mosaic of all spots, each patch divided by the lamp's gain and veil at its spot (the
+appearance stage's maps, vision.appearance); in each patch, a residual white-balance error is
+removed by the median difference to the art over the patch's corners (outside the tile's disc,
+where the art shows). The inputs are that difference and the corrected colour per pixel (as
+vision.pawnnet's).
 
 The classifier (vision.pawnnet.PatchNet, a small CNN, weights `vision/models/tiles.npz`, trained by
 scripts/train_pawns.py) scores every code of both boards' tile sets and "empty"; only the board's
@@ -19,9 +23,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from .pawnnet import PatchNet, load_mlp, softmax
+from .pawnnet import PatchNet, load_mlp, median_axis1, softmax
 
 EMPTY = "empty"
 #: The classifier's classes, in its output order.
@@ -39,6 +43,8 @@ class TileNetConfig:
     half_mm: float = 15.0      # a 25 mm tile and a little of the board around it
     art_ring_mm: float = 13.5  # the residual white balance is measured outside this radius
     sure_margin: float = 0.3   # probability margin to the runner-up for full confidence
+    from_frame: bool = True    # sample the frame itself (sharp numerals), not the board view
+    log_offset: float = 12.0   # as vision.appearance's offset (the log of a normalised colour)
 
 
 DEFAULT_CONFIG = TileNetConfig()
@@ -52,10 +58,16 @@ class TileMaps:
     map_y: Any = field(repr=False)
     art: Any = field(repr=False)        # N x rows x cols x 3 log art
     ring: Any = field(repr=False)       # bool rows x cols: the corners outside the tile
+    frame_x: Any = field(repr=False, default=None)   # float32 (N*rows) x cols, frame pixels (from_frame)
+    frame_y: Any = field(repr=False, default=None)
+    centres: Any = field(repr=False, default=None)   # N x 2 int: each spot's view pixel (x, y)
+    log_offset: float = 12.0
 
 
-def build_tile_maps(config: TileNetConfig, board: Any, view: Any, log_art: Any) -> TileMaps:
-    """Every tile spot's patch in the board view (once per registration)."""
+def build_tile_maps(config: TileNetConfig, board: Any, view: Any, log_art: Any, pose: Any = None,
+                    board_thickness_mm: float = 3.0) -> TileMaps:
+    """Every tile spot's patch in the board view and, given the pose and `config.from_frame`, in the
+    frame (once per registration)."""
     import cv2
     import numpy as np
 
@@ -68,38 +80,96 @@ def build_tile_maps(config: TileNetConfig, board: Any, view: Any, log_art: Any) 
     n, (rows, cols) = len(spots), gx.shape
     art = cv2.remap(log_art.astype(np.float32), map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     ring = np.hypot(gx, gy) > config.art_ring_mm
-    return TileMaps(spots, (rows, cols), map_x, map_y, art.reshape(n, rows, cols, 3), ring)
+    frame_x = frame_y = centres = None
+    if config.from_frame and pose is not None:
+        xs = np.concatenate([board.stones[s].x + gx for s in spots]).ravel()
+        ys = np.concatenate([board.stones[s].y + gy for s in spots]).ravel()
+        uv = pose.project(np.stack([xs, ys, np.full(xs.size, -board_thickness_mm)], 1))
+        frame_x = uv[:, 0].reshape(map_x.shape).astype(np.float32)
+        frame_y = uv[:, 1].reshape(map_x.shape).astype(np.float32)
+        w, h = view.size_px
+        centres = np.array([(min(w - 1, max(0, int(board.stones[s].x * view.ppm))),
+                             min(h - 1, max(0, int(board.stones[s].y * view.ppm)))) for s in spots], np.int64)
+    return TileMaps(spots, (rows, cols), map_x, map_y, art.reshape(n, rows, cols, 3), ring, frame_x, frame_y,
+                    centres, config.log_offset)
 
 
-def tile_features(maps: TileMaps, log_norm: Any) -> Any:
-    """N x F float32 inputs of the classifier, one row per spot of `maps.spots`."""
+def tile_features(maps: TileMaps, log_norm: Any, image: Any = None, gain: Any = None) -> Any:
+    """N x F float32 inputs of the classifier, one row per spot of `maps.spots`: from the frame
+    (`image`, with the appearance stage's (gain, offset) maps) when the maps were built for it."""
     import cv2
     import numpy as np
 
     n = len(maps.spots)
     rows, cols = maps.shape
-    patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
+    if maps.frame_x is not None and image is not None and gain is not None:
+        raw = cv2.remap(image, maps.frame_x, maps.frame_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        raw = raw.reshape(n, rows, cols, 3).astype(np.float32)
+        cx, cy = maps.centres[:, 0], maps.centres[:, 1]
+        g = gain[0][cy, cx][:, None, None, :]
+        o = gain[1][cy, cx][:, None, None, :]
+        patch = np.log(np.maximum(raw - o, 0.0) / np.maximum(g, 1e-3) + maps.log_offset)
+    else:
+        patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
     diff = patch - maps.art
-    med = np.median(diff[:, maps.ring], axis=1)[:, None, None, :]
+    med = median_axis1(diff[:, maps.ring])[:, None, None, :]
     return np.concatenate([diff - med, patch - med], axis=3).reshape(n, -1).astype(np.float32)
 
 
-def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iterable[str]
-                    ) -> tuple[dict[str, str | None], dict[str, float]]:
-    """(code or None per spot, probability margin to the runner-up per spot); only the board's codes."""
+def decode_within_counts(p: Any, capacity: Any) -> Any:
+    """Each row's class (N x K probabilities), no class chosen more often than its `capacity` (K ints;
+    a negative one is unlimited): the most probable class per row, then, while a class is over its
+    capacity, the row of that class that loses least moves to its best class with room left. The
+    board's tile set is fixed and tiles only leave the board, so a reading with, say, more points-2
+    tiles than the game has is wrong somewhere, most likely where the classifier was least sure."""
     import numpy as np
 
-    allowed = np.array([c == EMPTY or c in set(tile_set) for c in CODES])
-    z = net.logits(tile_features(maps, log_norm))
+    logp = np.log(np.maximum(p, 1e-12))
+    choice = np.argmax(logp, axis=1)
+    cap = np.asarray(capacity)
+    for _ in range(len(p) * p.shape[1]):
+        counts = np.bincount(choice, minlength=p.shape[1])
+        over = [k for k in range(p.shape[1]) if 0 <= cap[k] < counts[k]]
+        if not over:
+            break
+        room = (cap < 0) | (counts < cap)
+        best = None
+        for k in over:
+            for i in np.nonzero(choice == k)[0]:
+                alt = np.where(room, logp[i], -np.inf)
+                j = int(np.argmax(alt))
+                loss = logp[i, k] - alt[j]
+                if np.isfinite(alt[j]) and (best is None or loss < best[0]):
+                    best = (loss, i, j)
+        if best is None:
+            break
+        choice[best[1]] = best[2]
+    return choice
+
+
+def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iterable[str], image: Any = None,
+                    gain: Any = None) -> tuple[dict[str, str | None], dict[str, float]]:
+    """(code or None per spot, probability margin to the runner-up per spot); only the board's codes,
+    and (when `tile_set` maps codes to how many the game has) no code read more often than that."""
+    import numpy as np
+
+    codes = set(tile_set)
+    allowed = np.array([c == EMPTY or c in codes for c in CODES])
+    z = net.logits(tile_features(maps, log_norm, image, gain))
     z = np.where(allowed[None, :], z, -1e9)
     p = softmax(z)
     order = np.argsort(-p, axis=1)
+    choice = order[:, 0]
+    if isinstance(tile_set, Mapping):
+        capacity = np.array([-1 if c == EMPTY else int(tile_set.get(c, 0)) for c in CODES])
+        choice = decode_within_counts(p, capacity)
     tiles, margins = {}, {}
     for i, sid in enumerate(maps.spots):
-        code = CODES[int(order[i, 0])]
+        code = CODES[int(choice[i])]
         tiles[sid] = None if code == EMPTY else code
-        margins[sid] = float(p[i, order[i, 0]] - p[i, order[i, 1]])
+        runner_up = order[i, 1] if order[i, 0] == choice[i] else order[i, 0]
+        margins[sid] = float(p[i, choice[i]] - p[i, runner_up])
     return tiles, margins
 
 
@@ -118,8 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     if net is None:
         print(f"no classifier weights at {DEFAULT_CONFIG.weights} (scripts/train_pawns.py)", file=sys.stderr)
         return 2
-    maps = build_tile_maps(DEFAULT_CONFIG, board, view, log_art)
-    tiles, margins = read_spot_tiles(net, maps, log_norm, board.tile_set)
+    from .appearance import DEFAULT_CONFIG as APPEARANCE
+    from .appearance import normalise
+    from .geometry import DEFAULT_CONFIG as GEOMETRY
+
+    _norm, gain = normalise(APPEARANCE, view.warp(image), art, view.ppm)
+    maps = build_tile_maps(DEFAULT_CONFIG, board, view, log_art, pose, GEOMETRY.board_thickness_mm)
+    tiles, margins = read_spot_tiles(net, maps, log_norm, board.tile_set, image, gain)
     for sid, code in tiles.items():
         print(f"{sid:5s} {code or '-':12s} margin {margins[sid]:.3f}")
     if args.overlay:

@@ -2,7 +2,7 @@
 
     keltis-cam analyze frame.jpg [--calibration FILE] [--game keltis|keltis-card] [--board nwnz|base|FILE]
                        [--seats south=black,north=white] [--components DIR] [--json] [--overlay out.jpg]
-    keltis-cam eval DIR [--jobs N] [--components DIR] [--no-lens] [--limit N]
+    keltis-cam eval DIR [--jobs N] [--components DIR] [--no-lens] [--limit N] [--errors]
 
 `analyze` reads one frame; `eval` reads a `sim frames` folder and prints per element group
 (vision.evaluation.ELEMENT_GROUPS) the error rates, the usable-frame decisions and stage timings.
@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--components", help="components folder (default: bundled)")
     p.add_argument("--no-lens", action="store_true", help="read without the frames' lens model (K, dist)")
     p.add_argument("--limit", type=int, help="only the first N frames")
+    p.add_argument("--errors", action="store_true",
+                   help="also list every pawn and tile error, frame by frame, with its kind")
     p.set_defaults(func=cmd_eval)
 
 
@@ -119,10 +121,13 @@ def overlay(image, reader, reading):
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from vision.evaluation import progress_to_stderr, run_eval, summarise
+    from vision.evaluation import error_details, progress_to_stderr, run_eval, summarise
 
     results = run_eval(args.dir, jobs=max(1, args.jobs), no_lens=args.no_lens, components=args.components,
                        limit=args.limit, progress=progress_to_stderr)
     sys.stderr.write("\n")
     print(summarise(results))
+    if args.errors:
+        print("\nerrors (frame, group, kind, truth -> read):")
+        print(error_details(results))
     return 0

@@ -121,8 +121,6 @@ def test_several_pawns_on_one_stone():
     assert pawns_on_stones(case.read().observation) == pawns_on_stones(case.truth)
 
 
-@pytest.mark.xfail(strict=True, reason="the grey pawn on the grey joker stone is found, but a small white one is "
-                                       "read beside it (learned reader)")
 def test_grey_pawn_on_grey_joker_stone():
     joker, _red = joker_and_red()
     case = render_case(seed=5, pawns=[(joker, "grey", False)])

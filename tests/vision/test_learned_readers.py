@@ -81,7 +81,101 @@ def test_only_the_boards_tile_codes_are_read(monkeypatch):
     n = 30
     x = np.random.default_rng(2).normal(0, 0.8, (n, rows * cols * ch)).astype(np.float32)
     maps = tn.TileMaps(tuple(f"t{i}" for i in range(n)), (rows, cols), None, None, None, None)
-    monkeypatch.setattr(tn, "tile_features", lambda _maps, _log_norm: x)
+    monkeypatch.setattr(tn, "tile_features", lambda _maps, _log_norm, *_frame: x)
     tiles, margins = tn.read_spot_tiles(net, maps, None, ["clover", "wish-any"])
     assert set(tiles) == set(maps.spots) and set(margins) == set(maps.spots)
     assert set(tiles.values()) <= {None, "clover", "wish-any"}
+
+
+@pytest.fixture(scope="module")
+def read_case():
+    from vision_helpers import render_case
+
+    case = render_case(seed=5)
+    reader = case.reader()
+    reader.read(case.image)
+    return case, reader
+
+
+def test_tile_patches_are_cut_from_the_frame_where_the_pose_puts_each_spot(read_case):
+    case, reader = read_case
+    m = reader.model
+    tm = m.tile_maps
+    assert tm.frame_x is not None
+    rows, cols = tm.shape
+    for i, sid in enumerate(tm.spots):
+        s = m.board.stones[sid]
+        want = m.pose.project(np.array([(s.x, s.y, -m.board_thickness)]))[0]
+        got = (tm.frame_x[i * rows + rows // 2, cols // 2], tm.frame_y[i * rows + rows // 2, cols // 2])
+        assert np.allclose(got, want, atol=0.01), sid
+
+
+def test_a_points_tiles_numeral_is_sharper_cut_from_the_frame_than_from_the_board_view(read_case):
+    """The numerals are a few pixels tall: the board view (resampled, box-blurred) smears them."""
+    import vision.tilenet as tn
+
+    case, reader = read_case
+    m = reader.model
+    tm = m.tile_maps
+    log_norm, gain = reader.normalised_view(case.image)
+    rows, cols = tm.shape
+    n = len(tm.spots)
+
+    def centre_contrast(x):
+        """Mean |Laplacian| of the brightness over the numeral's disc (fine detail, not the tile's rim)."""
+        lum = x.reshape(n, rows, cols, 6)[..., 3:].mean(axis=3)
+        lap = np.abs(4 * lum[:, 1:-1, 1:-1] - lum[:, :-2, 1:-1] - lum[:, 2:, 1:-1] - lum[:, 1:-1, :-2] - lum[:, 1:-1, 2:])
+        yy, xx = np.mgrid[1:rows - 1, 1:cols - 1]
+        disc = np.hypot(yy - rows // 2, xx - cols // 2) <= 6.0 / TILE_NET.step_mm
+        return lap[:, disc].mean(axis=1)
+
+    points = [i for i, sid in enumerate(tm.spots) if str(case.truth.tiles.get(sid) or "").startswith("points-")]
+    assert points
+    sharp = centre_contrast(tn.tile_features(tm, log_norm, case.image, gain))[points]
+    soft = centre_contrast(tn.tile_features(tm, log_norm))[points]
+    assert np.median(sharp / soft) > 1.5, (sharp, soft)
+
+
+def test_no_tile_code_is_read_more_often_than_the_game_has_it():
+    """Two spots read as points-2 where the game has one: the less sure one becomes its runner-up."""
+    from vision.tilenet import decode_within_counts
+
+    #             empty points-2 points-3 clover
+    p = np.array([[0.02, 0.90, 0.05, 0.03],
+                  [0.02, 0.55, 0.40, 0.03],
+                  [0.70, 0.20, 0.05, 0.05],
+                  [0.05, 0.50, 0.05, 0.40]])
+    assert list(decode_within_counts(p, [-1, 1, 2, 2])) == [1, 2, 0, 3]
+    # with room for all, each spot keeps its most probable code; empty is never limited
+    assert list(decode_within_counts(p, [-1, 4, 2, 2])) == [1, 1, 0, 1]
+    assert list(decode_within_counts(p, [-1, 0, 0, 0])) == [0, 0, 0, 0]
+
+
+def test_the_tile_reader_keeps_within_the_boards_tile_set(monkeypatch):
+    import vision.tilenet as tn
+
+    net = load_net(TILE_NET.weights)
+    rows, cols, ch = net.shape
+    n = 30
+    x = np.random.default_rng(3).normal(0, 0.8, (n, rows * cols * ch)).astype(np.float32)
+    maps = tn.TileMaps(tuple(f"t{i}" for i in range(n)), (rows, cols), None, None, None, None)
+    monkeypatch.setattr(tn, "tile_features", lambda _maps, _log_norm, *_frame: x)
+    tile_set = {"clover": 2, "points-2": 1, "wish-any": 3}
+    tiles, _margins = tn.read_spot_tiles(net, maps, None, tile_set)
+    got = [c for c in tiles.values() if c is not None]
+    assert all(got.count(c) <= k for c, k in tile_set.items()) and set(got) <= set(tile_set)
+
+
+@pytest.mark.parametrize("n", [5, 6, 595])
+def test_median_by_partition_is_numpys_median(n):
+    from vision.pawnnet import median_axis1
+
+    x = np.random.default_rng(n).normal(size=(4, n, 3)).astype(np.float32)
+    assert np.array_equal(median_axis1(x), np.median(x, axis=1))
+
+
+def test_block_percentiles_by_one_sort_are_numpys_percentiles():
+    from vision.appearance import block_percentiles
+
+    x = np.random.default_rng(7).normal(size=(3, 4, 100, 3)).astype(np.float32)
+    assert np.allclose(block_percentiles(x, (20, 50, 80)), np.percentile(x, [20, 50, 80], axis=2), atol=1e-6)
