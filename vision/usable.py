@@ -347,6 +347,81 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
+    px = not_table_pixels(config, model, small)
+    if px.gain is not None and px.gain < config.dark_gain:
+        return UsableVerdict(False, "too-dark", gain=px.gain)
+    mask, hull_mask, edge_zone, gain = px.mask, px.hull, px.edge_zone, px.gain
+
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    arms: list[int] = []
+    anomaly = 0.0
+    if n > 1:
+        lab = labels.ravel()
+        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
+        area_out = np.bincount(lab, weights=model.area_out, minlength=n)
+        at_edge = edge_zone.ravel() > 0
+        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
+        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        for k in range(1, n):
+            total = area_in[k] + area_out[k]
+            if total < config.arm_area_mm2:
+                continue
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            sel = labels[y:y + h, x:x + w] == k
+            out_d = model.out_dist[y:y + h, x:x + w][sel]
+            from_edge = edge_out[k] > 0 or edge_in[k] > 0
+            over = area_in[k] >= config.arm_in_min_mm2
+            far_out = area_out[k] >= config.arm_out_min_mm2 and float(out_d.max()) >= config.arm_reach_mm
+            near = float(out_d.min()) <= config.side_arm_near_mm
+            # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
+            # out of the play area; it lies over the play area or reaches for it
+            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
+                continue
+            length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
+            if _DEBUG is not None:
+                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
+                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
+                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
+                                   fill=float(total) / max(length * width, 1.0),
+                                   reach=float(out_d.max())))
+            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
+            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
+                       and total >= config.compact_fill * length * width)
+            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
+                arms.append(k)
+        anomaly = float(max(area_in[1:].max(), 0.0))
+    if not arms:
+        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
+            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
+        return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
+    arm_mask = labels == arms[0]
+    for k in arms[1:]:
+        arm_mask |= labels == k
+    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
+    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
+    return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
+
+
+
+@dataclass(frozen=True, eq=False)
+class TablePixels:
+    """What the pixel stage found in a small frame (`not_table_pixels`)."""
+
+    mask: Any            # uint8: not table (nor the board's art), within the table's extent
+    hull: Any            # uint8: the table's extent (the hull of its largest table-coloured region)
+    edge_zone: Any       # uint8: where an arm comes into the table's picture (its edge, the image's border)
+    gain: float | None   # the board's exposure relative to its art (None without art)
+    lum: Any = None      # |brightness off the table's| (log), before thresholds
+    chroma2: Any = None  # squared colour difference to the table's (log)
+    thresholds: Any = None   # (chroma, brightness) thresholds used
+
+
+def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> TablePixels:
+    """Pixels that are neither the table (its colour measured on the ring around the play area) nor the
+    board's art (over the board), within the table's extent; `mask` is None when too dark to judge."""
+    import cv2
+    import numpy as np
+
     sh, sw = small.shape[:2]
     flat = small.reshape(-1, 3)
     gain = None
@@ -359,7 +434,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         qa = np.percentile(art_px, [lo, 50, hi], axis=0)
         gain = float(np.median(px @ np.full(3, 1 / 3, np.float32))) / max(model.art_lum, 1.0)
         if gain < config.dark_gain:
-            return UsableVerdict(False, "too-dark", gain=gain)
+            return TablePixels(None, None, None, gain, None, None, None)
         gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
         off_c = qv[1] - gain_c * qa[1]
         # the frame mapped onto the art's exposure: a LUT per channel (uint8 in, log out)
@@ -412,55 +487,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
 
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    arms: list[int] = []
-    anomaly = 0.0
-    if n > 1:
-        lab = labels.ravel()
-        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
-        area_out = np.bincount(lab, weights=model.area_out, minlength=n)
-        at_edge = edge_zone.ravel() > 0
-        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
-        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
-        for k in range(1, n):
-            total = area_in[k] + area_out[k]
-            if total < config.arm_area_mm2:
-                continue
-            x, y, w, h = (int(v) for v in stats[k, :4])
-            sel = labels[y:y + h, x:x + w] == k
-            out_d = model.out_dist[y:y + h, x:x + w][sel]
-            from_edge = edge_out[k] > 0 or edge_in[k] > 0
-            over = area_in[k] >= config.arm_in_min_mm2
-            far_out = area_out[k] >= config.arm_out_min_mm2 and float(out_d.max()) >= config.arm_reach_mm
-            near = float(out_d.min()) <= config.side_arm_near_mm
-            # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
-            # out of the play area; it lies over the play area or reaches for it
-            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
-                continue
-            length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
-            if _DEBUG is not None:
-                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
-                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
-                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
-                                   fill=float(total) / max(length * width, 1.0),
-                                   reach=float(out_d.max())))
-            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
-            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
-                       and total >= config.compact_fill * length * width)
-            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
-                arms.append(k)
-        anomaly = float(max(area_in[1:].max(), 0.0))
-    if not arms:
-        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
-            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
-        return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
-    arm_mask = labels == arms[0]
-    for k in arms[1:]:
-        arm_mask |= labels == k
-    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
-    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
-    return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
-
+    return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
 
 def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     """Length and width (mm) of a region (`sel`, with each pixel's `area` in mm²): its smallest
