@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 
@@ -90,6 +91,9 @@ class UsableConfig:
     blur_ratio: float = 0.65
     reference_weight: float = 0.1      # how much a settled frame moves the reference
     sample_step: int = 3               # statistics on every n-th pixel (speed)
+    region_min_mm2: float = 1500.0     # regions smaller than this are not judged by the region classifier
+    learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
+    region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
 
 DEFAULT_CONFIG = UsableConfig()
@@ -124,6 +128,12 @@ class UsableModel:
     ring_basis: Any = field(repr=False, default=None)   # 1, x, y, x², xy, y² at the ring sample
     ring_pinv: Any = field(repr=False, default=None)
     full_basis: Any = field(repr=False, default=None)   # ... at every pixel (float32)
+    middle_px: tuple[float, float] = (0.0, 0.0)          # the middle of the table in the small image (x, y)
+    board_px: Any = field(repr=False, default=None)     # flat float: 1 over the board
+    mm: Any = field(repr=False, default=None)            # board-frame mm of each small pixel (h, w, 2)
+    region_net: Any = field(repr=False, default=None)    # the learned region classifier (None: hand-set rules)
+    area_flat: Any = field(repr=False, default=None)     # flat float64: mm² of each pixel
+    board_u8: Any = field(repr=False, default=None)      # uint8: 1 over the board
 
 
 @dataclass(frozen=True)
@@ -289,7 +299,21 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
                        (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
                        play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
-                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis)
+                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis, _middle_px(mm, mid),
+                       (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).ravel().astype(np.float64),
+                       mm, _cached_region_net(config.region_weights) if config.learned_regions else None,
+                       area.ravel().astype(np.float64),
+                       (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).astype(np.uint8))
+
+
+def _middle_px(mm: Any, mid: tuple[float, float, float, float]) -> tuple[float, float]:
+    """Where the middle of the table lies in the small image (the pixel whose board mm is nearest it)."""
+    import numpy as np
+
+    cx, cy = (mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2
+    d = (mm[..., 0] - cx) ** 2 + (mm[..., 1] - cy) ** 2
+    y, x = np.unravel_index(int(np.argmin(d)), d.shape)
+    return float(x), float(y)
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -355,7 +379,21 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
     arms: list[int] = []
     anomaly = 0.0
-    if n > 1:
+    if model.region_net is not None:
+        keep, feats = region_features(config, model, px, labels, stats, n)
+        if keep:
+            p = model.region_net.prob(feats)
+            arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold]
+            if _DEBUG is not None:
+                _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]))
+                              for k, f, q in zip(keep, feats, p))
+        lab = labels.ravel()
+        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
+        at_edge = edge_zone.ravel() > 0
+        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
+        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        anomaly = float(max(area_in[1:].max(), 0.0)) if n > 1 else 0.0
+    elif n > 1:
         lab = labels.ravel()
         area_in = np.bincount(lab, weights=model.area_in, minlength=n)
         area_out = np.bincount(lab, weights=model.area_out, minlength=n)
@@ -488,6 +526,112 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> Ta
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
 
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
+
+
+REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
+                   "border_mm", "table_edge_mm", "reach", "nearest", "share_board", "strength_lum",
+                   "strength_chroma", "toward_middle", "root_out", "share_ring")
+
+
+def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
+                    n: int) -> tuple[list[int], Any]:
+    """The regions (connected parts of `px.mask`, `labels`/`stats` from cv2) worth judging, at least
+    `region_min_mm2` large, and their measurements (`REGION_FEATURES`, one row each): sizes in mm and
+    shares, never colours (the table's own colour is the reference; see `not_table_pixels`)."""
+    import cv2
+    import numpy as np
+
+    empty = np.zeros((0, len(REGION_FEATURES)), np.float32)
+    if n <= 1:
+        return [], empty
+    lab = labels.ravel()
+    total = np.bincount(lab, weights=model.area_flat, minlength=n)
+    keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
+    if not keep:
+        return [], empty
+    thr_c, thr_l = px.thresholds
+    mx, my = model.middle_px
+    lo, hi = config.ring_mm
+    rows = []
+    for k in keep:
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        sel = labels[y:y + h, x:x + w] == k
+        area = model.area[y:y + h, x:x + w][sel]
+        out_d = model.out_dist[y:y + h, x:x + w][sel]
+        count = len(area)
+        area_in = float(area[out_d <= 0].sum())
+        root = np.sqrt(area)
+        border_mm = float(root[model.frame_border[y:y + h, x:x + w][sel] > 0].sum())
+        edge_mm = float(root[px.edge_zone[y:y + h, x:x + w][sel] > 0].sum()) - border_mm
+        board = float(area[model.board_u8[y:y + h, x:x + w][sel] > 0].sum())
+        lum = px.lum[y:y + h, x:x + w][sel]
+        chroma = np.sqrt(np.maximum(px.chroma2[y:y + h, x:x + w][sel], 0))
+        ys, xs = np.nonzero(sel)
+        pts = np.stack([xs + x, ys + y], 1).astype(np.float32)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
+        scale = float(np.sqrt(total[k] / count))
+        length, width = max(rw, rh) * scale + scale, min(rw, rh) * scale + scale
+        hull_area = cv2.contourArea(cv2.convexHull(pts)) + count * 0.5
+        # the long axis against the direction to the middle: an arm points at it
+        a = np.deg2rad(ang if rw >= rh else ang + 90.0)
+        to_mid = (mx - cx, my - cy)
+        toward = abs(np.cos(a) * to_mid[0] + np.sin(a) * to_mid[1]) / (np.hypot(*to_mid) + 1e-6)
+        # the root (the part farthest from the middle) lies how far out of the play area
+        far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
+        rows.append((np.log(total[k] / 1000.0), area_in / total[k], np.log1p(area_in / 1000.0),
+                     np.log(length / 100.0), np.log(width / 100.0), total[k] / max(length * width, 1.0),
+                     count / max(hull_area, 1.0), np.log1p(border_mm / 10.0), np.log1p(max(edge_mm, 0.0) / 10.0),
+                     float(out_d.max()) / 100.0, float(out_d.min()) / 100.0, board / total[k],
+                     float(np.minimum(lum / thr_l, 4.0).mean()), float(np.minimum(chroma / thr_c, 4.0).mean()),
+                     toward, float(out_d[far]) / 100.0, float(((out_d > lo) & (out_d < hi)).mean())))
+    return keep, np.asarray(rows, np.float32)
+
+
+@dataclass(frozen=True, eq=False)
+class RegionNet:
+    """A small classifier of regions (arm or not) on their `REGION_FEATURES`: standardised, one hidden
+    tanh layer, a logistic output. Trained by scripts/train_usable.py on simulator frames."""
+
+    mean: Any
+    std: Any
+    w1: Any
+    b1: Any
+    w2: Any
+    b2: Any
+    threshold: float = 0.5
+
+    def prob(self, features: Any) -> Any:
+        import numpy as np
+
+        z = (features - self.mean) / self.std
+        h = np.tanh(z @ self.w1 + self.b1)
+        return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
+
+
+DEFAULT_REGION_WEIGHTS = Path(__file__).resolve().parent / "models" / "usable.npz"
+
+
+def _cached_region_net(path: str | None) -> RegionNet | None:
+    key = str(path or DEFAULT_REGION_WEIGHTS)
+    if key not in _REGION_NETS:
+        _REGION_NETS[key] = load_region_net(key)
+    return _REGION_NETS[key]
+
+
+_REGION_NETS: dict[str, RegionNet | None] = {}
+
+
+def load_region_net(path: str | Path | None = DEFAULT_REGION_WEIGHTS) -> RegionNet | None:
+    """The region classifier in `path`, or None when there is none (the hand-set rules decide then)."""
+    import numpy as np
+
+    if path is None or not Path(path).is_file():
+        return None
+    with np.load(path) as z:
+        names = tuple(str(v) for v in z["features"])
+        if names != REGION_FEATURES:
+            raise ValueError(f"{path}: region features {names} differ from this code's {REGION_FEATURES}")
+        return RegionNet(z["mean"], z["std"], z["w1"], z["b1"], z["w2"], z["b2"], float(z["threshold"]))
 
 def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     """Length and width (mm) of a region (`sel`, with each pixel's `area` in mm²): its smallest
