@@ -15,6 +15,15 @@
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
+  With the learned region classifier's weights (vision/models/usable.npz, `RegionNet`, trained by
+  scripts/train_usable.py on simulator frames whose hands' pixels are known) these hand-set rules give
+  way to it: every region of at least `region_min_mm2` is measured (`region_features`: its size in mm,
+  its share over the play area, the board and the ring around it, how far it reaches out, its
+  length, width, fill and solidity, how much of it lies on the picture's border or the table's edge,
+  whether its long axis points at the middle, how strongly it differs from the table relative to the
+  frame's own thresholds; no colour, so a lamp or a table top the simulator never drew changes
+  nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
+  chosen so that about 1 % of the training frames without a hand would be rejected.
   The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
   edge); `hands` names it, for any seat of the calibration.
 - `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
