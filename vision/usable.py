@@ -23,7 +23,8 @@
   whether its long axis points at the middle, how strongly it differs from the table relative to the
   frame's own thresholds; no colour, so a lamp or a table top the simulator never drew changes
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
-  chosen so that about 1 % of the training frames without a hand would be rejected.
+  chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
+  hands on held-out frames).
   The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
   edge); `hands` names it, for any seat of the calibration.
 - `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
