@@ -33,7 +33,7 @@ from calibration.registration import register_board  # noqa: E402
 from engine.board import bundled_board  # noqa: E402
 from vision.reader import DEFAULT_READER_CONFIG, Reader, board_model  # noqa: E402
 from vision.usable import DEFAULT_CONFIG as USABLE  # noqa: E402
-from vision.usable import build_usable_model, judge_small, small_image  # noqa: E402
+from vision.usable import build_usable_model, judge_usable  # noqa: E402
 
 
 def cpu_ms(fn):
@@ -82,9 +82,11 @@ def main() -> int:
     # keep their reading): what each settled table costs after the move that changed one seat
     reader.read(image, incremental=True)
     again = [cpu_ms(lambda: reader.read(image, incremental=True))[0] for _ in range(max(3, args.rounds))]
-    small = small_image(USABLE, image)
-    usable_times = [cpu_ms(lambda: judge_small(USABLE, umodel, small))[0] for _ in range(max(50, args.rounds))]
-    resize_times = [cpu_ms(lambda: small_image(USABLE, image))[0] for _ in range(20)]
+    # the camera's 320x180 preview; the decision includes its own scaling to the stage's working size
+    preview = (320, 180)
+    small = cv2.resize(image, preview, interpolation=cv2.INTER_AREA)
+    usable_times = [cpu_ms(lambda: judge_usable(USABLE, umodel, small))[0] for _ in range(max(50, args.rounds))]
+    resize_times = [cpu_ms(lambda: cv2.resize(image, preview, interpolation=cv2.INTER_AREA))[0] for _ in range(20)]
     obs = reading.observation
     print(f"frame: 2304x1296, nwnz, 4 players, seed {args.seed}; usable={obs.usable} "
           f"({sum(1 for p in obs.pawns or () if p.stone != 'start')} pawns on paths)")

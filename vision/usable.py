@@ -15,6 +15,16 @@
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
+  With the learned region classifier's weights (vision/models/usable.npz, `RegionNet`, trained by
+  scripts/train_usable.py on simulator frames whose hands' pixels are known) these hand-set rules give
+  way to it: every region of at least `region_min_mm2` is measured (`region_features`: its size in mm,
+  its share over the play area, the board and the ring around it, how far it reaches out, its
+  length, width, fill and solidity, how much of it lies on the picture's border or the table's edge,
+  whether its long axis points at the middle, how strongly it differs from the table relative to the
+  frame's own thresholds; no colour, so a lamp or a table top the simulator never drew changes
+  nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
+  chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
+  hands on held-out frames).
   The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
   edge); `hands` names it, for any seat of the calibration.
 - `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
@@ -35,6 +45,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 
@@ -90,6 +101,9 @@ class UsableConfig:
     blur_ratio: float = 0.65
     reference_weight: float = 0.1      # how much a settled frame moves the reference
     sample_step: int = 3               # statistics on every n-th pixel (speed)
+    region_min_mm2: float = 1500.0     # regions smaller than this are not judged by the region classifier
+    learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
+    region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
 
 DEFAULT_CONFIG = UsableConfig()
@@ -124,6 +138,12 @@ class UsableModel:
     ring_basis: Any = field(repr=False, default=None)   # 1, x, y, x², xy, y² at the ring sample
     ring_pinv: Any = field(repr=False, default=None)
     full_basis: Any = field(repr=False, default=None)   # ... at every pixel (float32)
+    middle_px: tuple[float, float] = (0.0, 0.0)          # the middle of the table in the small image (x, y)
+    board_px: Any = field(repr=False, default=None)     # flat float: 1 over the board
+    mm: Any = field(repr=False, default=None)            # board-frame mm of each small pixel (h, w, 2)
+    region_net: Any = field(repr=False, default=None)    # the learned region classifier (None: hand-set rules)
+    area_flat: Any = field(repr=False, default=None)     # flat float64: mm² of each pixel
+    board_u8: Any = field(repr=False, default=None)      # uint8: 1 over the board
 
 
 @dataclass(frozen=True)
@@ -289,7 +309,21 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
                        (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
                        play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
-                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis)
+                       play.astype(np.uint8), ring_basis, ring_pinv, full_basis, _middle_px(mm, mid),
+                       (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).ravel().astype(np.float64),
+                       mm, _cached_region_net(config.region_weights) if config.learned_regions else None,
+                       area.ravel().astype(np.float64),
+                       (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).astype(np.uint8))
+
+
+def _middle_px(mm: Any, mid: tuple[float, float, float, float]) -> tuple[float, float]:
+    """Where the middle of the table lies in the small image (the pixel whose board mm is nearest it)."""
+    import numpy as np
+
+    cx, cy = (mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2
+    d = (mm[..., 0] - cx) ** 2 + (mm[..., 1] - cy) ** 2
+    y, x = np.unravel_index(int(np.argmin(d)), d.shape)
+    return float(x), float(y)
 
 
 def small_image(config: UsableConfig, image: Any) -> Any:
@@ -347,6 +381,95 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
+    px = not_table_pixels(config, model, small)
+    if px.gain is not None and px.gain < config.dark_gain:
+        return UsableVerdict(False, "too-dark", gain=px.gain)
+    mask, hull_mask, edge_zone, gain = px.mask, px.hull, px.edge_zone, px.gain
+
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    arms: list[int] = []
+    anomaly = 0.0
+    if model.region_net is not None:
+        keep, feats = region_features(config, model, px, labels, stats, n)
+        if keep:
+            p = model.region_net.prob(feats)
+            arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold]
+            if _DEBUG is not None:
+                _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]))
+                              for k, f, q in zip(keep, feats, p))
+        lab = labels.ravel()
+        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
+        at_edge = edge_zone.ravel() > 0
+        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
+        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        anomaly = float(max(area_in[1:].max(), 0.0)) if n > 1 else 0.0
+    elif n > 1:
+        lab = labels.ravel()
+        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
+        area_out = np.bincount(lab, weights=model.area_out, minlength=n)
+        at_edge = edge_zone.ravel() > 0
+        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
+        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        for k in range(1, n):
+            total = area_in[k] + area_out[k]
+            if total < config.arm_area_mm2:
+                continue
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            sel = labels[y:y + h, x:x + w] == k
+            out_d = model.out_dist[y:y + h, x:x + w][sel]
+            from_edge = edge_out[k] > 0 or edge_in[k] > 0
+            over = area_in[k] >= config.arm_in_min_mm2
+            far_out = area_out[k] >= config.arm_out_min_mm2 and float(out_d.max()) >= config.arm_reach_mm
+            near = float(out_d.min()) <= config.side_arm_near_mm
+            # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
+            # out of the play area; it lies over the play area or reaches for it
+            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
+                continue
+            length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
+            if _DEBUG is not None:
+                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
+                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
+                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
+                                   fill=float(total) / max(length * width, 1.0),
+                                   reach=float(out_d.max())))
+            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
+            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
+                       and total >= config.compact_fill * length * width)
+            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
+                arms.append(k)
+        anomaly = float(max(area_in[1:].max(), 0.0))
+    if not arms:
+        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
+            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
+        return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
+    arm_mask = labels == arms[0]
+    for k in arms[1:]:
+        arm_mask |= labels == k
+    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
+    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
+    return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
+
+
+
+@dataclass(frozen=True, eq=False)
+class TablePixels:
+    """What the pixel stage found in a small frame (`not_table_pixels`)."""
+
+    mask: Any            # uint8: not table (nor the board's art), within the table's extent
+    hull: Any            # uint8: the table's extent (the hull of its largest table-coloured region)
+    edge_zone: Any       # uint8: where an arm comes into the table's picture (its edge, the image's border)
+    gain: float | None   # the board's exposure relative to its art (None without art)
+    lum: Any = None      # |brightness off the table's| (log), before thresholds
+    chroma2: Any = None  # squared colour difference to the table's (log)
+    thresholds: Any = None   # (chroma, brightness) thresholds used
+
+
+def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> TablePixels:
+    """Pixels that are neither the table (its colour measured on the ring around the play area) nor the
+    board's art (over the board), within the table's extent; `mask` is None when too dark to judge."""
+    import cv2
+    import numpy as np
+
     sh, sw = small.shape[:2]
     flat = small.reshape(-1, 3)
     gain = None
@@ -359,7 +482,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         qa = np.percentile(art_px, [lo, 50, hi], axis=0)
         gain = float(np.median(px @ np.full(3, 1 / 3, np.float32))) / max(model.art_lum, 1.0)
         if gain < config.dark_gain:
-            return UsableVerdict(False, "too-dark", gain=gain)
+            return TablePixels(None, None, None, gain, None, None, None)
         gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
         off_c = qv[1] - gain_c * qa[1]
         # the frame mapped onto the art's exposure: a LUT per channel (uint8 in, log out)
@@ -412,55 +535,113 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
 
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    arms: list[int] = []
-    anomaly = 0.0
-    if n > 1:
-        lab = labels.ravel()
-        area_in = np.bincount(lab, weights=model.area_in, minlength=n)
-        area_out = np.bincount(lab, weights=model.area_out, minlength=n)
-        at_edge = edge_zone.ravel() > 0
-        edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
-        edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
-        for k in range(1, n):
-            total = area_in[k] + area_out[k]
-            if total < config.arm_area_mm2:
-                continue
-            x, y, w, h = (int(v) for v in stats[k, :4])
-            sel = labels[y:y + h, x:x + w] == k
-            out_d = model.out_dist[y:y + h, x:x + w][sel]
-            from_edge = edge_out[k] > 0 or edge_in[k] > 0
-            over = area_in[k] >= config.arm_in_min_mm2
-            far_out = area_out[k] >= config.arm_out_min_mm2 and float(out_d.max()) >= config.arm_reach_mm
-            near = float(out_d.min()) <= config.side_arm_near_mm
-            # an arm comes from a body beyond the table: out of the picture or the table's edge, or from far
-            # out of the play area; it lies over the play area or reaches for it
-            if not ((over and (from_edge or far_out)) or (from_edge and near and config.side_arms)):
-                continue
-            length, width = _extent_mm(model.area[y:y + h, x:x + w], sel)
-            if _DEBUG is not None:
-                _DEBUG.append(dict(length=length, width=width, total=float(total), area_in=float(area_in[k]),
-                                   area_out=float(area_out[k]), from_edge=bool(from_edge), over=bool(over),
-                                   far_out=bool(far_out), near=bool(near), box=(x, y, w, h),
-                                   fill=float(total) / max(length * width, 1.0),
-                                   reach=float(out_d.max())))
-            # a thing (mug, phone, card box) is compact and fills its rectangle, an arm is long or ragged
-            compact = (length < config.compact_len_mm and length < config.compact_aspect * width
-                       and total >= config.compact_fill * length * width)
-            if length >= config.arm_len_mm and width >= config.arm_width_mm and not compact:
-                arms.append(k)
-        anomaly = float(max(area_in[1:].max(), 0.0))
-    if not arms:
-        if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
-            return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
-        return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
-    arm_mask = labels == arms[0]
-    for k in arms[1:]:
-        arm_mask |= labels == k
-    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
-    reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
-    return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
+    return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
 
+
+REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
+                   "border_mm", "table_edge_mm", "reach", "nearest", "share_board", "strength_lum",
+                   "strength_chroma", "toward_middle", "root_out", "share_ring")
+
+
+def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
+                    n: int) -> tuple[list[int], Any]:
+    """The regions (connected parts of `px.mask`, `labels`/`stats` from cv2) worth judging, at least
+    `region_min_mm2` large, and their measurements (`REGION_FEATURES`, one row each): sizes in mm and
+    shares, never colours (the table's own colour is the reference; see `not_table_pixels`)."""
+    import cv2
+    import numpy as np
+
+    empty = np.zeros((0, len(REGION_FEATURES)), np.float32)
+    if n <= 1:
+        return [], empty
+    lab = labels.ravel()
+    total = np.bincount(lab, weights=model.area_flat, minlength=n)
+    keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
+    if not keep:
+        return [], empty
+    thr_c, thr_l = px.thresholds
+    mx, my = model.middle_px
+    lo, hi = config.ring_mm
+    rows = []
+    for k in keep:
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        sel = labels[y:y + h, x:x + w] == k
+        area = model.area[y:y + h, x:x + w][sel]
+        out_d = model.out_dist[y:y + h, x:x + w][sel]
+        count = len(area)
+        area_in = float(area[out_d <= 0].sum())
+        root = np.sqrt(area)
+        border_mm = float(root[model.frame_border[y:y + h, x:x + w][sel] > 0].sum())
+        edge_mm = float(root[px.edge_zone[y:y + h, x:x + w][sel] > 0].sum()) - border_mm
+        board = float(area[model.board_u8[y:y + h, x:x + w][sel] > 0].sum())
+        lum = px.lum[y:y + h, x:x + w][sel]
+        chroma = np.sqrt(np.maximum(px.chroma2[y:y + h, x:x + w][sel], 0))
+        ys, xs = np.nonzero(sel)
+        pts = np.stack([xs + x, ys + y], 1).astype(np.float32)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
+        scale = float(np.sqrt(total[k] / count))
+        length, width = max(rw, rh) * scale + scale, min(rw, rh) * scale + scale
+        hull_area = cv2.contourArea(cv2.convexHull(pts)) + count * 0.5
+        # the long axis against the direction to the middle: an arm points at it
+        a = np.deg2rad(ang if rw >= rh else ang + 90.0)
+        to_mid = (mx - cx, my - cy)
+        toward = abs(np.cos(a) * to_mid[0] + np.sin(a) * to_mid[1]) / (np.hypot(*to_mid) + 1e-6)
+        # the root (the part farthest from the middle) lies how far out of the play area
+        far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
+        rows.append((np.log(total[k] / 1000.0), area_in / total[k], np.log1p(area_in / 1000.0),
+                     np.log(length / 100.0), np.log(width / 100.0), total[k] / max(length * width, 1.0),
+                     count / max(hull_area, 1.0), np.log1p(border_mm / 10.0), np.log1p(max(edge_mm, 0.0) / 10.0),
+                     float(out_d.max()) / 100.0, float(out_d.min()) / 100.0, board / total[k],
+                     float(np.minimum(lum / thr_l, 4.0).mean()), float(np.minimum(chroma / thr_c, 4.0).mean()),
+                     toward, float(out_d[far]) / 100.0, float(((out_d > lo) & (out_d < hi)).mean())))
+    return keep, np.asarray(rows, np.float32)
+
+
+@dataclass(frozen=True, eq=False)
+class RegionNet:
+    """A small classifier of regions (arm or not) on their `REGION_FEATURES`: standardised, one hidden
+    tanh layer, a logistic output. Trained by scripts/train_usable.py on simulator frames."""
+
+    mean: Any
+    std: Any
+    w1: Any
+    b1: Any
+    w2: Any
+    b2: Any
+    threshold: float = 0.5
+
+    def prob(self, features: Any) -> Any:
+        import numpy as np
+
+        z = (features - self.mean) / self.std
+        h = np.tanh(z @ self.w1 + self.b1)
+        return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
+
+
+DEFAULT_REGION_WEIGHTS = Path(__file__).resolve().parent / "models" / "usable.npz"
+
+
+def _cached_region_net(path: str | None) -> RegionNet | None:
+    key = str(path or DEFAULT_REGION_WEIGHTS)
+    if key not in _REGION_NETS:
+        _REGION_NETS[key] = load_region_net(key)
+    return _REGION_NETS[key]
+
+
+_REGION_NETS: dict[str, RegionNet | None] = {}
+
+
+def load_region_net(path: str | Path | None = DEFAULT_REGION_WEIGHTS) -> RegionNet | None:
+    """The region classifier in `path`, or None when there is none (the hand-set rules decide then)."""
+    import numpy as np
+
+    if path is None or not Path(path).is_file():
+        return None
+    with np.load(path) as z:
+        names = tuple(str(v) for v in z["features"])
+        if names != REGION_FEATURES:
+            raise ValueError(f"{path}: region features {names} differ from this code's {REGION_FEATURES}")
+        return RegionNet(z["mean"], z["std"], z["w1"], z["b1"], z["w2"], z["b2"], float(z["threshold"]))
 
 def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     """Length and width (mm) of a region (`sel`, with each pixel's `area` in mm²): its smallest

@@ -99,9 +99,6 @@ def test_usable_decision_runs_on_a_320x180_image():
     assert verdict.usable and verdict.reason is None
 
 
-@pytest.mark.xfail(strict=True, reason="the forearm is skin the colour of the wood table, so only the sleeve's stub at the "
-                                       "picture's edge (212 mm, a filled rectangle) and the hand over the board are seen "
-                                       "apart; the stub reads like a card box and the hand alone reaches no edge")
 def test_hand_over_the_board_is_occluded_with_its_seat():
     case = render_case(seed=11, pawns=[], hand="still")
     obs = case.read().observation

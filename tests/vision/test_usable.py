@@ -134,3 +134,49 @@ def test_decision_on_the_preview_size_with_its_model_built_once():
     assert small.shape[:2] == (180, 320)
     assert model.play.shape == (180, 320) and model.play.any() and not model.play.all()
     assert judge_small(DEFAULT_CONFIG, model, small).usable
+
+
+def test_region_classifier_weights_are_in_git_small_and_fit_this_codes_features():
+    from vision.usable import DEFAULT_REGION_WEIGHTS, REGION_FEATURES, load_region_net
+
+    assert DEFAULT_REGION_WEIGHTS.stat().st_size < 2_000_000
+    net = load_region_net()
+    assert net is not None and net.w1.shape[0] == len(REGION_FEATURES)
+    probs = net.prob(np.zeros((3, len(REGION_FEATURES)), np.float32))
+    assert probs.shape == (3,) and np.all((probs >= 0) & (probs <= 1))
+
+
+def test_region_features_measure_sizes_and_shares_not_colours():
+    """A warm lamp and a darker exposure change every colour of the frame; the arm region's
+    measurements (mm, shares, strengths relative to the table's own colour) hardly move and the
+    verdict and seat stay."""
+    from vision.usable import not_table_pixels, region_features
+
+    image, cal, seats, _truth = render(hand_seat="west", target=(280.0, 200.0))
+    reader = reader_for(cal, seats)
+    reader.read(image)
+    model = reader.usable_model
+    found = []
+    for gains in ((1.0, 1.0, 1.0), (0.55, 0.7, 0.85)):      # BGR: a warm, dimmer light
+        small = np.clip(small_image(DEFAULT_CONFIG, image) * np.float32(gains), 0, 255).astype(np.uint8)
+        px = not_table_pixels(DEFAULT_CONFIG, model, small)
+        n, labels, stats, _c = cv2.connectedComponentsWithStats(px.mask, connectivity=8)
+        keep, feats = region_features(DEFAULT_CONFIG, model, px, labels, stats, n)
+        biggest = feats[int(np.argmax(feats[:, 0]))]
+        found.append((biggest, judge_small(DEFAULT_CONFIG, model, small)))
+    (a, va), (b, vb) = found
+    assert abs(a[0] - b[0]) < 0.3              # log area (mm²)
+    assert va.reason == vb.reason == "occluded" and va.hands == vb.hands == ["west"]
+
+
+def test_without_region_weights_the_hand_set_rules_decide():
+    from dataclasses import replace
+
+    cfg = replace(DEFAULT_CONFIG, learned_regions=False)
+    image, cal, seats, _truth = render(hand_seat="north", target=(280.0, 200.0))
+    reader = reader_for(cal, seats)
+    reader.read(image)
+    model = build_usable_model(cfg, cal, reader.registration, reader.board, reader.components)
+    assert model.region_net is None
+    verdict = judge_small(cfg, model, small_image(cfg, image))
+    assert not verdict.usable and verdict.hands == ["north"]
