@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [args.seed0 + i for i in range(args.games)]
     lenses = [(x.split("=")[0], float(x.split("=")[1])) for x in args.lens]
     print(f"card groups per setting: {args.games} tables x (NWNZ + card game), 4 players, seeds {seeds}")
-    head = f"{'lens':<10}{'height':>7}{'size':>11}{'px/mm':>7}" + "".join(f"{g:>16}" for g in CARD_GROUPS) \
+    head = f"{'lens':<10}{'height':>7}{'size':>11}{'px/mm':>7} " + "".join(f"{g:>16}" for g in CARD_GROUPS) \
         + f"{'read ms':>9}"
     print(head)
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                     cells = ""
                     for g in CARD_GROUPS:
                         n, e = r["errors"][g]
-                        cells += f"{(f'{100 * e / n:.2f}% ({e}/{n})' if n else '-'):>16}"
-                    print(f"{line}{r['px_mm']:>7.2f}{cells}{r['read_ms']:>9.0f}", flush=True)
+                        cells += f"{(f'{100 * e / n:.2f}% ({e}/{n})' if n else '-'):>16} "
+                    print(f"{line}{r['px_mm']:>7.2f} {cells}{r['read_ms']:>9.0f}", flush=True)
     print("target: every card group 0 errors (issue target <= 0.1 % per element)")
     return 0
 
