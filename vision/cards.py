@@ -899,17 +899,14 @@ def main(argv: list[str] | None = None) -> int:
     from .components import load_components
     from .numerals import load_numeral_model
     from .seatview import build_seat_views
-    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+    from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.cards", __doc__)
     args = ap.parse_args(argv)
-    loaded = load_stage_inputs(args)
-    if loaded is None:
-        return 2
+    loaded = registered_inputs(args)
+    if isinstance(loaded, int):
+        return loaded
     image, cal, _board, reg = loaded
-    if not reg.ok:
-        print(f"not registered: {reg.reason}")
-        return 1
     config = CardConfig()
     seats = seats_from_truth(args.image)
     views = build_seat_views(config.view, cal, reg, tuple(seats) if seats else None)

@@ -139,24 +139,21 @@ def main(argv: list[str] | None = None) -> int:
     from .cards import CardConfig
     from .discards import DiscardConfig, build_table_view
     from .seatview import build_seat_views
-    from .stagecli import load_stage_inputs, parse_seats, read_image, seats_from_truth, stage_parser
+    from .stagecli import parse_seats, read_image, registered_inputs, seats_from_truth, stage_parser
 
     p = stage_parser("vision.changes", __doc__.splitlines()[0])
     p.add_argument("after", help="a later frame of the same table")
     p.add_argument("--game", default="keltis", choices=("keltis", "keltis-card"))
     args = p.parse_args(argv)
-    inputs = load_stage_inputs(args)
-    if inputs is None:
-        return 1
-    before, cal, board, reg = inputs
+    loaded = registered_inputs(args)
+    if isinstance(loaded, int):
+        return loaded
+    before, cal, board, reg = loaded
     try:
         after = read_image(args.after)
     except FrameError as exc:
         print(str(exc), file=sys.stderr)
-        return 1
-    if not reg.ok:
-        print(f"{args.image}: no registration: {reg.reason}", file=sys.stderr)
-        return 1
+        return 2
     seats = parse_seats(args.seats) or seats_from_truth(args.image)
     in_play = tuple(seats) if seats else None
     board_size = tuple(board.size_mm) if board is not None and args.game == "keltis" else None

@@ -302,18 +302,15 @@ def main(argv: list[str] | None = None) -> int:
     from .cards import paper_points, paper_white, seat_creams
     from .components import load_components
     from .numerals import load_numeral_model
-    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+    from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.discards", __doc__)
     ap.add_argument("--game", default="keltis")
     args = ap.parse_args(argv)
-    loaded = load_stage_inputs(args)
-    if loaded is None:
-        return 2
+    loaded = registered_inputs(args)
+    if isinstance(loaded, int):
+        return loaded
     image, cal, board, reg = loaded
-    if not reg.ok:
-        print(f"not registered: {reg.reason}")
-        return 1
     card_game = args.game != "keltis"
     seats = seats_from_truth(args.image)
     comps = load_components(args.components)

@@ -126,17 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
     import numpy as np
 
-    from .stagecli import load_stage_inputs, stage_parser
+    from .stagecli import registered_inputs, stage_parser
 
     ap = stage_parser("vision.seatview", __doc__)
     args = ap.parse_args(argv)
-    loaded = load_stage_inputs(args)
-    if loaded is None:
-        return 2
+    loaded = registered_inputs(args)
+    if isinstance(loaded, int):
+        return loaded
     image, cal, _board, reg = loaded
-    if not reg.ok:
-        print(f"not registered: {reg.reason}")
-        return 1
     views = build_seat_views(SeatViewConfig(), cal, reg)
     tiles = []
     for seat, sv in views.items():

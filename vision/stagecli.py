@@ -120,6 +120,18 @@ def load_stage_inputs(args: argparse.Namespace):
     return image, cal, board, reg
 
 
+def registered_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any, Any] | int:
+    """(image, calibration, board, registration) for a stage that needs the board registered, or the
+    exit status after saying why: 2 when the image cannot be read, 1 when it does not register."""
+    loaded = load_stage_inputs(args)
+    if loaded is None:
+        return 2
+    if not loaded[3].ok:
+        print(f"not registered: {loaded[3].reason}")
+        return 1
+    return loaded
+
+
 def read_image(path: str | Path) -> Any:
     """A frame file decoded to BGR; camera.session.FrameError (naming the file) when it cannot be."""
     from camera.session import FrameError, decode_jpeg

@@ -301,17 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     from .cards import CardConfig, paper_points, paper_white, read_seat_cards
     from .components import load_components
     from .seatview import build_seat_views
-    from .stagecli import load_stage_inputs, seats_from_truth, stage_parser
+    from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.wishstones", __doc__)
     args = ap.parse_args(argv)
-    loaded = load_stage_inputs(args)
-    if loaded is None:
-        return 2
+    loaded = registered_inputs(args)
+    if isinstance(loaded, int):
+        return loaded
     image, cal, board, reg = loaded
-    if not reg.ok:
-        print(f"not registered: {reg.reason}")
-        return 1
     seats = seats_from_truth(args.image)
     comps = load_components(args.components)
     cfg = WishStoneConfig()

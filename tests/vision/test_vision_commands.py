@@ -124,3 +124,22 @@ def test_eval_leaves_out_the_cards_of_a_frame_that_cuts_some_off(frames_dir, tmp
     assert cut.groups.get("pawns") == whole.groups.get("pawns")
     assert main(["eval", str(folder)]) == 0
     assert "1 usable frames show only part of the cards" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stage", ["seatview", "cards", "discards", "wishstones"])
+def test_a_stage_run_alone_says_why_it_cannot_read_a_frame(stage, tmp_path, capsys):
+    """The stages' command lines share their setup (vision.stagecli.registered_inputs): a file that is
+    no image exits 2 naming it; a picture without the table's markers exits 1 saying it is not registered."""
+    import importlib
+
+    import cv2
+
+    main_of = importlib.import_module(f"vision.{stage}").main
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    assert main_of([str(bad)]) == 2
+    assert str(bad) in capsys.readouterr().err
+    blank = tmp_path / "blank.jpg"
+    cv2.imwrite(str(blank), np.full((540, 960, 3), 128, np.uint8))
+    assert main_of([str(blank), "--board", "nwnz"]) == 1
+    assert "not registered" in capsys.readouterr().out
