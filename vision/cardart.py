@@ -114,8 +114,8 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
         acc = None
         for labels in faces.values():
             for img in labels.values():
-                wh = _whiteness(img, cream)
-                crop = _region(wh, ppm, bx, by, bx + bw, by + bh)
+                # only the box: the whole face at the art's resolution costs ~100x more
+                crop = _whiteness(_region(img, ppm, bx, by, bx + bw, by + bh), cream)
                 ink = np.abs(crop - np.median(crop)) > 0.25
                 acc = ink if acc is None else (acc | ink)
         ys, xs = np.nonzero(acc)
@@ -124,9 +124,8 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
     templates: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, labels in faces.items():
         for label, img in labels.items():
-            wh = _whiteness(img, cream)
             for corner, (x0, y0, x1, y1) in glyph.items():
-                crop = _region(wh, ppm, x0, y0, x1, y1)
+                crop = _whiteness(_region(img, ppm, x0, y0, x1, y1), cream)
                 seen = cv2.resize(crop, None, fx=seen_ppm / ppm, fy=seen_ppm / ppm, interpolation=cv2.INTER_AREA)
                 # the lens and the JPEG blur a little more than the pixel grid alone
                 seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
