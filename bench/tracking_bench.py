@@ -109,7 +109,7 @@ def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True) ->
                 accepted.append((i, t, observation_fields(_parse(event.data["raw"]))))
     tracker.finish("recording ended")
     elapsed = time.perf_counter() - started
-    model = tracker.journal.model
+    model = tracker.decoded.model
     snap = tracker.snapshot()
 
     true_sigs = [signature_of_moves(turn.seat, turn.moves, turn.pile_tops, turn.codes) for turn in sim.turns]

@@ -142,10 +142,10 @@ def test_a_short_loss_between_two_looks_still_pauses_the_tracker():
     running = {"state": "running", "source": {"state": "running", "reconnects": 0}}
     tracker.set_source_status(running)
     assert tracker.snapshot()["status"]["camera"]["state"] == "running"
-    gaps = tracker.filter.gaps
+    gaps = tracker.watch.gaps
     tracker.set_source_status({"state": "running", "source": {"state": "running", "reconnects": 1,
                                                               "error": "lost: cable out"}})
-    assert tracker.filter.gaps == gaps + 1
+    assert tracker.watch.gaps == gaps + 1
     events = [e.data["camera"] for e in tracker.events(0) if e.type == "status" and "camera" in e.data]
     assert events[-1]["state"] == "running" and events[-1]["away_since"]
 
@@ -212,7 +212,7 @@ def test_a_frame_taken_before_the_loss_and_read_after_it_is_dropped():
     pipeline = Pipeline(StubCamera(script), SimObserver(sim), tracker, health_seconds=0.0)
     assert pipeline.run() == 6
     assert pipeline.stale == 1 and pipeline.camera_losses == 1
-    assert tracker.filter.frames_seen == 6
+    assert tracker.watch.frames_seen == 6
 
 
 def test_a_camera_that_gives_up_fails_the_served_pipeline_without_ending_the_game():
