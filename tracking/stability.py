@@ -155,9 +155,14 @@ class FrameWatch:
             self._unusable_reason = obs.reason or "unusable"
             self._usable_since = None
             return
-        self._unusable_since = None
+        covered_since, self._unusable_since = self._unusable_since, None
         if self._usable_since is None:
             self._usable_since = t
+            # a reader that watched every camera frame says since when the table has been still
+            # (docs/formats-extensions.md "still_since"): counted from then, never from before the hand
+            since = obs.extra.get("still_since") if isinstance(obs.extra, dict) else None
+            if isinstance(since, (int, float)) and covered_since is not None:
+                self._usable_since = min(t, max(float(since), covered_since))
 
     def status(self, now: float | None = None) -> dict[str, Any]:
         """{"state": "tracking"|"waiting"|"paused", "reason", "since"} at frame time `now`."""

@@ -126,3 +126,23 @@ def test_fields_describe_the_table_and_build_it_back():
     changed = changed_fields(a, b)
     assert changed and all(a.get(k) != b.get(k) for k in changed)
     assert changed_fields(a, a) == [] and fields_equal(a, dict(a))
+
+
+def test_the_status_counts_stillness_from_when_the_camera_gate_saw_the_table_go_still():
+    """A vision observer reads the table only once it has been still a moment (its gate watches every
+    frame); its reading says since when ("still_since"): the status says "tracking" still_seconds after
+    that, not after the reading — never counting from before the hand (frames 6-9, from t = 1.2)."""
+    import dataclasses
+
+    def since(still_since):
+        tracker = run([TABLE_A] * 6 + [HAND] * 4, finish=False)
+        extra = {**TABLE_B.extra} if still_since is None else {**TABLE_B.extra, "still_since": still_since}
+        tracker.feed(dataclasses.replace(TABLE_B, extra=extra), 2.4, 10)
+        return tracker, tracker.snapshot()["status"]["tracking"]
+
+    assert since(None)[1] == {"state": "waiting", "reason": "table moving", "since": 2.4}
+    assert since(0.5)[1]["since"] == 1.2                       # (not before the hand)
+    tracker, status = since(2.0)
+    assert status == {"state": "waiting", "reason": "table moving", "since": 2.0}
+    tracker.feed(TABLE_B, 2.65, 11)
+    assert tracker.snapshot()["status"]["tracking"]["state"] == "tracking"   # 0.65 s since 2.0
