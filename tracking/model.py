@@ -702,7 +702,7 @@ def _correction_text(model: GameModel, c: Mapping[str, Any]) -> str:
 
 @dataclass
 class Input:
-    """A usable frame the tracker took (keltis_cam.pipeline reads payload["frame"]: where a resumed replay goes on)."""
+    """A usable frame the decoder took, as DecodedGame.inputs lists them (payload["frame"])."""
 
     id: int | None
     kind: str
