@@ -96,7 +96,8 @@ class GameTracker:
         self._watch_state: str | None = None
         self._reset_game_state()
         self.last_event_id = store.last_event_id()
-        self._resume()
+        with self._cond:   # (announcing what the resumed game says wakes waiters: under the lock)
+            self._resume()
 
     # -- state ------------------------------------------------------------------------------
 
@@ -144,11 +145,14 @@ class GameTracker:
                 for f in e.payload.get("frames") or ():
                     decoded.feed_json(f)
             elif e.kind == "state" and isinstance(e.payload.get("raw"), dict):
-                # (a database written before the decoder: its accepted table states, a hand before each)
+                # (a database written before the decoder: the table states its journal accepted, each
+                # after still_seconds of frames that showed it, and a hand before it when there was one)
                 t = float(e.payload.get("t") or 0.0)
+                still = [t - self.config.still_seconds * k / 3 for k in (3, 2, 1, 0)]
                 if e.payload.get("hand", True):
-                    decoded.feed_json({"frame": None, "t": t - 1e-3})
-                decoded.feed_json({"frame": e.payload.get("frame"), "t": t, "raw": e.payload["raw"]})
+                    decoded.feed_json({"frame": None, "t": still[0] - 1e-3})
+                for moment in still:
+                    decoded.feed_json({"frame": e.payload.get("frame"), "t": moment, "raw": e.payload["raw"]})
             elif e.kind == "correction":
                 try:
                     decoded.correct(e.payload["correction"])
