@@ -145,7 +145,8 @@ def test_two_players_in_one_change_are_split_in_seat_order():
 
 
 def test_out_of_turn_RULES_1_turn():
-    """A player who plays when it is another's turn is warned, naming whose turn it was."""
+    """A player who plays when it is another's turn is warned, naming whose turn it was; the next
+    player is not."""
     for seed in range(70, 90):
         sim = game("keltis", "base", 3, seed, illegal_rate=0.3, max_moves=40)
         k = next((k for k, t in enumerate(sim.turns) if t.injected == "out-of-turn" and t.moves
@@ -158,6 +159,10 @@ def test_out_of_turn_RULES_1_turn():
     assert [v.code for v in rec.violations()] == ["out-of-turn"]
     warned = [w for w in tracker.snapshot()["warnings"] if w["code"] == "out-of-turn" and w["move_id"] == rec.move_id]
     assert warned and warned[0]["details"]["expected"] == rec.own[0].details["expected"] != rec.seat
+    # ... and whoever goes on after it (the player skipped, or the one after the player out of turn)
+    # is not out of turn in their turn
+    nxt = tracker.decoded.model.turns[k + 1]
+    assert nxt.seat == sim.turns[k + 1].seat and "out-of-turn" not in [v.code for v in nxt.violations()]
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,

@@ -146,3 +146,34 @@ def test_the_status_counts_stillness_from_when_the_camera_gate_saw_the_table_go_
     assert status == {"state": "waiting", "reason": "table moving", "since": 2.0}
     tracker.feed(TABLE_B, 2.65, 11)
     assert tracker.snapshot()["status"]["tracking"]["state"] == "tracking"   # 0.65 s since 2.0
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue 17: the first frames' impossible table (a pawn read as another player's) is taken "
+                          "as the start; the table read right after it becomes a move warned pawn-appeared (being fixed)")
+def test_a_first_table_no_game_can_show_waits_until_it_reads_right():
+    """RULES §1 Components: every player has 1 big and 4 small pawns. A misread that holds the very
+    first frames (a pawn read as another player's) is not the table the game starts from."""
+    import dataclasses
+
+    pawns = list(TABLE_A.pawns)
+    k = next(i for i, p in enumerate(pawns) if not p.big)
+    other = next(p.player for p in pawns if p.player != pawns[k].player)
+    pawns[k] = dataclasses.replace(pawns[k], player=other)
+    misread = dataclasses.replace(TABLE_A, pawns=tuple(pawns))
+    moves_to(run([misread] * 7 + [TABLE_A] * 12), None)     # 1.4 s of the misread, then the table as it is
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue 17: a tile misread as missing in the 4 frames before the first hand is read as the "
+                          "first seat's move (the tile gone from the table read) (being fixed)")
+def test_the_first_table_keeps_a_tile_misread_as_missing_just_before_the_first_hand():
+    """RULES §1 Components (every tile is on its spot before the first card): a tile misread as
+    missing in the last frames before the first hand is no move and not the first table."""
+    import dataclasses
+
+    stone = sorted(s for s, code in TABLE_A.tiles.items() if code)[0]
+    missing = dataclasses.replace(TABLE_A, tiles={s: v for s, v in TABLE_A.tiles.items() if s != stone})
+    tracker = run([TABLE_A] * 6 + [missing] * 4 + [HAND] * 4)
+    moves_to(tracker, None)
+    assert tracker.decoded.model.table.tiles.get(stone) == TABLE_A.tiles[stone]
