@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
                     tracker.feed(obs, t, i)
                 tracker.finish()
                 true = [signature_of_moves(x.seat, x.moves, x.pile_tops, x.codes) for x in sim.turns]
-                tracked = [signature_of_turn(tracker.journal.model, x) for x in tracker.journal.model.turns]
+                tracked = [signature_of_turn(tracker.decoded.model, x) for x in tracker.decoded.model.turns]
                 check = compare_turns(true, tracked)
                 snap = tracker.snapshot()
                 ok = check["exact"] == check["true_turns"] and not snap["warnings"] and snap["game_over"]

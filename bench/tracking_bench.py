@@ -104,19 +104,19 @@ def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True) ->
             tracker.correct({"kind": "end", "reason": "draw-pile"})
             declare_at = None
         obs = observer.observe(_Frame(i, t))
-        for event in tracker.feed(obs, t, i):
-            if event.type == "state":
-                accepted.append((i, t, observation_fields(_parse(event.data["raw"]))))
+        if any(event.type == "move" for event in tracker.feed(obs, t, i)):
+            # (a move shown: the table as the tracker reads it now)
+            accepted.append((i, t, observation_fields(tracker.decoded.model.table)))
     tracker.finish("recording ended")
     elapsed = time.perf_counter() - started
-    model = tracker.journal.model
+    model = tracker.decoded.model
     snap = tracker.snapshot()
 
     true_sigs = [signature_of_moves(turn.seat, turn.moves, turn.pile_tops, turn.codes) for turn in sim.turns]
     tracked_sigs = [signature_of_turn(model, turn) for turn in model.turns]
     check = compare_turns(true_sigs, tracked_sigs)
 
-    # Latency: from the first still frame after a turn to the acceptance of that very table.
+    # Latency: from the first still frame after a turn to a move shown with that very table.
     latencies = []
     missed = 0
     for k, turn in enumerate(sim.turns):
@@ -176,12 +176,6 @@ def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True) ->
             "unfounded": unfounded,
             "final_match": totals == sim.final_totals, "true_totals": sim.final_totals, "totals": totals,
             "over": snap["game_over"], "misreads": injector.stats() if injector else None}
-
-
-def _parse(data: dict):
-    from engine.observation import parse_observation
-
-    return parse_observation(data)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -198,17 +198,16 @@ def describe_origin(origin: dict[str, Any] | None) -> str:
 
 
 def last_frame_taken(tracker: Any) -> int | None:
-    """The index of the last frame the tracker's current game accepted a table state from (None: none)."""
-    if tracker.journal is None:
+    """The index of the last usable frame the tracker's current game took (None: none)."""
+    if tracker.decoded is None:
         return None
-    frames = [i.payload.get("frame") for i in tracker.journal.inputs if i.kind == "state"]
-    frames = [f for f in frames if isinstance(f, int)]
+    frames = [f for f in tracker.decoded.frames_taken if isinstance(f, int)]
     return max(frames) if frames else None
 
 
 def check_resumable(tracker: Any, identity: dict[str, Any], where: str) -> None:
     """`replay --resume`: refuse (MalformedInput) unless the stored game came from this recording."""
-    if tracker.journal is None:
+    if tracker.decoded is None:
         raise MalformedInput("there is no game to resume in this data directory", source=where)
     if not same_recording(getattr(tracker, "origin", None), identity):
         raise MalformedInput(f"the stored game was recorded from {describe_origin(tracker.origin)}, not from "
@@ -243,7 +242,7 @@ class BuiltPipeline:
 
     def resumable(self) -> bool:
         """True when the tracker resumed an unfinished game of this very recording (a restart)."""
-        if self.kind != "replay" or self.tracker.journal is None:
+        if self.kind != "replay" or self.tracker.decoded is None:
             return False
         return (same_recording(getattr(self.tracker, "origin", None), self.origin or {})
                 and not self.tracker.snapshot().get("game_over"))

@@ -1,4 +1,4 @@
-"""Every threshold of tracking in one place (brief: "every threshold lives in config")."""
+"""Every setting of tracking in one place (brief: "every threshold lives in config")."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,105 +7,34 @@ from typing import Any
 
 from engine.errors import MalformedInput
 
+#: Settings of the journal of accepted table states that the turn decoder replaced (issue 17): a
+#: config file naming one is told so, not left guessing.
+RETIRED = frozenset({
+    'still_seconds_without_hand', 'revise_seconds', 'tail_frames', 'agree_fraction', 'min_frames',
+    'slow_frame_seconds', 'hand_min_seconds', 'hand_min_frames', 'hand_vote_share',
+    'split_cost_fast', 'split_cost_slow', 'turn_pause_seconds', 'pause_margin_seconds',
+    'pause_cost', 'warning_settle_seconds', 'window_seconds', 'period_frames', 'undo_misreads',
+    'cost_violation', 'cost_pending', 'cost_turn', 'cost_odd_draw', 'cost_hint', 'cost_misread',
+    'cost_twin', 'cost_deep_draw', 'cost_quiet', 'cost_quiet_unused', 'cost_hand_per_frame',
+    'cost_hand_max', 'cost_no_reach', 'max_top_choices', 'owed_discards', 'count_card_copies',
+    'reread_chain', 'second_opinion', 'second_opinion_trigger', 'second_opinion_margin',
+    'read_otherwise_states', 'read_otherwise_margin', 'hindsight_states', 'hindsight_came_and_went',
+    'hindsight_other', 'pile_record_rereads', 'decoder'})
+
 
 @dataclass(frozen=True)
 class TrackingConfig:
-    """Tuning of the stability filter and the tracker; the defaults suit a 3–10 fps camera."""
+    """Tuning of the tracker: the turn decoder's weights, and how the frame stream's status is told."""
 
-    #: A new table state is accepted once the table has read the same (by per-field majority) and
-    #: usable frames have covered this many seconds since the last hand over the table.
+    #: The page says "tracking" once usable frames have covered this many seconds (the table is still).
     still_seconds: float = 0.6
-    #: A change seen with no hand over the table in between (a misread that persists, a nudged
-    #: pawn) must hold this long before it is accepted.
-    still_seconds_without_hand: float = 3.0
-    #: When the next hand comes, a state taken since the last hand is read again over the whole
-    #: still period: a field whose reading changed (with no hand) and then held this long up to the
-    #: hand is revised (a misread that held the first frames after the previous hand). A field whose
-    #: last min_frames frames before the hand read it as it was before the state is revised at once.
-    revise_seconds: float = 2.0
-    #: A discard pile that the last this many frames before a hand read otherwise than the state
-    #: taken is evidence of a misread, used when the next state reads the pile that way too (0: off).
-    tail_frames: int = 2
-    #: Each field's most common reading must have at least this share of the frames in the window.
-    agree_fraction: float = 0.6
-    #: ... and the window must hold at least this many usable frames (2 when frames come
-    #: slow_frame_seconds or more apart: a 1 fps camera).
-    min_frames: int = 3
-    slow_frame_seconds: float = 0.4
-    #: Unusable frames spanning at least this long (or `hand_min_frames` frames in a row) count as
-    #: a hand over the table; a single unusable frame is ignored as a glitch.
-    hand_min_seconds: float = 0.3
-    hand_min_frames: int = 2
-    #: A reach's frames name its seat when one seat has at least this share of the frames that named one.
-    hand_vote_share: float = 0.6
-    #: Reading one accepted change as two or more turns means a still moment between them was
-    #: missed: unlikely with a fast camera (cost in "rule breaks" ×10 of inference), common at 1 fps.
-    split_cost_fast: int = 10
-    split_cost_slow: int = 2
-    #: Players go on with their own turn quickly (drawing after laying) and take over from another
-    #: player after a moment: a rest longer than this before a reach hints at a new turn (a tie
-    #: breaker worth pause_cost, never stronger than a rule).
-    turn_pause_seconds: float = 1.4
-    pause_margin_seconds: float = 0.4  # rests within this of turn_pause_seconds say nothing
-    pause_cost: int = 3
-    #: A warning on a move is shown once the table it was read from has held this long, or with the
-    #: next table state taken: a misread that held the first frames after a hand is read again over
-    #: the whole still period when the next hand comes (and one that held until the next hand is
-    #: found by the next state), and must not flash a warning before that.
-    warning_settle_seconds: float = 1.5
-    #: No frame for this long is a camera gap: tracking pauses and needs fresh stillness.
+    #: No frame for this long is a camera gap (counted in the status).
     gap_seconds: float = 2.0
-    #: Frames kept for voting (seconds); older frames never vote.
-    window_seconds: float = 2.0
-    #: The tracker reports the state as paused after this long without a usable frame.
+    #: The page says "paused" after this long without a usable frame.
     paused_after_seconds: float = 3.0
     #: End the game by itself when the draw pile runs out by the tracker's count (replays and
     #: benches: no players to press "end"); live, the page asks the players instead.
     auto_end_on_empty_draw_pile: bool = False
-    #: Usable frames kept since the last hand (the still period read again when the next hand comes).
-    period_frames: int = 200
-    #: A field reading again as it did before the state taken last is that state's misread undone
-    #: (or a move taken back) and is taken at once; False: it waits like any odd field.
-    undo_misreads: bool = True
-
-    # Costs of an explanation of a change (inference), in "rule breaks"-like units: lower is likelier.
-    cost_violation: int = 10      # one rule break (shown or owed)
-    cost_pending: int = 2         # a finding the rest of the turn may still settle (a deferred code)
-    cost_turn: int = 1            # one more turn in the explanation
-    cost_odd_draw: int = 6        # a card drawn beyond the cards played (also: how close a runner-up counts)
-    cost_hint: int = 15           # going against an explicit hint (a correction naming who played)
-    cost_misread: int = 5         # a discard of the open turn that the pile, reading otherwise later, proves misread
-    cost_twin: int = 4            # a pile showing the card below its top again read as that card's twin discarded
-    cost_deep_draw: int = 6       # a pile showing a card believed deeper in it read as drawn down to it
-    cost_quiet: int = 1           # a reach read as a turn that left no trace
-    cost_quiet_unused: int = 3    # a reach that left no trace and is not read as a turn or a draw
-    cost_hand_per_frame: int = 3  # a reach given to a player: per frame their seat trails the seat most named
-    cost_hand_max: int = 8        # ... at most this per reach (below one rule break: a reach may be misread)
-    cost_no_reach: int = 8        # a turn (or a traceless turn) with no reach seen for it, when hands are read
-    max_top_choices: int = 3      # beyond this many changed discard piles, all go to one turn (a very odd change)
-    #: A turn that ends still owing a discard (a discard-a-card tile) pays for it at once, so a card
-    #: discarded under someone else's hand stays with the player who owes it; False: judged later only.
-    owed_discards: bool = True
-    #: Card game: a pile showing a card the deck holds no other copy of (every copy accounted for) is
-    #: never read as that card's twin discarded; False: the deck's copies are not counted.
-    count_card_copies: bool = True
-
-    # Reading earlier changes again (the journal), in accepted states and explanation costs.
-    reread_chain: int = 8                  # discard-only changes read again when a new change comes (0: none)
-    second_opinion: bool = True            # a costly change reads the change before with its runner-up
-    second_opinion_trigger: int = 6        # ... when it costs this or more
-    second_opinion_margin: int = 6         # ... and that runner-up cost at most this much more
-    read_otherwise_states: int = 5         # states back a new rule break sends the tracker to read otherwise (0: off)
-    read_otherwise_margin: int = 16        # ... a change whose best other reading cost at most this much more
-    hindsight_states: int = 6              # states back a new state may prove a reading misread (0: off)
-    hindsight_came_and_went: float = 0.5   # cost of a misread that came and went (or a row's newest card reread)
-    hindsight_other: float = 1.0           # cost of any other misread that held a whole still moment
-    pile_record_rereads: bool = True       # a pile's record can prove a draw-looking reading misread
-
-    #: The moves are decided by the turn decoder (tracking/decoded.py, DecodedTracker); False: by the
-    #: journal of accepted table states (tracking/model.py). Off by default until every tracking test
-    #: passes with the decoder (issue 17 notes list those that do not yet).
-    decoder: bool = False
 
     # The turn decoder (tracking/decoder.py, issue 17): costs are −log-probability-like
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
@@ -143,6 +72,9 @@ class TrackingConfig:
         data = dict(data or {})
         fields = {f.name: f for f in dataclasses.fields(cls)}
         for name, value in data.items():
+            if name in RETIRED:
+                raise MalformedInput(f"tracking setting {name!r} is no longer used (the turn decoder replaced the "
+                                     "journal it tuned): delete it", source=source, field=name)
             if name not in fields:
                 raise MalformedInput(f"unknown tracking setting {name!r} (known: {sorted(fields)})", source=source)
             default = getattr(cls, name)

@@ -1,8 +1,8 @@
-"""The tracker's journal: every game, accepted state, move, warning and correction, in SQLite.
+"""The tracker's event log: every game, the frames it took, moves, warnings and corrections, in SQLite.
 
 One file per data directory (`tracking.db`), WAL mode, `synchronous=FULL`: a committed event
 survives a pulled plug, and because every append (or group of appends that belong together, such
-as an accepted state with the move and warnings it causes) is one transaction, the database never
+as the frames fed with the move and warnings they cause) is one transaction, the database never
 holds half of one. Event ids increase strictly; the web page resumes its live feed by them
 (Server-Sent Events Last-Event-ID).
 """

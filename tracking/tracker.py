@@ -3,14 +3,23 @@
 feed() runs in the pipeline thread; snapshot(), wait(), correct(), undo() and new_game() come from
 HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land.
 
-Every input (an accepted table state, a correction, an undo, a new game) is written to the
-EventStore together with what it caused (moves, warnings, scores, the end of the game) in one
-SQLite transaction, and only then shown: after a crash the database holds each input with all of
-its consequences or neither. On start the tracker folds the latest game's inputs again (model.py)
-and so resumes exactly where it was; the ids of live events are the SQLite event ids.
+Every frame (table readings and hand frames alike) is evidence for the turn decoder
+(tracking/decoder.py), whose best reading of the game the rules engine judges
+(tracking/decoded.py: moves, warnings, scores, the end). A move's warnings are shown once the
+decoder is sure of it (DecodedGame.settled); a move it reads otherwise later is re-sent (or
+removed). Corrections from the page are evidence too (the table reads so; who discarded a card:
+the answer to an "unclear — who discarded the red 7?" question); undo takes the last move back.
+
+Every input (the frames, compactly, a correction, an undo, a new game) is written to the
+EventStore together with what it caused (moves, warnings, scores, the end of the game, questions)
+in one SQLite transaction, and only then shown: after a crash the database holds each input with
+all of its consequences or neither (frames not yet stored — at most FRAME_BATCH, none that caused
+anything — are lost). On start the tracker decodes the latest game's inputs again and so resumes
+where it was; the ids of live events are the SQLite event ids.
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -20,19 +29,15 @@ from typing import Any, Callable
 
 from engine.errors import MalformedInput
 from engine.games import GAMES, GameRegistry
-from engine.observation import Observation
+from engine.observation import Observation, parse_observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
-from engine.observation import parse_observation
-
 from .decoded import DecodedGame, frame_json
-from .model import CORRECTION_KINDS, GameModel, Input, Journal, TurnRecord, summarize, turn_text
-from .stability import StableStateFilter, fields_equal, observation_fields, suspicious_fields
+from .model import CORRECTION_KINDS, GameModel, TurnRecord, summarize, turn_text
+from .stability import FrameWatch, fields_equal, observation_fields
 from .store import EventStore
 
-#: Stored kinds that are inputs of the fold; the others are what the inputs caused.
-INPUT_KINDS = ("game", "state", "frames", "correction", "undo", "keep", "finish")
 RECENT_EVENTS = 4096
 #: Frame-source states (camera.sources) meaning the camera is away: tracking pauses meanwhile.
 CAMERA_DOWN = ("lost", "retrying", "failed")
@@ -68,15 +73,10 @@ def move_json(model: GameModel, turn: TurnRecord) -> dict[str, Any]:
 
 
 class GameTracker:
-    """The live game behind the phone page and the replay command (module docstring).
+    """The live game behind the phone page and the replay command (module docstring)."""
 
-    With TrackingConfig.decoder (the default) GameTracker(...) is a DecodedTracker: the same API,
-    the moves decided by the turn decoder."""
-
-    def __new__(cls, *args: Any, config: TrackingConfig | None = None, **kwargs: Any) -> "GameTracker":
-        if cls is GameTracker and (config or TrackingConfig()).decoder:
-            cls = DecodedTracker
-        return super().__new__(cls)
+    #: frames kept in memory before they are stored without a consequence (a crash loses at most these)
+    FRAME_BATCH = 64
 
     def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
                  config: TrackingConfig | None = None, observer: str | None = None,
@@ -88,15 +88,16 @@ class GameTracker:
         self.observer = observer
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
-        self.filter = StableStateFilter(self.config)
+        self.watch = FrameWatch(self.config)
         self._recent: deque[LiveEvent] = deque(maxlen=RECENT_EVENTS)
         self._source_status: dict[str, Any] = {}
         self._camera: dict[str, Any] | None = None  # while the camera is away: {"state", "error", "since"}
         self._reconnects_seen = 0
-        self._filter_state: str | None = None
+        self._watch_state: str | None = None
         self._reset_game_state()
         self.last_event_id = store.last_event_id()
-        self._resume()
+        with self._cond:   # (announcing what the resumed game says wakes waiters: under the lock)
+            self._resume()
 
     # -- state ------------------------------------------------------------------------------
 
@@ -105,7 +106,7 @@ class GameTracker:
         self.setup: Setup | None = None
         self.started: str | None = None
         self.origin: dict[str, Any] | None = None      # where the game's frames come from (a recording)
-        self.journal: Journal | None = None
+        self.decoded: DecodedGame | None = None
         self.announced_moves: dict[int, dict[str, Any]] = {}
         self.announced_warnings: dict[tuple, dict[str, Any]] = {}
         self.warning_order: list[tuple] = []
@@ -114,46 +115,64 @@ class GameTracker:
         self.announced_questions: list[dict[str, Any]] = []
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
-        self._unsettled_until: float | None = None   # warnings of the last state wait until then
-        self._last_frame: int | None = None          # the index of the last frame fed
-        self._held_warnings: set[tuple] = set()      # ... which were these (a new state shows them)
+        self._frames: list[dict[str, Any]] = []      # frames fed, not stored yet
         # After undo: the table state it took back, held while the table still shows it, until the
         # players say "keep the move" or "I took it back" (resolve_disputed) or the table changes.
         self._disputed: dict[str, Any] | None = None
+        self._disputed_fields: Any = None
+
+    @property
+    def journal(self) -> DecodedGame | None:
+        """The old name of `decoded` (still read by bench/tracking_sessions.py and older tests)."""
+        return self.decoded
 
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
         game = self.store.latest_game()
         if game is None:
             return
-        events = self.store.events(game=game)
-        stack: list[Input] = []
-        setup = None
-        started = None
-        origin = None
-        journal: Journal | None = None
-        disputed: dict[str, Any] | None = None  # an undone move the table still showed (see undo)
-        for e in events:
+        decoded: DecodedGame | None = None
+        started = origin = None
+        disputed: dict[str, Any] | None = None
+        for e in self.store.events(game=game):
             if e.kind == "game":
-                disputed = None
                 setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
-                started = e.payload.get("started")
-                origin = e.payload.get("origin")
-                journal = Journal(setup, self.config, self.games)
-            elif e.kind == "state":
-                if journal is None:
-                    continue
-                gone = set(e.payload.get("revises") or ())
-                stack = [i for i in stack if i.id not in gone]
-                stack.append(journal.make_state(e.payload, e.id))
+                started, origin, disputed = e.payload.get("started"), e.payload.get("origin"), None
+                decoded = DecodedGame(setup, self.config, self.games)
+            elif decoded is None:
+                continue
+            elif e.kind == "frames":
+                for f in e.payload.get("frames") or ():
+                    decoded.feed_json(f)
+            elif e.kind == "state" and isinstance(e.payload.get("raw"), dict):
+                # (a database written before the decoder: the table states its journal accepted, each
+                # after still_seconds of frames that showed it, and a hand before it when there was one)
+                t = float(e.payload.get("t") or 0.0)
+                still = [t - self.config.still_seconds * k / 3 for k in (3, 2, 1, 0)]
+                if e.payload.get("hand", True):
+                    decoded.feed_json({"frame": None, "t": still[0] - 1e-3})
+                for moment in still:
+                    decoded.feed_json({"frame": e.payload.get("frame"), "t": moment, "raw": e.payload["raw"]})
             elif e.kind == "correction":
-                stack.append(Input(e.id, "correction", e.payload))
+                try:
+                    decoded.correct(e.payload["correction"])
+                except (MalformedInput, ValueError, LookupError):
+                    pass   # (refused now as it was then: it changed nothing)
             elif e.kind == "undo":
-                gone = set(e.payload.get("undone") or ())
-                stack = [i for i in stack if i.id not in gone]
+                try:
+                    decoded.undo()
+                except LookupError:
+                    pass
                 held = e.payload.get("disputed")
                 disputed = ({"raw": held.get("raw"), "move": dict(held.get("move") or {}), "payload": None,
                              "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
+            elif e.kind == "finish":
+                decoded.finish()
+            elif e.kind == "keep":
+                try:
+                    decoded.keep()
+                except LookupError:
+                    pass
             elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
                 if e.payload["dispute"] == "settled":
                     disputed = None
@@ -161,20 +180,15 @@ class GameTracker:
                     disputed["taken_back"] = True
             else:
                 self._recall(e)
-        if setup is None or journal is None:
+        if decoded is None:
             return
-        for inp in stack:
-            journal.add(inp)
-        self.game_id, self.setup, self.started, self.journal = game, setup, started, journal
+        self.game_id, self.setup, self.started, self.decoded = game, decoded.setup, started, decoded
         self.origin = origin if isinstance(origin, dict) else None
-        self._disputed = disputed
+        self._set_disputed(disputed)
         self.resumed = True
-        model = journal.model
-        self.filter.set_reference(model.raw, hand=True)
-        self._arm_filter()
-        # Whatever the fold says now that was not announced before the stop (none, unless the
+        # Whatever the decoding says now that was not announced before the stop (none, unless the
         # code changed in between) is announced now, so the database matches the state.
-        derived = self._announcements(model, model.last_t or 0.0)
+        derived = self._announcements(decoded.model.last_t or 0.0)
         if derived:
             self._commit([], derived)
 
@@ -197,10 +211,6 @@ class GameTracker:
         elif e.kind == "question":
             self.announced_questions = list(e.payload.get("questions") or [])
 
-    def _make_journal(self, setup: Setup) -> Any:
-        """What folds this game's inputs (the journal; DecodedTracker: the decoder)."""
-        return Journal(setup, self.config, self.games)
-
     # -- the contract -----------------------------------------------------------------------
 
     def new_game(self, setup: dict[str, Any], *, origin: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -218,12 +228,10 @@ class GameTracker:
             self._reset_game_state()
             self.game_id, self.setup, self.started = game_id, parsed, started
             self.origin = payload.get("origin")
-            self.journal = self._make_journal(parsed)
-            self.filter.set_reference(None, hand=True)
-            self.filter.reset()
-            self._arm_filter()
+            self.decoded = DecodedGame(parsed, self.config, self.games)
+            self.watch.reset()
             self._publish([LiveEvent(event_id, "game", payload)])
-            derived = self._announcements(self.journal.model, 0.0)
+            derived = self._announcements(0.0)
             if derived:
                 self._commit([], derived)
             return self._snapshot_locked()
@@ -231,43 +239,19 @@ class GameTracker:
     def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
         """One frame's observation at frame time t (pipeline thread)."""
         with self._cond:
-            self._last_frame = frame_index
-            accepted = self.filter.feed(obs, t)
+            self.watch.feed(obs, t)
             out = self._status_events(t)
-            if accepted is None:
-                if self._unsettled_until is not None and self.journal is not None and \
-                        t >= self._unsettled_until - 1e-9 and self.filter.reads_as_accepted:
-                    # The last state held: its warnings are shown now. (A hand coming before that
-                    # settles nothing: a misread can hold until the next hand, and only the next
-                    # state shows it — Journal._hindsight; its warnings come with that state.)
-                    derived = self._announcements(self.journal.model, t)
-                    if derived:
-                        ids = self._commit([], derived)
-                        out = out + self._events_after(ids[0] - 1)
+            if self.decoded is None and not (obs.usable and self._auto_setup(obs)):
                 return out
-            if self.journal is None:
-                if not self._auto_setup(accepted):
-                    return out
-            payload = self._state_payload(accepted, t, frame_index)
-            if self._disputed is not None:
-                if payload["raw"] == self._disputed["raw"]:
+            decoded = self.decoded
+            if self._disputed is not None and obs.usable and self._disputed_fields is not None:
+                if fields_equal(observation_fields(obs), self._disputed_fields):
                     # the table still shows the move that was undone: it waits for the players' word
-                    self._disputed["payload"] = payload
+                    self._disputed["payload"] = frame_json(obs, t, frame_index, None)
                     return out
-                self._disputed = None  # the table changed since: read it as usual
+                self._set_disputed(None)
                 self._publish_disputed()
-            return out + self._add_state(payload)
-
-    def _state_payload(self, accepted: Observation, t: float, frame_index: int | None) -> dict[str, Any]:
-        """The "state" event's payload for a table the stability filter has just accepted."""
-        acc = self.filter.last_acceptance
-        return {"raw": accepted.to_json(), "t": round(t, 4), "frame": frame_index,
-                "hand": bool(acc.hand) if acc else True, "quiet": acc.quiet if acc else 0,
-                "interval": acc.interval if acc else 0.0, "pause": acc.pause if acc else None,
-                "still_since": round(acc.still_since, 4) if acc else None,
-                "reaches": [r.to_json() for r in acc.reaches] if acc else [],
-                "tail": dict(acc.tail) if acc else {},
-                "since_hand": round(acc.since_hand, 4) if acc and acc.since_hand is not None else None}
+            return out + self._take(frame_json(obs, t, frame_index, decoded.last_raw), obs)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole live state as JSON (docs/tracking-api.md snapshot)."""
@@ -287,7 +271,9 @@ class GameTracker:
                 self._cond.wait(remaining)
 
     def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
-        """Apply a correction (the web layer checked the PIN); returns the new snapshot."""
+        """Apply a correction (the web layer checked the PIN); returns the new snapshot.
+
+        Raises MalformedInput / CorrectionError (or ValueError, LookupError) for one that cannot apply."""
         if not isinstance(correction, dict):
             raise MalformedInput(f"expected an object, got {correction!r}", source="correction")
         kind = correction.get("kind")
@@ -295,73 +281,49 @@ class GameTracker:
             raise MalformedInput(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
                                  source="correction", field="kind")
         with self._cond:
-            journal = self._need_game()
-            trial = journal.model.clone()
-            text = trial.correct(correction, trial.last_t)  # raises for a correction that cannot apply
-            # (frame_t: the camera's time when the players said it — a move whose table was still
-            # before then was made before it, even if taken after: Journal.add)
-            payload = {"correction": dict(correction), "text": text, "t": trial.last_t,
-                       "frame_t": self.filter.last_frame_t}
-            before = self._save()
-            try:
-                journal.add(Input(None, "correction", payload))
-                ids = self._commit([("correction", payload)], self._announcements(journal.model, trial.last_t or 0.0))
-                journal.inputs[-1].id = ids[0]
-            except BaseException:
-                self._restore(before)
-                raise
-            if kind in ("seats",):
-                self.setup = journal.model.setup
+            decoded = self._need_game()
+            text = decoded.correct(correction)   # raises for a correction that cannot apply
+            t = decoded.model.last_t
+            payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.watch.last_frame_t}
+            self._flush([("correction", payload)], self._announcements(t or 0.0))
+            self.setup = decoded.setup
             return self._snapshot_locked()
 
     def undo(self) -> dict[str, Any]:
         """Undo the last move: back to the table before it (the camera then reads the table again)."""
         with self._cond:
-            journal = self._need_game()
-            model = journal.model
+            decoded = self._need_game()
+            model = decoded.model
             if not model.turns:
                 raise LookupError("there is no move to undo")
             n = len(model.turns)
-            first = None
-            for i in range(len(journal.inputs) - 1, -1, -1):
-                if len(journal.models[i].turns) < n:
-                    first = i
-                    break
-            if first is None:
-                raise LookupError("there is no move to undo")
-            undone = [inp.id for inp in journal.inputs[first:] if inp.id is not None]
             undone_move = dict(self.announced_moves.get(model.turns[-1].move_id) or {})
-            undone_raw = model.raw.to_json() if model.raw is not None else None
-            payload = {"undone": undone, "move_id": n, "text": f"move {n} undone"}
-            if undone_raw is not None:
-                # stored with the undo, so a restart still holds the table showing the undone move
-                payload["disputed"] = {"raw": undone_raw, "move": undone_move}
-            before = self._save()
-            try:
-                journal.pop(undone)
-                self._commit([("undo", payload)], self._announcements(journal.model, journal.model.last_t or 0.0))
-            except BaseException:
-                self._restore(before)
-                raise
-            self.filter.set_reference(journal.model.raw, hand=True)
-            if undone_raw is not None:
-                self._disputed = {"raw": undone_raw, "move": undone_move, "payload": None, "taken_back": False}
+            undone_raw = model.turns[-1].end.to_json()
+            decoded.undo()
+            # (the table showing the undone move is stored with the undo: a restart still holds it)
+            payload = {"undone": [], "move_id": n, "text": f"move {n} undone",
+                       "disputed": {"raw": undone_raw, "move": undone_move}}
+            self._flush([("undo", payload)], self._announcements(decoded.model.last_t or 0.0))
+            self._set_disputed({"raw": undone_raw, "move": undone_move, "payload": None, "taken_back": False})
             return self._snapshot_locked()
 
     def resolve_disputed(self, keep: bool) -> dict[str, Any]:
         """The players' word on a move undone while the table still shows it: keep=True reads that
         table again (the move comes back), keep=False ("I took it back") keeps it undone while
-        the table is put back (states showing the move go on being held until the table changes)."""
+        the table is put back (frames showing the move go on being held until the table changes)."""
         with self._cond:
-            self._need_game()
+            decoded = self._need_game()
             if self._disputed is None or self._disputed["taken_back"]:
                 raise LookupError("no undone move is waiting for a decision")
             held = self._disputed["payload"]
             if keep:
                 if held is None:
                     raise LookupError("the camera has not seen the table since the undo: nothing to keep yet")
-                self._disputed = None
-                self._add_state(held)
+                self._set_disputed(None)
+                decoded.keep()   # (the players' word: the reading before the undo stands)
+                self._flush([("keep", {"move": self.announced_moves.get(len(decoded.model.turns))})],
+                            self._announcements(decoded.model.last_t or 0.0))
+                self._take(held)
             else:
                 self._disputed["taken_back"] = True
             self._publish_disputed()
@@ -380,33 +342,34 @@ class GameTracker:
             return None
         return {"move": d["move"], "seen": d["payload"] is not None}
 
+    def _set_disputed(self, disputed: dict[str, Any] | None) -> None:
+        self._disputed = disputed
+        self._disputed_fields = None
+        if disputed is not None and disputed.get("raw"):
+            try:
+                self._disputed_fields = observation_fields(parse_observation(disputed["raw"], source="undo"))
+            except MalformedInput:
+                self._disputed = None
+
     # -- extensions --------------------------------------------------------------------------
 
     def finish(self, reason: str = "recording ended") -> list[LiveEvent]:
-        """The stream is over (end of a replay): a card game in its last plays ends here (`reason`),
-        and a board game whose draw pile the tracker counts as empty ("draw-pile")."""
+        """The stream is over (end of a replay): every turn is committed; a card game in its last
+        plays ends here (`reason`), and a board game whose draw pile the tracker counts as empty ("draw-pile")."""
         with self._cond:
-            if self.journal is None:
+            if self.decoded is None:
                 return []
             before = self.last_event_id
-            # A move the last frames show but that still waited for its longer confirmation is
-            # taken as read: no frame will come to confirm it (StableStateFilter.flush).
-            last = self.filter.flush()
-            if last is not None and self.filter.last_acceptance is not None:
-                self._add_state(self._state_payload(last, self.filter.last_acceptance.t, self._last_frame))
-            model = self.journal.model
-            if self._unsettled_until is not None:
-                derived = self._announcements(model, model.last_t or 0.0)  # (the stream ended: settled)
-                if derived:
-                    self._commit([], derived)
-            if model.phase == "over":
-                return self._events_after(before)
+            decoded = self.decoded
+            decoded.finish()
+            self._flush([("finish", {"reason": reason})], self._announcements(decoded.model.last_t or 0.0))
+            model = decoded.model
             if model.phase == "final":
                 self.correct({"kind": "end", "reason": reason})
-            elif self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
+            elif model.phase == "play" and self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
                 # (board game: its draw-pile end is declared here, not mid-stream: model._check_draw_pile_end)
                 self.correct({"kind": "end", "reason": "draw-pile"})
-                if self.journal.model.phase == "final":
+                if self.decoded.model.phase == "final":
                     # (card game: its last plays would follow, but the recording is over)
                     self.correct({"kind": "end", "reason": reason})
             return self._events_after(before)
@@ -431,18 +394,18 @@ class GameTracker:
                 self._reconnects_seen = max(self._reconnects_seen, reconnects)
             if brief:
                 self._camera = {"state": "lost", "error": source.get("error"), "since": _now_iso()}
-                self.filter.gaps += 1
-                self.filter.reset()
+                self.watch.gaps += 1
+                self.watch.reset()
             elif down == (self._camera is not None) and (not down or self._camera["state"] == state):
                 return
-            t = self.filter.last_frame_t
+            t = self.watch.last_frame_t
             if down:
                 was_down = self._camera is not None
                 self._camera = {"state": state, "error": source.get("error"),
                                 "since": self._camera["since"] if was_down else _now_iso()}
                 if not was_down:
-                    self.filter.gaps += 1
-                    self.filter.reset()
+                    self.watch.gaps += 1
+                    self.watch.reset()
                 data = {"camera": dict(self._camera), "t": None if t is None else round(t, 3)}
             else:
                 data = {"camera": {"state": state or "running", "error": None, "since": _now_iso(),
@@ -461,15 +424,10 @@ class GameTracker:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _arm_filter(self) -> None:
-        """Give the stability filter the board, so it can tell odd changes from moves."""
-        board = self.journal.model.rules.board if self.journal is not None else None
-        self.filter.suspicious = lambda ref, new: suspicious_fields(ref, new, board)
-
-    def _need_game(self) -> Journal:
-        if self.journal is None:
+    def _need_game(self) -> DecodedGame:
+        if self.decoded is None:
             raise LookupError("no game is being tracked: start one first")
-        return self.journal
+        return self.decoded
 
     def _auto_setup(self, obs: Observation) -> bool:
         """No game was set up: start one from what the camera sees (seats and game)."""
@@ -483,54 +441,39 @@ class GameTracker:
             return False
         return True
 
-    def _save(self) -> tuple:
-        j = self.journal
-        return (list(j.inputs), list(j.models)) if j else ((), ())
-
-    def _restore(self, saved: tuple) -> None:
-        if self.journal is not None:
-            self.journal.inputs, self.journal.models = list(saved[0]), list(saved[1])
-
-    def _add_state(self, payload: dict[str, Any]) -> list[LiveEvent]:
-        journal = self.journal
-        assert journal is not None
-        before = self._save()
-        try:
-            target = journal.revision_target(payload["hand"])
-            if target is not None:
-                payload["revises"] = [target.id]
-                # The hands before the revised state were the hands of this change.
-                payload["reaches"] = list(target.payload.get("reaches") or []) + list(payload.get("reaches") or [])
-                payload["quiet"] = int(target.payload.get("quiet") or 0) + int(payload.get("quiet") or 0)
-                if payload.get("pause") is None:
-                    payload["pause"] = target.payload.get("pause")
-                journal.pop([target.id])
-            inp = journal.make_state(payload)
-            journal.add(inp)
-            model = journal.model
-            data = dict(payload)  # the frame index is "frame", as in truth/events.jsonl (one spelling)
-            data["table"] = model.table.to_json() if model.table is not None else None
-            ids = self._commit([("state", data)], self._announcements(model, payload["t"], settled=False))
-            inp.id = ids[0]
-        except BaseException:
-            self._restore(before)
-            raise
+    def _take(self, frame: dict[str, Any], obs: Observation | None = None) -> list[LiveEvent]:
+        """One frame into the decoder; what it changed is stored with the frames and announced."""
+        decoded = self.decoded
+        before = (decoded.settled, len(decoded.questions()))
+        self._frames.append(frame)
+        changed = decoded.feed(obs, frame["t"], frame["frame"]) if obs is not None else decoded.feed_json(frame)
+        derived = []
+        if changed or (decoded.settled, len(decoded.questions())) != before:
+            derived = self._announcements(frame["t"])
+        if not derived and len(self._frames) < self.FRAME_BATCH:
+            return []
+        ids = self._flush([], derived)
         return self._events_after(ids[0] - 1)
 
-    def _announcements(self, model: GameModel, t: float, settled: bool = True,
-                       hold: set[int] | None = None) -> list[tuple[str, dict[str, Any]]]:
-        """What changed for the page since the last announcement: moves, warnings, score, end.
+    def _flush(self, inputs: list[tuple[str, dict[str, Any]]], derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Store the frames fed so far (with what they caused: `derived` when there are no `inputs`);
+        then `inputs` with what they caused."""
+        frames = [("frames", {"frames": self._frames})] if self._frames else []
+        self._frames = []
+        if not inputs:
+            return self._commit(frames, derived)
+        if frames:
+            self._commit(frames, [])
+        return self._commit(inputs, derived)
 
-        settled=False (a table state just taken): the warnings of moves read from it wait until the
-        table has held for warning_settle_seconds or the next state is taken (see feed): the state may
-        still be revised as a misread."""
+    def _announcements(self, t: float) -> list[tuple[str, dict[str, Any]]]:
+        """What changed for the page since the last announcement: moves, warnings, score, end, questions.
+        The warnings of moves the decoder is not sure of yet (DecodedGame.settled) wait."""
+        decoded = self.decoded
+        assert decoded is not None
+        model = decoded.model
+        unsure = {turn.move_id for turn in model.turns[decoded.settled:]}
         out: list[tuple[str, dict[str, Any]]] = []
-        fresh: set[int] = set()
-        held: set[tuple] = set()  # warnings this state raises wait with it (they may be a misread's)
-        if not settled:
-            fresh = {turn.move_id for turn in model.turns if turn.t >= t - 1e-9}
-        if hold is not None:   # (the decoder: the warnings of moves it has not committed yet wait)
-            fresh = set(hold)
         moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
         for move_id in sorted(moves_now):
             if self.announced_moves.get(move_id) != moves_now[move_id]:
@@ -547,11 +490,7 @@ class GameTracker:
                                          "move_id": turn.move_id, "details": _plain(v.details)})
         for key, w in present.items():
             old = self.announced_warnings.get(key)
-            if key[0] in fresh or (not settled and (old is None or old.get("withdrawn"))
-                                   and key not in self._held_warnings):
-                # (also a warning on an earlier move that this state raises: the next state may
-                # still show the change misread, and a warning shown is not taken back unseen)
-                held.add(key)
+            if key[0] in unsure:
                 continue
             if old is None:
                 data = {"id": len(self.warning_order) + 1, **w, "t": round(t, 3), "withdrawn": False,
@@ -563,10 +502,8 @@ class GameTracker:
                 continue
             self.announced_warnings[key] = data
             out.append(("warning", data))
-        self._unsettled_until = (t + self.config.warning_settle_seconds) if fresh or held else None
-        self._held_warnings = held
         for key, old in self.announced_warnings.items():
-            if key not in present and not old.get("withdrawn") and key[0] not in fresh:
+            if key not in present and not old.get("withdrawn") and key[0] not in unsure:
                 data = {**old, "withdrawn": True}
                 self.announced_warnings[key] = data
                 out.append(("warning", data))
@@ -584,7 +521,16 @@ class GameTracker:
         if over != self.announced_over:
             out.append(("game-over", over if over is not None else {"over": False}))
             self.announced_over = over
+        questions = [self._question_json(q) for q in decoded.questions()]
+        if questions != self.announced_questions:
+            self.announced_questions = questions
+            out.append(("question", {"questions": questions}))
         return out
+
+    def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
+        assert self.setup is not None
+        return {"pile": q["pile"], "card": q["card"], "text": q["text"],
+                "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
 
     def _commit(self, inputs: list[tuple[str, dict[str, Any]]],
                 derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
@@ -607,11 +553,11 @@ class GameTracker:
         return [LiveEvent(e.id, e.kind, e.payload) for e in self.store.events(after_id)]
 
     def _status_events(self, t: float) -> list[LiveEvent]:
-        status = self.filter.status(t)
-        if status["state"] == self._filter_state:
+        status = self.watch.status(t)
+        if status["state"] == self._watch_state:
             return []
-        changed = self._filter_state is not None and "paused" in (status["state"], self._filter_state)
-        self._filter_state = status["state"]
+        changed = self._watch_state is not None and "paused" in (status["state"], self._watch_state)
+        self._watch_state = status["state"]
         if not changed or self.game_id is None:
             return []
         data = {"tracking": status, "t": round(t, 3)}
@@ -621,12 +567,12 @@ class GameTracker:
         return [event]
 
     def _snapshot_locked(self) -> dict[str, Any]:
-        journal = self.journal
-        if journal is None or self.setup is None:
+        decoded = self.decoded
+        if decoded is None or self.setup is None:
             return {"event_id": self.last_event_id, "game": None, "turn": None, "game_over": False,
                     "end_reason": None, "scores": None, "moves": [], "warnings": [], "score_history": [],
-                    "table": None, "status": self._status()}
-        model = journal.model
+                    "table": None, "questions": [], "status": self._status()}
+        model = decoded.model
         sheet = model.score_sheet()
         game = {**model.setup.to_json(), "started": self.started, "observer": self.observer}
         warnings = [dict(self.announced_warnings[k]) for k in self.warning_order if k in self.announced_warnings]
@@ -649,6 +595,7 @@ class GameTracker:
                           "empty": model.table is not None and model.draw_pile_left() <= 0},
             "notes": list(model.notes[-5:]),
             "disputed": self._disputed_json(),
+            "questions": list(self.announced_questions),
             "status": self._status(),
         }
 
@@ -678,237 +625,20 @@ class GameTracker:
                                                     for t in model.turns]
 
     def _status(self) -> dict[str, Any]:
-        tracking = self.filter.status()
+        tracking = self.watch.status()
         if self._camera is not None:
             tracking = {"state": "paused", "reason": "camera-lost", "since": self._camera["since"]}
         return {"observer": self.observer, "tracking": tracking,
                 "camera": dict(self._camera) if self._camera is not None else
                 {"state": ((self._source_status.get("source") or {}).get("state")
                            if isinstance(self._source_status.get("source"), dict) else None)},
-                "frames": self.filter.frames_seen, "unusable": self.filter.frames_unusable,
-                "gaps": self.filter.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
+                "frames": self.watch.frames_seen, "unusable": self.watch.frames_unusable,
+                "gaps": self.watch.gaps, "resumed": self.resumed, "source": dict(self._source_status)}
 
-
-class DecodedTracker(GameTracker):
-    """The live game with its moves decided by the turn decoder (issue 17; tracking/decoded.py):
-    every frame (table readings and hand frames alike) is evidence for the decoder, whose best
-    reading the rules engine judges (moves, warnings, scores, the end). A move's warnings are shown
-    once the decoder is sure of it (decoded.settled); a move it reads otherwise later is re-sent
-    (or removed). Corrections from the page are evidence too (the table reads so; who discarded a
-    card: the answer to an "unclear — who discarded the red 7?" question), undo takes the last move
-    back. The frames are stored ("frames" events, compactly) with what they caused, so a restart
-    decodes them again and resumes where it was."""
-
-    #: frames kept in memory before they are stored without a consequence (a crash loses at most these)
-    FRAME_BATCH = 64
-
-    def _reset_game_state(self) -> None:
-        super()._reset_game_state()
-        self._frames: list[dict[str, Any]] = []
-        self._disputed_fields: Any = None
-
-    def _make_journal(self, setup: Setup) -> DecodedGame:
-        return DecodedGame(setup, self.config, self.games)
-
-    def _resume(self) -> None:
-        game = self.store.latest_game()
-        if game is None:
-            return
-        decoded: DecodedGame | None = None
-        setup = started = origin = None
-        disputed: dict[str, Any] | None = None
-        for e in self.store.events(game=game):
-            if e.kind == "game":
-                setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
-                started, origin, disputed = e.payload.get("started"), e.payload.get("origin"), None
-                decoded = DecodedGame(setup, self.config, self.games)
-            elif decoded is None:
-                continue
-            elif e.kind == "frames":
-                for f in e.payload.get("frames") or ():
-                    decoded.feed_json(f)
-            elif e.kind == "correction":
-                try:
-                    decoded.correct(e.payload["correction"])
-                except (MalformedInput, ValueError, LookupError):
-                    pass   # (refused now as it was then: it changed nothing)
-            elif e.kind == "undo":
-                try:
-                    decoded.undo()
-                except LookupError:
-                    pass
-                held = e.payload.get("disputed")
-                disputed = ({"raw": held.get("raw"), "move": dict(held.get("move") or {}), "payload": None,
-                             "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
-            elif e.kind == "finish":
-                decoded.finish()
-            elif e.kind == "keep":
-                try:
-                    decoded.keep()
-                except LookupError:
-                    pass
-            elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
-                if e.payload["dispute"] == "settled":
-                    disputed = None
-                elif disputed is not None:
-                    disputed["taken_back"] = True
-            else:
-                self._recall(e)
-        if decoded is None or setup is None:
-            return
-        self.game_id, self.setup, self.started, self.journal = game, decoded.setup, started, decoded
-        self.origin = origin if isinstance(origin, dict) else None
-        self._set_disputed(disputed)
-        self.resumed = True
-        self._arm_filter()
-        derived = self._decoder_announcements(decoded.model.last_t or 0.0)
-        if derived:
-            self._commit([], derived)
-
-    def _set_disputed(self, disputed: dict[str, Any] | None) -> None:
-        self._disputed = disputed
-        self._disputed_fields = None
-        if disputed is not None and disputed.get("raw"):
-            try:
-                self._disputed_fields = observation_fields(parse_observation(disputed["raw"], source="undo"))
-            except MalformedInput:
-                self._disputed = None
-
-    def _decoder_announcements(self, t: float) -> list[tuple[str, dict[str, Any]]]:
-        decoded = self.journal
-        model = decoded.model
-        settled = decoded.settled
-        out = self._announcements(model, t, hold={turn.move_id for turn in model.turns[settled:]})
-        questions = [self._question_json(q) for q in decoded.questions()]
-        if questions != self.announced_questions:
-            self.announced_questions = questions
-            out.append(("question", {"questions": questions}))
-        return out
-
-    def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
-        assert self.setup is not None
-        return {"pile": q["pile"], "card": q["card"], "text": q["text"],
-                "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
-
-    def _flush(self, inputs: list[tuple[str, dict[str, Any]]], derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
-        """Store the frames fed so far (with what they caused: `derived` when there are no `inputs`);
-        then `inputs` with what they caused."""
-        frames = [("frames", {"frames": self._frames})] if self._frames else []
-        self._frames = []
-        if not inputs:
-            return self._commit(frames, derived)
-        if frames:
-            self._commit(frames, [])
-        return self._commit(inputs, derived)
-
-    def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
-        with self._cond:
-            self._last_frame = frame_index
-            self.filter.feed(obs, t)   # (its status only: frames seen, paused, the camera's gaps)
-            out = self._status_events(t)
-            if self.journal is None and not (obs.usable and self._auto_setup(obs)):
-                return out
-            decoded = self.journal
-            if self._disputed is not None and obs.usable and self._disputed_fields is not None:
-                if fields_equal(observation_fields(obs), self._disputed_fields):
-                    # the table still shows the move that was undone: it waits for the players' word
-                    self._disputed["payload"] = frame_json(obs, t, frame_index, None)
-                    return out
-                self._set_disputed(None)
-                self._publish_disputed()
-            return out + self._take(frame_json(obs, t, frame_index, decoded.last_raw), obs)
-
-    def _take(self, frame: dict[str, Any], obs: Observation | None = None) -> list[LiveEvent]:
-        decoded = self.journal
-        before = (decoded.settled, len(decoded.questions()))
-        self._frames.append(frame)
-        changed = decoded.feed(obs, frame["t"], frame["frame"]) if obs is not None else decoded.feed_json(frame)
-        derived = []
-        if changed or (decoded.settled, len(decoded.questions())) != before:
-            derived = self._decoder_announcements(frame["t"])
-        if not derived and len(self._frames) < self.FRAME_BATCH:
-            return []
-        ids = self._flush([], derived)
-        return self._events_after(ids[0] - 1)
-
-    def resolve_disputed(self, keep: bool) -> dict[str, Any]:
-        with self._cond:
-            decoded = self._need_game()
-            if self._disputed is None or self._disputed["taken_back"]:
-                raise LookupError("no undone move is waiting for a decision")
-            held = self._disputed["payload"]
-            if keep:
-                if held is None:
-                    raise LookupError("the camera has not seen the table since the undo: nothing to keep yet")
-                self._set_disputed(None)
-                decoded.keep()   # (the players' word: the reading before the undo stands)
-                self._flush([("keep", {"move": self.announced_moves.get(len(decoded.model.turns))})],
-                            self._decoder_announcements(decoded.model.last_t or 0.0))
-                self._take(held)
-            else:
-                self._disputed["taken_back"] = True
-            self._publish_disputed()
-            return self._snapshot_locked()
-
-    def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
-        if not isinstance(correction, dict):
-            raise MalformedInput(f"expected an object, got {correction!r}", source="correction")
-        kind = correction.get("kind")
-        if kind not in CORRECTION_KINDS:
-            raise MalformedInput(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
-                                 source="correction", field="kind")
-        with self._cond:
-            decoded = self._need_game()
-            text = decoded.correct(correction)   # raises for a correction that cannot apply
-            t = decoded.model.last_t
-            payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.filter.last_frame_t}
-            self._flush([("correction", payload)], self._decoder_announcements(t or 0.0))
-            self.setup = decoded.setup
-            return self._snapshot_locked()
-
-    def undo(self) -> dict[str, Any]:
-        with self._cond:
-            decoded = self._need_game()
-            model = decoded.model
-            if not model.turns:
-                raise LookupError("there is no move to undo")
-            n = len(model.turns)
-            undone_move = dict(self.announced_moves.get(model.turns[-1].move_id) or {})
-            undone_raw = model.turns[-1].end.to_json()
-            decoded.undo()
-            payload = {"undone": [], "move_id": n, "text": f"move {n} undone",
-                       "disputed": {"raw": undone_raw, "move": undone_move}}
-            self._flush([("undo", payload)], self._decoder_announcements(decoded.model.last_t or 0.0))
-            self._set_disputed({"raw": undone_raw, "move": undone_move, "payload": None, "taken_back": False})
-            return self._snapshot_locked()
-
-    def finish(self, reason: str = "recording ended") -> list[LiveEvent]:
-        with self._cond:
-            if self.journal is None:
-                return []
-            before = self.last_event_id
-            decoded = self.journal
-            decoded.finish()
-            self._flush([("finish", {"reason": reason})], self._decoder_announcements(decoded.model.last_t or 0.0))
-            model = decoded.model
-            if model.phase == "final":
-                self.correct({"kind": "end", "reason": reason})
-            elif model.phase == "play" and self.config.auto_end_on_empty_draw_pile and model.draw_pile_left() <= 0:
-                self.correct({"kind": "end", "reason": "draw-pile"})
-                if self.journal.model.phase == "final":
-                    self.correct({"kind": "end", "reason": reason})
-            return self._events_after(before)
-
-    def _snapshot_locked(self) -> dict[str, Any]:
-        snap = super()._snapshot_locked()
-        snap["questions"] = list(self.announced_questions) if self.journal is not None else []
-        return snap
 
 
 def _plain(details: dict[str, Any]) -> dict[str, Any]:
     """A violation's details as plain JSON (what the page words its warning from)."""
-    import json
-
     return json.loads(json.dumps(details, default=str))
 
 
@@ -920,4 +650,7 @@ def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observe
     return GameTracker(EventStore(default_db_path(data_dir)), config=config, observer=observer, clock=clock)
 
 
-__all__ = ["DecodedTracker", "GameTracker", "LiveEvent", "open_tracker", "move_json"]
+#: The old name of GameTracker while the decoder was a setting (still imported by bench/tracking_sessions.py).
+DecodedTracker = GameTracker
+
+__all__ = ["GameTracker", "LiveEvent", "open_tracker", "move_json"]

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 LIST_FIELDS = ("moves", "warnings", "score_history")
 #: At most this many live events are echoed in one message (the patch carries the state anyway).
 MAX_EVENTS_PER_MESSAGE = 100
+#: Stored inputs no page reads (the frames fed to the decoder: large, and their moves come as events).
+NOT_ECHOED = frozenset({"frames"})
 
 
 def diff_snapshots(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
@@ -168,10 +170,11 @@ class Broadcaster:
     def _publish(self, events: list[Any], snap: dict[str, Any], new_id: int) -> ChangeMessage:
         with self._cond:
             patch = diff_snapshots(self._state, snap)
-            echoed = events[-MAX_EVENTS_PER_MESSAGE:]
+            shown = [e for e in events if e.type not in NOT_ECHOED]
+            echoed = shown[-MAX_EVENTS_PER_MESSAGE:]
             body = {"event_id": new_id, "after_id": self._last_id,
                     "events": [{"id": e.id, "type": e.type, "data": e.data} for e in echoed],
-                    "events_dropped": len(events) - len(echoed),
+                    "events_dropped": len(shown) - len(echoed),
                     "patch": patch, "server_time": round(self._clock(), 3)}
             msg = ChangeMessage(self._next_seq, self._last_id, new_id, sse_message("change", body, new_id))
             self._next_seq += 1

@@ -77,7 +77,7 @@ def run_replay(args: Any, out=None) -> int:
         if not true_sigs and final is None:
             built.close()
             raise MalformedInput("the session has no truth/events.jsonl to check against", source=str(session.folder))
-        model = tracker.journal.model
+        model = tracker.decoded.model
         check = compare_turns(true_sigs, [signature_of_turn(model, t) for t in model.turns])
         if final is not None and snap["scores"]:
             totals = {s: p["total"] for s, p in snap["scores"]["scores"].items()}

@@ -1,31 +1,23 @@
-"""The tracker with its moves decided by the turn decoder (TrackingConfig.decoder, issue 17), through
+"""The tracker with its moves decided by the turn decoder (issue 17), through
 the public tracker API: feed frames, read moves, warnings, scores, questions; correct, undo, resume."""
 from __future__ import annotations
 
 from engine.observation import parse_observation
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.store import EventStore
-from tracking.tracker import DecodedTracker, GameTracker
 
 from test_decoder import SEATS, hand, table
 from tracking_helpers import feed, game, make_tracker
 
 
 def decoding(store=None, **config):
-    tracker = make_tracker(store, decoder=True, **config)
-    assert isinstance(tracker, DecodedTracker)
-    return tracker
+    return make_tracker(store, **config)
 
 
 def exact(tracker, sim):
     model = tracker.journal.model
     true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
     return compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
-
-
-def test_the_configuration_chooses_the_decoder_or_the_journal():
-    assert isinstance(make_tracker(decoder=True), DecodedTracker)
-    assert type(make_tracker(decoder=False)) is GameTracker
 
 
 def test_a_legal_game_is_decoded_exactly_with_no_warning_and_the_right_final_score():

@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from engine.observation import Observation
+from tracking.stability import fields_equal, observation_fields
 from tracking.store import EventStore, StoreError, default_db_path
 
 from tracking_helpers import REPO, feed, game, make_tracker
@@ -101,6 +103,32 @@ def test_resume_in_process_gives_the_same_game(tmp_path):
         [m["text"].replace(f"{list(sim.setup['seats'])[0]} ({list(sim.setup['seats'].values())[0]})", "x")
          for m in whole.snapshot()["moves"]]
     assert resumed.snapshot()["scores"]["scores"] == whole.snapshot()["scores"]["scores"]
+
+
+def test_a_database_written_before_the_decoder_resumes_from_its_accepted_table_states(tmp_path):
+    """A database from before issue 17 holds one "state" event per table state the journal accepted
+    (not the frames): a tracker opening it reads those tables as frames, a hand before each, and
+    resumes the game with its moves — the history is never lost."""
+    sim = game("keltis", "base", 2, 102, max_moves=8)
+    path = default_db_path(tmp_path)
+    store = EventStore(path)
+    game_id, _ = store.new_game(sim.setup, "2026-01-01T00:00:00+00:00",
+                                {"setup": sim.setup, "started": "2026-01-01T00:00:00+00:00", "observer": "truth"})
+    tables = [(0, sim.frames[0])] + [(t.frame, sim.frames[t.frame]) for t in sim.turns]
+    store.append_many(game_id, [("state", {"raw": obs.to_json(), "t": round(t, 4), "frame": i, "hand": True})
+                                for i, (t, obs) in tables])
+    store.close()
+
+    resumed = make_tracker(EventStore(path))
+    snap = resumed.snapshot()
+    assert snap["status"]["resumed"] is True and snap["moves"]
+    # the game as read ends on the last table stored, and goes on from there
+    last = tables[-1][1][1]
+    assert fields_equal(observation_fields(resumed.decoded.model.table), observation_fields(last))
+    assert [e.type for e in resumed.events(0)].count("move") >= len(snap["moves"])   # (announced and stored)
+    t = tables[-1][1][0]
+    resumed.feed(Observation("keltis", "base", False, "occluded"), t + 1.0, 1000)
+    assert resumed.decoded.model.table is not None and resumed.snapshot()["status"]["frames"] == 1
 
 
 def _replay(session, data_dir, *extra, **kw):

@@ -51,7 +51,7 @@ def still_table(replay, table, seconds: float = 4.0):
 def test_undo_asks_and_a_still_shown_move_waits_for_the_players(browser, server, replay, choice):
     snap = replay.moves(3)
     n = len(snap["moves"])
-    table = replay.tracker.journal.model.raw  # what the table shows: the last move on it
+    table = replay.tracker.decoded.model.table  # what the table shows: the last move on it
     ctx = browser.new_context(viewport={"width": 360, "height": 780}, locale="en-GB")
     page = ctx.new_page()
     try:

@@ -90,6 +90,30 @@ def test_a_move_arrives_as_a_change_that_patches_the_snapshot(client, tracker):
     assert apply_patch(snap["data"], patch) == page_snapshot(client)
 
 
+def test_the_frames_the_tracker_stores_are_not_echoed_to_the_pages(client, tracker):
+    """The frames fed to the decoder are stored as events ("frames", large): no page reads them, so a
+    change echoes the moves, warnings and scores they caused, never the frames."""
+    from engine.observation import Observation
+
+    start_game(tracker)
+    resp = open_stream(client)
+    try:
+        stream = sse_messages(resp)
+        next(m for m in stream if m.get("event") == "snapshot")
+        tracker.feed(Observation("keltis", "base", False, "occluded"), 1.0, 5)
+        tracker.play("south", "Anna laid red 3", {"south": 3})
+        echoed = []
+        for m in stream:
+            if m.get("event") == "change":
+                echoed += [e["type"] for e in m["data"]["events"]]
+                if "move" in echoed:
+                    break
+    finally:
+        resp.close()
+    assert "frames" in [e.type for e in tracker.wait(0, 0)]   # (stored ...)
+    assert echoed == ["move", "score"]                          # (... but not echoed)
+
+
 def test_ids_strictly_increase_over_many_changes(client, tracker):
     start_game(tracker)
     resp = open_stream(client)

@@ -80,10 +80,11 @@ class FakeTracker:
         return self.snapshot()
 
     def feed(self, obs: Any, t: float, frame_index: int | None = None) -> list[LiveEvent]:
-        """Take an observation as the new table state (the fake infers no moves from it)."""
+        """Take an observation as the new table state (the fake infers no moves from it); stored as
+        the real tracker stores the frames it decodes (a "frames" event)."""
         with self._cond:
             self.table = obs.to_json()
-            ev = self._emit("state", {"frame": frame_index, "t": t})
+            ev = self._emit("frames", {"frames": [{"frame": frame_index, "t": t, "raw": self.table}]})
             self._cond.notify_all()
             return [ev]
 
