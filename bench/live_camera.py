@@ -219,10 +219,10 @@ class SSEClient(threading.Thread):
                     event = text[7:]
                 elif text.startswith("data: ") and event == "change":
                     body = json.loads(text[6:])
-                    # the reading that caused this message: its newest table state's frame (a turn is
-                    # completed by the reading that shows the next one begin, not by its own)
+                    # the reading that caused this message: the newest frame a move in it was read
+                    # from (a turn is completed by the reading that shows the next one begin)
                     frames = [(e.get("data") or {}).get("frame") for e in body.get("events", [])
-                              if e.get("type") == "state"]
+                              if e.get("type") in ("state", "move")]
                     cause = max((f for f in frames if f is not None), default=None)
                     for e in body.get("events", []):
                         if e.get("type") == "move":
