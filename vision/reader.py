@@ -360,7 +360,8 @@ class Reader:
     def _net_detections(self, log_norm: Any) -> tuple[list[PawnDetection], float]:
         """The learned reader's pawns as detections at their stones, and its confidence."""
         m = self.model
-        found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references))
+        found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
+                                 PAWNS_PER_PLAYER)
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]
