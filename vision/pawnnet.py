@@ -18,6 +18,7 @@ The classifier (`PawnNet`, weights in `vision/models/pawns.npz`, trained by scri
 from simulator frames) answers per stone and per player colour: is that player's big pawn here
 (0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
+Crowded stones get a second look (`second_look`): their patches mirrored across the lean.
 
 Run alone: `python -m vision.pawnnet FRAME.jpg --overlay out.jpg`.
 """
@@ -43,8 +44,9 @@ class PawnNetConfig:
     patch_u_mm: float = 16.0      # half width across the lean
     patch_back_mm: float = 16.0   # behind the stone's centre (towards the nadir)
     patch_front_mm: float = 52.0  # beyond it (a big pawn's head leans up to ~45 mm at 25° tilt)
-    big_threshold: float = 0.35   # probability of a big pawn above which it is read
+    big_threshold: float = 0.3    # probability of a big pawn above which it is read
     small_bias: float = 0.0       # log-odds added per small pawn (a prior; 0: the classifier's own odds)
+    second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
 
 
@@ -272,12 +274,41 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     return big, small, margin
 
 
+def mirrored(net: PatchNet, x: Any) -> Any:
+    """The stones' inputs with each patch mirrored across the lean (a pawn is round: as likely a view)."""
+    rows, cols, ch = net.shape
+    out = x.copy()
+    n = rows * cols * ch
+    out[:, :n] = x[:, :n].reshape(len(x), rows, cols, ch)[:, :, ::-1].reshape(len(x), n)
+    return out
+
+
+def second_look(config: PawnNetConfig, net: PatchNet, x: Any, p_big: Any, p_small: Any,
+                cols: Sequence[int]) -> tuple[Any, Any]:
+    """Crowded stones (the classifier expects `second_look_pawns` or more pawns of the colours in play)
+    are read again mirrored across the lean, and the two readings' probabilities averaged: pawns side
+    by side hide each other differently in the two views the classifier learnt alike."""
+    import numpy as np
+
+    c = list(cols)
+    expected = (p_big[:, c] + p_small[:, c, 1] + 2 * p_small[:, c, 2]).sum(axis=1)
+    busy = np.nonzero(expected >= config.second_look_pawns)[0]
+    if len(busy) == 0:
+        return p_big, p_small
+    pb2, ps2 = pawn_probabilities(net, mirrored(net, x[busy]))
+    p_big, p_small = p_big.copy(), p_small.copy()
+    p_big[busy] = (p_big[busy] + pb2) * 0.5
+    p_small[busy] = (p_small[busy] + ps2) * 0.5
+    return p_big, p_small
+
+
 def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
                      players: Sequence[str], limits: tuple[int, int] = (1, 4)) -> list[StonePawns]:
     """Every path stone's pawns of the players in play (see the module docstring and decode_pawns)."""
     x = stone_features(maps, log_norm, players)
     p_big, p_small = pawn_probabilities(net, x)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
+    p_big, p_small = second_look(config, net, x, p_big, p_small, cols)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     out = []
     for i, sid in enumerate(maps.stones):
