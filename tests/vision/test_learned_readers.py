@@ -209,3 +209,38 @@ def test_each_players_pawns_are_read_within_the_one_big_and_four_small_they_own(
     p_big[:, COLOURS.index("grey")] = 0.99
     big, small, _ = decode_pawns(PAWN_NET, p_big, p_small, [black, white])
     assert not big[:, COLOURS.index("grey")].any()
+
+
+def test_crowded_stones_get_a_second_look_mirrored_across_the_lean():
+    """Only stones where the classifier expects a crowd are read again, with the patch mirrored across
+    the lean (a round pawn's equally likely view); their probabilities are the two readings' mean."""
+    import dataclasses
+
+    from vision.pawnnet import mirrored, pawn_probabilities, second_look
+
+    net = load_net(PAWN_NET.weights)
+    rows, cols, ch = net.shape
+    n = 12
+    rng = np.random.default_rng(3)
+    extras = net.w3.shape[0] - net.c2.shape[1] * (rows // 4) * (cols // 4)
+    x = np.concatenate([rng.normal(0, 0.8, (n, rows * cols * ch)),
+                        np.tile(np.r_[0.3, 1.0, np.ones(extras - 2)], (n, 1))], axis=1).astype(np.float32)
+    m = mirrored(net, x)
+    assert np.array_equal(mirrored(net, m), x)
+    assert np.array_equal(m[:, rows * cols * ch:], x[:, rows * cols * ch:])          # extras untouched
+    assert np.array_equal(m[:, :rows * cols * ch].reshape(n, rows, cols, ch)[:, :, 0],
+                          x[:, :rows * cols * ch].reshape(n, rows, cols, ch)[:, :, -1])
+    pb, ps = pawn_probabilities(net, x)
+    pbm, psm = pawn_probabilities(net, m)
+    cols_in_play = [0, 1, 2, 3]
+    expected = (pb + ps[..., 1] + 2 * ps[..., 2]).sum(axis=1)
+    cut = float(np.median(expected))
+    got_b, got_s = second_look(dataclasses.replace(PAWN_NET, second_look_pawns=cut), net, x, pb, ps, cols_in_play)
+    busy = expected >= cut
+    assert busy.any() and not busy.all()
+    assert np.allclose(got_b[busy], (pb[busy] + pbm[busy]) / 2, atol=1e-6)
+    assert np.allclose(got_s[busy], (ps[busy] + psm[busy]) / 2, atol=1e-6)
+    assert np.array_equal(got_b[~busy], pb[~busy]) and np.array_equal(got_s[~busy], ps[~busy])
+    # nothing crowded: nothing read again
+    same_b, same_s = second_look(dataclasses.replace(PAWN_NET, second_look_pawns=1e9), net, x, pb, ps, cols_in_play)
+    assert np.array_equal(same_b, pb) and np.array_equal(same_s, ps)
