@@ -489,7 +489,8 @@ class Reader:
         # stones the crowd cannot reach even at its largest
         reach_max = crowd_radius(self._crowd_d, total * len(self.references), pitch)
         far = {d.stone for d in on if gap[d.stone] > reach_max}
-        far_count = len({(d.stone, d.player) for d in on if d.stone in far})
+        # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
+        far_count = sum(1 for d in on if d.stone in far)
         reach = crowd_radius(self._crowd_d, total * len(self.references) - far_count, pitch)
         return [d for d in on if gap[d.stone] > reach]
 
