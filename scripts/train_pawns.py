@@ -5,7 +5,7 @@
     .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
     .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
 
-(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass".)
+(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass".)
 
 `render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
