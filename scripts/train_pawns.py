@@ -5,7 +5,7 @@
     .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
     .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
 
-(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass".)
+(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass".)
 
 `render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
@@ -53,7 +53,7 @@ def render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | None:
+def _frame_samples(job: tuple[str, str, float, int, bool]) -> tuple[object, object] | None:
     """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled."""
     import numpy as np
 
@@ -64,7 +64,7 @@ def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | 
     from vision.reader import Reader, board_model, read_image
     from vision.tilenet import CODES, EMPTY, tile_features
 
-    frame, truth_path, keep_empty, seed = job
+    frame, truth_path, keep_empty, seed, with_tiles = job
     truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
     if truth.get("game") != "keltis" or not truth.get("usable"):
         return None
@@ -99,6 +99,9 @@ def _frame_samples(job: tuple[str, str, float, int]) -> tuple[object, object] | 
         near = any(math.hypot(s.x - o.x, s.y - o.y) < 70.0 for o in occupied)
         keep.append(bool(y[index[sid]].any()) or near or rng.random() < keep_empty)
     keep = np.array(keep)
+    if not with_tiles:
+        return x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), np.zeros((0, 1), np.float16), \
+            np.zeros(0, np.int8)
     tmaps = reader.model.tile_maps
     tx = tile_features(tmaps, log_norm, image, gain)
     ty = np.array([CODES.index(truth["tiles"].get(sid) or EMPTY) for sid in tmaps.spots], np.int8)
@@ -112,7 +115,8 @@ def features(args: argparse.Namespace) -> int:
 
     folder = Path(args.folder)
     truths = sorted((folder / "truth").glob("*.json"))
-    jobs = [(str(folder / "frames" / f"{t.stem}.jpg"), str(t), args.keep_empty, i) for i, t in enumerate(truths)]
+    jobs = [(str(folder / "frames" / f"{t.stem}.jpg"), str(t), args.keep_empty, i, not args.pawns_only)
+            for i, t in enumerate(truths)]
     got: list[tuple] = []
     t0 = time.perf_counter()
     if args.jobs > 1:
@@ -278,10 +282,12 @@ def train(args: argparse.Namespace) -> int:
         gz = np.zeros_like(z)
         loss = 0.0
         idx = np.arange(n)
+        # crowded stones (2+ pawns) are the hard ones: they may weigh more
+        crowd = np.where(yb.sum(axis=1) >= 2, args.crowd_weight, 1.0).astype(np.float32) if pawns else 1.0
         for j in range(len(heads)):
             p = softmax(z[:, offs[j]:offs[j + 1]])
             # a pawn (a tile) present weighs more than the many heads that answer "none"
-            wt = np.where(yb[:, j] > 0, args.positive_weight, 1.0).astype(np.float32)
+            wt = np.where(yb[:, j] > 0, args.positive_weight, 1.0).astype(np.float32) * crowd
             loss -= float((wt * np.log(p[idx, yb[:, j]] + 1e-9)).mean())
             p[idx, yb[:, j]] -= 1.0
             gz[:, offs[j]:offs[j + 1]] = p * wt[:, None]
@@ -365,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--out", required=True)
     f.add_argument("--keep-empty", type=float, default=0.3)
     f.add_argument("--jobs", type=int, default=1)
+    f.add_argument("--pawns-only", action="store_true", help="skip the tile spots' patches")
     t = sub.add_parser("train", help="fit a classifier")
     t.add_argument("kind", choices=("pawns", "tiles"))
     t.add_argument("data", nargs="+", help="feature files written by `features`")
@@ -379,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--dropout", type=float, default=0.2)
     t.add_argument("--jitter", type=float, default=0.08, help="colour jitter (log units) per patch")
     t.add_argument("--positive-weight", type=float, default=2.0, help="loss weight of a present pawn or tile")
+    t.add_argument("--crowd-weight", type=float, default=1.0, help="loss weight of a stone with 2+ pawns")
     t.add_argument("--init", help="start from these weights instead of at random")
     t.add_argument("--val", type=float, default=0.1)
     t.add_argument("--val-data", nargs="*", help="feature files held out for validation (default: a share)")

@@ -16,7 +16,9 @@ and which of the four player colours are in play (only those are possible answer
 
 The classifier (`PawnNet`, weights in `vision/models/pawns.npz`, trained by scripts/train_pawns.py
 from simulator frames) answers per stone and per player colour: is that player's big pawn here
-(0/1), and how many of their small pawns (0, 1, 2+). Decoding keeps the colours in play only.
+(0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
+play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
+Crowded stones get a second look (`second_look`): their patches mirrored across the lean.
 
 Run alone: `python -m vision.pawnnet FRAME.jpg --overlay out.jpg`.
 """
@@ -42,7 +44,9 @@ class PawnNetConfig:
     patch_u_mm: float = 16.0      # half width across the lean
     patch_back_mm: float = 16.0   # behind the stone's centre (towards the nadir)
     patch_front_mm: float = 52.0  # beyond it (a big pawn's head leans up to ~45 mm at 25° tilt)
-    big_threshold: float = 0.5    # probability of a big pawn above which it is read
+    big_threshold: float = 0.3    # probability of a big pawn above which it is read
+    small_bias: float = 0.0       # log-odds added per small pawn (a prior; 0: the classifier's own odds)
+    second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
 
 
@@ -233,29 +237,87 @@ class StonePawns:
     margin: float
 
 
-def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
-                     players: Sequence[str]) -> list[StonePawns]:
-    """Every path stone's pawns of the players in play (see the module docstring)."""
+def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence[int],
+                 limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+    """Per stone and colour: big pawns (0/1) and small pawns (0, 1, 2) read from the classifier's
+    probabilities, within what each player owns (`limits`: 1 big, 4 small; FORMATS §2) across the
+    whole board: of a player's big pawns read on several stones only the surest stays; while a player
+    has more than 4 small ones read, the stone whose count costs the least log-probability to lower
+    gives one up. Also per stone the least sure decision's margin (0 where the players' pawn counts
+    overruled the classifier: what is visible contradicts the rule)."""
     import numpy as np
 
+    n = len(p_big)
+    big = np.zeros((n, len(COLOURS)), np.int8)
+    small = np.zeros((n, len(COLOURS)), np.int8)
+    margin = np.ones(n, np.float32)
+    steps = np.arange(SMALL_CLASSES, dtype=np.float32)
+    for c in cols:
+        pb = p_big[:, c]
+        margin = np.minimum(margin, np.abs(pb - config.big_threshold) * 2)
+        over = np.nonzero(pb >= config.big_threshold)[0]
+        over = over[np.argsort(-pb[over], kind="stable")]
+        big[over[:limits[0]], c] = 1
+        margin[over[limits[0]:]] = 0.0
+        # log-probabilities of 0, 1, 2+ small pawns, shifted by the prior per pawn
+        lp = np.log(p_small[:, c] + 1e-9) + config.small_bias * steps
+        k = lp.argmax(axis=1)
+        srt = np.sort(lp, axis=1)
+        margin = np.minimum(margin, 1.0 - np.exp(srt[:, -2] - srt[:, -1]))
+        while int(k.sum()) > limits[1]:
+            busy = np.nonzero(k > 0)[0]
+            cost = lp[busy, k[busy]] - lp[busy, k[busy] - 1]
+            j = busy[int(np.argmin(cost))]
+            k[j] -= 1
+            margin[j] = 0.0
+        small[:, c] = k
+    return big, small, margin
+
+
+def mirrored(net: PatchNet, x: Any) -> Any:
+    """The stones' inputs with each patch mirrored across the lean (a pawn is round: as likely a view)."""
+    rows, cols, ch = net.shape
+    out = x.copy()
+    n = rows * cols * ch
+    out[:, :n] = x[:, :n].reshape(len(x), rows, cols, ch)[:, :, ::-1].reshape(len(x), n)
+    return out
+
+
+def second_look(config: PawnNetConfig, net: PatchNet, x: Any, p_big: Any, p_small: Any,
+                cols: Sequence[int]) -> tuple[Any, Any]:
+    """Crowded stones (the classifier expects `second_look_pawns` or more pawns of the colours in play)
+    are read again mirrored across the lean, and the two readings' probabilities averaged: pawns side
+    by side hide each other differently in the two views the classifier learnt alike."""
+    import numpy as np
+
+    c = list(cols)
+    expected = (p_big[:, c] + p_small[:, c, 1] + 2 * p_small[:, c, 2]).sum(axis=1)
+    busy = np.nonzero(expected >= config.second_look_pawns)[0]
+    if len(busy) == 0:
+        return p_big, p_small
+    pb2, ps2 = pawn_probabilities(net, mirrored(net, x[busy]))
+    p_big, p_small = p_big.copy(), p_small.copy()
+    p_big[busy] = (p_big[busy] + pb2) * 0.5
+    p_small[busy] = (p_small[busy] + ps2) * 0.5
+    return p_big, p_small
+
+
+def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
+                     players: Sequence[str], limits: tuple[int, int] = (1, 4)) -> list[StonePawns]:
+    """Every path stone's pawns of the players in play (see the module docstring and decode_pawns)."""
     x = stone_features(maps, log_norm, players)
     p_big, p_small = pawn_probabilities(net, x)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
+    p_big, p_small = second_look(config, net, x, p_big, p_small, cols)
+    big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     out = []
     for i, sid in enumerate(maps.stones):
         pawns: list[tuple[str, bool]] = []
-        margin = 1.0
         for c in cols:
-            pb = float(p_big[i, c])
-            margin = min(margin, abs(pb - config.big_threshold) * 2)
-            if pb >= config.big_threshold:
+            if big[i, c]:
                 pawns.append((COLOURS[c], True))
-            ps = p_small[i, c]
-            k = int(np.argmax(ps))
-            srt = np.sort(ps)
-            margin = min(margin, float(srt[-1] - srt[-2]))
-            pawns.extend([(COLOURS[c], False)] * k)
-        out.append(StonePawns(sid, tuple(pawns), margin))
+            pawns.extend([(COLOURS[c], False)] * int(small[i, c]))
+        out.append(StonePawns(sid, tuple(pawns), float(margin[i])))
     return out
 
 

@@ -360,7 +360,8 @@ class Reader:
     def _net_detections(self, log_norm: Any) -> tuple[list[PawnDetection], float]:
         """The learned reader's pawns as detections at their stones, and its confidence."""
         m = self.model
-        found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references))
+        found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
+                                 PAWNS_PER_PLAYER)
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]
@@ -488,7 +489,8 @@ class Reader:
         # stones the crowd cannot reach even at its largest
         reach_max = crowd_radius(self._crowd_d, total * len(self.references), pitch)
         far = {d.stone for d in on if gap[d.stone] > reach_max}
-        far_count = len({(d.stone, d.player) for d in on if d.stone in far})
+        # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
+        far_count = sum(1 for d in on if d.stone in far)
         reach = crowd_radius(self._crowd_d, total * len(self.references) - far_count, pitch)
         return [d for d in on if gap[d.stone] > reach]
 

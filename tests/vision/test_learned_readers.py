@@ -179,3 +179,68 @@ def test_block_percentiles_by_one_sort_are_numpys_percentiles():
 
     x = np.random.default_rng(7).normal(size=(3, 4, 100, 3)).astype(np.float32)
     assert np.allclose(block_percentiles(x, (20, 50, 80)), np.percentile(x, [20, 50, 80], axis=2), atol=1e-6)
+
+
+def test_each_players_pawns_are_read_within_the_one_big_and_four_small_they_own():
+    """The classifier answers per stone; across the board a player has 1 big and 4 small pawns: a big
+    pawn seen on two stones stays on the surer one, six small ones lose the two least sure, and the
+    stones the rule overruled have no margin left (a lower confidence)."""
+    from vision.pawnnet import SMALL_CLASSES, decode_pawns
+
+    n = 8
+    black, white = COLOURS.index("black"), COLOURS.index("white")
+    p_big = np.full((n, len(COLOURS)), 0.02)
+    p_small = np.tile(np.array([0.96, 0.03, 0.01]), (n, len(COLOURS), 1))
+    p_big[2, black], p_big[5, black] = 0.7, 0.9           # black's big pawn: on stone 5 rather than 2
+    p_big[1, white] = 0.8                                  # white's: only one reading
+    sure = np.array([0.01, 0.98, 0.01])
+    for i, p1 in zip(range(6), (0.9, 0.95, 0.7, 0.97, 0.8, 0.99)):   # six small black pawns read
+        p_small[i, black] = (1 - p1 - 0.01, p1, 0.01)
+    p_small[7, white] = sure
+    big, small, margin = decode_pawns(PAWN_NET, p_big, p_small, [black, white])
+    assert p_small.shape[2] == SMALL_CLASSES
+    assert big[:, black].tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
+    assert big[:, white].tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+    assert small[:, black].tolist() == [1, 1, 0, 1, 0, 1, 0, 0]    # the 0.7 and 0.8 readings dropped
+    assert small[:, white].tolist() == [0, 0, 0, 0, 0, 0, 0, 1]
+    assert margin[2] == 0.0 and margin[4] == 0.0               # overruled: black's big on 2, smalls on 2 and 4
+    assert margin[7] > 0.5 and margin[6] > 0.5
+    # colours not in play are never read, whatever their probabilities
+    p_big[:, COLOURS.index("grey")] = 0.99
+    big, small, _ = decode_pawns(PAWN_NET, p_big, p_small, [black, white])
+    assert not big[:, COLOURS.index("grey")].any()
+
+
+def test_crowded_stones_get_a_second_look_mirrored_across_the_lean():
+    """Only stones where the classifier expects a crowd are read again, with the patch mirrored across
+    the lean (a round pawn's equally likely view); their probabilities are the two readings' mean."""
+    import dataclasses
+
+    from vision.pawnnet import mirrored, pawn_probabilities, second_look
+
+    net = load_net(PAWN_NET.weights)
+    rows, cols, ch = net.shape
+    n = 12
+    rng = np.random.default_rng(3)
+    extras = net.w3.shape[0] - net.c2.shape[1] * (rows // 4) * (cols // 4)
+    x = np.concatenate([rng.normal(0, 0.8, (n, rows * cols * ch)),
+                        np.tile(np.r_[0.3, 1.0, np.ones(extras - 2)], (n, 1))], axis=1).astype(np.float32)
+    m = mirrored(net, x)
+    assert np.array_equal(mirrored(net, m), x)
+    assert np.array_equal(m[:, rows * cols * ch:], x[:, rows * cols * ch:])          # extras untouched
+    assert np.array_equal(m[:, :rows * cols * ch].reshape(n, rows, cols, ch)[:, :, 0],
+                          x[:, :rows * cols * ch].reshape(n, rows, cols, ch)[:, :, -1])
+    pb, ps = pawn_probabilities(net, x)
+    pbm, psm = pawn_probabilities(net, m)
+    cols_in_play = [0, 1, 2, 3]
+    expected = (pb + ps[..., 1] + 2 * ps[..., 2]).sum(axis=1)
+    cut = float(np.median(expected))
+    got_b, got_s = second_look(dataclasses.replace(PAWN_NET, second_look_pawns=cut), net, x, pb, ps, cols_in_play)
+    busy = expected >= cut
+    assert busy.any() and not busy.all()
+    assert np.allclose(got_b[busy], (pb[busy] + pbm[busy]) / 2, atol=1e-6)
+    assert np.allclose(got_s[busy], (ps[busy] + psm[busy]) / 2, atol=1e-6)
+    assert np.array_equal(got_b[~busy], pb[~busy]) and np.array_equal(got_s[~busy], ps[~busy])
+    # nothing crowded: nothing read again
+    same_b, same_s = second_look(dataclasses.replace(PAWN_NET, second_look_pawns=1e9), net, x, pb, ps, cols_in_play)
+    assert np.array_equal(same_b, pb) and np.array_equal(same_s, ps)

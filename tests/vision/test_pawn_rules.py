@@ -50,3 +50,16 @@ def test_a_pawn_on_a_first_row_stone_is_the_crowd_only_while_the_crowd_reaches_i
     # four players, nothing seen elsewhere: a crowd of 20 covers d1
     pawns, conf = reader(("black", "white", "grey", "brown"))._pawn_list([beside_start])
     assert on_paths(pawns) == [] and conf <= 0.5
+
+
+def test_the_crowd_shrinks_by_every_pawn_seen_beyond_it_also_two_of_one_player_on_one_stone():
+    """Four players, 20 pawns: ten are seen far from the start, in pairs of one player on a stone. The
+    crowd left is 10 pawns, which does not reach d1 (counting the five pairs as five would leave 15
+    that cover it and swallow the white pawn standing there)."""
+    board = bundled_board("nwnz")
+    d1 = board.stones["d1"]
+    pairs = [det(s, p) for s, p in (("c4", "black"), ("c4", "white"), ("e5", "grey"), ("e5", "brown"),
+                                     ("b6", "black")) for _ in range(2)]
+    pawns, _ = reader(("black", "white", "grey", "brown"))._pawn_list(pairs + [det("d1", "white", x=d1.x, y=d1.y)])
+    assert ("d1", "white", False) in on_paths(pawns)
+    assert len(on_paths(pawns)) == 11
