@@ -151,6 +151,75 @@ def test_no_tile_code_is_read_more_often_than_the_game_has_it():
     assert list(decode_within_counts(p, [-1, 0, 0, 0])) == [0, 0, 0, 0]
 
 
+def test_decoding_by_counts_finds_the_most_probable_reading_within_the_counts():
+    """Against every reading of 5 spots in 4 classes (brute force), random probabilities and bounds."""
+    import itertools
+
+    from vision.tilenet import decode_by_counts
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        p = rng.dirichlet(np.full(4, 0.5), size=5)
+        hi = np.array([-1, *rng.integers(0, 4, 3)])
+        lo = np.array([0, *[rng.integers(0, h + 1) for h in hi[1:]]])
+        if lo.sum() > 5:
+            continue
+        logp = np.log(np.maximum(p, 1e-12))
+
+        def ok(labels):
+            counts = np.bincount(labels, minlength=4)
+            return all(lo[c] <= counts[c] and (hi[c] < 0 or counts[c] <= hi[c]) for c in range(4))
+
+        best = max((logp[np.arange(5), list(r)].sum() for r in itertools.product(range(4), repeat=5)
+                    if ok(np.array(r))), default=None)
+        got = decode_by_counts(p, lo, hi)
+        assert ok(got)
+        assert logp[np.arange(5), got].sum() == pytest.approx(best)
+
+
+def test_a_tile_hidden_under_a_pawn_is_the_one_the_clearly_seen_tiles_leave_over():
+    """Tiles other than wish tiles never leave the board: with two clovers and one points-2 in the
+    game, two clovers seen clearly make the unsure spot (a pawn over it, read points-2... or clover)
+    the points-2, even where its own reading slightly favours clover."""
+    from vision.tilenet import decode_by_counts
+
+    #             empty clover points-2 wish-any
+    p = np.array([[0.01, 0.95, 0.03, 0.01],
+                  [0.01, 0.90, 0.08, 0.01],
+                  [0.10, 0.45, 0.40, 0.05],     # under a pawn
+                  [0.80, 0.05, 0.05, 0.10]])
+    capacity = [-1, 2, 1, 2]
+    assert list(decode_by_counts(p, [0, 0, 0, 0], capacity)) == [1, 1, 2, 0]
+    assert list(decode_by_counts(p, [0, 2, 1, 0], capacity)) == [1, 1, 2, 0]
+    # the spot read empty must hold the points-2 when the other spots are surely clovers
+    p2 = np.array([[0.01, 0.95, 0.03, 0.01],
+                   [0.01, 0.90, 0.08, 0.01],
+                   [0.70, 0.05, 0.20, 0.05]])
+    assert list(decode_by_counts(p2, [0, 0, 0, 0], capacity)) == [1, 1, 0]
+    assert list(decode_by_counts(p2, [0, 2, 1, 0], capacity)) == [1, 1, 2]
+    # a wish tile may have been taken: a lower bound of 0 leaves the spot empty
+    assert list(decode_by_counts(p2[[0, 2]], [0, 1, 0, 0], capacity)) == [1, 0]
+    # more required tiles than spots: as many as there are spots, the likeliest
+    assert sorted(decode_by_counts(p[:2], [0, 2, 1, 0], capacity)) == [1, 1]
+
+
+def test_the_tile_reader_reads_each_tile_that_stays_on_the_board_as_often_as_the_game_has_it(monkeypatch):
+    import vision.tilenet as tn
+
+    net = load_net(TILE_NET.weights)
+    rows, cols, ch = net.shape
+    n = 12
+    x = np.random.default_rng(4).normal(0, 0.8, (n, rows * cols * ch)).astype(np.float32)
+    maps = tn.TileMaps(tuple(f"t{i}" for i in range(n)), (rows, cols), None, None, None, None)
+    monkeypatch.setattr(tn, "tile_features", lambda _maps, _log_norm, *_frame: x)
+    tile_set = {"clover": 3, "points-2": 2, "discard": 2, "wish-red": 1, "wish-blue": 1}
+    tiles, margins = tn.read_spot_tiles(net, maps, None, tile_set)
+    got = [c for c in tiles.values() if c is not None]
+    for code in ("clover", "points-2", "discard"):
+        assert got.count(code) == tile_set[code], (code, got)
+    assert got.count("wish-red") <= 1 and got.count("wish-blue") <= 1
+
+
 def test_the_tile_reader_keeps_within_the_boards_tile_set(monkeypatch):
     import vision.tilenet as tn
 
