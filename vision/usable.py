@@ -401,7 +401,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                 _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]))
                               for k, f, q in zip(keep, feats, p))
         # per region (not the background: only the regions' own pixels are counted)
-        idx = np.flatnonzero(labels)
+        idx = np.flatnonzero(mask)
         lab = labels.ravel()[idx]
         area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
         at_edge = edge_zone.ravel()[idx] > 0
@@ -496,8 +496,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> Ta
         lut = np.log(np.maximum(v - off_c[None], 0) / np.maximum(gain_c[None], 1e-3) + config.offset)
         y0, y1, x0, x1 = model.board_box
         crop = small[y0:y1, x0:x1]
-        norm_log = cv2.merge([cv2.LUT(c, lut[:, i].astype(np.float32).reshape(1, 256))
-                              for i, c in enumerate(cv2.split(crop))])
+        norm_log = cv2.LUT(crop, np.ascontiguousarray(lut.astype(np.float32)).reshape(1, 256, 3))   # a table per channel
         lum, chroma = _lum_chroma(norm_log, model.log_art)
         a = (chroma > config.chroma_min ** 2) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
         a &= ~_veiled(config, crop, model.art * gain_c.astype(np.float32) + off_c.astype(np.float32))
@@ -555,8 +554,8 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     `region_min_mm2` large, and their measurements (`REGION_FEATURES`, one row each): sizes in mm and
     shares, never colours (the table's own colour is the reference; see `not_table_pixels`).
 
-    Sums and means over every region at once (bincount over the labels, extremes over the region
-    pixels sorted by label); the shape (smallest rectangle, hull, the point farthest from the middle)
+    Sums and means over every region at once (bincount over the labels of the not-table pixels only);
+    the shape (smallest rectangle, hull, the point farthest from the middle)
     from each region's outer contour, whose hull is the hull of all its pixels."""
     import cv2
     import numpy as np
@@ -573,7 +572,7 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     mx, my = model.middle_px
     lo, hi = config.ring_mm
     # every not-table pixel, by region
-    idx = np.flatnonzero(lab)
+    idx = np.flatnonzero(px.mask)
     rl = lab[idx]
     area = model.area_flat[idx]
     out_d = model.out_dist.ravel()[idx]
@@ -591,13 +590,6 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     chroma = np.sqrt(np.maximum(px.chroma2.ravel()[idx], 0))
     chroma = per_region(np.minimum(chroma / thr_c, 4.0)) / np.maximum(count, 1)
     ring = per_region(((out_d > lo) & (out_d < hi)).astype(np.float64)) / np.maximum(count, 1)
-    order = np.argsort(rl, kind="stable")
-    starts = np.searchsorted(rl[order], np.arange(n))
-    present = count > 0
-    d_max = np.zeros(n)
-    d_min = np.zeros(n)
-    d_max[present] = np.maximum.reduceat(out_d[order], starts[present])
-    d_min[present] = np.minimum.reduceat(out_d[order], starts[present])
     # each region's outer contour (RETR_EXTERNAL follows 8-connected borders, as the labels do)
     contours, _h = cv2.findContours(px.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline: dict[int, Any] = {}
@@ -611,6 +603,7 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     out_dist = model.out_dist
     rows = []
     for k in keep:
+        own = out_d[rl == k]
         pts = outline[k].reshape(-1, 2).astype(np.float32)
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
         scale = float(np.sqrt(total[k] / count[k]))
@@ -626,7 +619,8 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
         rows.append((np.log(total[k] / 1000.0), area_in[k] / total[k], np.log1p(area_in[k] / 1000.0),
                      np.log(length / 100.0), np.log(width / 100.0), total[k] / max(length * width, 1.0),
                      count[k] / max(hull_area, 1.0), np.log1p(border_mm[k] / 10.0),
-                     np.log1p(max(edge_mm[k], 0.0) / 10.0), d_max[k] / 100.0, d_min[k] / 100.0, board[k] / total[k],
+                     np.log1p(max(edge_mm[k], 0.0) / 10.0), float(own.max()) / 100.0, float(own.min()) / 100.0,
+                     board[k] / total[k],
                      lum[k], chroma[k], toward, root_out / 100.0, ring[k]))
     return keep, np.asarray(rows, np.float32)
 
@@ -739,8 +733,7 @@ def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
 def _log_image(small: Any, offset: float) -> Any:
     import cv2
 
-    lut = _log_lut(offset).reshape(1, 256)
-    return cv2.merge([cv2.LUT(c, lut) for c in cv2.split(small)])
+    return cv2.LUT(small, _log_lut(offset).reshape(1, 256))   # one table for all three channels
 
 
 def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int], weight: Any,
