@@ -248,3 +248,32 @@ def test_block_percentiles_by_one_sort_are_numpys_percentiles():
 
     x = np.random.default_rng(7).normal(size=(3, 4, 100, 3)).astype(np.float32)
     assert np.allclose(block_percentiles(x, (20, 50, 80)), np.percentile(x, [20, 50, 80], axis=2), atol=1e-6)
+
+
+def _train_tiles_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "train_tiles.py"
+    spec = importlib.util.spec_from_file_location("train_tiles", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tile_training_copies_are_shifted_blurred_and_noisy_alike_in_both_halves():
+    """scripts/train_tiles.py's augmentation: a shift moves the patch, a blur softens it, and the
+    sensor noise is the same in a channel's difference-to-art and its colour."""
+    aug = _train_tiles_script().augment_patches
+    side = int(round(2 * TILE_NET.half_mm / TILE_NET.step_mm)) + 1
+    img = np.zeros((1, side, side, 6), np.float32)
+    img[0, side // 2, side // 2] = 1.0        # one bright sample in the middle
+    x = img.reshape(1, -1)
+    shifted = aug(x, np.random.default_rng(0), shift=2, blur=(0.0, 0.0), noise=0.0, contrast=0.0)
+    peak = np.unravel_index(np.argmax(shifted.reshape(side, side, 6)[..., 0]), (side, side))
+    assert max(abs(peak[0] - side // 2), abs(peak[1] - side // 2)) <= 2
+    blurred = aug(x, np.random.default_rng(0), shift=0, blur=(1.0, 1.0), noise=0.0, contrast=0.0)
+    b = blurred.reshape(side, side, 6)
+    assert 0.0 < b[side // 2, side // 2, 0] < 0.5 and b[side // 2, side // 2 + 1, 0] > 0.0
+    noisy = aug(np.zeros_like(x), np.random.default_rng(1), shift=0, blur=(0.0, 0.0), noise=0.05, contrast=0.0)
+    n = noisy.reshape(side, side, 6)
+    assert n[..., :3].std() > 0.0 and np.array_equal(n[..., :3], n[..., 3:])
