@@ -180,14 +180,10 @@ def decode_by_counts(p: Any, at_least: Any, at_most: Any) -> Any:
         if not over.any() and not under.any():
             break
         # edge[a, b]: the cheapest row of class a moving to class b, and which row
-        delta = cost - cost[rows, choice][:, None]
-        edge = np.full((k, k), np.inf)
-        which = np.zeros((k, k), np.int64)
-        for c in np.unique(choice):
-            idx = np.nonzero(choice == c)[0]
-            j = np.argmin(delta[idx], axis=0)
-            edge[c] = delta[idx, :][j, np.arange(k)]
-            which[c] = idx[j]
+        by_class = np.full((k, n, k), np.inf)
+        by_class[choice, rows] = cost - cost[rows, choice][:, None]
+        which = np.argmin(by_class, axis=1)
+        edge = np.take_along_axis(by_class, which[:, None, :], axis=1)[:, 0]
         np.fill_diagonal(edge, np.inf)
         dist, nxt = edge.copy(), np.tile(np.arange(k), (k, 1))
         for m in range(k):   # Floyd-Warshall with the next hop of each shortest path
@@ -233,7 +229,8 @@ def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iter
         if config.exact_counts:
             stays = np.array([0 if c == EMPTY or c.startswith(config.taken_prefix) else int(tile_set.get(c, 0))
                               for c in CODES])
-            choice = decode_by_counts(p, stays, capacity)
+            cols = np.nonzero(allowed)[0]   # (the board's codes only: a smaller problem)
+            choice = cols[decode_by_counts(p[:, cols], stays[cols], capacity[cols])]
         else:
             choice = decode_within_counts(p, capacity)
     tiles, margins = {}, {}

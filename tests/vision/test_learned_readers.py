@@ -277,3 +277,16 @@ def test_tile_training_copies_are_shifted_blurred_and_noisy_alike_in_both_halves
     noisy = aug(np.zeros_like(x), np.random.default_rng(1), shift=0, blur=(0.0, 0.0), noise=0.05, contrast=0.0)
     n = noisy.reshape(side, side, 6)
     assert n[..., :3].std() > 0.0 and np.array_equal(n[..., :3], n[..., 3:])
+
+
+def test_a_rendered_frame_has_every_tile_that_stays_on_the_board_read_as_often_as_the_game_has_it(read_case):
+    """Only wish-stone tiles leave the board (RULES §1, §2 Tiles): whatever the pawns hide, the reading
+    holds each other code of the board's tile set exactly as often as the set has it."""
+    case, reader = read_case
+    tiles = reader.read(case.image).observation.tiles
+    got = [c for c in tiles.values() if c is not None]
+    for code, count in reader.board.tile_set.items():
+        if not code.startswith("wish-"):
+            assert got.count(code) == count, (code, got)
+        else:
+            assert got.count(code) <= count
