@@ -389,7 +389,8 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         return UsableVerdict(False, "too-dark", gain=px.gain)
     mask, hull_mask, edge_zone, gain = px.mask, px.hull, px.edge_zone, px.gain
 
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # (BBDT: the same labels as the default algorithm, about 3x faster here)
+    n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
     arms: list[int] = []
     anomaly = 0.0
     if model.region_net is not None:
