@@ -12,9 +12,11 @@ where the art shows). The inputs are that difference and the corrected colour pe
 vision.pawnnet's).
 
 The classifier (vision.pawnnet.PatchNet, a small CNN, weights `vision/models/tiles.npz`, trained by
-scripts/train_pawns.py) scores every code of both boards' tile sets and "empty"; only the board's
-own `tile_set` codes and "empty" are possible answers. A pawn standing on the tile or a shadow
-across it are in its training data.
+scripts/train_pawns.py, on patches widened by scripts/train_tiles.py) scores every code of both
+boards' tile sets and "empty"; only the board's own `tile_set` codes and "empty" are possible
+answers, and every code but the wish tiles is read exactly as often as the tile set has it (those
+tiles never leave the board: `decode_by_counts`). A pawn standing on the tile or a shadow across it
+are in its training data; which of several hidden tiles is which stays a guess from one frame.
 
 Run alone: `python -m vision.tilenet FRAME.jpg --overlay out.jpg`.
 """

@@ -36,7 +36,7 @@
 Everything that depends only on the registration is precomputed once (`build_usable_model`): where
 each small-image pixel lies on the table and its area in mm², the play area and the distance out of
 it, the ring samples and the brightness fit's basis, the seat votes, the board's art in the small
-image.
+image and its quantiles.
 
 Run alone: `python -m vision.usable FRAME.jpg [--previous FRAME] --overlay out.jpg` (any size; resized
 to 320×180).
