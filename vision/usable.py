@@ -602,28 +602,31 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
         else:
             outline[k] = c
     out_dist = model.out_dist
-    rows = []
+    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area, root, reach
     for k in keep:
         own = out_d[rl == k]
         pts = outline[k].reshape(-1, 2).astype(np.float32)
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
-        scale = float(np.sqrt(total[k] / count[k]))
-        length, width = max(rw, rh) * scale + scale, min(rw, rh) * scale + scale
-        hull_area = cv2.contourArea(cv2.convexHull(pts)) + count[k] * 0.5
-        # the long axis against the direction to the middle: an arm points at it
-        a = np.deg2rad(ang if rw >= rh else ang + 90.0)
-        to_mid = (mx - cx, my - cy)
-        toward = abs(np.cos(a) * to_mid[0] + np.sin(a) * to_mid[1]) / (np.hypot(*to_mid) + 1e-6)
         # the root (the part farthest from the middle) lies how far out of the play area
         far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
-        root_out = float(out_dist[int(pts[far, 1]), int(pts[far, 0])])
-        rows.append((np.log(total[k] / 1000.0), area_in[k] / total[k], np.log1p(area_in[k] / 1000.0),
-                     np.log(length / 100.0), np.log(width / 100.0), total[k] / max(length * width, 1.0),
-                     count[k] / max(hull_area, 1.0), np.log1p(border_mm[k] / 10.0),
-                     np.log1p(max(edge_mm[k], 0.0) / 10.0), float(own.max()) / 100.0, float(own.min()) / 100.0,
-                     board[k] / total[k],
-                     lum[k], chroma[k], toward, root_out / 100.0, ring[k]))
-    return keep, np.asarray(rows, np.float32)
+        shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
+                      cv2.contourArea(cv2.convexHull(pts)), out_dist[int(pts[far, 1]), int(pts[far, 0])],
+                      own.max(), own.min()))
+    # the measurements of all kept regions at once
+    long_px, short_px, ang, cx, cy, hull, root_out, d_max, d_min = np.array(shape, np.float64).T
+    kk = np.array(keep)
+    tot, cnt, a_in = total[kk], count[kk].astype(np.float64), area_in[kk]
+    scale = np.sqrt(tot / cnt)
+    length, width = long_px * scale + scale, short_px * scale + scale
+    # the long axis against the direction to the middle: an arm points at it
+    a = np.deg2rad(ang)
+    to_x, to_y = mx - cx, my - cy
+    toward = np.abs(np.cos(a) * to_x + np.sin(a) * to_y) / (np.hypot(to_x, to_y) + 1e-6)
+    cols = (np.log(tot / 1000.0), a_in / tot, np.log1p(a_in / 1000.0), np.log(length / 100.0),
+            np.log(width / 100.0), tot / np.maximum(length * width, 1.0), cnt / np.maximum(hull + cnt * 0.5, 1.0),
+            np.log1p(border_mm[kk] / 10.0), np.log1p(np.maximum(edge_mm[kk], 0.0) / 10.0), d_max / 100.0,
+            d_min / 100.0, board[kk] / tot, lum[kk], chroma[kk], toward, root_out / 100.0, ring[kk])
+    return keep, np.stack(cols, axis=1).astype(np.float32)
 
 
 @dataclass(frozen=True, eq=False)
