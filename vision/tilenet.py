@@ -202,13 +202,16 @@ def decode_by_counts(p: Any, at_least: Any, at_most: Any) -> Any:
         if not np.isfinite(d[a, b]):
             break
         moves = []
-        while a != b:    # the path's moves, each row from its class to the next (decided before any moves)
+        while a != b and len(moves) < k:   # the path's moves, each row from its class to the next
             hop = int(nxt[a, b])
             moves.append((int(which[a, hop]), hop))
             a = hop
+        if a != b:       # (only a negative cycle could do this; none arises from the likeliest start)
+            break
         for r, c in moves:
             choice[r] = c
     return choice
+
 
 def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iterable[str], image: Any = None,
                     gain: Any = None, config: TileNetConfig = DEFAULT_CONFIG
