@@ -310,7 +310,8 @@ class Reader:
             tiles = read_tiles(cfg.tiles, log_norm, m.spots)
             tiles = refine_tiles(cfg.tiles, m.fine, image, gain, cfg.appearance.offset, tiles, m.spots)
         if m.tile_maps is not None:
-            codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set, image, gain)
+            codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set, image, gain,
+                                             cfg.tile_net)
             conf = min(margins.values(), default=1.0) / cfg.tile_net.sure_margin
             reading = TileReading(codes, {}, {}, margins, round(max(0.3, min(1.0, conf)), 3))
             if tiles is None:

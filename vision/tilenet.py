@@ -12,9 +12,11 @@ where the art shows). The inputs are that difference and the corrected colour pe
 vision.pawnnet's).
 
 The classifier (vision.pawnnet.PatchNet, a small CNN, weights `vision/models/tiles.npz`, trained by
-scripts/train_pawns.py) scores every code of both boards' tile sets and "empty"; only the board's
-own `tile_set` codes and "empty" are possible answers. A pawn standing on the tile or a shadow
-across it are in its training data.
+scripts/train_pawns.py, on patches widened by scripts/train_tiles.py) scores every code of both
+boards' tile sets and "empty"; only the board's own `tile_set` codes and "empty" are possible
+answers, and every code but the wish tiles is read exactly as often as the tile set has it (those
+tiles never leave the board: `decode_by_counts`). A pawn standing on the tile or a shadow across it
+are in its training data; which of several hidden tiles is which stays a guess from one frame.
 
 Run alone: `python -m vision.tilenet FRAME.jpg --overlay out.jpg`.
 """
@@ -45,6 +47,10 @@ class TileNetConfig:
     sure_margin: float = 0.3   # probability margin to the runner-up for full confidence
     from_frame: bool = True    # sample the frame itself (sharp numerals), not the board view
     log_offset: float = 12.0   # as vision.appearance's offset (the log of a normalised colour)
+    # tiles that never leave the board (RULES §1, §2 Tiles: only wish-stone tiles are taken), so each
+    # is read exactly as often as the board's tile set has it (`decode_by_counts`)
+    taken_prefix: str = "wish-"
+    exact_counts: bool = True
 
 
 DEFAULT_CONFIG = TileNetConfig()
@@ -148,10 +154,72 @@ def decode_within_counts(p: Any, capacity: Any) -> Any:
     return choice
 
 
+def decode_by_counts(p: Any, at_least: Any, at_most: Any) -> Any:
+    """Each row's class (N x K probabilities) with each class k chosen at least `at_least[k]` and at
+    most `at_most[k]` times (negative: unlimited; the lower bounds kept as far as there are rows): the
+    most probable reading of all rows together under those counts. On a Keltis board every tile but
+    the wish tiles stays where it lies for the whole game (RULES §1 Tiles, §2 Tiles), so those codes
+    are on the board exactly as often as the tile set has them: a tile half hidden under a pawn is then
+    the one the clearly seen tiles leave over.
+
+    Min-cost flow from each row's likeliest class: while a class is over its upper bound or under its
+    lower bound, the cheapest chain of moves (row of class a to b, a row of b to c, ...) from a class
+    that can give a row to one that must take it; the chains are shortest paths (Floyd) over the K
+    classes, the cost of an edge a -> b the least log-probability any row of a loses by going to b."""
+    import numpy as np
+
+    n, k = p.shape
+    hi = np.array([n if at_most[c] < 0 else min(int(at_most[c]), n) for c in range(k)])
+    lo = np.minimum(np.maximum(np.asarray(at_least, np.int64), 0), hi)
+    if lo.sum() > n:
+        lo = np.zeros(k, np.int64)   # more required than rows: keep the upper bounds only
+    cost = -np.log(np.maximum(p, 1e-12))
+    choice = np.argmax(p, axis=1)
+    rows = np.arange(n)
+    for _ in range(n * k):
+        counts = np.bincount(choice, minlength=k)
+        over, under = counts > hi, counts < lo
+        if not over.any() and not under.any():
+            break
+        # edge[a, b]: the cheapest row of class a moving to class b, and which row
+        by_class = np.full((k, n, k), np.inf)
+        by_class[choice, rows] = cost - cost[rows, choice][:, None]
+        which = np.argmin(by_class, axis=1)
+        edge = np.take_along_axis(by_class, which[:, None, :], axis=1)[:, 0]
+        np.fill_diagonal(edge, np.inf)
+        dist, nxt = edge.copy(), np.tile(np.arange(k), (k, 1))
+        for m in range(k):   # Floyd-Warshall with the next hop of each shortest path
+            via = dist[:, m:m + 1] + dist[m:m + 1, :]
+            better = via < dist
+            dist = np.where(better, via, dist)
+            nxt = np.where(better, nxt[:, m:m + 1], nxt)
+        if over.any():   # a class over its bound gives a row to one with room
+            src_ok, dst_ok = over, counts < hi
+        else:            # a class under its bound takes a row from one above its own lower bound
+            src_ok, dst_ok = counts > lo, under
+        d = np.where(src_ok[:, None] & dst_ok[None, :], dist, np.inf)
+        a, b = np.unravel_index(int(np.argmin(d)), d.shape)
+        if not np.isfinite(d[a, b]):
+            break
+        moves = []
+        while a != b and len(moves) < k:   # the path's moves, each row from its class to the next
+            hop = int(nxt[a, b])
+            moves.append((int(which[a, hop]), hop))
+            a = hop
+        if a != b:       # (only a negative cycle could do this; none arises from the likeliest start)
+            break
+        for r, c in moves:
+            choice[r] = c
+    return choice
+
+
 def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iterable[str], image: Any = None,
-                    gain: Any = None) -> tuple[dict[str, str | None], dict[str, float]]:
+                    gain: Any = None, config: TileNetConfig = DEFAULT_CONFIG
+                    ) -> tuple[dict[str, str | None], dict[str, float]]:
     """(code or None per spot, probability margin to the runner-up per spot); only the board's codes,
-    and (when `tile_set` maps codes to how many the game has) no code read more often than that."""
+    and (when `tile_set` maps codes to how many the game has) no code read more often than that and,
+    with `config.exact_counts`, every tile that stays on the board read exactly as often as that. A
+    spot whose code the counts changed gets a margin <= 0 (its own reading said otherwise)."""
     import numpy as np
 
     codes = set(tile_set)
@@ -163,7 +231,13 @@ def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iter
     choice = order[:, 0]
     if isinstance(tile_set, Mapping):
         capacity = np.array([-1 if c == EMPTY else int(tile_set.get(c, 0)) for c in CODES])
-        choice = decode_within_counts(p, capacity)
+        if config.exact_counts:
+            stays = np.array([0 if c == EMPTY or c.startswith(config.taken_prefix) else int(tile_set.get(c, 0))
+                              for c in CODES])
+            cols = np.nonzero(allowed)[0]   # (the board's codes only: a smaller problem)
+            choice = cols[decode_by_counts(p[:, cols], stays[cols], capacity[cols])]
+        else:
+            choice = decode_within_counts(p, capacity)
     tiles, margins = {}, {}
     for i, sid in enumerate(maps.spots):
         code = CODES[int(choice[i])]

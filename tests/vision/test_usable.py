@@ -169,6 +169,73 @@ def test_region_features_measure_sizes_and_shares_not_colours():
     assert va.reason == vb.reason == "occluded" and va.hands == vb.hands == ["west"]
 
 
+@pytest.mark.parametrize("seat", ["west", "north"])
+def test_region_features_all_at_once_match_the_region_by_region_reference(seat):
+    from vision.usable import not_table_pixels, region_features
+
+    image, cal, seats, _truth = render(hand_seat=seat, target=(280.0, 200.0), distractors=("mug", "phone"))
+    reader = reader_for(cal, seats)
+    reader.read(image)
+    model = reader.usable_model
+    px = not_table_pixels(DEFAULT_CONFIG, model, small_image(DEFAULT_CONFIG, image))
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(px.mask, connectivity=8)
+    keep, feats = region_features(DEFAULT_CONFIG, model, px, labels, stats, n)
+    want_keep, want = region_features_one_by_one(DEFAULT_CONFIG, model, px, labels, stats, n)
+    assert keep == want_keep and len(keep) >= 1
+    assert np.allclose(feats, want, atol=1e-5)
+
+
+def region_features_one_by_one(config, model, px, labels, stats, n):
+    """The measurements region by region, pixel by pixel (the first version of
+    vision.usable.region_features, kept as the reference its vectorised form must match)."""
+    from vision.usable import REGION_FEATURES
+
+    empty = np.zeros((0, len(REGION_FEATURES)), np.float32)
+    if n <= 1:
+        return [], empty
+    lab = labels.ravel()
+    total = np.bincount(lab, weights=model.area_flat, minlength=n)
+    keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
+    if not keep:
+        return [], empty
+    thr_c, thr_l = px.thresholds
+    mx, my = model.middle_px
+    lo, hi = config.ring_mm
+    rows = []
+    for k in keep:
+        x, y, w, h = (int(v) for v in stats[k, :4])
+        sel = labels[y:y + h, x:x + w] == k
+        area = model.area[y:y + h, x:x + w][sel]
+        out_d = model.out_dist[y:y + h, x:x + w][sel]
+        count = len(area)
+        area_in = float(area[out_d <= 0].sum())
+        root = np.sqrt(area)
+        border_mm = float(root[model.frame_border[y:y + h, x:x + w][sel] > 0].sum())
+        edge_mm = float(root[px.edge_zone[y:y + h, x:x + w][sel] > 0].sum()) - border_mm
+        board = float(area[model.board_u8[y:y + h, x:x + w][sel] > 0].sum())
+        lum = px.lum[y:y + h, x:x + w][sel]
+        chroma = np.sqrt(np.maximum(px.chroma2[y:y + h, x:x + w][sel], 0))
+        ys, xs = np.nonzero(sel)
+        pts = np.stack([xs + x, ys + y], 1).astype(np.float32)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
+        scale = float(np.sqrt(total[k] / count))
+        length, width = max(rw, rh) * scale + scale, min(rw, rh) * scale + scale
+        hull_area = cv2.contourArea(cv2.convexHull(pts)) + count * 0.5
+        # the long axis against the direction to the middle: an arm points at it
+        a = np.deg2rad(ang if rw >= rh else ang + 90.0)
+        to_mid = (mx - cx, my - cy)
+        toward = abs(np.cos(a) * to_mid[0] + np.sin(a) * to_mid[1]) / (np.hypot(*to_mid) + 1e-6)
+        # the root (the part farthest from the middle) lies how far out of the play area
+        far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
+        rows.append((np.log(total[k] / 1000.0), area_in / total[k], np.log1p(area_in / 1000.0),
+                     np.log(length / 100.0), np.log(width / 100.0), total[k] / max(length * width, 1.0),
+                     count / max(hull_area, 1.0), np.log1p(border_mm / 10.0), np.log1p(max(edge_mm, 0.0) / 10.0),
+                     float(out_d.max()) / 100.0, float(out_d.min()) / 100.0, board / total[k],
+                     float(np.minimum(lum / thr_l, 4.0).mean()), float(np.minimum(chroma / thr_c, 4.0).mean()),
+                     toward, float(out_d[far]) / 100.0, float(((out_d > lo) & (out_d < hi)).mean())))
+    return keep, np.asarray(rows, np.float32)
+
+
 def test_without_region_weights_the_hand_set_rules_decide():
     from dataclasses import replace
 
