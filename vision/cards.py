@@ -73,6 +73,7 @@ class CardConfig:
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
+    cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
 
 
 @dataclass
@@ -373,22 +374,49 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
-def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
+    """(whiteness, top-hat): how white each pixel is over the cream, and how much whiter than what
+    lies either side within `border_open_mm`. Both scale with 1/brightness of the cream: guesses of
+    the stock's brightness at one hue share them (outlined_fields' `scale`)."""
+    import cv2
+
+    w = whiteness(view, cream)
+    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
+    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    return w, w - opened
+
+
+def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
+                    contrast: tuple[Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
     strips. Whatever the table's colour, a border is a thin line whiter than both its sides (a
     top-hat of the whiteness), or, on a table as pale as the stock, simply white. The pixels that
-    are neither split into pieces: each visible field of a card is one piece about a field wide."""
+    are neither split into pieces: each visible field of a card is one piece about a field wide.
+    `contrast`: border_contrast of a cream of this hue, and this cream's brightness over it."""
     import cv2
     import numpy as np
 
-    w = whiteness(view, cream)
-    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
-    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    sep = ((w - opened) > config.border_tophat) | (w > config.border_white)
+    if contrast is None:
+        w, tophat = border_contrast(config, view, cream, ppm)
+        scale = 1.0
+    else:
+        w, tophat, scale = contrast
+    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale)
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
+
+
+def field_piece_mm(config: CardConfig, stats: Any, ppm: float) -> float:
+    """The summed height (mm) of the outlined pieces about a card's field wide and solid: how much
+    card field a guess of the stock's brightness outlines (read_seat_cards' choice among guesses)."""
+    import numpy as np
+
+    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    ok = (w >= config.field_width_mm[0] * ppm) & (w <= config.field_width_mm[1] * ppm) & \
+        (h >= config.min_piece_mm * ppm) & (area >= config.piece_fill * w * h)
+    return float(h[ok].sum()) / ppm
 
 
 def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
@@ -473,29 +501,39 @@ def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0) -> list[Band]:
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, float] | None = None,
+                        memo: dict | None = None, fields: tuple[Any, Any] | None = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
     field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
-    `view` is the seat view resized by `scale`."""
+    `view` is the seat view resized by `scale`. Guesses of the stock's brightness at one hue share
+    `contrast` (outlined_fields) and `memo`: a piece found again (same box and area) is the same
+    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues)."""
     import numpy as np
 
     p = sv.ppm * scale
-    comp, stats, _sep = outlined_fields(config, view, cream, p)
+    memo = {} if memo is None else memo
+    comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
     pieces, leaked = [], []
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
         x, y, w, h, area = (int(v) for v in stats[i])
-        sub = comp[y:y + h, x:x + w] == i
         if w > config.field_width_mm[1] * p:
             if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
                 # a field leaking into the table through a gap in its border (a token touching the
                 # card, glare): its parts apart once the neck is eroded may join a row found anyway
-                leaked.extend((x + dx, y + dy, part) for dx, dy, part in
-                              _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p))
+                key = ("leak", x, y, w, h, area)
+                if key not in memo:
+                    sub = comp[y:y + h, x:x + w] == i
+                    memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
+                leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
             continue
         if area < config.piece_fill * w * h:
             continue
-        kind = piece_kind(config, view, cream, sub, x, y, art, card_game)
+        sub = comp[y:y + h, x:x + w] == i
+        key = ("kind", x, y, w, h, area)
+        if key not in memo:
+            memo[key] = piece_kind(config, view, cream, sub, x, y, art, card_game)
+        kind = memo[key]
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
                            "area": area, "leaked": False})
@@ -505,7 +543,10 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
                 ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        kind = piece_kind(config, view, cream, part, px, py, art, card_game)
+        key = ("kind", px, py, pw, ph, area)
+        if key not in memo:
+            memo[key] = piece_kind(config, view, cream, part, px, py, art, card_game)
+        kind = memo[key]
         if kind is not None:
             pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
                            "area": area, "leaked": True})
@@ -549,8 +590,8 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         for q in ch:
             sub = q["mask"]
             rows = np.nonzero(sub.any(axis=1))[0]
-            lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
-            rights = np.array([q["w"] - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+            lefts = np.argmax(sub[rows], axis=1).astype(np.float64)
+            rights = (q["w"] - 1 - np.argmax(sub[rows, ::-1], axis=1)).astype(np.float64)
             ok = (rights - lefts + 1) >= config.field_width_mm[0] * p
             vv.extend(rows[ok] + q["y"])
             centres.extend((lefts[ok] + rights[ok] + 1) / 2 + q["x"])
@@ -628,12 +669,18 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
     lo = max(1, int(round(2.6 * ppm)))
+    # for each y: the mean of prof[y:y+r+1] less the larger of the means of the r rows `lo` above
+    # and `lo` below it (running sums: one pass)
+    cs = np.concatenate([[0.0], np.cumsum(prof, dtype=np.float64)])
+    ys = np.arange(lo, h - lo - r - 1)
     cand = []
-    for y in range(lo, h - lo - r - 1):
-        peak = prof[y:y + r + 1].mean()
-        around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
-        cand.append((peak - around, y))
-    cand.sort(reverse=True)
+    if len(ys):
+        peak = (cs[ys + r + 1] - cs[ys]) / (r + 1)
+        above = (cs[ys - lo + r] - cs[ys - lo]) / r
+        below = (cs[ys + lo + r + 1] - cs[ys + lo + 1]) / r
+        score = peak - np.maximum(above, below)
+        order = np.lexsort((-ys, -score))       # best first (of equal scores the later row)
+        cand = [(float(score[j]), int(ys[j])) for j in order if score[j] >= config.ridge_min]
     # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
     for t in sorted(field_tops):
@@ -799,12 +846,38 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     creams = seat_creams(config, small, white, art)
     if config.cream_guess is not None and white is not None:
         creams = [creams[min(config.cream_guess, len(creams) - 1)]]
-    for cream in creams:
-        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5) \
-            if config.row_finder != "colour" else []
-        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
-    top = max(t[0] for t in tried)
-    _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    # guesses of one hue (with the markers' paper) differ only in brightness: their border contrast
+    # is one computed once and scaled, and a piece one finds again is the same piece
+    base = creams[0]
+    p = sv.ppm * 0.5
+    memo: dict = {}
+    if config.row_finder == "colour":
+        guesses = [(cream, None) for cream in creams[:1]]
+    else:
+        shared = border_contrast(config, small, base, p)
+        guesses = []
+        for cream in creams:
+            ratio = np.asarray(cream, np.float64) / np.maximum(np.asarray(base, np.float64), 1e-6)
+            same_hue = float(ratio.max() - ratio.min()) <= 1e-4 * float(ratio.mean())
+            guesses.append((cream, (*shared, float(ratio.mean())) if same_hue else None))
+    if config.row_finder == "colour":
+        cream, bands = creams[0], []
+    elif config.cream_choice == "pieces" and len(guesses) > 1:
+        # each guess judged by how much field-wide piece its borders outline (one labelling each),
+        # the rows then found once, with the guess kept
+        scored = []
+        for cream, con in guesses:
+            comp, stats, _sep = outlined_fields(config, small, cream, p, con)
+            scored.append((field_piece_mm(config, stats, p), float(cream.sum()), cream, con, (comp, stats)))
+        top = max(t[0] for t in scored)
+        _, _, cream, con, fields = max((t for t in scored if t[0] >= 0.9 * top), key=lambda t: t[1])
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields)
+    else:
+        for cream, con in guesses:
+            bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo)
+            tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
+        top = max(t[0] for t in tried)
+        _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     if config.row_finder != "outline":
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
         labels = field_labels(config, small, cream, art)
