@@ -257,27 +257,6 @@ def _field_lut(config: CardConfig, cream: Any, art: CardArt) -> Any:
     return lut
 
 
-def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
-    """The card stock's colour where this band's cards show their side borders (median BGR), or None."""
-    import numpy as np
-
-    p = sv.ppm
-    vs = np.arange(band.v0 + 2, band.v1 - 2, 1.0)
-    picks = []
-    for side in (-1, 1):
-        for v in vs:
-            c = band.centre_u(v)
-            us = c + side * np.arange(card_w / 2 - 2.6, card_w / 2 - 0.2, 0.4)
-            cols, row = sv.to_view(us, v)
-            cols = np.clip(np.round(cols).astype(int), 0, view.shape[1] - 1)
-            row = int(np.clip(round(row), 0, view.shape[0] - 1))
-            px = view[row, cols].astype(np.float32)
-            picks.append(px[int(np.argmax(px.min(axis=1)))])
-    if len(picks) < 10:
-        return None
-    return np.median(np.array(picks), 0)
-
-
 # ----------------------------------------------------------------------------- rows
 
 def table_mask(config: CardConfig, view: Any) -> Any:
@@ -624,9 +603,10 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
-               nearest: bool = False) -> tuple[Any, float]:
+               nearest: bool = False, from_frame: bool = False) -> tuple[Any, float]:
     """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
-    Returns (image, v of row 0 in seat mm)."""
+    `image` is the seat view, or with `from_frame` the frame itself (the band's points taken
+    through the view's maps: no whole view warped). Returns (image, v of row 0 in seat mm)."""
     import cv2
     import numpy as np
 
@@ -639,7 +619,11 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
     gu = uu[None, :] + (band.a + band.b * vv)[:, None]
     gv = np.repeat(vv[:, None], w, axis=1)
     mx, my = sv.to_view(gu, gv)
-    out = cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+    mx, my = mx.astype(np.float32), my.astype(np.float32)
+    if from_frame:
+        # where the view would be sampled, through the view's (smooth) maps: the same points of the frame
+        mx, my = sv.frame_maps(mx, my)
+    out = cv2.remap(image, mx, my,
                     cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out, v_start
 
@@ -706,15 +690,16 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
-              model: Any = None, card_game: bool = True) -> None:
-    """Find and read the cards of one band (fills band.cards)."""
+              model: Any = None, card_game: bool = True, from_frame: bool = False) -> None:
+    """Find and read the cards of one band (fills band.cards); `view` is the seat view, or with
+    `from_frame` the frame (see straighten)."""
     import cv2
     import numpy as np
 
     p = sv.ppm
     cw, ch = art.size
     pad = 6.0
-    upright, v_start = straighten(band, view, sv, cw, pad)
+    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
     tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
@@ -835,8 +820,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     import numpy as np
 
     t0 = time.process_time()
-    view = sv.warp(image)
-    small = cv2.resize(view, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    # the rows are found at half the view's ppm, straight from the frame; each row is then read from
+    # the frame at the full ppm (straighten): the whole view is never warped
+    small = sv.warp_half(image)
     t1 = time.process_time()
     # The card stock is the white reference; a first guess from the brightest pixels (several ways:
     # under warm light or on a pale table no single one is always right), kept where most rows show
@@ -888,7 +874,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     t2 = time.process_time()
     for band in bands:
-        read_band(config, band, view, cream, sv, art, model, card_game)
+        read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000})
