@@ -174,18 +174,21 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
     import numpy as np
 
     # every other pixel each way: quantiles of a seat's hundred thousand pixels need no more
-    px = view[::2, ::2].reshape(-1, 3).astype(np.float32)
+    sub = view[::2, ::2]
     out = []
     if white is not None:
         hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
-        lg = np.log(np.maximum(px, 1.0) / hue)
-        d = lg - lg.mean(axis=1, keepdims=True)
-        near = np.sqrt((d ** 2).sum(axis=1)) < config.cream_hue_dist
+        # per channel (numpy is slow along a short last axis): log-colour over the stock's, its mean
+        # (brightness) and its distance from the stock's hue
+        lc = [np.log(np.maximum(sub[..., i].astype(np.float32), 1.0) / np.float32(hue[i])) for i in range(3)]
+        m = (lc[0] + lc[1] + lc[2]) / 3
+        near = ((lc[0] - m) ** 2 + (lc[1] - m) ** 2 + (lc[2] - m) ** 2) < config.cream_hue_dist ** 2
         if near.sum() >= 20:
-            lum = lg.mean(axis=1)[near]
+            lum = m[near]
             for q in config.cream_quantiles:
                 out.append(np.maximum(hue * float(np.exp(np.quantile(lum, q))), 8.0).astype(np.float32))
             return out
+    px = sub.reshape(-1, 3).astype(np.float32)
     for key in (px.min(axis=1), px.sum(axis=1)):
         order = np.argsort(key)
         for frac in config.cream_fractions:
@@ -312,8 +315,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
         rows = np.nonzero(sub.sum(axis=1) >= config.band_width_mm[0] * p * 0.6)[0]
         if len(rows) < config.band_min_height_mm * p * 0.5:
             continue
-        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64) - e
-        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64) + e
+        lefts = np.argmax(sub[rows], axis=1).astype(np.float64) - e
+        rights = (w - 1 - np.argmax(sub[rows, ::-1], axis=1)).astype(np.float64) + e
         widths = rights - lefts + 1
         # the centre line only from pixel rows where the whole field width shows
         ok = (widths >= config.row_width_mm[0] * p) & (widths <= config.row_width_mm[1] * p)
