@@ -17,7 +17,8 @@ Every card gets a confidence: the margin between its best and second-best value 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from engine.cards import COLOURS
@@ -30,6 +31,11 @@ NUMBER_KINDS = set(COLOURS)
 
 @dataclass(frozen=True)
 class CardConfig:
+    """Every threshold of the card reader. The figures in mm that follow from the card's own size
+    (marked "card": a field's width, a card's middle columns, a covered strip, ...) are given for a
+    card of `card_mm`; sized_for() scales them to the components folder's card size."""
+
+    card_mm: tuple[float, float] = (56.0, 87.0)   # (w, h) of the card the "card" figures are for
     view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
     cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
     cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
@@ -42,15 +48,17 @@ class CardConfig:
     erode_mm: float = 2.5               # rows part from table of their colour
     open_mm: float = 3.5                # table speckle smaller than this is no field
     close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
-    band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
-    row_width_mm: tuple[float, float] = (46.0, 59.0)    # pixel rows of a band that show its whole width
+    band_width_mm: tuple[float, float] = (36.0, 64.0)   # card: a row's field is ~52 mm wide
+    row_width_mm: tuple[float, float] = (46.0, 59.0)    # card: pixel rows of a band that show its whole width
     table_share: float = 0.45          # the commonest colours making up this much of a seat view are table
     table_fraction: float = 0.2         # a field colour covering this much of a seat view is the table's
-    band_min_height_mm: float = 50.0    # at least most of one whole card
-    centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
+    band_min_height_mm: float = 50.0    # card: at least most of one whole card
+    centre_mm: tuple[float, float] = (19.0, 37.0)   # card: the card's middle columns: no numerals there
     ridge_min: float = 0.10             # a top border is this much whiter than the field around it
-    min_strip_mm: float = 8.0           # covered cards show at least this much
-    first_top_slack_mm: float = 9.0     # a ridge this near the field's start is the first card's top
+    min_strip_mm: float = 8.0           # card: covered cards show at least this much
+    first_top_slack_mm: float = 9.0     # card: a ridge this near the field's start is the first card's top
+    border_mm: float = 2.2              # card: the stock's border above a field (as the camera blurs it)
+    last_card_slack_mm: float = 17.0    # card: the last card's field may end this much short of a whole card
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
@@ -58,22 +66,44 @@ class CardConfig:
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
-    field_width_mm: tuple[float, float] = (38.0, 60.0)   # an outlined field piece is about a card's field wide
+    field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
-    leak_min_mm: float = 30.0           # a wider piece this tall may be a card's field leaking into the table
+    leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
     leak_neck_mm: float = 5.0           # cut where it is narrower than this
     leak_max_mm: float = 1e4            # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
-    min_row_field_mm: float = 40.0      # a row shows at least most of its last card's field
+    min_row_field_mm: float = 40.0      # card: a row shows at least most of its last card's field
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
     cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
+
+
+#: CardConfig's figures that scale with the card's width and with its height (sized_for)
+_ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
+_ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
+                 "leak_min_mm", "min_row_field_mm")
+
+
+@lru_cache(maxsize=32)
+def sized_for(config: CardConfig, card_mm: tuple[float, float]) -> CardConfig:
+    """`config` for cards of `card_mm` (w, h): its card figures scaled from config.card_mm (a
+    components folder's cards of another size — a group's own deck — are read with no code change)."""
+    sw, sh = card_mm[0] / config.card_mm[0], card_mm[1] / config.card_mm[1]
+    if sw == 1.0 and sh == 1.0:
+        return config
+
+    def scaled(value: Any, k: float) -> Any:
+        return tuple(v * k for v in value) if isinstance(value, tuple) else value * k
+
+    changes = {name: scaled(getattr(config, name), sw) for name in _ALONG_WIDTH}
+    changes.update({name: scaled(getattr(config, name), sh) for name in _ALONG_HEIGHT})
+    return replace(config, card_mm=(float(card_mm[0]), float(card_mm[1])), **changes)
 
 
 @dataclass
@@ -113,6 +143,7 @@ class SeatCards:
     cream: Any = None
     small: Any = field(default=None, repr=False)    # the seat view at half resolution (for the wish stones)
     timings: dict[str, float] = field(default_factory=dict)   # CPU ms: warp, rows (found), read (cards read)
+    card_mm: tuple[float, float] = (56.0, 87.0)                # the cards' size (the components folder's)
 
     def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
         """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
@@ -126,7 +157,7 @@ class SeatCards:
             bottom = b.v1 + margin_mm
             pts = []
             for v, side in ((top, -1), (top, 1), (bottom, 1), (bottom, -1)):
-                u = b.centre_u(v) + side * (28 + margin_mm)
+                u = b.centre_u(v) + side * (self.card_mm[0] / 2 + margin_mm)
                 pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
             cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 1)
         return mask
@@ -652,7 +683,7 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         return []
     first = field_rows[0] / ppm          # the first card's field begins under its top border
     last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
-    border = 2.2
+    border = config.border_mm
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
     lo = max(1, int(round(2.6 * ppm)))
@@ -686,7 +717,7 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
         ridges.insert(0, t0)
     end = last + border
-    fits = [t for t in ridges if t <= end - card_h + 17.0]
+    fits = [t for t in ridges if t <= end - card_h + config.last_card_slack_mm]
     if not fits:
         return [ridges[0]]
     return fits
@@ -823,6 +854,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     import numpy as np
 
     t0 = time.process_time()
+    config = sized_for(config, art.size)    # the card figures for this art's cards
     # the rows are found at half the view's ppm, straight from the frame; each row is then read from
     # the frame at the full ppm (straighten): the whole view is never warped
     small = sv.warp_half(image)
@@ -880,7 +912,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
-                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000})
+                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
+                     tuple(float(v) for v in art.size))
 
 
 def card_code(card: CardRead) -> str:
@@ -944,8 +977,8 @@ def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:
         cv2.line(out, p0, p1, (0, 255, 255), 1)
         for c in band.cards:
             u = band.centre_u(c.top)
-            x0, y0 = sv.to_view(u - 28, c.top)
-            x1, _ = sv.to_view(u + 28, c.top)
+            x0, y0 = sv.to_view(u - seat_cards.card_mm[0] / 2, c.top)
+            x1, _ = sv.to_view(u + seat_cards.card_mm[0] / 2, c.top)
             cv2.line(out, (int(x0), int(y0)), (int(x1), int(y0)), (255, 0, 255), 1)
             txt = f"{c.kind[:2]} {c.code} {c.confidence:.2f}"
             cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
