@@ -64,7 +64,7 @@ def test_the_card_figures_follow_the_card_size():
     assert big.min_strip_mm == base.min_strip_mm * BIG
     assert big.corner_slack_mm == base.corner_slack_mm          # a tolerance, not a card figure
     assert sized_for(big, (56.0 * BIG, 87.0 * BIG)) == big       # sized once is sized
-    assert sized_for(base, (56.0, 87.0)) is base
+    assert sized_for(base, (56.0, 87.0)) == base
 
 
 def test_rows_of_bigger_cards_are_read_from_a_folder_that_gives_their_size(tmp_path):
