@@ -79,6 +79,7 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
     cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
@@ -129,6 +130,7 @@ class Band:
     v1: float
     cards: list[CardRead] = field(default_factory=list)
     field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
+    colour_dist: dict[str, float] = field(default_factory=dict)   # each colour's distance to its fields' hue
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -434,6 +436,14 @@ def field_piece_mm(config: CardConfig, stats: Any, ppm: float) -> float:
 
 def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
                card_game: bool) -> str | None:
+    """The field kind of one outlined piece, or None (see piece_kind_distances)."""
+    dists = piece_kind_distances(config, view, cream, sub, x, y, art, card_game)
+    best = min(dists, key=dists.get) if dists else None
+    return best if best is not None and dists[best] < config.piece_max_chroma_dist else None
+
+
+def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
+                         card_game: bool) -> dict[str, float]:
     """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
 
     Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
@@ -441,7 +451,8 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     field). Glare adds white light to both: a field of art
     colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
     out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
-    the piece's hue (log-chroma) best names it. None when no kind comes near (no card field)."""
+    the piece's hue (log-chroma) best names it; None when no kind comes near (no card field).
+    Here: each kind's distance (log-chroma at its best veil)."""
     import numpy as np
 
     h, w = sub.shape
@@ -449,17 +460,20 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
     c = lg - lg.mean()
     veils = np.asarray(config.piece_veils, np.float32)[:, None]
-    best, best_d = None, config.piece_max_chroma_dist
+    out: dict[str, float] = {}
     for kind in (*COLOURS, *(("points", "wish") if card_game else ())):
         ref = art.fields.get(kind)
         if ref is None:
             continue
         washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
         cw = washed - washed.mean(axis=1, keepdims=True)
-        d = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
-        if d < best_d:
-            best, best_d = kind, d
-    return best
+        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+    return out
+
+
+def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
+    best = min(dists, key=dists.get) if dists else None
+    return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
 def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
@@ -545,11 +559,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         sub = comp[y:y + h, x:x + w] == i
         key = ("kind", x, y, w, h, area)
         if key not in memo:
-            memo[key] = piece_kind(config, view, cream, sub, x, y, art, card_game)
-        kind = memo[key]
+            memo[key] = piece_kind_distances(config, view, cream, sub, x, y, art, card_game)
+        kind, dists = _nearest_kind(config, memo[key])
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
-                           "area": area, "leaked": False})
+                           "area": area, "leaked": False, "dists": dists})
     for px, py, part in leaked:
         ph, pw = part.shape
         area = int(part.sum())
@@ -558,11 +572,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             continue
         key = ("kind", px, py, pw, ph, area)
         if key not in memo:
-            memo[key] = piece_kind(config, view, cream, part, px, py, art, card_game)
-        kind = memo[key]
+            memo[key] = piece_kind_distances(config, view, cream, part, px, py, art, card_game)
+        kind, dists = _nearest_kind(config, memo[key])
         if kind is not None:
             pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
-                           "area": area, "leaked": True})
+                           "area": area, "leaked": True, "dists": dists})
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
@@ -628,10 +642,16 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             FIELD_KINDS[int(np.argmax(kinds))]
         y0 = min(q["y"] for q in ch)
         y1 = max(q["y"] + q["h"] for q in ch)
+        # how near each colour the row's coloured pieces are (area-weighted): a second choice when two
+        # rows claim one colour (seat_reading)
+        coloured = [q for q in ch if q["kind"] in NUMBER_KINDS]
+        weight = sum(q["area"] for q in coloured)
+        colour_dist = {c: sum(q["area"] * q["dists"].get(c, 9.0) for q in coloured) / weight
+                       for c in COLOURS} if weight else {}
         # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
         # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
         bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
-                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch]))
+                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
 
@@ -907,6 +927,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
                 bands.append(extra)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
+    settle_colours(config, bands)
     t2 = time.process_time()
     for band in bands:
         read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True)
@@ -914,6 +935,36 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def settle_colours(config: CardConfig, bands: list[Band]) -> None:
+    """One row per colour (a seat has at most one): when rows claim one colour, one keeps it and
+    each other takes the colour its fields lie nearest of those no row claims (a red washed out to
+    pink by warm light next to the pink row), if near enough; which one keeps it is the choice with
+    the least distance of all its rows' fields to their colours. A row with no colour near enough
+    keeps its claim (seat_reading then keeps the longer)."""
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour]
+        if len(claims) < 2 or any(not b.colour_dist for b in claims):
+            continue
+        free = [c for c in COLOURS if all(b.kind != c for b in bands)]
+        best_total, best_plan = math.inf, None
+        for keeper in claims:
+            plan, taken, total = {}, set(), keeper.colour_dist.get(colour, math.inf)
+            for band in sorted((b for b in claims if b is not keeper), key=lambda b: -(b.v1 - b.v0)):
+                options = [c for c in free if c not in taken and band.colour_dist.get(c, math.inf)
+                           < config.second_colour_max_dist]
+                if options:
+                    alt = min(options, key=lambda c: band.colour_dist[c])
+                    plan[id(band)] = alt
+                    taken.add(alt)
+                    total += band.colour_dist[alt]
+                else:
+                    total += config.second_colour_max_dist
+            if total < best_total:
+                best_total, best_plan = total, plan
+        for band in claims:
+            band.kind = (best_plan or {}).get(id(band), band.kind)
 
 
 def card_code(card: CardRead) -> str:
@@ -997,6 +1048,8 @@ def main(argv: list[str] | None = None) -> int:
     from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.cards", __doc__)
+    ap.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis",
+                    help="the card game's rows may hold points cards, and it has points and wish rows")
     args = ap.parse_args(argv)
     loaded = registered_inputs(args)
     if isinstance(loaded, int):
@@ -1010,7 +1063,7 @@ def main(argv: list[str] | None = None) -> int:
     tiles = []
     for seat, sv in views.items():
         art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder))
+        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder), args.game != "keltis")
         for b in sc.bands:
             print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
         tiles.append(draw_seat_cards(sv.warp(image), sc, sv))
