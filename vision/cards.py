@@ -79,6 +79,7 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
@@ -237,15 +238,19 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
     hue — the direction of its log-chroma — with its saturation and brightness counting a little (a
     washed-out or shaded field keeps its hue); a grey field (points cards) by being nearly
     colourless and darker than the stock, which is the colourless brightest. A table of all 32³
-    colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
+    colours (5 bits a channel) is worked out for this cream, then looked up per pixel. The cream is
+    first rounded to `lut_cream_step` (log): a table steady in its light reuses its tables frame
+    after frame (the colours are looked up at 5 bits a channel, ~3 %, anyway)."""
     import numpy as np
 
-    key = (config, id(art), tuple(np.round(np.asarray(cream, np.float64), 1)))
+    step = config.lut_cream_step
+    q = tuple(int(v) for v in np.round(np.log(np.maximum(np.asarray(cream, np.float64), 1.0)) / step))
+    key = (config, id(art), q)
     lut = _LUTS.get(key)
     if lut is None:
-        lut = _field_lut(config, cream, art)
-        if len(_LUTS) > 16:
-            _LUTS.clear()
+        lut = _field_lut(config, np.exp(np.asarray(q, np.float64) * step), art)
+        if len(_LUTS) >= 64:
+            _LUTS.pop(next(iter(_LUTS)))      # the oldest
         _LUTS[key] = lut
     v = view >> 3
     idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
