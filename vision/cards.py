@@ -813,11 +813,9 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         region = np.ascontiguousarray(white[y0:y1, x0:x1])
         th = int(round(seen_h * ppm))
         wt = seen_h / bh
-        ts = [temps[lb][corner][:th] for lb in labels]
-        if region.shape[0] < ts[0].shape[0] or region.shape[1] < ts[0].shape[1]:
+        zs, mean_t = _corner_templates(art, kind, corner, th, tuple(labels))
+        if region.shape[0] < mean_t.shape[0] or region.shape[1] < mean_t.shape[1]:
             continue
-        zs = [_zn(t) for t in ts]
-        mean_t = np.mean(zs, axis=0).astype(np.float32)
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         _, _, _, (px, py) = cv2.minMaxLoc(res)
         weights += wt
@@ -860,6 +858,25 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     else:
         conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
     return best[0], round(conf, 3), scores
+
+
+_CORNER_TEMPLATES: dict[Any, Any] = {}
+
+
+def _corner_templates(art: CardArt, kind: str, corner: str, rows: int, labels: tuple[str, ...]) -> tuple[list[Any], Any]:
+    """Each label's corner template cut to its top `rows` (what the strip shows), zero mean and unit
+    norm, and their mean glyph: the same for every card of this kind and strip (kept, not redone)."""
+    import numpy as np
+
+    key = (id(art), kind, corner, rows, labels)
+    got = _CORNER_TEMPLATES.get(key)
+    if got is None or got[0] is not art:        # (an id is only unique while its art lives)
+        zs = [_zn(art.templates[kind][lb][corner][:rows]) for lb in labels]
+        got = (art, zs, np.mean(zs, axis=0).astype(np.float32))
+        if len(_CORNER_TEMPLATES) >= 4096:
+            _CORNER_TEMPLATES.clear()
+        _CORNER_TEMPLATES[key] = got
+    return got[1], got[2]
 
 
 def _zn(a: Any) -> Any:
