@@ -39,7 +39,7 @@ class CardConfig:
     view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
     cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
     cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
-    cream_quantiles: tuple[float, ...] = (0.7, 0.995)   # brightness of the stock among pixels of its hue (guesses)
+    cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.995)   # brightness of the stock among pixels of its hue (guesses)
     hue_max_rad: float = 0.5            # a coloured field's hue within this angle of its art's
     min_sat_ratio: float = 0.3          # and at least this part of its saturation (glare washes colours out)
     grey_sat: float = 0.25              # log-chroma norm below which a colour counts as grey
