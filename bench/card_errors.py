@@ -8,6 +8,8 @@ card stages' CPU time. Only the card part is read (registration, seat views, row
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
 import json
 import os
 import statistics
@@ -67,11 +69,16 @@ def main() -> int:
     ap.add_argument("--components")
     ap.add_argument("--dump", help="write every frame's truth and reading of the seats here (JSON)")
     ap.add_argument("--frames", help="only these frame names (comma separated stems)")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a CardConfig field (a Python literal), e.g. --set cream_guess=1")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     comps = load_components(args.components)
     model = load_numeral_model(comps.folder)
     config = DEFAULT_READER_CONFIG.cards
+    for item in args.set:
+        name, _, value = item.partition("=")
+        config = dataclasses.replace(config, **{name: ast.literal_eval(value)})
     pairs = list_frames(Path(args.dir))
     if args.frames:
         keep = set(args.frames.split(","))

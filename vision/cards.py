@@ -17,7 +17,8 @@ Every card gets a confidence: the margin between its best and second-best value 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from engine.cards import COLOURS
@@ -30,10 +31,15 @@ NUMBER_KINDS = set(COLOURS)
 
 @dataclass(frozen=True)
 class CardConfig:
+    """Every threshold of the card reader. The figures in mm that follow from the card's own size
+    (marked "card": a field's width, a card's middle columns, a covered strip, ...) are given for a
+    card of `card_mm`; sized_for() scales them to the components folder's card size."""
+
+    card_mm: tuple[float, float] = (56.0, 87.0)   # (w, h) of the card the "card" figures are for
     view: SeatViewConfig = SeatViewConfig(ppm=2.5, margin_mm=14.0)
     cream_fractions: tuple[float, ...] = (0.001, 0.004, 0.015)   # the whitest pixels of a seat view: card stock
     cream_hue_dist: float = 0.12        # log-chroma distance of a pixel to the stock's hue under the paper's light
-    cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.98, 0.995)   # brightness of the stock among pixels of its hue
+    cream_quantiles: tuple[float, ...] = (0.7, 0.9, 0.995)   # brightness of the stock among pixels of its hue (guesses)
     hue_max_rad: float = 0.5            # a coloured field's hue within this angle of its art's
     min_sat_ratio: float = 0.3          # and at least this part of its saturation (glare washes colours out)
     grey_sat: float = 0.25              # log-chroma norm below which a colour counts as grey
@@ -42,15 +48,17 @@ class CardConfig:
     erode_mm: float = 2.5               # rows part from table of their colour
     open_mm: float = 3.5                # table speckle smaller than this is no field
     close_mm: float = 7.0               # bridge the cream top borders between the strips of one row
-    band_width_mm: tuple[float, float] = (36.0, 64.0)   # a row's field is ~52 mm wide
-    row_width_mm: tuple[float, float] = (46.0, 59.0)    # pixel rows of a band that show its whole width
+    band_width_mm: tuple[float, float] = (36.0, 64.0)   # card: a row's field is ~52 mm wide
+    row_width_mm: tuple[float, float] = (46.0, 59.0)    # card: pixel rows of a band that show its whole width
     table_share: float = 0.45          # the commonest colours making up this much of a seat view are table
     table_fraction: float = 0.2         # a field colour covering this much of a seat view is the table's
-    band_min_height_mm: float = 50.0    # at least most of one whole card
-    centre_mm: tuple[float, float] = (19.0, 37.0)   # the card's middle columns: no numerals there
+    band_min_height_mm: float = 50.0    # card: at least most of one whole card
+    centre_mm: tuple[float, float] = (19.0, 37.0)   # card: the card's middle columns: no numerals there
     ridge_min: float = 0.10             # a top border is this much whiter than the field around it
-    min_strip_mm: float = 8.0           # covered cards show at least this much
-    first_top_slack_mm: float = 9.0     # a ridge this near the field's start is the first card's top
+    min_strip_mm: float = 8.0           # card: covered cards show at least this much
+    first_top_slack_mm: float = 9.0     # card: a ridge this near the field's start is the first card's top
+    border_mm: float = 2.2              # card: the stock's border above a field (as the camera blurs it)
+    last_card_slack_mm: float = 17.0    # card: the last card's field may end this much short of a whole card
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
@@ -58,21 +66,46 @@ class CardConfig:
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
-    field_width_mm: tuple[float, float] = (38.0, 60.0)   # an outlined field piece is about a card's field wide
+    field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
-    leak_min_mm: float = 30.0           # a wider piece this tall may be a card's field leaking into the table
+    leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
     leak_neck_mm: float = 5.0           # cut where it is narrower than this
     leak_max_mm: float = 1e4            # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
-    min_row_field_mm: float = 40.0      # a row shows at least most of its last card's field
+    min_row_field_mm: float = 40.0      # card: a row shows at least most of its last card's field
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
+    second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
+    cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
+
+
+#: CardConfig's figures that scale with the card's width and with its height (sized_for)
+_ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
+_ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
+                 "leak_min_mm", "min_row_field_mm")
+
+
+@lru_cache(maxsize=32)
+def sized_for(config: CardConfig, card_mm: tuple[float, float]) -> CardConfig:
+    """`config` for cards of `card_mm` (w, h): its card figures scaled from config.card_mm (a
+    components folder's cards of another size — a group's own deck — are read with no code change)."""
+    sw, sh = card_mm[0] / config.card_mm[0], card_mm[1] / config.card_mm[1]
+    if sw == 1.0 and sh == 1.0:
+        return config
+
+    def scaled(value: Any, k: float) -> Any:
+        return tuple(v * k for v in value) if isinstance(value, tuple) else value * k
+
+    changes = {name: scaled(getattr(config, name), sw) for name in _ALONG_WIDTH}
+    changes.update({name: scaled(getattr(config, name), sh) for name in _ALONG_HEIGHT})
+    return replace(config, card_mm=(float(card_mm[0]), float(card_mm[1])), **changes)
 
 
 @dataclass
@@ -98,6 +131,7 @@ class Band:
     v1: float
     cards: list[CardRead] = field(default_factory=list)
     field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
+    colour_dist: dict[str, float] = field(default_factory=dict)   # each colour's distance to its fields' hue
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -112,6 +146,7 @@ class SeatCards:
     cream: Any = None
     small: Any = field(default=None, repr=False)    # the seat view at half resolution (for the wish stones)
     timings: dict[str, float] = field(default_factory=dict)   # CPU ms: warp, rows (found), read (cards read)
+    card_mm: tuple[float, float] = (56.0, 87.0)                # the cards' size (the components folder's)
 
     def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
         """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
@@ -125,7 +160,7 @@ class SeatCards:
             bottom = b.v1 + margin_mm
             pts = []
             for v, side in ((top, -1), (top, 1), (bottom, 1), (bottom, -1)):
-                u = b.centre_u(v) + side * (28 + margin_mm)
+                u = b.centre_u(v) + side * (self.card_mm[0] / 2 + margin_mm)
                 pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
             cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 1)
         return mask
@@ -173,18 +208,21 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
     import numpy as np
 
     # every other pixel each way: quantiles of a seat's hundred thousand pixels need no more
-    px = view[::2, ::2].reshape(-1, 3).astype(np.float32)
+    sub = view[::2, ::2]
     out = []
     if white is not None:
         hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
-        lg = np.log(np.maximum(px, 1.0) / hue)
-        d = lg - lg.mean(axis=1, keepdims=True)
-        near = np.sqrt((d ** 2).sum(axis=1)) < config.cream_hue_dist
+        # per channel (numpy is slow along a short last axis): log-colour over the stock's, its mean
+        # (brightness) and its distance from the stock's hue
+        lc = [np.log(np.maximum(sub[..., i].astype(np.float32), 1.0) / np.float32(hue[i])) for i in range(3)]
+        m = (lc[0] + lc[1] + lc[2]) / 3
+        near = ((lc[0] - m) ** 2 + (lc[1] - m) ** 2 + (lc[2] - m) ** 2) < config.cream_hue_dist ** 2
         if near.sum() >= 20:
-            lum = lg.mean(axis=1)[near]
+            lum = m[near]
             for q in config.cream_quantiles:
                 out.append(np.maximum(hue * float(np.exp(np.quantile(lum, q))), 8.0).astype(np.float32))
             return out
+    px = sub.reshape(-1, 3).astype(np.float32)
     for key in (px.min(axis=1), px.sum(axis=1)):
         order = np.argsort(key)
         for frac in config.cream_fractions:
@@ -200,15 +238,19 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
     hue — the direction of its log-chroma — with its saturation and brightness counting a little (a
     washed-out or shaded field keeps its hue); a grey field (points cards) by being nearly
     colourless and darker than the stock, which is the colourless brightest. A table of all 32³
-    colours (5 bits a channel) is worked out for this cream, then looked up per pixel."""
+    colours (5 bits a channel) is worked out for this cream, then looked up per pixel. The cream is
+    first rounded to `lut_cream_step` (log): a table steady in its light reuses its tables frame
+    after frame (the colours are looked up at 5 bits a channel, ~3 %, anyway)."""
     import numpy as np
 
-    key = (config, id(art), tuple(np.round(np.asarray(cream, np.float64), 1)))
+    step = config.lut_cream_step
+    q = tuple(int(v) for v in np.round(np.log(np.maximum(np.asarray(cream, np.float64), 1.0)) / step))
+    key = (config, id(art), q)
     lut = _LUTS.get(key)
     if lut is None:
-        lut = _field_lut(config, cream, art)
-        if len(_LUTS) > 16:
-            _LUTS.clear()
+        lut = _field_lut(config, np.exp(np.asarray(q, np.float64) * step), art)
+        if len(_LUTS) >= 64:
+            _LUTS.pop(next(iter(_LUTS)))      # the oldest
         _LUTS[key] = lut
     v = view >> 3
     idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
@@ -254,27 +296,6 @@ def _field_lut(config: CardConfig, cream: Any, art: CardArt) -> Any:
         best[better] = score[better]
         lut[better] = k
     return lut
-
-
-def band_cream(band: "Band", view: Any, sv: SeatView, card_w: float) -> Any | None:
-    """The card stock's colour where this band's cards show their side borders (median BGR), or None."""
-    import numpy as np
-
-    p = sv.ppm
-    vs = np.arange(band.v0 + 2, band.v1 - 2, 1.0)
-    picks = []
-    for side in (-1, 1):
-        for v in vs:
-            c = band.centre_u(v)
-            us = c + side * np.arange(card_w / 2 - 2.6, card_w / 2 - 0.2, 0.4)
-            cols, row = sv.to_view(us, v)
-            cols = np.clip(np.round(cols).astype(int), 0, view.shape[1] - 1)
-            row = int(np.clip(round(row), 0, view.shape[0] - 1))
-            px = view[row, cols].astype(np.float32)
-            picks.append(px[int(np.argmax(px.min(axis=1)))])
-    if len(picks) < 10:
-        return None
-    return np.median(np.array(picks), 0)
 
 
 # ----------------------------------------------------------------------------- rows
@@ -332,8 +353,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
         rows = np.nonzero(sub.sum(axis=1) >= config.band_width_mm[0] * p * 0.6)[0]
         if len(rows) < config.band_min_height_mm * p * 0.5:
             continue
-        lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64) - e
-        rights = np.array([w - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64) + e
+        lefts = np.argmax(sub[rows], axis=1).astype(np.float64) - e
+        rights = (w - 1 - np.argmax(sub[rows, ::-1], axis=1)).astype(np.float64) + e
         widths = rights - lefts + 1
         # the centre line only from pixel rows where the whole field width shows
         ok = (widths >= config.row_width_mm[0] * p) & (widths <= config.row_width_mm[1] * p)
@@ -373,26 +394,61 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
-def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
+    """(whiteness, top-hat): how white each pixel is over the cream, and how much whiter than what
+    lies either side within `border_open_mm`. Both scale with 1/brightness of the cream: guesses of
+    the stock's brightness at one hue share them (outlined_fields' `scale`)."""
+    import cv2
+
+    w = whiteness(view, cream)
+    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
+    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    return w, w - opened
+
+
+def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
+                    contrast: tuple[Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
     strips. Whatever the table's colour, a border is a thin line whiter than both its sides (a
     top-hat of the whiteness), or, on a table as pale as the stock, simply white. The pixels that
-    are neither split into pieces: each visible field of a card is one piece about a field wide."""
+    are neither split into pieces: each visible field of a card is one piece about a field wide.
+    `contrast`: border_contrast of a cream of this hue, and this cream's brightness over it."""
     import cv2
     import numpy as np
 
-    w = whiteness(view, cream)
-    k = max(3, int(round(config.border_open_mm * ppm)) | 1)
-    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    sep = ((w - opened) > config.border_tophat) | (w > config.border_white)
+    if contrast is None:
+        w, tophat = border_contrast(config, view, cream, ppm)
+        scale = 1.0
+    else:
+        w, tophat, scale = contrast
+    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale)
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
 
 
+def field_piece_mm(config: CardConfig, stats: Any, ppm: float) -> float:
+    """The summed height (mm) of the outlined pieces about a card's field wide and solid: how much
+    card field a guess of the stock's brightness outlines (read_seat_cards' choice among guesses)."""
+    import numpy as np
+
+    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    ok = (w >= config.field_width_mm[0] * ppm) & (w <= config.field_width_mm[1] * ppm) & \
+        (h >= config.min_piece_mm * ppm) & (area >= config.piece_fill * w * h)
+    return float(h[ok].sum()) / ppm
+
+
 def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
                card_game: bool) -> str | None:
+    """The field kind of one outlined piece, or None (see piece_kind_distances)."""
+    dists = piece_kind_distances(config, view, cream, sub, x, y, art, card_game)
+    best = min(dists, key=dists.get) if dists else None
+    return best if best is not None and dists[best] < config.piece_max_chroma_dist else None
+
+
+def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
+                         card_game: bool) -> dict[str, float]:
     """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
 
     Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
@@ -400,7 +456,8 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     field). Glare adds white light to both: a field of art
     colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
     out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
-    the piece's hue (log-chroma) best names it. None when no kind comes near (no card field)."""
+    the piece's hue (log-chroma) best names it; None when no kind comes near (no card field).
+    Here: each kind's distance (log-chroma at its best veil)."""
     import numpy as np
 
     h, w = sub.shape
@@ -408,17 +465,20 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
     c = lg - lg.mean()
     veils = np.asarray(config.piece_veils, np.float32)[:, None]
-    best, best_d = None, config.piece_max_chroma_dist
+    out: dict[str, float] = {}
     for kind in (*COLOURS, *(("points", "wish") if card_game else ())):
         ref = art.fields.get(kind)
         if ref is None:
             continue
         washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
         cw = washed - washed.mean(axis=1, keepdims=True)
-        d = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
-        if d < best_d:
-            best, best_d = kind, d
-    return best
+        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+    return out
+
+
+def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
+    best = min(dists, key=dists.get) if dists else None
+    return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
 def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
@@ -473,42 +533,55 @@ def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0) -> list[Band]:
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, float] | None = None,
+                        memo: dict | None = None, fields: tuple[Any, Any] | None = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
     field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
-    `view` is the seat view resized by `scale`."""
+    `view` is the seat view resized by `scale`. Guesses of the stock's brightness at one hue share
+    `contrast` (outlined_fields) and `memo`: a piece found again (same box and area) is the same
+    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues)."""
     import numpy as np
 
     p = sv.ppm * scale
-    comp, stats, _sep = outlined_fields(config, view, cream, p)
+    memo = {} if memo is None else memo
+    comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
     pieces, leaked = [], []
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
         x, y, w, h, area = (int(v) for v in stats[i])
-        sub = comp[y:y + h, x:x + w] == i
         if w > config.field_width_mm[1] * p:
             if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
                 # a field leaking into the table through a gap in its border (a token touching the
                 # card, glare): its parts apart once the neck is eroded may join a row found anyway
-                leaked.extend((x + dx, y + dy, part) for dx, dy, part in
-                              _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p))
+                key = ("leak", x, y, w, h, area)
+                if key not in memo:
+                    sub = comp[y:y + h, x:x + w] == i
+                    memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
+                leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
             continue
         if area < config.piece_fill * w * h:
             continue
-        kind = piece_kind(config, view, cream, sub, x, y, art, card_game)
+        sub = comp[y:y + h, x:x + w] == i
+        key = ("kind", x, y, w, h, area)
+        if key not in memo:
+            memo[key] = piece_kind_distances(config, view, cream, sub, x, y, art, card_game)
+        kind, dists = _nearest_kind(config, memo[key])
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
-                           "area": area, "leaked": False})
+                           "area": area, "leaked": False, "dists": dists})
     for px, py, part in leaked:
         ph, pw = part.shape
         area = int(part.sum())
         if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
                 ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        kind = piece_kind(config, view, cream, part, px, py, art, card_game)
+        key = ("kind", px, py, pw, ph, area)
+        if key not in memo:
+            memo[key] = piece_kind_distances(config, view, cream, part, px, py, art, card_game)
+        kind, dists = _nearest_kind(config, memo[key])
         if kind is not None:
             pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
-                           "area": area, "leaked": True})
+                           "area": area, "leaked": True, "dists": dists})
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
@@ -549,8 +622,8 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         for q in ch:
             sub = q["mask"]
             rows = np.nonzero(sub.any(axis=1))[0]
-            lefts = np.array([np.argmax(sub[r]) for r in rows], np.float64)
-            rights = np.array([q["w"] - 1 - np.argmax(sub[r, ::-1]) for r in rows], np.float64)
+            lefts = np.argmax(sub[rows], axis=1).astype(np.float64)
+            rights = (q["w"] - 1 - np.argmax(sub[rows, ::-1], axis=1)).astype(np.float64)
             ok = (rights - lefts + 1) >= config.field_width_mm[0] * p
             vv.extend(rows[ok] + q["y"])
             centres.extend((lefts[ok] + rights[ok] + 1) / 2 + q["x"])
@@ -574,18 +647,25 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             FIELD_KINDS[int(np.argmax(kinds))]
         y0 = min(q["y"] for q in ch)
         y1 = max(q["y"] + q["h"] for q in ch)
+        # how near each colour the row's coloured pieces are (area-weighted): a second choice when two
+        # rows claim one colour (seat_reading)
+        coloured = [q for q in ch if q["kind"] in NUMBER_KINDS]
+        weight = sum(q["area"] for q in coloured)
+        colour_dist = {c: sum(q["area"] * q["dists"].get(c, 9.0) for q in coloured) / weight
+                       for c in COLOURS} if weight else {}
         # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
         # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
         bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
-                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch]))
+                          float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
-               nearest: bool = False) -> tuple[Any, float]:
+               nearest: bool = False, from_frame: bool = False) -> tuple[Any, float]:
     """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
-    Returns (image, v of row 0 in seat mm)."""
+    `image` is the seat view, or with `from_frame` the frame itself (the band's points taken
+    through the view's maps: no whole view warped). Returns (image, v of row 0 in seat mm)."""
     import cv2
     import numpy as np
 
@@ -598,7 +678,11 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
     gu = uu[None, :] + (band.a + band.b * vv)[:, None]
     gv = np.repeat(vv[:, None], w, axis=1)
     mx, my = sv.to_view(gu, gv)
-    out = cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+    mx, my = mx.astype(np.float32), my.astype(np.float32)
+    if from_frame:
+        # where the view would be sampled, through the view's (smooth) maps: the same points of the frame
+        mx, my = sv.frame_maps(mx, my)
+    out = cv2.remap(image, mx, my,
                     cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out, v_start
 
@@ -624,16 +708,22 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         return []
     first = field_rows[0] / ppm          # the first card's field begins under its top border
     last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
-    border = 2.2
+    border = config.border_mm
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
     lo = max(1, int(round(2.6 * ppm)))
+    # for each y: the mean of prof[y:y+r+1] less the larger of the means of the r rows `lo` above
+    # and `lo` below it (running sums: one pass)
+    cs = np.concatenate([[0.0], np.cumsum(prof, dtype=np.float64)])
+    ys = np.arange(lo, h - lo - r - 1)
     cand = []
-    for y in range(lo, h - lo - r - 1):
-        peak = prof[y:y + r + 1].mean()
-        around = max(prof[y - lo:y - lo + r].mean(), prof[y + lo + 1:y + lo + r + 1].mean())
-        cand.append((peak - around, y))
-    cand.sort(reverse=True)
+    if len(ys):
+        peak = (cs[ys + r + 1] - cs[ys]) / (r + 1)
+        above = (cs[ys - lo + r] - cs[ys - lo]) / r
+        below = (cs[ys + lo + r + 1] - cs[ys + lo + 1]) / r
+        score = peak - np.maximum(above, below)
+        order = np.lexsort((-ys, -score))       # best first (of equal scores the later row)
+        cand = [(float(score[j]), int(ys[j])) for j in order if score[j] >= config.ridge_min]
     # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
     for t in sorted(field_tops):
@@ -652,22 +742,23 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
         ridges.insert(0, t0)
     end = last + border
-    fits = [t for t in ridges if t <= end - card_h + 17.0]
+    fits = [t for t in ridges if t <= end - card_h + config.last_card_slack_mm]
     if not fits:
         return [ridges[0]]
     return fits
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
-              model: Any = None, card_game: bool = True) -> None:
-    """Find and read the cards of one band (fills band.cards)."""
+              model: Any = None, card_game: bool = True, from_frame: bool = False) -> None:
+    """Find and read the cards of one band (fills band.cards); `view` is the seat view, or with
+    `from_frame` the frame (see straighten)."""
     import cv2
     import numpy as np
 
     p = sv.ppm
     cw, ch = art.size
     pad = 6.0
-    upright, v_start = straighten(band, view, sv, cw, pad)
+    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
     tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
@@ -722,11 +813,9 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         region = np.ascontiguousarray(white[y0:y1, x0:x1])
         th = int(round(seen_h * ppm))
         wt = seen_h / bh
-        ts = [temps[lb][corner][:th] for lb in labels]
-        if region.shape[0] < ts[0].shape[0] or region.shape[1] < ts[0].shape[1]:
+        zs, mean_t = _corner_templates(art, kind, corner, th, tuple(labels))
+        if region.shape[0] < mean_t.shape[0] or region.shape[1] < mean_t.shape[1]:
             continue
-        zs = [_zn(t) for t in ts]
-        mean_t = np.mean(zs, axis=0).astype(np.float32)
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         _, _, _, (px, py) = cv2.minMaxLoc(res)
         weights += wt
@@ -771,6 +860,25 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     return best[0], round(conf, 3), scores
 
 
+_CORNER_TEMPLATES: dict[Any, Any] = {}
+
+
+def _corner_templates(art: CardArt, kind: str, corner: str, rows: int, labels: tuple[str, ...]) -> tuple[list[Any], Any]:
+    """Each label's corner template cut to its top `rows` (what the strip shows), zero mean and unit
+    norm, and their mean glyph: the same for every card of this kind and strip (kept, not redone)."""
+    import numpy as np
+
+    key = (id(art), kind, corner, rows, labels)
+    got = _CORNER_TEMPLATES.get(key)
+    if got is None or got[0] is not art:        # (an id is only unique while its art lives)
+        zs = [_zn(art.templates[kind][lb][corner][:rows]) for lb in labels]
+        got = (art, zs, np.mean(zs, axis=0).astype(np.float32))
+        if len(_CORNER_TEMPLATES) >= 4096:
+            _CORNER_TEMPLATES.clear()
+        _CORNER_TEMPLATES[key] = got
+    return got[1], got[2]
+
+
 def _zn(a: Any) -> Any:
     """Zero mean, unit norm."""
     import numpy as np
@@ -788,8 +896,10 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     import numpy as np
 
     t0 = time.process_time()
-    view = sv.warp(image)
-    small = cv2.resize(view, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    config = sized_for(config, art.size)    # the card figures for this art's cards
+    # the rows are found at half the view's ppm, straight from the frame; each row is then read from
+    # the frame at the full ppm (straighten): the whole view is never warped
+    small = sv.warp_half(image)
     t1 = time.process_time()
     # The card stock is the white reference; a first guess from the brightest pixels (several ways:
     # under warm light or on a pale table no single one is always right), kept where most rows show
@@ -799,12 +909,38 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     creams = seat_creams(config, small, white, art)
     if config.cream_guess is not None and white is not None:
         creams = [creams[min(config.cream_guess, len(creams) - 1)]]
-    for cream in creams:
-        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5) \
-            if config.row_finder != "colour" else []
-        tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
-    top = max(t[0] for t in tried)
-    _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
+    # guesses of one hue (with the markers' paper) differ only in brightness: their border contrast
+    # is one computed once and scaled, and a piece one finds again is the same piece
+    base = creams[0]
+    p = sv.ppm * 0.5
+    memo: dict = {}
+    if config.row_finder == "colour":
+        guesses = [(cream, None) for cream in creams[:1]]
+    else:
+        shared = border_contrast(config, small, base, p)
+        guesses = []
+        for cream in creams:
+            ratio = np.asarray(cream, np.float64) / np.maximum(np.asarray(base, np.float64), 1e-6)
+            same_hue = float(ratio.max() - ratio.min()) <= 1e-4 * float(ratio.mean())
+            guesses.append((cream, (*shared, float(ratio.mean())) if same_hue else None))
+    if config.row_finder == "colour":
+        cream, bands = creams[0], []
+    elif config.cream_choice == "pieces" and len(guesses) > 1:
+        # each guess judged by how much field-wide piece its borders outline (one labelling each),
+        # the rows then found once, with the guess kept
+        scored = []
+        for cream, con in guesses:
+            comp, stats, _sep = outlined_fields(config, small, cream, p, con)
+            scored.append((field_piece_mm(config, stats, p), float(cream.sum()), cream, con, (comp, stats)))
+        top = max(t[0] for t in scored)
+        _, _, cream, con, fields = max((t for t in scored if t[0] >= 0.9 * top), key=lambda t: t[1])
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields)
+    else:
+        for cream, con in guesses:
+            bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo)
+            tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
+        top = max(t[0] for t in tried)
+        _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     if config.row_finder != "outline":
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
         labels = field_labels(config, small, cream, art)
@@ -813,12 +949,44 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
                 bands.append(extra)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
+    settle_colours(config, bands)
     t2 = time.process_time()
     for band in bands:
-        read_band(config, band, view, cream, sv, art, model, card_game)
+        read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
-                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000})
+                     {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
+                     tuple(float(v) for v in art.size))
+
+
+def settle_colours(config: CardConfig, bands: list[Band]) -> None:
+    """One row per colour (a seat has at most one): when rows claim one colour, one keeps it and
+    each other takes the colour its fields lie nearest of those no row claims (a red washed out to
+    pink by warm light next to the pink row), if near enough; which one keeps it is the choice with
+    the least distance of all its rows' fields to their colours. A row with no colour near enough
+    keeps its claim (seat_reading then keeps the longer)."""
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour]
+        if len(claims) < 2 or any(not b.colour_dist for b in claims):
+            continue
+        free = [c for c in COLOURS if all(b.kind != c for b in bands)]
+        best_total, best_plan = math.inf, None
+        for keeper in claims:
+            plan, taken, total = {}, set(), keeper.colour_dist.get(colour, math.inf)
+            for band in sorted((b for b in claims if b is not keeper), key=lambda b: -(b.v1 - b.v0)):
+                options = [c for c in free if c not in taken and band.colour_dist.get(c, math.inf)
+                           < config.second_colour_max_dist]
+                if options:
+                    alt = min(options, key=lambda c: band.colour_dist[c])
+                    plan[id(band)] = alt
+                    taken.add(alt)
+                    total += band.colour_dist[alt]
+                else:
+                    total += config.second_colour_max_dist
+            if total < best_total:
+                best_total, best_plan = total, plan
+        for band in claims:
+            band.kind = (best_plan or {}).get(id(band), band.kind)
 
 
 def card_code(card: CardRead) -> str:
@@ -882,8 +1050,8 @@ def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:
         cv2.line(out, p0, p1, (0, 255, 255), 1)
         for c in band.cards:
             u = band.centre_u(c.top)
-            x0, y0 = sv.to_view(u - 28, c.top)
-            x1, _ = sv.to_view(u + 28, c.top)
+            x0, y0 = sv.to_view(u - seat_cards.card_mm[0] / 2, c.top)
+            x1, _ = sv.to_view(u + seat_cards.card_mm[0] / 2, c.top)
             cv2.line(out, (int(x0), int(y0)), (int(x1), int(y0)), (255, 0, 255), 1)
             txt = f"{c.kind[:2]} {c.code} {c.confidence:.2f}"
             cv2.putText(out, txt, (int(x0) + 2, int(y0) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
@@ -902,6 +1070,8 @@ def main(argv: list[str] | None = None) -> int:
     from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.cards", __doc__)
+    ap.add_argument("--game", choices=("keltis", "keltis-card"), default="keltis",
+                    help="the card game's rows may hold points cards, and it has points and wish rows")
     args = ap.parse_args(argv)
     loaded = registered_inputs(args)
     if isinstance(loaded, int):
@@ -915,7 +1085,7 @@ def main(argv: list[str] | None = None) -> int:
     tiles = []
     for seat, sv in views.items():
         art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder))
+        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder), args.game != "keltis")
         for b in sc.bands:
             print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
         tiles.append(draw_seat_cards(sv.warp(image), sc, sv))

@@ -67,11 +67,30 @@ class SeatView:
     map_x: Any = field(repr=False)
     map_y: Any = field(repr=False)
     px_per_mm: float = 0.0      # frame pixels per mm at the seat's centre (what the camera really resolves)
+    half_x: Any = field(default=None, repr=False)   # the maps of the view at half its ppm (built once)
+    half_y: Any = field(default=None, repr=False)
 
     def warp(self, image: Any) -> Any:
         import cv2
 
         return cv2.remap(image, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def warp_half(self, image: Any) -> Any:
+        """The view at half its ppm, straight from the frame (a quarter of `warp`'s pixels): view
+        pixel (c, r) of it is (2c + ½, 2r + ½) of the whole view, the middle of the 2×2 it stands for."""
+        import cv2
+
+        if self.half_x is None:
+            return cv2.resize(self.warp(image), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        return cv2.remap(image, self.half_x, self.half_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def frame_maps(self, cols: Any, rows: Any) -> tuple[Any, Any]:
+        """View pixel coordinates (float32 arrays) → frame pixel coordinates, for a remap of just
+        those points from the frame (no whole view warped)."""
+        import cv2
+
+        return (cv2.remap(self.map_x, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                cv2.remap(self.map_y, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
 
     def to_view(self, pu: Any, pv: Any) -> tuple[Any, Any]:
         """Seat mm → view pixel coordinates."""
@@ -118,7 +137,12 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         c = registration.board_to_image(np.array([fr.point(fr.width / 2, fr.depth / 2),
                                                   fr.point(fr.width / 2 + 10, fr.depth / 2)]))
         ppm_img = float(np.hypot(*(c[1] - c[0]))) / 10.0
-        out[seat] = SeatView(fr, p, m, img[..., 0].copy(), img[..., 1].copy(), ppm_img)
+        mx, my = img[..., 0].copy(), img[..., 1].copy()
+        # half resolution: linear resizing samples (2c + ½, 2r + ½), the middle of each 2×2
+        hw, hh = w // 2, h // 2
+        half_x = cv2.resize(mx[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
+        half_y = cv2.resize(my[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
+        out[seat] = SeatView(fr, p, m, mx, my, ppm_img, half_x, half_y)
     return out
 
 

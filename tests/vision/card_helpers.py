@@ -26,11 +26,12 @@ def render_cards(*, game: str = "keltis", rows: dict[str, list[str]] | None = No
                  discard_tops: dict[str, str | None] | None = None, points_row: int | None = None,
                  wish_cards: list[int] | None = None, edit: Callable[[Any], None] | None = None,
                  seed: int = 5, table_top: tuple[str, tuple[int, int, int]] | None = None,
-                 ) -> tuple[Any, dict, Observation, dict[str, str], str | None]:
+                 sprites: Any = None) -> tuple[Any, dict, Observation, dict[str, str], str | None]:
     """(image, calibration, truth, seats, board) of the pinned 4-player table with SEAT's part replaced.
 
     `edit(scene)` may move pieces before the frame is drawn (the truth stays what it says);
-    `table_top` = (kind, rgb) replaces the pinned table's top ("wood", "cloth" or "plain")."""
+    `table_top` = (kind, rgb) replaces the pinned table's top ("wood", "cloth" or "plain");
+    `sprites` (a simulator.render.SpriteBank) draws the pieces instead of the default bank."""
     board = "nwnz" if game == "keltis" else None
     g = Game.new(game, board, 4, seed)
     pinned = PINNED[(5, False)]
@@ -39,7 +40,7 @@ def render_cards(*, game: str = "keltis", rows: dict[str, list[str]] | None = No
     table.style, table.conditions = pinned.table, pinned.conditions
     if table_top is not None:
         table.style = replace(pinned.table, kind=table_top[0], rgb=tuple(table_top[1]))
-    table.renderer = Renderer(table.camera, table.layout, table.style, seed=seed)
+    table.renderer = Renderer(table.camera, table.layout, table.style, seed=seed, sprites=sprites)
     obs = g.observe()
     seat = obs.seats[SEAT]
     seat = replace(seat, rows={c: tuple(v) for c, v in (rows if rows is not None else seat.rows).items() if v},
