@@ -111,3 +111,19 @@ def test_the_warp_into_a_buffer_equals_the_fresh_warp(two_frames):
     np.testing.assert_array_equal(got, v.warp(case.image))
     wrong = np.zeros((3, 3, 3), np.uint8)       # a buffer that does not fit is not used
     np.testing.assert_array_equal(v.warp(case.image, out=wrong), v.warp(case.image))
+
+
+def test_the_gain_fill_median_equals_numpys_nanmedian():
+    import warnings
+
+    rng = np.random.default_rng(1)
+    for dtype in (np.float64, np.float32):
+        for _ in range(100):
+            x = rng.random((int(rng.integers(1, 200)), 3)).astype(dtype)
+            x[rng.random(x.shape) < rng.random()] = np.nan
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)    # an all-NaN column
+                want = np.nanmedian(x, axis=0)
+            got = appearance._nanmedian_columns(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
