@@ -160,7 +160,6 @@ def normalise(config: AppearanceConfig, view: Any, art: Any, ppm: float,
     kept per registration) nothing large is allocated: the results are the buffers' arrays, valid until
     their next use."""
     import cv2
-    import numpy as np
 
     buffers = _buffers_for(view, buffers)
     g, o = gain_map(config, view, art, ppm, buffers)
