@@ -162,11 +162,15 @@ class BoardView:
     height_mm: float                  # camera above the board's top
     inside: Any = field(repr=False)   # bool mask: view pixels that fall inside the image
 
-    def warp(self, image: Any) -> Any:
-        """The frame warped into the view (one cv2.remap with the precomputed maps)."""
+    def warp(self, image: Any, out: Any = None) -> Any:
+        """The frame warped into the view (one cv2.remap with the precomputed maps); into `out` when
+        it is given and fits (a buffer kept per registration)."""
         import cv2
 
-        return cv2.remap(image, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if out is not None and (out.shape[:2] != (self.size_px[1], self.size_px[0]) or out.dtype != image.dtype
+                                or out.shape[2:] != image.shape[2:]):
+            out = None
+        return cv2.remap(image, self.map1, self.map2, cv2.INTER_LINEAR, dst=out, borderMode=cv2.BORDER_REPLICATE)
 
     def lifted(self, x: float, y: float, h: float) -> tuple[float, float, float]:
         """Where a point `h` mm above board point (x, y) appears in the view: (x', y', scale) in mm."""

@@ -135,14 +135,46 @@ def stone_features(maps: PatchMaps, log_norm: Any, players: Sequence[str]) -> An
     return np.concatenate([flat, maps.extras, play], axis=1).astype(np.float32)
 
 
-def im2col3(x: Any) -> Any:
-    """N x H x W x C -> (N*H*W) x 9C: every pixel's 3x3 neighbourhood (zero padded), for a 'same' conv."""
+def im2col3(x: Any, out_hw: tuple[int, int] | None = None, padded: bool = False) -> Any:
+    """N x H x W x C -> (N*H*W) x 9C: every pixel's 3x3 neighbourhood (zero padded), for a 'same' conv.
+    `padded`: x already carries the one pixel of zeros around each image (N x H+2 x W+2 x C).
+    `out_hw`: only the first (h, w) output rows and columns (those the 2x2 pooling after the
+    convolution keeps)."""
+    import numpy as np
+
+    xp = x if padded else np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    n, c = xp.shape[0], xp.shape[3]
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))   # N H W C 3 3
+    if out_hw is not None:
+        win = win[:, :out_hw[0], :out_hw[1]]
+    h, w = win.shape[1], win.shape[2]
+    return np.ascontiguousarray(win.transpose(0, 1, 2, 4, 5, 3)).reshape(n * h * w, 9 * c)
+
+
+def _conv3_pool_relu(xp: Any, kernel: Any, bias: Any) -> Any:
+    """2x2 max-pool(ReLU(3x3 'same' convolution + bias)) of the zero-padded N x H+2 x W+2 x C input.
+
+    The convolution only at the pixels the pooling keeps (an odd last row or column is dropped), and
+    the bias and ReLU after the pooling, on a quarter of the values: adding a constant and max(., 0)
+    are monotonic, so they commute with the max exactly (the same float32 values)."""
+    import numpy as np
+
+    n, h, w = xp.shape[0], xp.shape[1] - 2, xp.shape[2] - 2
+    h2, w2 = h // 2 * 2, w // 2 * 2
+    y = maxpool2((im2col3(xp, (h2, w2), padded=True) @ kernel).reshape(n, h2, w2, -1))
+    y += bias
+    np.maximum(y, 0.0, out=y)
+    return y
+
+
+def _padded(x: Any) -> Any:
+    """x (N x H x W x C) with one pixel of zeros around each image, in a fresh float32 array."""
     import numpy as np
 
     n, h, w, c = x.shape
-    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))   # N H W C 3 3
-    return np.ascontiguousarray(win.transpose(0, 1, 2, 4, 5, 3)).reshape(n * h * w, 9 * c)
+    xp = np.zeros((n, h + 2, w + 2, c), np.float32)
+    xp[:, 1:-1, 1:-1] = x
+    return xp
 
 
 def maxpool2(x: Any) -> Any:
@@ -179,14 +211,29 @@ class PatchNet:
 
         r, c, ch = self.shape
         n = len(x)
-        img = ((x[:, :r * c * ch].reshape(n, r, c, ch) - self.mean) * self.scale).astype(np.float32)
+        # standardised per channel (on the flat rows, where the operations run contiguously)
+        mean, scale = self._flat_standardisation()
+        img = x[:, :r * c * ch] - mean
+        img *= scale
         extras = x[:, r * c * ch:]
-        h = np.maximum(im2col3(img) @ self.c1 + self.d1, 0.0).reshape(n, r, c, -1)
-        h = maxpool2(h)
-        h = np.maximum(im2col3(h) @ self.c2 + self.d2, 0.0).reshape(n, h.shape[1], h.shape[2], -1)
-        h = maxpool2(h).reshape(n, -1)
-        h = np.maximum(np.concatenate([h, extras], axis=1) @ self.w3 + self.b3, 0.0)
+        h = _conv3_pool_relu(_padded(img.reshape(n, r, c, ch)), self.c1, self.d1)
+        h = _conv3_pool_relu(_padded(h), self.c2, self.d2).reshape(n, -1)
+        h = np.concatenate([h, extras], axis=1) @ self.w3
+        h += self.b3
+        np.maximum(h, 0.0, out=h)
         return h @ self.w4 + self.b4
+
+    def _flat_standardisation(self) -> tuple[Any, Any]:
+        """The per-channel mean and scale repeated over one patch's pixels (made once per network)."""
+        import numpy as np
+
+        got = self.__dict__.get("_flat")
+        if got is None:
+            r, c, _ch = self.shape
+            got = (np.tile(np.asarray(self.mean).reshape(-1), r * c),
+                   np.tile(np.asarray(self.scale).reshape(-1), r * c))
+            object.__setattr__(self, "_flat", got)    # a cache, not a field: the network stays frozen
+        return got
 
     def arrays(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("mean", "scale", "c1", "d1", "c2", "d2", "w3", "b3", "w4", "b4")}

@@ -31,7 +31,7 @@ from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
                         measure_slide, shifted_registration, slid_calibration)
-from .appearance import AppearanceConfig, difference, log_image, normalise, prepare_view
+from .appearance import AppearanceConfig, difference, normalise_buffers, normalised_log, prepare_view
 from .cardart import card_art
 from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
 from .numerals import load_numeral_model
@@ -165,6 +165,8 @@ class Reader:
         self.table_view = None
         self.discard_tops: dict[str, str | None] = {}
         self.watch: RegionWatch | None = None           # what changed since each seat was read (incremental reads)
+        self._view_buffer = None                          # the board view and its normalisation, per frame:
+        self._norm_buffers = None                         # allocated once per board view (normalised_view)
         self._kept: dict[str, tuple[Any, float, Any]] = {}   # seat -> (SeatObservation, confidence, cream) last read
         self._piles_kept = False                        # self.discard_tops is an incremental reading to keep
         self.reread: tuple[str, ...] = ()               # the regions the last incremental reading read again
@@ -342,18 +344,21 @@ class Reader:
 
     def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The frame's board view in the art's colours, as logs (blurred as the stages expect), and the
-        (gain, offset) maps (vision.appearance); needs a registration (`read` makes one)."""
-        import cv2
+        (gain, offset) maps (vision.appearance); needs a registration (`read` makes one). The arrays are
+        the reader's buffers: valid until its next frame (copy them to keep them)."""
+        import numpy as np
 
         m = self.model
         cfg = self.config
         t0 = _clock()
-        view = m.view.warp(image)
+        # the per-frame arrays are the reader's own, allocated once per board view (vision.appearance)
+        if self._view_buffer is None or self._view_buffer.shape[:2] != m.view.size_px[::-1]:
+            w, h = m.view.size_px
+            self._view_buffer = np.empty((h, w, 3), np.uint8)
+            self._norm_buffers = normalise_buffers((h, w, 3))
+        view = m.view.warp(image, out=self._view_buffer if image.ndim == 3 and image.dtype == np.uint8 else None)
         t1 = _clock()
-        norm, gain = normalise(cfg.appearance, view, m.art, m.view.ppm)
-        log_norm = log_image(cfg.appearance, norm)
-        if cfg.appearance.blur_px > 1:
-            log_norm = cv2.blur(log_norm, (cfg.appearance.blur_px, cfg.appearance.blur_px))
+        log_norm, gain = normalised_log(cfg.appearance, view, m.art, m.view.ppm, self._norm_buffers)
         if timings is not None:
             timings.update(warp=(t1 - t0) * 1000, normalise=(_clock() - t1) * 1000)
         return log_norm, gain
