@@ -116,6 +116,9 @@ class TrackingConfig:
     #                                      but one and each alone taken as changed
     decoder_prune: float = 30.0          # readings costing this much more than the best so far are dropped
     decoder_cuts: int = 4                # cuts of one change into turns kept per hypothesis and table
+    decoder_cut_budget: int = 100        # cuts judged at most per hypothesis and table (cheapest bound first)
+    decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
+    #                                      the bound on time per frame when many fields change at once
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_turn: float = 0.5            # one more turn in a cut
     decoder_rule: float = 10.0           # a card played or drawn beyond what a turn allows (a rule break)

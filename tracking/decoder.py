@@ -263,6 +263,7 @@ class TurnDecoder:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
         self._memo: dict[tuple, list] = {}
+        self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
@@ -283,8 +284,9 @@ class TurnDecoder:
             held = dict(hyp.misread)
             misread = {k: (cfg.decoder_misread_held if k in held and held[k] == fields.get(k)
                            else costs.get(k[0], costs["default"])) for k in diff}
-            for taken in _subsets(diff, cfg.decoder_max_fields):
-                emission = sum(misread[k] for k in diff if k not in taken)
+            # (likeliest readings first: the frame's budget of cuts goes to them)
+            for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
+                                           for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
                 still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
@@ -414,26 +416,43 @@ class TurnDecoder:
                 for seat in owned:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
                         variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
+        # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
+        # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
+        # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
+        # found (exact), or after decoder_cut_budget cuts judged (the bound on time per frame).
+        choices = sorted(((sum(c[1] for c in choice), choice) for choice in
+                          (itertools.product(*pile_options) if pile_options else [()])), key=lambda x: x[0])
+        keep = cfg.decoder_cuts
+        # with nothing seen over the table since the last frame, one hand at most came and went
+        # unseen: the open turn going on and the next one, no more
+        reach = 1 if self.interval.hand_frames == 0 and self.interval.covered < 2 else n
+        worst = math.inf          # the keep-th best cost so far
+        judged = 0
+        budget = min(cfg.decoder_cut_budget, self._budget)
         for slots, skipped in variants:
-            for choice in itertools.product(*pile_options) if pile_options else [()]:
-                events = [c[0] for c in choice]
-                base_cost = sum(c[1] for c in choice)
-                new_piles = dict(piles)
-                for c in choice:
-                    new_piles[c[0][0]] = c[2]
-                for where in itertools.product(range(n + 1), repeat=len(events)):
-                    parts: dict[int, Turn] = {}
-                    ok = True
-                    for seat, keys in owned.items():
-                        positions = [i for i, s in enumerate(slots) if s == seat]
-                        if not positions:
-                            ok = False
-                            break
-                        # a seat's own fields go to its first slot (its open turn, or its next turn)
-                        pos = 1 if skipped and seat == slots[1] else positions[0] if (
-                            last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
-                        parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
-                    for ev, pos in zip(events, where):
+            owned_parts: dict[int, Turn] = {}
+            ok = True
+            for seat, keys in owned.items():
+                positions = [i for i, s in enumerate(slots[:reach + 1]) if s == seat]
+                if not positions:
+                    ok = False
+                    break
+                # a seat's own fields go to its first slot (its open turn, or its next turn)
+                pos = 1 if skipped and seat == slots[1] else positions[0] if (
+                    last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
+                owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
+            if not ok:
+                continue
+            fixed = cfg.decoder_out_of_turn if skipped else 0.0
+            for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
+                if fixed + bound + choices[0][0] > worst or judged >= budget:
+                    break
+                for base_cost, choice in choices:
+                    if fixed + bound + base_cost > worst or judged >= budget:
+                        break
+                    parts = dict(owned_parts)
+                    for c, pos in zip(choice, where):
+                        ev = c[0]
                         key = ("top", ev[0])
                         parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
                             Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),)))
@@ -443,19 +462,46 @@ class TurnDecoder:
                         delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
                         parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
                             Turn(slots[mover], tiles=tiles, delta=delta))
-                    if not ok or not parts:
+                    if not parts:
                         continue
-                    cost = base_cost
+                    cost = base_cost + fixed
                     if skipped:
                         if 1 not in parts:
                             continue
                         parts[1] = dataclasses.replace(parts[1], skipped=skipped)
-                        cost += cfg.decoder_out_of_turn
+                    judged += 1
                     cost += self._cut_cost(last, slots, parts, hands, after)
+                    new_piles = dict(piles)
+                    for c in choice:
+                        new_piles[c[0][0]] = c[2]
                     out.append((cost, parts, slots, new_piles))
+                    if len(out) >= keep:
+                        worst = sorted(x[0] for x in out)[keep - 1]
+        self._budget -= judged
         out.sort(key=lambda x: x[0])
         return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
-                in out[:cfg.decoder_cuts]]
+                in out[:keep]]
+
+    def _placements(self, n: int, events: int, owned: frozenset, loose: bool) -> list[tuple[float, tuple[int, ...]]]:
+        """Every placement of `events` pile changes on the slots 0..n, with a lower bound of its cut's
+        cost (decoder_turn per new turn, decoder_traceless per empty slot before the last), cheapest first."""
+        key = (n, events, owned, loose)
+        cached = _PLACEMENTS.get(key)
+        if cached is not None and cached[0] == (self.config.decoder_turn, self.config.decoder_traceless):
+            return cached[1]
+        out = []
+        for where in itertools.product(range(n + 1), repeat=events):
+            used = set(owned) | set(where)
+            if loose and not used:
+                used = {0}
+            if not used:
+                continue
+            top = max(used)
+            empty = sum(1 for pos in range(1, top) if pos not in used)
+            out.append((self.config.decoder_turn * top + self.config.decoder_traceless * empty, where))
+        out.sort(key=lambda x: x[0])
+        _PLACEMENTS[key] = ((self.config.decoder_turn, self.config.decoder_traceless), out)
+        return out
 
     def _copies(self, code: Any) -> int:
         """How many copies of a card value one colour has (RULES: the board game's cards exist twice;
@@ -643,6 +689,10 @@ class TurnDecoder:
                     if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
                         self.questions.append(q)
             break
+
+
+#: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
+_PLACEMENTS: dict[tuple, tuple] = {}
 
 
 def tiles_discard_landed(turn: Turn, table: Fields) -> int:
