@@ -111,6 +111,8 @@ class TrackingConfig:
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
+    decoder_misread_hold_max: float = 3.0   # ... in all at most this for one misread held frame after frame
+    #                                         (nothing moved: the reader sees the same thing the same way)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

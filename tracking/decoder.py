@@ -30,6 +30,7 @@ The model (an HMM over table states, decoded by beam search):
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -67,6 +68,8 @@ class Turn:
     skipped: tuple[str, ...] = ()
     #: the frame at which the turn began (placing corrections made meanwhile); not part of its identity
     start: int = field(default=-1, compare=False)
+    #: the readings before the turn of the fields in `delta` (a reading revised later: TurnDecoder._revised)
+    before: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
 
     @property
     def plays(self) -> int:
@@ -80,7 +83,7 @@ class Turn:
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped, self.start)
+                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -108,7 +111,7 @@ class Hypothesis:
     turn_frames: tuple[int, ...] = ()
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
-    misread: tuple[tuple[FieldKey, Any], ...] = ()
+    misread: tuple[tuple[FieldKey, Any, float], ...] = ()   # (field, reading, held cost paid so far)
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
@@ -149,6 +152,7 @@ class TurnDecoder:
         self._hand_left: float | None = None   # time of the last hand frame
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
+        self._usable: list[int] = []           # indexes of the usable frames fed, in order
 
     # ------------------------------------------------------------------ input
 
@@ -171,6 +175,7 @@ class TurnDecoder:
             return
         fields = observation_fields(obs)
         costs = self._misread_costs(obs)
+        self._usable.append(self.frame)
         if t is not None:
             self.times[self.frame] = t
         if not self.beam:
@@ -205,7 +210,7 @@ class TurnDecoder:
                 if key[0] == "top":
                     stack = tuple(piles.get(key[1], ()))
                     piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
-            misread = tuple(m for m in hyp.misread if m[0] not in changes)
+            misread = tuple(m for m in hyp.misread if m[0] not in changes)  # (corrected: no misread)
             out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
                                   hyp.turn_frames, misread))
         self.beam = out
@@ -267,7 +272,12 @@ class TurnDecoder:
         best = math.inf
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
-        for hyp in self.beam:                          # (the beam is ordered by cost)
+        beam = list(self.beam)
+        if not no_hand:
+            for hyp in self.beam:
+                beam += self._revisions(hyp, fields, costs)
+            beam.sort(key=lambda h: h.cost)
+        for hyp in beam:                               # (ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
             diff = diffs.get(hyp.table)
@@ -281,15 +291,19 @@ class TurnDecoder:
                 best = min(best, hyp.cost)
                 continue
             table = dict(hyp.table)
-            held = dict(hyp.misread)
-            misread = {k: (cfg.decoder_misread_held if k in held and held[k] == fields.get(k)
+            held = {m[0]: m[1:] for m in hyp.misread}
+            # a misread that holds costs decoder_misread_held per frame, at most decoder_misread_hold_max
+            # in all (nothing moved: the reader sees the same thing the same way)
+            misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
+                           if k in held and held[k][0] == fields.get(k)
                            else costs.get(k[0], costs["default"])) for k in diff}
+            paid = {k: (held[k][1] + misread[k] if k in held and held[k][0] == fields.get(k) else 0.0) for k in diff}
             # (likeliest readings first: the frame's budget of cuts goes to them)
             for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
                                            for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
-                still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
+                still_misread = tuple((k, fields.get(k), paid[k]) for k in diff if k not in taken)
                 if not taken:
                     for turns, cost in self._quiet_reaches(hyp):
                         self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
@@ -313,6 +327,84 @@ class TurnDecoder:
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
+
+    def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float]) -> list[Hypothesis]:
+        """A hand came, and a field a recent turn changed reads otherwise now: that turn's reading of
+        it may have been a misread held since (the reader saw the new card wrong until something
+        moved), not a second change now. One hypothesis per such field: the turn revised to the
+        field's reading now, every usable frame since it paying as a held misread."""
+        cfg = self.config
+        out = []
+        table = dict(hyp.table)
+        recent = len(self.order) + 1
+        for k in table.keys() | fields.keys():
+            if k[0] in ("meta", "top") or table.get(k) == fields.get(k):
+                continue
+            for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 1 - recent), -1):
+                delta = dict(hyp.turns[i].delta)
+                if k in delta:
+                    break
+            else:
+                continue
+            now = fields.get(k, _GONE)
+            if delta[k] != table.get(k, _GONE) or i >= len(hyp.turn_frames):
+                continue
+            turn = self._revised(hyp.turns[i], k, delta[k], now)
+            if turn is None:
+                continue
+            since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
+            if since < 1:
+                continue
+            cost = costs.get(k[0], costs["default"]) + min(cfg.decoder_misread_held * (since - 1),
+                                                           cfg.decoder_misread_hold_max)
+            new_table = dict(table)
+            if now == _GONE:
+                new_table.pop(k, None)
+            else:
+                new_table[k] = now
+            out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
+                                  hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
+                                  tuple(m for m in hyp.misread if m[0] != k)))
+        return out
+
+    def _revised(self, turn: Turn, k: FieldKey, was: Any, now: Any) -> Turn | None:
+        """`turn` with its change of field k giving `now` instead of `was` (None: not a change a
+        turn's own fields can be revised to)."""
+        before = dict(turn.before)
+        if k not in before:
+            return None
+        b = before[k]
+        if k[0] == "tile":
+            if now != b:
+                return None        # (a tile read back as it was: the turn did not take it)
+            tiles = list(turn.tiles)
+            if str(b) not in tiles:
+                return None
+            tiles.remove(str(b))
+            return dataclasses.replace(turn, tiles=tuple(tiles), delta=tuple(d for d in turn.delta if d[0] != k),
+                                       before=tuple(d for d in turn.before if d[0] != k))
+        if self._owner(k) != turn.seat:
+            return None
+        bmap = {} if b == _GONE else {k: b}
+        old = self._owned_turn(turn.seat, [k], bmap, {} if was == _GONE else {k: was})
+        new = self._owned_turn(turn.seat, [k], bmap, {} if now == _GONE else {k: now})
+
+        def less(xs: tuple, ys: tuple) -> tuple | None:
+            xs = list(xs)
+            for y in ys:
+                if y not in xs:
+                    return None
+                xs.remove(y)
+            return tuple(xs)
+
+        lays, steps, discards, wish = (less(turn.lays, old.lays), less(turn.steps, old.steps),
+                                       less(turn.row_discards, old.row_discards), less(turn.wish_cards, old.wish_cards))
+        if lays is None or steps is None or discards is None or wish is None:
+            return None
+        return dataclasses.replace(turn, lays=lays + new.lays, steps=steps + new.steps,
+                                   row_discards=discards + new.row_discards, wish_cards=wish + new.wish_cards,
+                                   pawns_lost=turn.pawns_lost - old.pawns_lost + new.pawns_lost,
+                                   delta=tuple((d[0], now) if d[0] == k else d for d in turn.delta))
 
     def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float]]:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
@@ -423,6 +515,10 @@ class TurnDecoder:
         choices = sorted(((sum(c[1] for c in choice), choice) for choice in
                           (itertools.product(*pile_options) if pile_options else [()])), key=lambda x: x[0])
         keep = cfg.decoder_cuts
+        # (RULES: only wish-stone tiles are taken; no tile ever comes onto the board)
+        tiles_cost = cfg.decoder_rule * sum(
+            1 for k in loose_tiles if before.get(k) is None or after.get(k) is not None
+            or not str(before.get(k)).startswith("wish"))
         # with nothing seen over the table since the last frame, one hand at most came and went
         # unseen: the open turn going on and the next one, no more
         reach = 1 if self.interval.hand_frames == 0 and self.interval.covered < 2 else n
@@ -443,7 +539,7 @@ class TurnDecoder:
                 owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
             if not ok:
                 continue
-            fixed = cfg.decoder_out_of_turn if skipped else 0.0
+            fixed = (cfg.decoder_out_of_turn if skipped else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
@@ -455,13 +551,15 @@ class TurnDecoder:
                         ev = c[0]
                         key = ("top", ev[0])
                         parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
-                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),)))
+                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
+                                 before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
                         mover = min(parts) if parts else 0
                         tiles = tuple(str(before.get(k)) for k in loose_tiles)
                         delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
                         parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
-                            Turn(slots[mover], tiles=tiles, delta=delta))
+                            Turn(slots[mover], tiles=tiles, delta=delta,
+                                 before=tuple((k, before.get(k, _GONE)) for k in loose_tiles)))
                     if not parts:
                         continue
                     cost = base_cost + fixed
@@ -648,7 +746,8 @@ class TurnDecoder:
                     else:
                         wish.append(c)
         return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
-                    delta=tuple((k, after.get(k, _GONE)) for k in keys))
+                    delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                    before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 
