@@ -111,7 +111,7 @@ class Hypothesis:
     turn_frames: tuple[int, ...] = ()
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
-    misread: tuple[tuple[FieldKey, Any, float], ...] = ()   # (field, reading, held cost paid so far)
+    misread: tuple[tuple[FieldKey, Any, float, float, int], ...] = ()
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
@@ -153,6 +153,8 @@ class TurnDecoder:
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
+        self._prev: tuple[_Interval, int] | None = None   # the last reach and the first usable frame after it
+        self._cur = self.interval              # the reach a change is judged under
 
     # ------------------------------------------------------------------ input
 
@@ -183,6 +185,8 @@ class TurnDecoder:
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
         else:
             self._advance(fields, costs)
+        if self.interval.hand_frames or self.interval.covered >= 2:
+            self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         self.interval = _Interval()
         self._commit()
 
@@ -261,6 +265,24 @@ class TurnDecoder:
         out["default"] = -math.log(base)
         return out
 
+    def _misread_cost(self, costs: Mapping[str, float], k: FieldKey, true: Any, read: Any) -> float:
+        """Cost of field k read as `read` when the table shows `true`: a thing read otherwise or
+        missed is a misread (costs by kind); a card or tile read where there is none (a row read
+        longer, a pile or spot read full) is far rarer: decoder_phantom."""
+        if true == _GONE:
+            true = None
+        if read == _GONE:
+            read = None
+        if k[0] == "row":
+            phantom = len(read or ()) > len(true or ())
+        elif k[0] in ("top", "tile"):
+            phantom = true is None and read is not None
+        else:
+            phantom = False
+        if phantom:
+            return -math.log(max(self.config.decoder_phantom, 1e-9))
+        return costs.get(k[0], costs["default"])
+
     def _initial_piles(self, fields: Fields) -> tuple:
         return tuple(sorted((k[1], () if v is None else (None, v)) for k, v in fields.items() if k[0] == "top"))
 
@@ -294,16 +316,21 @@ class TurnDecoder:
             held = {m[0]: m[1:] for m in hyp.misread}
             # a misread that holds costs decoder_misread_held per frame, at most decoder_misread_hold_max
             # in all (nothing moved: the reader sees the same thing the same way)
+            # (a misread held from frame to frame, with no hand between; one seen again after a
+            # hand is a new misread: the hand changed what the camera sees)
+            going_on = {k for k in diff if no_hand and k in held and held[k][0] == fields.get(k)}
             misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
-                           if k in held and held[k][0] == fields.get(k)
-                           else costs.get(k[0], costs["default"])) for k in diff}
-            paid = {k: (held[k][1] + misread[k] if k in held and held[k][0] == fields.get(k) else 0.0) for k in diff}
+                           if k in going_on else self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                       for k in diff}
+            # (field, reading, held cost paid, all paid, the frame it began)
+            still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
+                         if k in going_on else (k, fields.get(k), 0.0, misread[k], self.frame)) for k in diff}
             # (likeliest readings first: the frame's budget of cuts goes to them)
             for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
                                            for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
-                still_misread = tuple((k, fields.get(k), paid[k]) for k in diff if k not in taken)
+                still_misread = tuple(still[k] for k in diff if k not in taken)
                 if not taken:
                     for turns, cost in self._quiet_reaches(hyp):
                         self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
@@ -317,10 +344,16 @@ class TurnDecoder:
                     else:
                         new_table.pop(k, None)
                 frozen = frozenset(new_table.items())
-                # a change the last frame already read (otherwise) came under the hand before it,
-                # not between two frames with nothing over the table
-                back = cfg.decoder_no_hand if no_hand and all(k in held for k in taken) else 0.0
-                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
+                # a change every frame since the last hand read (as misreads) came under that hand,
+                # not between two frames with nothing over the table: judged with that hand's evidence,
+                # and those frames' misreads paid back
+                back = 0.0
+                interval = self.interval
+                if no_hand and self._prev is not None and all(
+                        k in going_on and held[k][3] == self._prev[1] for k in taken):
+                    interval = self._prev[0]
+                    back = sum(held[k][2] for k in taken)
+                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken, interval):
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
@@ -355,7 +388,7 @@ class TurnDecoder:
             since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
             if since < 1:
                 continue
-            cost = costs.get(k[0], costs["default"]) + min(cfg.decoder_misread_held * (since - 1),
+            cost = self._misread_cost(costs, k, now, delta[k]) + min(cfg.decoder_misread_held * (since - 1),
                                                            cfg.decoder_misread_hold_max)
             new_table = dict(table)
             if now == _GONE:
@@ -410,14 +443,26 @@ class TurnDecoder:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
         draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
         hands = self.interval.hands
-        unused = self.config.decoder_hand_unused
-        base = sum(unused * min(1.0, n / 2.0) for n in hands.values())
+        base = sum(self._hand_unused(n) for n in hands.values())
         out = [(hyp.turns, base)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
             drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
-            out.append((hyp.turns[:-1] + (drew,), base - unused * min(1.0, hands[last.seat] / 2.0)))
+            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat])))
         return out
+
+    def _hand_missing(self, hands: Mapping[str, int]) -> float:
+        """A turn by a seat none of the hand frames named (they named others): each frame naming
+        another seat is evidence against it (decoder_hand_frame), at most decoder_hand_max."""
+        frames = sum(hands.values())
+        cfg = self.config
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * max(0, frames - 1))
+
+    def _hand_unused(self, frames: int) -> float:
+        """A seat `frames` hand frames named that made no turn (a misnamed arm: less likely the more frames)."""
+        cfg = self.config
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+                   + cfg.decoder_hand_frame * max(0, frames - 2))
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key(len(self.order) + 1)
@@ -425,12 +470,14 @@ class TurnDecoder:
         if old is None or hyp.cost < old.cost:
             candidates[key] = hyp
 
-    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey]):
-        """Cuts of the change into turns: [(turns, piles, cost, turn_frames)], best few."""
+    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey],
+                      interval: "_Interval"):
+        """Cuts of the change into turns (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
         last = hyp.turns[-1] if hyp.turns else None
-        key = (last, hyp.piles, hyp.table, tuple(changed))
+        key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
         cuts = self._memo.get(key)
         if cuts is None:
+            self._cur = interval
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
         for cost, parts, slots, new_piles in cuts:
@@ -492,7 +539,7 @@ class TurnDecoder:
         n = len(self.order)
         starts = [self.order.index(last.seat)] if last else (
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
-        hands = self.interval.hands
+        hands = self._cur.hands
         out = []
         variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
         for start in starts:
@@ -511,7 +558,8 @@ class TurnDecoder:
         # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
         # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
         # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
-        # found (exact), or after decoder_cut_budget cuts judged (the bound on time per frame).
+        # found (exact but for an open turn whose rule breaks a new part lessens), or after
+        # decoder_cut_budget cuts judged (the bound on time per frame).
         choices = sorted(((sum(c[1] for c in choice), choice) for choice in
                           (itertools.product(*pile_options) if pile_options else [()])), key=lambda x: x[0])
         keep = cfg.decoder_cuts
@@ -521,7 +569,7 @@ class TurnDecoder:
             or not str(before.get(k)).startswith("wish"))
         # with nothing seen over the table since the last frame, one hand at most came and went
         # unseen: the open turn going on and the next one, no more
-        reach = 1 if self.interval.hand_frames == 0 and self.interval.covered < 2 else n
+        reach = 1 if self._cur.hand_frames == 0 and self._cur.covered < 2 else n
         worst = math.inf          # the keep-th best cost so far
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
@@ -620,6 +668,35 @@ class TurnDecoder:
     def _open_can_go_on(self, last: Turn) -> bool:
         return last.plays == 0 or last.draws == 0
 
+    def _rules_cost(self, turn: Turn, table: Fields) -> float:
+        """decoder_rule per card played or drawn beyond what the turn allows, per pawn step no card
+        explains, per pawn gone or come, per card leaving a row (decoder_pair: the card game's pair laid)."""
+        cfg = self.config
+        cost = 0.0
+        # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
+        # allows a second card played and drawn
+        tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+        allow = 1 + tiles_discard + (1 if turn.wish_cards or "discard" in turn.tiles else 0)
+        plays, draws = turn.plays, turn.draws
+        # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
+        clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
+        # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
+        # leaves the row as it was: its pawn step is the card's only trace)
+        hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
+        if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
+            cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
+        cost += cfg.decoder_rule * turn.pawns_lost
+        # a card leaves a row only for a discard-a-card tile (onto its pile)
+        if len(turn.row_discards) > tiles_discard:
+            cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
+        if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
+            cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
+        elif plays > allow:
+            cost += cfg.decoder_rule * (plays - allow)
+        if draws > allow:
+            cost += cfg.decoder_rule * (draws - allow)
+        return cost
+
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
                   hands: Mapping[str, int], table: Fields) -> float:
         """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
@@ -639,61 +716,39 @@ class TurnDecoder:
                 if pos == 0 and last is not None and last.draws and part.plays:
                     cost += cfg.decoder_order      # a card played after the turn's draw
             complete = pos < top
-            # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
-            # allows a second card played and drawn
-            allow = 1 + sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard") + (
-                1 if turn.wish_cards or "discard" in turn.tiles else 0)
+            # (the open turn's own rule breaks were paid when it was read so far: only the change counts)
+            cost += self._rules_cost(turn, table) - (self._rules_cost(last, table) if pos == 0 and last is not None else 0.0)
             plays, draws = turn.plays, turn.draws
-            # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
-            clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
-            # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
-            # leaves the row as it was: its pawn step is the card's only trace)
-            hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
-            if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
-                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
-            cost += cfg.decoder_rule * turn.pawns_lost
-            # a card leaves a row only for a discard-a-card tile (onto its pile)
-            tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
-            if len(turn.row_discards) > tiles_discard:
-                cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
-            if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
-                cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
-            elif plays > allow:
-                cost += cfg.decoder_rule * (plays - allow)
-            if draws > allow:
-                cost += cfg.decoder_rule * (draws - allow)
             if complete:
                 if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
                     cost += cfg.decoder_traceless
                     if hands and not hands.get(turn.seat):   # (no hand of theirs seen, hands read)
-                        cost += cfg.decoder_hand_missing
+                        cost += self._hand_missing(hands)
                 elif plays == 0:
                     cost += cfg.decoder_twin          # its card went onto a twin: no trace
-            if part is not None and pos > 0 and last is not None and pos == 0:
-                pass
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
         # The pause before the reach: short, the open turn's player going on; long, the next player.
-        pause = self.interval.pause
+        pause = self._cur.pause
         goes_on = 0 in parts and last is not None
         if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
             cost += cfg.decoder_pause
         elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
             cost += cfg.decoder_pause
         # (an observer that does not read hands: two covered frames in a row count as a hand)
-        if self.interval.hand_frames == 0 and self.interval.covered < 2:
+        if self._cur.hand_frames == 0 and self._cur.covered < 2:
             cost += cfg.decoder_no_hand
         if hands:
             for seat in acting:
                 if not hands.get(seat):
-                    cost += cfg.decoder_hand_missing
+                    cost += self._hand_missing(hands)
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat, frames in hands.items():
                 if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
-                    cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+                    cost += self._hand_unused(frames)
         return cost
 
     def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
