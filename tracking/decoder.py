@@ -70,6 +70,8 @@ class Turn:
     start: int = field(default=-1, compare=False)
     #: the readings before the turn of the fields in `delta` (a reading revised later: TurnDecoder._revised)
     before: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
+    #: begun by a reach that changed nothing (its traceless prior paid then, with that reach's hands)
+    quiet: bool = field(default=False, compare=False)
 
     @property
     def plays(self) -> int:
@@ -83,7 +85,8 @@ class Turn:
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before)
+                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
+                    self.quiet)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -308,8 +311,8 @@ class TurnDecoder:
                 diff = diffs[hyp.table] = sorted(k for k in table.keys() | fields.keys()
                                                  if k[0] != "meta" and table.get(k) != fields.get(k))
             if not diff:
-                for turns, cost in self._quiet_reaches(hyp):
-                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, hyp.turn_frames))
+                for turns, cost, frames in self._quiet_reaches(hyp):
+                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
             table = dict(hyp.table)
@@ -332,9 +335,9 @@ class TurnDecoder:
                     continue
                 still_misread = tuple(still[k] for k in diff if k not in taken)
                 if not taken:
-                    for turns, cost in self._quiet_reaches(hyp):
+                    for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
-                                                          hyp.turn_frames, still_misread))
+                                                          frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
                 new_table = dict(table)
@@ -439,16 +442,24 @@ class TurnDecoder:
                                    pawns_lost=turn.pawns_lost - old.pawns_lost + new.pawns_lost,
                                    delta=tuple((d[0], now) if d[0] == k else d for d in turn.delta))
 
-    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float]]:
+    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float, tuple[int, ...]]]:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
         draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
         hands = self.interval.hands
         base = sum(self._hand_unused(n) for n in hands.values())
-        out = [(hyp.turns, base)]
+        out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
             drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
-            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat])))
+            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat]), hyp.turn_frames))
+        if last is not None:
+            # the next player's reach that left no trace: their turn (a card onto its twin, a draw
+            # from the draw pile), its traceless prior paid now
+            nxt = self.order[(self.order.index(last.seat) + 1) % len(self.order)]
+            if hands.get(nxt) and nxt != last.seat:
+                quiet = Turn(nxt, start=self.frame, quiet=True)
+                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
+                            + self.config.decoder_turn + self.config.decoder_traceless, hyp.turn_frames + (self.frame,)))
         return out
 
     def _hand_missing(self, hands: Mapping[str, int]) -> float:
@@ -551,8 +562,9 @@ class TurnDecoder:
                 variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], ()))
             variants.append((slots, ()))
             if last is not None:
-                # a seat whose fields changed playing before the seat whose turn it was (out of turn)
-                for seat in owned:
+                # a seat whose fields changed, or whose hand was seen, playing before the seat whose
+                # turn it was (out of turn)
+                for seat in list(owned) + [s for s in self._cur.hands if s not in owned]:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
                         variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
         # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
@@ -719,10 +731,14 @@ class TurnDecoder:
             # (the open turn's own rule breaks were paid when it was read so far: only the change counts)
             cost += self._rules_cost(turn, table) - (self._rules_cost(last, table) if pos == 0 and last is not None else 0.0)
             plays, draws = turn.plays, turn.draws
+            if pos == 0 and last is not None and last.quiet and part is not None:
+                cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
                 if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
-                    cost += cfg.decoder_traceless
-                    if hands and not hands.get(turn.seat):   # (no hand of theirs seen, hands read)
+                    if not turn.quiet:
+                        cost += cfg.decoder_traceless
+                    # (no hand of theirs seen, hands read; the open turn's hands came before)
+                    if hands and not hands.get(turn.seat) and not (pos == 0 and last is not None):
                         cost += self._hand_missing(hands)
                 elif plays == 0:
                     cost += cfg.decoder_twin          # its card went onto a twin: no trace
