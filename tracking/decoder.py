@@ -295,21 +295,27 @@ class TurnDecoder:
         self._memo: dict[tuple, list] = {}
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
-        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
+        read = frozenset(fields.items())
+        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+
+        def diff_of(table: frozenset) -> list[FieldKey]:
+            diff = diffs.get(table)
+            if diff is None:
+                mine = dict(table)
+                diff = diffs[table] = sorted({k for k, _ in table ^ read
+                                              if k[0] != "meta" and mine.get(k) != fields.get(k)})
+            return diff
+
         beam = list(self.beam)
         if not no_hand:
             for hyp in self.beam:
-                beam += self._revisions(hyp, fields, costs)
+                beam += self._revisions(hyp, fields, costs, diff_of(hyp.table))
             beam.sort(key=lambda h: h.cost)
         for hyp in beam:                               # (ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
-            diff = diffs.get(hyp.table)
-            if diff is None:
-                table = dict(hyp.table)
-                diff = diffs[hyp.table] = sorted(k for k in table.keys() | fields.keys()
-                                                 if k[0] != "meta" and table.get(k) != fields.get(k))
+            diff = diff_of(hyp.table)
             if not diff:
                 for turns, cost, frames in self._quiet_reaches(hyp):
                     self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
@@ -340,13 +346,9 @@ class TurnDecoder:
                                                           frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
-                new_table = dict(table)
-                for k in taken:
-                    if k in fields:
-                        new_table[k] = fields[k]
-                    else:
-                        new_table.pop(k, None)
-                frozen = frozenset(new_table.items())
+                # (set operations keep the items' hashes: no table is hashed anew)
+                frozen = (hyp.table - {(k, table[k]) for k in taken if k in table}) | {
+                    (k, fields[k]) for k in taken if k in fields}
                 # a change every frame since the last hand read (as misreads) came under that hand,
                 # not between two frames with nothing over the table: judged with that hand's evidence,
                 # and those frames' misreads paid back
@@ -356,7 +358,7 @@ class TurnDecoder:
                         k in going_on and held[k][3] == self._prev[1] for k in taken):
                     interval = self._prev[0]
                     back = sum(held[k][2] for k in taken)
-                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken, interval):
+                for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
@@ -364,17 +366,20 @@ class TurnDecoder:
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
 
-    def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float]) -> list[Hypothesis]:
+    def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
+                   diff: Sequence[FieldKey]) -> list[Hypothesis]:
         """A hand came, and a field a recent turn changed reads otherwise now: that turn's reading of
         it may have been a misread held since (the reader saw the new card wrong until something
         moved), not a second change now. One hypothesis per such field: the turn revised to the
         field's reading now, every usable frame since it paying as a held misread."""
         cfg = self.config
         out = []
+        if not diff:
+            return out
         table = dict(hyp.table)
         recent = len(self.order) + 1
-        for k in table.keys() | fields.keys():
-            if k[0] in ("meta", "top") or table.get(k) == fields.get(k):
+        for k in diff:
+            if k[0] == "top":
                 continue
             for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 1 - recent), -1):
                 delta = dict(hyp.turns[i].delta)
@@ -481,14 +486,21 @@ class TurnDecoder:
         if old is None or hyp.cost < old.cost:
             candidates[key] = hyp
 
-    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey],
+    def _explanations(self, hyp: Hypothesis, before: Fields, fields: Fields, changed: Sequence[FieldKey],
                       interval: "_Interval"):
-        """Cuts of the change into turns (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
+        """Cuts of the change of `changed` fields of `before` to their readings in `fields` into turns
+        (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
         last = hyp.turns[-1] if hyp.turns else None
         key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
         cuts = self._memo.get(key)
         if cuts is None:
             self._cur = interval
+            after = dict(before)
+            for k in changed:
+                if k in fields:
+                    after[k] = fields[k]
+                else:
+                    after.pop(k, None)
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
         for cost, parts, slots, new_piles in cuts:
@@ -585,6 +597,7 @@ class TurnDecoder:
         worst = math.inf          # the keep-th best cost so far
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
+        last_rules = self._rules_cost(last, after) if last is not None else 0.0
         for slots, skipped in variants:
             owned_parts: dict[int, Turn] = {}
             ok = True
@@ -628,7 +641,7 @@ class TurnDecoder:
                             continue
                         parts[1] = dataclasses.replace(parts[1], skipped=skipped)
                     judged += 1
-                    cost += self._cut_cost(last, slots, parts, hands, after)
+                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules)
                     new_piles = dict(piles)
                     for c in choice:
                         new_piles[c[0][0]] = c[2]
@@ -710,7 +723,7 @@ class TurnDecoder:
         return cost
 
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
-                  hands: Mapping[str, int], table: Fields) -> float:
+                  hands: Mapping[str, int], table: Fields, last_rules: float) -> float:
         """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
         cfg = self.config
         cost = 0.0
@@ -729,7 +742,10 @@ class TurnDecoder:
                     cost += cfg.decoder_order      # a card played after the turn's draw
             complete = pos < top
             # (the open turn's own rule breaks were paid when it was read so far: only the change counts)
-            cost += self._rules_cost(turn, table) - (self._rules_cost(last, table) if pos == 0 and last is not None else 0.0)
+            if pos == 0 and last is not None and part is None:
+                pass                      # (unchanged: its rule breaks were paid)
+            else:
+                cost += self._rules_cost(turn, table) - (last_rules if pos == 0 and last is not None else 0.0)
             plays, draws = turn.plays, turn.draws
             if pos == 0 and last is not None and last.quiet and part is not None:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
