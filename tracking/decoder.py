@@ -597,6 +597,7 @@ class TurnDecoder:
         worst = math.inf          # the keep-th best cost so far
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
+        owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
         for slots, skipped in variants:
             owned_parts: dict[int, Turn] = {}
@@ -609,7 +610,7 @@ class TurnDecoder:
                 # a seat's own fields go to its first slot (its open turn, or its next turn)
                 pos = 1 if skipped and seat == slots[1] else positions[0] if (
                     last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
-                owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
+                owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
             if not ok:
                 continue
             fixed = (cfg.decoder_out_of_turn if skipped else 0.0) + tiles_cost
