@@ -308,10 +308,9 @@ class TurnDecoder:
             return diff
 
         beam = list(self.beam)
-        if not no_hand:
-            for hyp in self.beam:
-                beam += self._revisions(hyp, fields, costs, diff_of(hyp.table))
-            beam.sort(key=lambda h: h.cost)
+        for hyp in self.beam:
+            beam += self._revisions(hyp, fields, costs, diff_of(hyp.table))
+        beam.sort(key=lambda h: h.cost)
         for hyp in beam:                               # (ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
@@ -368,9 +367,9 @@ class TurnDecoder:
 
     def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
                    diff: Sequence[FieldKey]) -> list[Hypothesis]:
-        """A hand came, and a field a recent turn changed reads otherwise now: that turn's reading of
-        it may have been a misread held since (the reader saw the new card wrong until something
-        moved), not a second change now. One hypothesis per such field: the turn revised to the
+        """A field a recent turn changed reads otherwise now: that turn's reading of it may have been
+        a misread held since (the reader saw the new card wrong until something moved, or for the
+        first frames after the hand), not a second change now. One hypothesis per such field: the turn revised to the
         field's reading now, every usable frame since it paying as a held misread."""
         cfg = self.config
         out = []
