@@ -330,9 +330,12 @@ class TurnDecoder:
             misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
                            if k in going_on else self._misread_cost(costs, k, table.get(k), fields.get(k)))
                        for k in diff}
-            # (field, reading, held cost paid, all paid, the frame it began)
+            # (field, reading, held cost paid, paid for this reading, the frame the field began to be
+            # read otherwise than this table: a reading changing meanwhile keeps that frame)
             still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
-                         if k in going_on else (k, fields.get(k), 0.0, misread[k], self.frame)) for k in diff}
+                         if k in going_on else
+                         (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
+                     for k in diff}
             # (likeliest readings first: the frame's budget of cuts goes to them)
             for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
                                            for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
@@ -348,15 +351,15 @@ class TurnDecoder:
                 # (set operations keep the items' hashes: no table is hashed anew)
                 frozen = (hyp.table - {(k, table[k]) for k in taken if k in table}) | {
                     (k, fields[k]) for k in taken if k in fields}
-                # a change every frame since the last hand read (as misreads) came under that hand,
-                # not between two frames with nothing over the table: judged with that hand's evidence,
-                # and those frames' misreads paid back
+                # a change of fields every frame since the last hand read otherwise came under that
+                # hand, not between two frames with nothing over the table: judged with that hand's
+                # evidence, the frames that read it as now paid back (the others were misreads anyway)
                 back = 0.0
                 interval = self.interval
                 if no_hand and self._prev is not None and all(
-                        k in going_on and held[k][3] == self._prev[1] for k in taken):
+                        k in held and held[k][3] == self._prev[1] for k in taken):
                     interval = self._prev[0]
-                    back = sum(held[k][2] for k in taken)
+                    back = sum(held[k][2] for k in taken if k in going_on)
                 for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
@@ -463,7 +466,8 @@ class TurnDecoder:
             if hands.get(nxt) and nxt != last.seat:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
-                            + self.config.decoder_turn + self.config.decoder_traceless, hyp.turn_frames + (self.frame,)))
+                            + self.config.decoder_turn + self.config.decoder_traceless
+                            + self._owed_cost(last, dict(hyp.table)), hyp.turn_frames + (self.frame,)))
         return out
 
     def _hand_missing(self, hands: Mapping[str, int]) -> float:
@@ -693,6 +697,24 @@ class TurnDecoder:
     def _open_can_go_on(self, last: Turn) -> bool:
         return last.plays == 0 or last.draws == 0
 
+    def _owed_cost(self, turn: Turn, table: Fields) -> float:
+        """A turn over without the discard its pawn's landing on a discard-a-card tile owed (a rule break)."""
+        owed = tiles_discard_landed(turn, table) - sum(1 for p in turn.piles if p[3] == "discard")
+        return self.config.decoder_rule * owed if owed > 0 else 0.0
+
+    def _completion_cost(self, turn: Turn, table: Fields) -> float:
+        """Priors paid when a turn is over: a discard owed to a discard-a-card tile not made (RULES §2
+        Tiles: a rule break), no trace at all (decoder_traceless, unless paid when it began), no card
+        played that the camera saw (decoder_twin: it went onto its twin)."""
+        cfg = self.config
+        cost = self._owed_cost(turn, table)
+        if turn.plays == 0 and turn.draws == 0 and not turn.steps and not turn.row_discards:
+            if not turn.quiet:
+                cost += cfg.decoder_traceless
+        elif turn.plays == 0:
+            cost += cfg.decoder_twin
+        return cost
+
     def _rules_cost(self, turn: Turn, table: Fields) -> float:
         """decoder_rule per card played or drawn beyond what the turn allows, per pawn step no card
         explains, per pawn gone or come, per card leaving a row (decoder_pair: the card game's pair laid)."""
@@ -750,14 +772,11 @@ class TurnDecoder:
             if pos == 0 and last is not None and last.quiet and part is not None:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
-                if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
-                    if not turn.quiet:
-                        cost += cfg.decoder_traceless
-                    # (no hand of theirs seen, hands read; the open turn's hands came before)
-                    if hands and not hands.get(turn.seat) and not (pos == 0 and last is not None):
-                        cost += self._hand_missing(hands)
-                elif plays == 0:
-                    cost += cfg.decoder_twin          # its card went onto a twin: no trace
+                cost += self._completion_cost(turn, table)
+                # (no hand of theirs seen, hands read; the open turn's hands came before)
+                if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
+                        and not hands.get(turn.seat) and not (pos == 0 and last is not None)):
+                    cost += self._hand_missing(hands)
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
