@@ -19,7 +19,13 @@ The model (an HMM over table states, decoded by beam search):
   field read otherwise costs −log(misread probability), from the reader's `confidence` for that
   kind of field when given, `decoder_misread` otherwise;
 - candidate tables after a hand: the hypothesis' table with any subset of the fields the new frame
-  reads otherwise taken over (a field not taken is that frame's misread);
+  reads otherwise taken over (a field not taken is that frame's misread); a misread held from frame
+  to frame costs decoder_misread_held per frame, at most decoder_misread_hold_max per still moment,
+  and a card or tile read where there is none costs −log(decoder_phantom); a field a recent turn
+  changed that now reads otherwise may be that turn's misread held since (`_revisions`), and a
+  change read (otherwise) on every frame since the last hand is judged under that hand;
+- cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
+  decoder_frame_budget per frame (the bound on time per frame);
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
   Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
   committed turn a later best hypothesis reads otherwise is logged as a correction;
