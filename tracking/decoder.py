@@ -162,6 +162,8 @@ class TurnDecoder:
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
+        #: misreads the players corrected on the page: (field, row position or None) → (as read, as it is)
+        self._known: dict[tuple[FieldKey, int | None], tuple[Any, Any]] = {}
         self._prev: tuple[_Interval, int] | None = None   # the last reach and the first usable frame after it
         self._cur = self.interval              # the reach a change is judged under
 
@@ -184,7 +186,7 @@ class TurnDecoder:
                     if seat in self.seats:
                         self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
             return
-        fields = observation_fields(obs)
+        fields = self._corrected(observation_fields(obs))
         costs = self._misread_costs(obs)
         self._usable.append(self.frame)
         if t is not None:
@@ -199,6 +201,23 @@ class TurnDecoder:
         self.interval = _Interval()
         self._commit()
 
+    def _corrected(self, fields: Fields) -> Fields:
+        """A frame's readings with the misreads the players corrected read as they said."""
+        if not self._known:
+            return fields
+        out = dict(fields)
+        for (key, i), (bad, good) in self._known.items():
+            value = out.get(key, _GONE)
+            if i is None:
+                if value == bad:
+                    if good == _GONE:
+                        out.pop(key, None)
+                    else:
+                        out[key] = good
+            elif isinstance(value, tuple) and i < len(value) and value[i] == bad:
+                out[key] = value[:i] + (good,) + value[i + 1:]
+        return out
+
     def answer(self, pile: str, card: Any, seat: str) -> None:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
         `pile` was `seat`'s. Evidence: hypotheses against it pay decoder_answer from now on."""
@@ -209,7 +228,18 @@ class TurnDecoder:
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
         """The players said the table reads so (a correction on the page): every hypothesis takes
         these readings (_GONE: not read) as the table now, without a turn; frames reading them
-        otherwise later pay as misreads."""
+        otherwise later pay as misreads. What the best reading had there is the reader's known
+        misread of that card: later frames reading it so are read as the players said (`_known`)."""
+        if self.beam:
+            best = dict(self.beam[0].table)
+            for key, value in changes.items():
+                was = best.get(key, _GONE)
+                if key[0] == "row" and isinstance(was, tuple) and isinstance(value, tuple) and len(was) == len(value):
+                    for i, (a, b) in enumerate(zip(was, value)):
+                        if a != b:
+                            self._known[(key, i)] = (a, b)
+                elif was != value and key[0] == "tile":   # (a spot keeps its tile; a pile's top changes)
+                    self._known[(key, None)] = (was, value)
         out = []
         for hyp in self.beam:
             table = dict(hyp.table)
