@@ -40,11 +40,18 @@ class TrackingConfig:
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
+    decoder_phantom: float = 0.00001     # chance a card or tile is read where there is none (a row read
+    #                                      longer, an empty pile or spot read full): far rarer than a misread
+    decoder_misread_hold_max: float = 6.0   # ... in all at most this for one misread held frame after frame
+    #                                         (nothing moved: the reader sees the same thing the same way)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed
     decoder_prune: float = 30.0          # readings costing this much more than the best so far are dropped
     decoder_cuts: int = 4                # cuts of one change into turns kept per hypothesis and table
+    decoder_cut_budget: int = 100        # cuts judged at most per hypothesis and table (cheapest bound first)
+    decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
+    #                                      the bound on time per frame when many fields change at once
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_turn: float = 0.5            # one more turn in a cut
     decoder_rule: float = 10.0           # a card played or drawn beyond what a turn allows (a rule break)
@@ -61,6 +68,9 @@ class TrackingConfig:
     decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
+    decoder_hand_frame: float = 0.0      # ... and per further hand frame naming another seat than the one
+    #                                      that acted (a hand frame names a wrong seat rarely)
+    decoder_hand_max: float = 12.0       # ... at most this for one turn's or one seat's hands
     decoder_answer: float = 30.0         # a reading against a seat named on the page
     decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown

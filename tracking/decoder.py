@@ -19,7 +19,13 @@ The model (an HMM over table states, decoded by beam search):
   field read otherwise costs −log(misread probability), from the reader's `confidence` for that
   kind of field when given, `decoder_misread` otherwise;
 - candidate tables after a hand: the hypothesis' table with any subset of the fields the new frame
-  reads otherwise taken over (a field not taken is that frame's misread);
+  reads otherwise taken over (a field not taken is that frame's misread); a misread held from frame
+  to frame costs decoder_misread_held per frame, at most decoder_misread_hold_max per still moment,
+  and a card or tile read where there is none costs −log(decoder_phantom); a field a recent turn
+  changed that now reads otherwise may be that turn's misread held since (`_revisions`), and a
+  change read (otherwise) on every frame since the last hand is judged under that hand;
+- cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
+  decoder_frame_budget per frame (the bound on time per frame);
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
   Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
   committed turn a later best hypothesis reads otherwise is logged as a correction;
@@ -30,6 +36,7 @@ The model (an HMM over table states, decoded by beam search):
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -67,6 +74,10 @@ class Turn:
     skipped: tuple[str, ...] = ()
     #: the frame at which the turn began (placing corrections made meanwhile); not part of its identity
     start: int = field(default=-1, compare=False)
+    #: the readings before the turn of the fields in `delta` (a reading revised later: TurnDecoder._revised)
+    before: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
+    #: begun by a reach that changed nothing (its traceless prior paid then, with that reach's hands)
+    quiet: bool = field(default=False, compare=False)
 
     @property
     def plays(self) -> int:
@@ -80,7 +91,8 @@ class Turn:
         return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped, self.start)
+                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
+                    self.quiet)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -108,7 +120,7 @@ class Hypothesis:
     turn_frames: tuple[int, ...] = ()
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
-    misread: tuple[tuple[FieldKey, Any], ...] = ()
+    misread: tuple[tuple[FieldKey, Any, float, float, int], ...] = ()
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
@@ -149,6 +161,11 @@ class TurnDecoder:
         self._hand_left: float | None = None   # time of the last hand frame
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
+        self._usable: list[int] = []           # indexes of the usable frames fed, in order
+        #: misreads the players corrected on the page: (field, row position or None) → (as read, as it is)
+        self._known: dict[tuple[FieldKey, int | None], tuple[Any, Any]] = {}
+        self._prev: tuple[_Interval, int] | None = None   # the last reach and the first usable frame after it
+        self._cur = self.interval              # the reach a change is judged under
 
     # ------------------------------------------------------------------ input
 
@@ -169,8 +186,9 @@ class TurnDecoder:
                     if seat in self.seats:
                         self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
             return
-        fields = observation_fields(obs)
+        fields = self._corrected(observation_fields(obs))
         costs = self._misread_costs(obs)
+        self._usable.append(self.frame)
         if t is not None:
             self.times[self.frame] = t
         if not self.beam:
@@ -178,8 +196,27 @@ class TurnDecoder:
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
         else:
             self._advance(fields, costs)
+        if self.interval.hand_frames or self.interval.covered >= 2:
+            self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         self.interval = _Interval()
         self._commit()
+
+    def _corrected(self, fields: Fields) -> Fields:
+        """A frame's readings with the misreads the players corrected read as they said."""
+        if not self._known:
+            return fields
+        out = dict(fields)
+        for (key, i), (bad, good) in self._known.items():
+            value = out.get(key, _GONE)
+            if i is None:
+                if value == bad:
+                    if good == _GONE:
+                        out.pop(key, None)
+                    else:
+                        out[key] = good
+            elif isinstance(value, tuple) and i < len(value) and value[i] == bad:
+                out[key] = value[:i] + (good,) + value[i + 1:]
+        return out
 
     def answer(self, pile: str, card: Any, seat: str) -> None:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
@@ -191,7 +228,18 @@ class TurnDecoder:
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
         """The players said the table reads so (a correction on the page): every hypothesis takes
         these readings (_GONE: not read) as the table now, without a turn; frames reading them
-        otherwise later pay as misreads."""
+        otherwise later pay as misreads. What the best reading had there is the reader's known
+        misread of that card: later frames reading it so are read as the players said (`_known`)."""
+        if self.beam:
+            best = dict(self.beam[0].table)
+            for key, value in changes.items():
+                was = best.get(key, _GONE)
+                if key[0] == "row" and isinstance(was, tuple) and isinstance(value, tuple) and len(was) == len(value):
+                    for i, (a, b) in enumerate(zip(was, value)):
+                        if a != b:
+                            self._known[(key, i)] = (a, b)
+                elif was != value and key[0] == "tile":   # (a spot keeps its tile; a pile's top changes)
+                    self._known[(key, None)] = (was, value)
         out = []
         for hyp in self.beam:
             table = dict(hyp.table)
@@ -205,7 +253,7 @@ class TurnDecoder:
                 if key[0] == "top":
                     stack = tuple(piles.get(key[1], ()))
                     piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
-            misread = tuple(m for m in hyp.misread if m[0] not in changes)
+            misread = tuple(m for m in hyp.misread if m[0] not in changes)  # (corrected: no misread)
             out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
                                   hyp.turn_frames, misread))
         self.beam = out
@@ -256,6 +304,24 @@ class TurnDecoder:
         out["default"] = -math.log(base)
         return out
 
+    def _misread_cost(self, costs: Mapping[str, float], k: FieldKey, true: Any, read: Any) -> float:
+        """Cost of field k read as `read` when the table shows `true`: a thing read otherwise or
+        missed is a misread (costs by kind); a card or tile read where there is none (a row read
+        longer, a pile or spot read full) is far rarer: decoder_phantom."""
+        if true == _GONE:
+            true = None
+        if read == _GONE:
+            read = None
+        if k[0] == "row":
+            phantom = len(read or ()) > len(true or ())
+        elif k[0] in ("top", "tile"):
+            phantom = true is None and read is not None
+        else:
+            phantom = False
+        if phantom:
+            return -math.log(max(self.config.decoder_phantom, 1e-9))
+        return costs.get(k[0], costs["default"])
+
     def _initial_piles(self, fields: Fields) -> tuple:
         return tuple(sorted((k[1], () if v is None else (None, v)) for k, v in fields.items() if k[0] == "top"))
 
@@ -263,48 +329,74 @@ class TurnDecoder:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
         self._memo: dict[tuple, list] = {}
+        self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
-        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
-        for hyp in self.beam:                          # (the beam is ordered by cost)
+        read = frozenset(fields.items())
+        diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+
+        def diff_of(table: frozenset) -> list[FieldKey]:
+            diff = diffs.get(table)
+            if diff is None:
+                mine = dict(table)
+                diff = diffs[table] = sorted({k for k, _ in table ^ read
+                                              if k[0] != "meta" and mine.get(k) != fields.get(k)})
+            return diff
+
+        beam = list(self.beam)
+        for hyp in self.beam:
+            beam += self._revisions(hyp, fields, costs, diff_of(hyp.table))
+        beam.sort(key=lambda h: h.cost)
+        for hyp in beam:                               # (ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
                 break
-            diff = diffs.get(hyp.table)
-            if diff is None:
-                table = dict(hyp.table)
-                diff = diffs[hyp.table] = sorted(k for k in table.keys() | fields.keys()
-                                                 if k[0] != "meta" and table.get(k) != fields.get(k))
+            diff = diff_of(hyp.table)
             if not diff:
-                for turns, cost in self._quiet_reaches(hyp):
-                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, hyp.turn_frames))
+                for turns, cost, frames in self._quiet_reaches(hyp):
+                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
             table = dict(hyp.table)
-            held = dict(hyp.misread)
-            misread = {k: (cfg.decoder_misread_held if k in held and held[k] == fields.get(k)
-                           else costs.get(k[0], costs["default"])) for k in diff}
-            for taken in _subsets(diff, cfg.decoder_max_fields):
-                emission = sum(misread[k] for k in diff if k not in taken)
+            held = {m[0]: m[1:] for m in hyp.misread}
+            # a misread that holds costs decoder_misread_held per frame, at most decoder_misread_hold_max
+            # in all (nothing moved: the reader sees the same thing the same way)
+            # (a misread held from frame to frame, with no hand between; one seen again after a
+            # hand is a new misread: the hand changed what the camera sees)
+            going_on = {k for k in diff if no_hand and k in held and held[k][0] == fields.get(k)}
+            misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
+                           if k in going_on else self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                       for k in diff}
+            # (field, reading, held cost paid, paid for this reading, the frame the field began to be
+            # read otherwise than this table: a reading changing meanwhile keeps that frame)
+            still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
+                         if k in going_on else
+                         (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
+                     for k in diff}
+            # (likeliest readings first: the frame's budget of cuts goes to them)
+            for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
+                                           for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
-                still_misread = tuple((k, fields.get(k)) for k in diff if k not in taken)
+                still_misread = tuple(still[k] for k in diff if k not in taken)
                 if not taken:
-                    for turns, cost in self._quiet_reaches(hyp):
+                    for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
-                                                          hyp.turn_frames, still_misread))
+                                                          frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
-                new_table = dict(table)
-                for k in taken:
-                    if k in fields:
-                        new_table[k] = fields[k]
-                    else:
-                        new_table.pop(k, None)
-                frozen = frozenset(new_table.items())
-                # a change the last frame already read (otherwise) came under the hand before it,
-                # not between two frames with nothing over the table
-                back = cfg.decoder_no_hand if no_hand and all(k in held for k in taken) else 0.0
-                for turns, piles, cost, frames in self._explanations(hyp, table, new_table, taken):
+                # (set operations keep the items' hashes: no table is hashed anew)
+                frozen = (hyp.table - {(k, table[k]) for k in taken if k in table}) | {
+                    (k, fields[k]) for k in taken if k in fields}
+                # a change of fields every frame since the last hand read otherwise came under that
+                # hand, not between two frames with nothing over the table: judged with that hand's
+                # evidence, the frames that read it as now paid back (the others were misreads anyway)
+                back = 0.0
+                interval = self.interval
+                if no_hand and self._prev is not None and all(
+                        k in held and held[k][3] == self._prev[1] for k in taken):
+                    interval = self._prev[0]
+                    back = sum(held[k][2] for k in taken if k in going_on)
+                for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
@@ -312,18 +404,120 @@ class TurnDecoder:
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
 
-    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float]]:
+    def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
+                   diff: Sequence[FieldKey]) -> list[Hypothesis]:
+        """A field a recent turn changed reads otherwise now: that turn's reading of it may have been
+        a misread held since (the reader saw the new card wrong until something moved, or for the
+        first frames after the hand), not a second change now. One hypothesis per such field: the turn revised to the
+        field's reading now, every usable frame since it paying as a held misread."""
+        cfg = self.config
+        out = []
+        if not diff:
+            return out
+        table = dict(hyp.table)
+        recent = len(self.order) + 1
+        for k in diff:
+            if k[0] == "top":
+                continue
+            for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 1 - recent), -1):
+                delta = dict(hyp.turns[i].delta)
+                if k in delta:
+                    break
+            else:
+                continue
+            now = fields.get(k, _GONE)
+            if delta[k] != table.get(k, _GONE) or i >= len(hyp.turn_frames):
+                continue
+            turn = self._revised(hyp.turns[i], k, delta[k], now)
+            if turn is None:
+                continue
+            since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
+            if since < 1:
+                continue
+            cost = self._misread_cost(costs, k, now, delta[k]) + min(cfg.decoder_misread_held * (since - 1),
+                                                           cfg.decoder_misread_hold_max)
+            new_table = dict(table)
+            if now == _GONE:
+                new_table.pop(k, None)
+            else:
+                new_table[k] = now
+            out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
+                                  hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
+                                  tuple(m for m in hyp.misread if m[0] != k)))
+        return out
+
+    def _revised(self, turn: Turn, k: FieldKey, was: Any, now: Any) -> Turn | None:
+        """`turn` with its change of field k giving `now` instead of `was` (None: not a change a
+        turn's own fields can be revised to)."""
+        before = dict(turn.before)
+        if k not in before:
+            return None
+        b = before[k]
+        if k[0] == "tile":
+            if now != b:
+                return None        # (a tile read back as it was: the turn did not take it)
+            tiles = list(turn.tiles)
+            if str(b) not in tiles:
+                return None
+            tiles.remove(str(b))
+            return dataclasses.replace(turn, tiles=tuple(tiles), delta=tuple(d for d in turn.delta if d[0] != k),
+                                       before=tuple(d for d in turn.before if d[0] != k))
+        if self._owner(k) != turn.seat:
+            return None
+        bmap = {} if b == _GONE else {k: b}
+        old = self._owned_turn(turn.seat, [k], bmap, {} if was == _GONE else {k: was})
+        new = self._owned_turn(turn.seat, [k], bmap, {} if now == _GONE else {k: now})
+
+        def less(xs: tuple, ys: tuple) -> tuple | None:
+            xs = list(xs)
+            for y in ys:
+                if y not in xs:
+                    return None
+                xs.remove(y)
+            return tuple(xs)
+
+        lays, steps, discards, wish = (less(turn.lays, old.lays), less(turn.steps, old.steps),
+                                       less(turn.row_discards, old.row_discards), less(turn.wish_cards, old.wish_cards))
+        if lays is None or steps is None or discards is None or wish is None:
+            return None
+        return dataclasses.replace(turn, lays=lays + new.lays, steps=steps + new.steps,
+                                   row_discards=discards + new.row_discards, wish_cards=wish + new.wish_cards,
+                                   pawns_lost=turn.pawns_lost - old.pawns_lost + new.pawns_lost,
+                                   delta=tuple((d[0], now) if d[0] == k else d for d in turn.delta))
+
+    def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float, tuple[int, ...]]]:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
         draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
         hands = self.interval.hands
-        unused = self.config.decoder_hand_unused
-        base = sum(unused * min(1.0, n / 2.0) for n in hands.values())
-        out = [(hyp.turns, base)]
+        base = sum(self._hand_unused(n) for n in hands.values())
+        out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
             drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
-            out.append((hyp.turns[:-1] + (drew,), base - unused * min(1.0, hands[last.seat] / 2.0)))
+            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat]), hyp.turn_frames))
+        if last is not None:
+            # the next player's reach that left no trace: their turn (a card onto its twin, a draw
+            # from the draw pile), its traceless prior paid now
+            nxt = self.order[(self.order.index(last.seat) + 1) % len(self.order)]
+            if hands.get(nxt) and nxt != last.seat:
+                quiet = Turn(nxt, start=self.frame, quiet=True)
+                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
+                            + self.config.decoder_turn + self.config.decoder_traceless
+                            + self._owed_cost(last, dict(hyp.table)), hyp.turn_frames + (self.frame,)))
         return out
+
+    def _hand_missing(self, hands: Mapping[str, int]) -> float:
+        """A turn by a seat none of the hand frames named (they named others): each frame naming
+        another seat is evidence against it (decoder_hand_frame), at most decoder_hand_max."""
+        frames = sum(hands.values())
+        cfg = self.config
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * max(0, frames - 1))
+
+    def _hand_unused(self, frames: int) -> float:
+        """A seat `frames` hand frames named that made no turn (a misnamed arm: less likely the more frames)."""
+        cfg = self.config
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+                   + cfg.decoder_hand_frame * max(0, frames - 2))
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key(len(self.order) + 1)
@@ -331,12 +525,21 @@ class TurnDecoder:
         if old is None or hyp.cost < old.cost:
             candidates[key] = hyp
 
-    def _explanations(self, hyp: Hypothesis, before: Fields, after: Fields, changed: Sequence[FieldKey]):
-        """Cuts of the change into turns: [(turns, piles, cost, turn_frames)], best few."""
+    def _explanations(self, hyp: Hypothesis, before: Fields, fields: Fields, changed: Sequence[FieldKey],
+                      interval: "_Interval"):
+        """Cuts of the change of `changed` fields of `before` to their readings in `fields` into turns
+        (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
         last = hyp.turns[-1] if hyp.turns else None
-        key = (last, hyp.piles, hyp.table, tuple(changed))
+        key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
         cuts = self._memo.get(key)
         if cuts is None:
+            self._cur = interval
+            after = dict(before)
+            for k in changed:
+                if k in fields:
+                    after[k] = fields[k]
+                else:
+                    after.pop(k, None)
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
         for cost, parts, slots, new_piles in cuts:
@@ -398,7 +601,7 @@ class TurnDecoder:
         n = len(self.order)
         starts = [self.order.index(last.seat)] if last else (
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
-        hands = self.interval.hands
+        hands = self._cur.hands
         out = []
         variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
         for start in starts:
@@ -410,52 +613,106 @@ class TurnDecoder:
                 variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], ()))
             variants.append((slots, ()))
             if last is not None:
-                # a seat whose fields changed playing before the seat whose turn it was (out of turn)
-                for seat in owned:
+                # a seat whose fields changed, or whose hand was seen, playing before the seat whose
+                # turn it was (out of turn)
+                for seat in list(owned) + [s for s in self._cur.hands if s not in owned]:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
                         variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
+        # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
+        # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
+        # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
+        # found (exact but for an open turn whose rule breaks a new part lessens), or after
+        # decoder_cut_budget cuts judged (the bound on time per frame).
+        choices = sorted(((sum(c[1] for c in choice), choice) for choice in
+                          (itertools.product(*pile_options) if pile_options else [()])), key=lambda x: x[0])
+        keep = cfg.decoder_cuts
+        # (RULES: only wish-stone tiles are taken; no tile ever comes onto the board)
+        tiles_cost = cfg.decoder_rule * sum(
+            1 for k in loose_tiles if before.get(k) is None or after.get(k) is not None
+            or not str(before.get(k)).startswith("wish"))
+        # with nothing seen over the table since the last frame, one hand at most came and went
+        # unseen: the open turn going on and the next one, no more
+        reach = 1 if self._cur.hand_frames == 0 and self._cur.covered < 2 else n
+        worst = math.inf          # the keep-th best cost so far
+        judged = 0
+        budget = min(cfg.decoder_cut_budget, self._budget)
+        owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
+        last_rules = self._rules_cost(last, after) if last is not None else 0.0
         for slots, skipped in variants:
-            for choice in itertools.product(*pile_options) if pile_options else [()]:
-                events = [c[0] for c in choice]
-                base_cost = sum(c[1] for c in choice)
-                new_piles = dict(piles)
-                for c in choice:
-                    new_piles[c[0][0]] = c[2]
-                for where in itertools.product(range(n + 1), repeat=len(events)):
-                    parts: dict[int, Turn] = {}
-                    ok = True
-                    for seat, keys in owned.items():
-                        positions = [i for i, s in enumerate(slots) if s == seat]
-                        if not positions:
-                            ok = False
-                            break
-                        # a seat's own fields go to its first slot (its open turn, or its next turn)
-                        pos = 1 if skipped and seat == slots[1] else positions[0] if (
-                            last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
-                        parts[pos] = parts.get(pos, Turn(seat)).merged(self._owned_turn(seat, keys, before, after))
-                    for ev, pos in zip(events, where):
+            owned_parts: dict[int, Turn] = {}
+            ok = True
+            for seat, keys in owned.items():
+                positions = [i for i, s in enumerate(slots[:reach + 1]) if s == seat]
+                if not positions:
+                    ok = False
+                    break
+                # a seat's own fields go to its first slot (its open turn, or its next turn)
+                pos = 1 if skipped and seat == slots[1] else positions[0] if (
+                    last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
+                owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
+            if not ok:
+                continue
+            fixed = (cfg.decoder_out_of_turn if skipped else 0.0) + tiles_cost
+            for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
+                if fixed + bound + choices[0][0] > worst or judged >= budget:
+                    break
+                for base_cost, choice in choices:
+                    if fixed + bound + base_cost > worst or judged >= budget:
+                        break
+                    parts = dict(owned_parts)
+                    for c, pos in zip(choice, where):
+                        ev = c[0]
                         key = ("top", ev[0])
                         parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
-                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),)))
+                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
+                                 before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
                         mover = min(parts) if parts else 0
                         tiles = tuple(str(before.get(k)) for k in loose_tiles)
                         delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
                         parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
-                            Turn(slots[mover], tiles=tiles, delta=delta))
-                    if not ok or not parts:
+                            Turn(slots[mover], tiles=tiles, delta=delta,
+                                 before=tuple((k, before.get(k, _GONE)) for k in loose_tiles)))
+                    if not parts:
                         continue
-                    cost = base_cost
+                    cost = base_cost + fixed
                     if skipped:
                         if 1 not in parts:
                             continue
                         parts[1] = dataclasses.replace(parts[1], skipped=skipped)
-                        cost += cfg.decoder_out_of_turn
-                    cost += self._cut_cost(last, slots, parts, hands, after)
+                    judged += 1
+                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules)
+                    new_piles = dict(piles)
+                    for c in choice:
+                        new_piles[c[0][0]] = c[2]
                     out.append((cost, parts, slots, new_piles))
+                    if len(out) >= keep:
+                        worst = sorted(x[0] for x in out)[keep - 1]
+        self._budget -= judged
         out.sort(key=lambda x: x[0])
         return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
-                in out[:cfg.decoder_cuts]]
+                in out[:keep]]
+
+    def _placements(self, n: int, events: int, owned: frozenset, loose: bool) -> list[tuple[float, tuple[int, ...]]]:
+        """Every placement of `events` pile changes on the slots 0..n, with a lower bound of its cut's
+        cost (decoder_turn per new turn, decoder_traceless per empty slot before the last), cheapest first."""
+        key = (n, events, owned, loose)
+        cached = _PLACEMENTS.get(key)
+        if cached is not None and cached[0] == (self.config.decoder_turn, self.config.decoder_traceless):
+            return cached[1]
+        out = []
+        for where in itertools.product(range(n + 1), repeat=events):
+            used = set(owned) | set(where)
+            if loose and not used:
+                used = {0}
+            if not used:
+                continue
+            top = max(used)
+            empty = sum(1 for pos in range(1, top) if pos not in used)
+            out.append((self.config.decoder_turn * top + self.config.decoder_traceless * empty, where))
+        out.sort(key=lambda x: x[0])
+        _PLACEMENTS[key] = ((self.config.decoder_turn, self.config.decoder_traceless), out)
+        return out
 
     def _copies(self, code: Any) -> int:
         """How many copies of a card value one colour has (RULES: the board game's cards exist twice;
@@ -476,8 +733,55 @@ class TurnDecoder:
     def _open_can_go_on(self, last: Turn) -> bool:
         return last.plays == 0 or last.draws == 0
 
+    def _owed_cost(self, turn: Turn, table: Fields) -> float:
+        """A turn over without the discard its pawn's landing on a discard-a-card tile owed (a rule break)."""
+        owed = tiles_discard_landed(turn, table) - sum(1 for p in turn.piles if p[3] == "discard")
+        return self.config.decoder_rule * owed if owed > 0 else 0.0
+
+    def _completion_cost(self, turn: Turn, table: Fields) -> float:
+        """Priors paid when a turn is over: a discard owed to a discard-a-card tile not made (RULES §2
+        Tiles: a rule break), no trace at all (decoder_traceless, unless paid when it began), no card
+        played that the camera saw (decoder_twin: it went onto its twin)."""
+        cfg = self.config
+        cost = self._owed_cost(turn, table)
+        if turn.plays == 0 and turn.draws == 0 and not turn.steps and not turn.row_discards:
+            if not turn.quiet:
+                cost += cfg.decoder_traceless
+        elif turn.plays == 0:
+            cost += cfg.decoder_twin
+        return cost
+
+    def _rules_cost(self, turn: Turn, table: Fields) -> float:
+        """decoder_rule per card played or drawn beyond what the turn allows, per pawn step no card
+        explains, per pawn gone or come, per card leaving a row (decoder_pair: the card game's pair laid)."""
+        cfg = self.config
+        cost = 0.0
+        # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
+        # allows a second card played and drawn
+        tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
+        allow = 1 + tiles_discard + (1 if turn.wish_cards or "discard" in turn.tiles else 0)
+        plays, draws = turn.plays, turn.draws
+        # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
+        clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
+        # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
+        # leaves the row as it was: its pawn step is the card's only trace)
+        hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
+        if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
+            cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
+        cost += cfg.decoder_rule * turn.pawns_lost
+        # a card leaves a row only for a discard-a-card tile (onto its pile)
+        if len(turn.row_discards) > tiles_discard:
+            cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
+        if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
+            cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
+        elif plays > allow:
+            cost += cfg.decoder_rule * (plays - allow)
+        if draws > allow:
+            cost += cfg.decoder_rule * (draws - allow)
+        return cost
+
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
-                  hands: Mapping[str, int], table: Fields) -> float:
+                  hands: Mapping[str, int], table: Fields, last_rules: float) -> float:
         """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
         cfg = self.config
         cost = 0.0
@@ -495,61 +799,43 @@ class TurnDecoder:
                 if pos == 0 and last is not None and last.draws and part.plays:
                     cost += cfg.decoder_order      # a card played after the turn's draw
             complete = pos < top
-            # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
-            # allows a second card played and drawn
-            allow = 1 + sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard") + (
-                1 if turn.wish_cards or "discard" in turn.tiles else 0)
+            # (the open turn's own rule breaks were paid when it was read so far: only the change counts)
+            if pos == 0 and last is not None and part is None:
+                pass                      # (unchanged: its rule breaks were paid)
+            else:
+                cost += self._rules_cost(turn, table) - (last_rules if pos == 0 and last is not None else 0.0)
             plays, draws = turn.plays, turn.draws
-            # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
-            clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
-            # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
-            # leaves the row as it was: its pawn step is the card's only trace)
-            hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
-            if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
-                cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
-            cost += cfg.decoder_rule * turn.pawns_lost
-            # a card leaves a row only for a discard-a-card tile (onto its pile)
-            tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
-            if len(turn.row_discards) > tiles_discard:
-                cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
-            if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
-                cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
-            elif plays > allow:
-                cost += cfg.decoder_rule * (plays - allow)
-            if draws > allow:
-                cost += cfg.decoder_rule * (draws - allow)
+            if pos == 0 and last is not None and last.quiet and part is not None:
+                cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
-                if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
-                    cost += cfg.decoder_traceless
-                    if hands and not hands.get(turn.seat):   # (no hand of theirs seen, hands read)
-                        cost += cfg.decoder_hand_missing
-                elif plays == 0:
-                    cost += cfg.decoder_twin          # its card went onto a twin: no trace
-            if part is not None and pos > 0 and last is not None and pos == 0:
-                pass
+                cost += self._completion_cost(turn, table)
+                # (no hand of theirs seen, hands read; the open turn's hands came before)
+                if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
+                        and not hands.get(turn.seat) and not (pos == 0 and last is not None)):
+                    cost += self._hand_missing(hands)
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
         # The pause before the reach: short, the open turn's player going on; long, the next player.
-        pause = self.interval.pause
+        pause = self._cur.pause
         goes_on = 0 in parts and last is not None
         if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
             cost += cfg.decoder_pause
         elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
             cost += cfg.decoder_pause
         # (an observer that does not read hands: two covered frames in a row count as a hand)
-        if self.interval.hand_frames == 0 and self.interval.covered < 2:
+        if self._cur.hand_frames == 0 and self._cur.covered < 2:
             cost += cfg.decoder_no_hand
         if hands:
             for seat in acting:
                 if not hands.get(seat):
-                    cost += cfg.decoder_hand_missing
+                    cost += self._hand_missing(hands)
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat, frames in hands.items():
                 if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
-                    cost += cfg.decoder_hand_unused * min(1.0, frames / 2.0)
+                    cost += self._hand_unused(frames)
         return cost
 
     def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
@@ -602,7 +888,8 @@ class TurnDecoder:
                     else:
                         wish.append(c)
         return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
-                    delta=tuple((k, after.get(k, _GONE)) for k in keys))
+                    delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                    before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 
@@ -643,6 +930,10 @@ class TurnDecoder:
                     if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
                         self.questions.append(q)
             break
+
+
+#: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
+_PLACEMENTS: dict[tuple, tuple] = {}
 
 
 def tiles_discard_landed(turn: Turn, table: Fields) -> int:

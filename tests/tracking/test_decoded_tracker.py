@@ -121,3 +121,129 @@ def test_a_correction_and_an_undo_are_stored_and_survive_a_restart(tmp_path):
     assert [m["id"] for m in resumed["moves"]] == [m["id"] for m in undone["moves"]]
     assert resumed["table"]["seats"][seat]["rows"][colour] == undone["table"]["seats"][seat]["rows"][colour]
     assert resumed["disputed"] is not None
+
+
+# --- misreads and hands the decoder reads right (issue 17 items 2-3; session 8) -------------------
+
+def _replayed(sim, frames, **config):
+    """Feed `frames` to a decoding tracker: (the check of its moves against the truth, live warnings)."""
+    tracker = decoding(**config)
+    tracker.new_game(sim.setup)
+    for i, (t, obs) in enumerate(frames):
+        tracker.feed(obs, t, i)
+    tracker.finish()
+    return exact(tracker, sim), tracker.snapshot()["warnings"]
+
+
+def _with_row(obs, seat, colour, row):
+    from engine.observation import SeatObservation
+    import dataclasses
+    s = obs.seats[seat]
+    seats = dict(obs.seats)
+    seats[seat] = SeatObservation(s.player, {**s.rows, colour: tuple(row)}, s.points_row, s.wish, s.wish_cards)
+    return dataclasses.replace(obs, seats=seats)
+
+
+def test_a_card_misread_from_the_hand_until_the_next_players_reach_is_a_misread_not_a_changed_row():
+    """RULES §1 Turn (a card laid stays): the card just laid reads as a 9 on every frame until the next
+    player's reach; the later frames show the card it is. One misread held (decoder_misread_held,
+    decoder_misread_hold_max) explains it better than a row changed: no warning, every move right."""
+    sim = game("keltis", "base", 3, 301, max_moves=30)
+    k = next(k for k in range(4, len(sim.turns) - 2) if any(m["move"] == "lay" for m in sim.turns[k].moves)
+             and sim.turns[k + 1].seat != sim.turns[k].seat)
+    turn = sim.turns[k]
+    frames = list(sim.frames)
+    row_after = frames[turn.frame][1].seats[turn.seat].rows
+    row_before = frames[sim.turns[k - 1].frame][1].seats[turn.seat].rows
+    colour = next(c for c in row_after if tuple(row_after[c]) != tuple(row_before.get(c, ())))
+    true_row = row_after[colour]
+    misread = tuple(true_row[:-1]) + ("9" if true_row[-1] != "9" else "8",)
+    for j in range(turn.frame, sim.turns[k + 1].frame):
+        t, obs = frames[j]
+        if obs.usable:
+            frames[j] = (t, _with_row(obs, turn.seat, colour, misread))
+    check, warnings = _replayed(sim, frames)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert warnings == []
+
+
+def test_a_discard_owed_to_a_discard_tile_stays_with_its_player_when_every_hand_reads_as_the_next():
+    """RULES §2 Tiles (landing on the discard-a-card tile: discard a card at once): the hands of that
+    turn all read as the next player's, yet a turn that ends owing its discard is a rule break, so the
+    card discarded stays with the player who landed there."""
+    import dataclasses
+    sim = game("keltis", "nwnz", 2, 300, max_moves=40)
+    k = 6
+    assert any(m["move"] == "tile-discard" and m.get("from") == "hand" for m in sim.turns[k].moves)
+    other = sim.turns[k + 1].seat
+    frames = list(sim.frames)
+    for j in range(sim.turns[k - 1].frame, sim.turns[k].frame):
+        t, obs = frames[j]
+        if not obs.usable and obs.extra.get("hands"):
+            frames[j] = (t, dataclasses.replace(obs, extra={**obs.extra, "hands": [
+                {**h, "seat": other} for h in obs.extra["hands"]]}))
+    check, warnings = _replayed(sim, frames)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert warnings == []
+
+
+def test_a_legal_game_with_hands_and_misreads_is_decoded_exactly_without_a_warning():
+    sim = game("keltis", "nwnz", 3, 41, max_moves=60)
+    tracker = decoding()
+    tracker.new_game(sim.setup)
+    feed(tracker, sim, noise=0.02, seed=3)
+    check = exact(tracker, sim)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert tracker.snapshot()["warnings"] == []
+
+
+def test_a_pile_misread_for_the_first_frames_after_a_reach_is_dated_back_to_that_reach():
+    """RULES §3 Turn: a pile's top read wrong for the first second after the player drew from it, then
+    right with no hand between: the draw came under the reach (its hands' evidence), those frames
+    were misreads — no warning, every move right."""
+    import dataclasses
+    sim = game("keltis-card", None, 4, 305, max_moves=40)
+    k = 7
+    assert any(m["move"] == "draw" and m.get("from") == "yellow" for m in sim.turns[k].moves)
+    frames = list(sim.frames)
+    for j in range(sim.turns[k].frame, sim.turns[k].frame + 5):
+        t, obs = frames[j]
+        frames[j] = (t, dataclasses.replace(obs, discard_tops={**obs.discard_tops, "yellow": "3"}))
+    check, warnings = _replayed(sim, frames)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert warnings == []
+
+
+def test_a_card_the_camera_keeps_misreading_stays_as_the_players_corrected_it():
+    """A correction on the page says how the table reads; the card the camera misread there is the
+    reader's known misread of that card: later frames still misreading it are read as corrected."""
+    import dataclasses
+    sim = game("keltis", "base", 3, 111, max_moves=45)
+    tracker = decoding()
+    tracker.new_game(sim.setup)
+    k = next(k for k, t in enumerate(sim.turns) if t.moves[0]["move"] == "lay" and k > 3)
+    lay = sim.turns[k].moves[0]
+    seat, colour = lay["seat"], lay["colour"]
+    good_row = list(sim.frames[sim.turns[k].frame][1].seats[seat].rows[colour])
+    bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
+
+    def misread(obs):
+        if not obs.usable or seat not in obs.seats:
+            return obs
+        row = list(obs.seats[seat].rows.get(colour, ()))
+        if len(row) >= len(good_row) and row[:len(good_row)] == good_row:
+            row[len(good_row) - 1] = bad_value
+            s = obs.seats[seat]
+            return dataclasses.replace(obs, seats={**obs.seats, seat: dataclasses.replace(
+                s, rows={**s.rows, colour: tuple(row)})})
+        return obs
+
+    for i, (t, obs) in enumerate(sim.frames[:sim.turns[k].frame + 20]):
+        tracker.feed(misread(obs), t, i)
+    assert tracker.snapshot()["table"]["seats"][seat]["rows"][colour][len(good_row) - 1] == bad_value
+    tracker.correct({"kind": "row", "seat": seat, "colour": colour, "cards": good_row})
+    for i, (t, obs) in enumerate(sim.frames[sim.turns[k].frame + 20:], start=sim.turns[k].frame + 20):
+        tracker.feed(misread(obs), t, i)
+    snap = tracker.snapshot()
+    assert snap["table"]["seats"][seat]["rows"][colour][:len(good_row)] == good_row
+    assert not [w for w in snap["warnings"] if not w["withdrawn"]]
