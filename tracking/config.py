@@ -40,8 +40,10 @@ class TrackingConfig:
     # units (lower is likelier), compared with one misread field ≈ −log(decoder_misread) ≈ 3.9.
     decoder_misread: float = 0.02        # chance a field is read otherwise in one frame (no reader confidence)
     decoder_misread_held: float = 1.0    # the same misread again in the next usable frame (misreads hold)
-    decoder_phantom: float = 0.00001     # chance a card or tile is read where there is none (a row read
-    #                                      longer, an empty pile or spot read full): far rarer than a misread
+    decoder_phantom: float = 0.004       # chance a card or tile is read where there is none (a row read
+    #                                      longer, an empty pile or spot read full): rarer than a misread (the
+    #                                      discard reader shows an empty pile as a card on ~0.5 % of piles;
+    #                                      1e-5 made a few frames' phantom card cost more than a made-up turn)
     decoder_misread_hold_max: float = 6.0   # ... in all at most this for one misread held frame after frame
     #                                         (nothing moved: the reader sees the same thing the same way)
     decoder_beam: int = 12               # hypotheses kept

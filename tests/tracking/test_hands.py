@@ -87,9 +87,6 @@ def test_a_discard_only_turn_goes_to_the_seat_whose_hand_made_it():
     assert tracker.snapshot()["warnings"] == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17: decoder gives the discard made under the third seat's hands to the second seat; "
-                          "the second seat's quiet reach is not read as its traceless turn (being fixed)")
 def test_a_hand_that_changed_nothing_is_a_traceless_turn_of_its_seat():
     """The next player's card went onto its twin (nothing to see) and they drew; then the player
     after them discarded: the quiet reach is the skipped player's turn, so nobody played out of turn."""
@@ -148,8 +145,6 @@ def test_rule_breaks_no_camera_can_see_are_told_apart():
 
 # -- the cases that raised warnings on legal games ------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17: decoder warns on this legal game with hands and 2 % misreads (being fixed)")
 def test_a_legal_game_with_hands_and_misreads_raises_no_warning_and_keeps_every_move():
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
     tracker = make_tracker()
@@ -184,8 +179,6 @@ def test_a_misread_that_held_the_first_frames_after_a_hand_is_read_as_the_frames
         assert tracker.snapshot()["warnings"] == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17: decoder takes a discard pile misread in the first frames after a hand as a move of the next seat (being fixed)")
 def test_a_misread_right_after_the_first_frame_of_a_move_is_not_part_of_it():
     misread = dataclasses.replace(TABLE_B, discard_tops={**TABLE_B.discard_tops, "red": "9"})
     for frames in ([TABLE_B] + [misread] * 6 + [TABLE_B] * 6, [misread] * 3 + [TABLE_B] * 8):

@@ -88,9 +88,8 @@ def test_a_corrupt_truth_file_is_skipped_and_named(tmp_path, short_session):
     assert any(victim.name in p for p in result["observer_problems"])
 
 
-#: Fixture sessions the decoder does not read right yet (issue 17: being fixed in tracking/decoder.py).
-DECODER_MISSES = {"nwnz-illegal": "issue 17: decoder gives the two-cards turn's discard to the next seat though "
-                                  "the hand frames name the player (being fixed)"}
+#: Fixture sessions the decoder does not read right yet (issue 17), with why: none at present.
+DECODER_MISSES: dict[str, str] = {}
 
 
 def _fixture_sessions() -> list:

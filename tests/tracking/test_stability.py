@@ -70,9 +70,6 @@ def test_single_unusable_frame_and_single_misread_frames_are_ignored():
     moves_to(run(frames), TABLE_B)   # the flipped card never became a move
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17: decoder reads a tile misread as missing for 1.6 s with no hand, then read "
-                          "right again, as an empty move of the player whose turn it is (being fixed)")
 def test_misread_persisting_a_few_frames_without_a_hand_is_not_a_move():
     missed_tile = misread_tile(TABLE_A, random.Random(1))
     assert missed_tile is not None
@@ -164,9 +161,6 @@ def test_a_first_table_no_game_can_show_waits_until_it_reads_right():
     moves_to(run([misread] * 7 + [TABLE_A] * 12), None)     # 1.4 s of the misread, then the table as it is
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17: a tile misread as missing in the 4 frames before the first hand is read as the "
-                          "first seat's move (the tile gone from the table read) (being fixed)")
 def test_the_first_table_keeps_a_tile_misread_as_missing_just_before_the_first_hand():
     """RULES §1 Components (every tile is on its spot before the first card): a tile misread as
     missing in the last frames before the first hand is no move and not the first table."""

@@ -256,8 +256,6 @@ def test_threads_feed_while_others_read_wait_and_correct():
     assert tracker.events(0)[-1].id == tracker.last_event_id
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 17: decoder takes a misread in the first frame after a hand as "
-                   "the move (being fixed)")
 def test_a_recording_that_ends_soon_after_a_move_still_shows_that_move():
     """The first frame after the last hand misread the card just laid, the frames after it read it
     right, and the recording ends soon after (1.2 s after the hand left, before the player reached
