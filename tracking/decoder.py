@@ -1,9 +1,9 @@
 """A fixed-lag beam decoder of turns (issue 17): the likeliest sequence of turns given every frame.
 
-NOT WIRED IN: the product path is still tracking/tracker.py (GameTracker, the journal of
-model.py). This module is the decoder the issue asks for, measured beside it by
-bench/tracking_sessions.py --decoder; it decodes *who did what* (the turns as the camera can see
-them: tracking.check signatures), not yet warnings or scores.
+This is the tracker's only way of reading moves (since session 8; the journal is gone): it decodes
+*who did what* (the turns as the camera can see them: tracking.check signatures);
+tracking/decoded.py folds its best reading into a GameModel, whose engine gives the warnings and
+scores, and tracking/tracker.py (GameTracker) serves it. bench/tracking_sessions.py measures it.
 
 The model (an HMM over table states, decoded by beam search):
 - hidden state: the true table (observation fields, tracking.stability.observation_fields), each
