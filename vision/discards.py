@@ -229,6 +229,12 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         # strong edges and look for card-sized parts
         cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
         m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
+        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
+        # own symbol and numerals, with its outline) lies apart from it
+        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
+        # opened: the thin rims of the table left along other things' outlines do not join a card to them
+        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
         for j in range(1, m):
             pa = int(pstats[j, cv2.CC_STAT_AREA])
             if config.min_area * field_px <= pa <= 1.5 * field_px:

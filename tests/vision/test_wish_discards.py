@@ -116,3 +116,13 @@ def test_discard_errors_are_sorted_by_kind():
     got = sorted(k for k, _d in explain_discards(truth, read))
     assert got == sorted(["wrong value", "empty pile read as a card", "wrong colour", "wrong colour",
                           "pile out of view"])
+
+
+@pytest.mark.parametrize("table_top", [("cloth", (150, 40, 40)), ("wood", (120, 80, 50))], ids=["red-cloth", "red-wood"])
+def test_a_discard_pile_on_a_table_of_its_own_colour(table_top):
+    """The red pile's field blends into a red table: it is cut from the table along its outline."""
+    from card_helpers import read_cards
+
+    truth, got = read_cards(rows={"blue": ["5"]}, discard_tops={"red": "6", "green": "3"}, table_top=table_top)
+    assert truth.discard_tops["red"] == "6"
+    assert got.discard_tops["red"] == "6" and got.discard_tops["green"] == "3"
