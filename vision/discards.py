@@ -194,12 +194,32 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
+_ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
+
+
+def art_in_play(art: CardArt, card_game: bool) -> CardArt:
+    """The art whose field colours a pile may have: the board games have no points cards, so a pale or
+    shaded field is not lost to the points cards' grey (its pixels split between two kinds)."""
+    import dataclasses
+
+    if card_game or "points" not in art.fields:
+        return art
+    hit = _ART_IN_PLAY.get(id(art))
+    if hit is None or hit[0] is not art:
+        if len(_ART_IN_PLAY) > 8:
+            _ART_IN_PLAY.clear()
+        hit = (art, dataclasses.replace(art, fields={k: v for k, v in art.fields.items() if k != "points"}))
+        _ART_IN_PLAY[id(art)] = hit
+    return hit[1]
+
+
 def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                   art: CardArt, cream: Any, model: Any, card_game: bool) -> list[PileFind]:
     """Every discard pile's top card seen on the table (see the module docstring)."""
     import cv2
     import numpy as np
 
+    art = art_in_play(art, card_game)
     view = tv.warp(image)
     labels = table_labels(config, card_config, view, cream, art)
     labels[tv.keep == 0] = -1

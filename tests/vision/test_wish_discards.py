@@ -126,3 +126,25 @@ def test_a_discard_pile_on_a_table_of_its_own_colour(table_top):
     truth, got = read_cards(rows={"blue": ["5"]}, discard_tops={"red": "6", "green": "3"}, table_top=table_top)
     assert truth.discard_tops["red"] == "6"
     assert got.discard_tops["red"] == "6" and got.discard_tops["green"] == "3"
+
+
+def test_board_game_piles_are_never_read_as_points_cards():
+    """The board games have no points cards: a colour the points cards' grey would take goes to the next
+    field kind (or none), and every other colour keeps its label."""
+    from vision.cardart import FIELD_KINDS
+    from vision.discards import art_in_play
+
+    comps = load_components()
+    art = card_art(comps, 2.5, 1.2)
+    q = np.arange(32, dtype=np.uint8) * 8 + 4
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    every = np.stack([b.ravel(), g.ravel(), r.ravel()], 1).reshape(32, 1024, 3)
+    cream = np.array([150.0, 170.0, 180.0], np.float32)
+    cfg = DiscardConfig()
+    full = table_labels(cfg, CardConfig(), every, cream, art)
+    board = table_labels(cfg, CardConfig(), every, cream, art_in_play(art, card_game=False))
+    pts = FIELD_KINDS.index("points")
+    assert (full == pts).any() and not (board == pts).any()
+    assert np.array_equal(board[full != pts], full[full != pts])
+    assert (board[full == pts] == FIELD_KINDS.index("green")).any()
+    assert art_in_play(art, card_game=True) is art and art_in_play(art, card_game=False) is art_in_play(art, False)
