@@ -148,3 +148,22 @@ def test_board_game_piles_are_never_read_as_points_cards():
     assert np.array_equal(board[full != pts], full[full != pts])
     assert (board[full == pts] == FIELD_KINDS.index("green")).any()
     assert art_in_play(art, card_game=True) is art and art_in_play(art, card_game=False) is art_in_play(art, False)
+
+
+def test_a_gem_washed_out_by_glare_keeps_its_colour_and_a_plain_middle_is_no_colour():
+    """Under a hotspot a gem may keep an eighth of its contrast to the rim: still its kind when clearly the
+    nearest; a middle no different from the rim, or as near one faint colour as another, is not given one."""
+    from vision.wishstones import nearest_kind
+
+    bank = token_bank(load_components(), token_kinds("nwnz"), PPM, SEEN)
+    cfg = WishStoneConfig()
+    colours = [k for k in bank.kinds if k != "back"]
+    for kind in colours:
+        i = bank.kinds.index(kind)
+        for flat in (0.35, 0.2, 0.14):
+            assert bank.kinds[nearest_kind(cfg, bank.gem_logs, bank.gem_logs[i] * flat)[0]] == kind
+    back = bank.kinds.index("back")
+    assert nearest_kind(cfg, bank.gem_logs, np.array([-0.04, -0.04, -0.04]))[0] == back
+    # a faint middle halfway between two colours' faint versions is not read as either
+    g, y = bank.gem_logs[bank.kinds.index("green")], bank.gem_logs[bank.kinds.index("yellow")]
+    assert bank.kinds[nearest_kind(cfg, bank.gem_logs, 0.08 * (g + y))[0]] not in ("green", "yellow")
