@@ -43,6 +43,8 @@ class DiscardConfig:
     refine_ppm: float = 1.0          # each card's field seen again at this many px/mm to place it exactly
     refine_margin_mm: float = 8.0    # around the card as first placed
     cream_step: float = 0.03         # the colour table is rebuilt when the stock's colour moves this much (log)
+    aspect_slack: float = 0.1        # a blob's short side over its long one at most the card's (art) plus this (a cup, a
+                                     # coin: ~1)
     edge_over_median: float = 4.0    # a blob larger than a card (a table of the pile's colour) is cut where its colour's
     edge_floor: float = 12.0         # ... step (3×3, any channel) is this many times its median step, and at least this
 
@@ -170,11 +172,13 @@ def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, crea
 
 
 def _card_sized(config: DiscardConfig, card_size: tuple[float, float], short_mm: float, long_mm: float) -> bool:
-    """A field's sides, or up to the whole card's (its border may take the field's colour), within tolerance."""
+    """A field's sides, or up to the whole card's (its border may take the field's colour), within tolerance,
+    and as slender as a card."""
     fw, fh = config.field_size_mm
     tol = config.size_tolerance
     return (fw * (1 - tol) <= short_mm <= card_size[0] * (1 + tol)
-            and fh * (1 - tol) <= long_mm <= card_size[1] * (1 + tol))
+            and fh * (1 - tol) <= long_mm <= card_size[1] * (1 + tol)
+            and short_mm <= long_mm * (min(card_size) / max(card_size) + config.aspect_slack))
 
 
 def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:

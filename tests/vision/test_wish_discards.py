@@ -167,3 +167,15 @@ def test_a_gem_washed_out_by_glare_keeps_its_colour_and_a_plain_middle_is_no_col
     # a faint middle halfway between two colours' faint versions is not read as either
     g, y = bank.gem_logs[bank.kinds.index("green")], bank.gem_logs[bank.kinds.index("yellow")]
     assert bank.kinds[nearest_kind(cfg, bank.gem_logs, 0.08 * (g + y))[0]] not in ("green", "yellow")
+
+
+def test_a_round_thing_of_a_piles_colour_is_not_card_sized():
+    """A cup seen from above (66×82 mm with its side) is as large as a card but not as slender; a field, a
+    whole card with its border, and one slightly cut are."""
+    from vision.discards import _card_sized
+
+    cfg, size = DiscardConfig(), (56.0, 87.0)
+    assert not _card_sized(cfg, size, 66.0, 82.0)
+    assert not _card_sized(cfg, size, 100.0, 160.0)      # two piles run together
+    for short, long_ in ((51.6, 82.6), (56.0, 87.0), (66.7, 97.0), (48.4, 79.2)):
+        assert _card_sized(cfg, size, short, long_)
