@@ -4,8 +4,9 @@ players put them on the table — outside the seat areas and the board, nowhere 
     table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its fixed-point maps and
     mask built once per registration) ─ each pixel's card field kind (vision.cards' colours over the
     card stock; the colour table cached per stock colour) ─ one component pass over the pile kinds,
-    pixels at a change of kind left out (piles side by side stay apart) ─ blobs the size of a card's
-    field (~52×83 mm, any turn) ─ each: its field seen again at 1 px/mm (a card cut upright by a
+    pixels at a change of kind left out (piles side by side stay apart) ─ a blob larger than a card (a
+    table of a pile's colour) cut at its strong colour steps, what the table's rest leaves kept ─ blobs
+    the size of a card's field up to the whole card (~52×83 to 56×87 mm, any turn) and as slender ─ each: its field seen again at 1 px/mm (a card cut upright by a
     homography fitted to the registration around it) places the card exactly, or shows no card (a
     field that runs on past the card is table) ─ the card cut at `card_ppm`, the way up whose corners
     hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
