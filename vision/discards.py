@@ -4,8 +4,9 @@ players put them on the table — outside the seat areas and the board, nowhere 
     table view (the table around board and seats at `ppm` ≈ 3 mm a pixel; its fixed-point maps and
     mask built once per registration) ─ each pixel's card field kind (vision.cards' colours over the
     card stock; the colour table cached per stock colour) ─ one component pass over the pile kinds,
-    pixels at a change of kind left out (piles side by side stay apart) ─ blobs the size of a card's
-    field (~52×83 mm, any turn) ─ each: its field seen again at 1 px/mm (a card cut upright by a
+    pixels at a change of kind left out (piles side by side stay apart) ─ a blob larger than a card (a
+    table of a pile's colour) cut at its strong colour steps, what the table's rest leaves kept ─ blobs
+    the size of a card's field up to the whole card (~52×83 to 56×87 mm, any turn) and as slender ─ each: its field seen again at 1 px/mm (a card cut upright by a
     homography fitted to the registration around it) places the card exactly, or shows no card (a
     field that runs on past the card is table) ─ the card cut at `card_ppm`, the way up whose corners
     hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
@@ -35,13 +36,18 @@ class DiscardConfig:
     around_mm: float = 420.0         # how far beyond board and seats the table is searched
     seat_margin_mm: float = 8.0      # seat rectangles grown by this before they are masked
     field_size_mm: tuple[float, float] = (51.6, 82.6)
-    size_tolerance: float = 0.25     # a blob's sides within this fraction of a card field's
+    size_tolerance: float = 0.25     # a blob's sides within this fraction of a card field's (below) or the whole card's (above:
+                                     # a border near the stock's colour may take the field's label)
     min_area: float = 0.4            # a blob covers at least this much of a field (its symbol, numerals and glare do not count)
     min_fill: float = 0.4            # and of its own turned rectangle
     card_ppm: float = 2.5            # the card cut upright from the frame
     refine_ppm: float = 1.0          # each card's field seen again at this many px/mm to place it exactly
     refine_margin_mm: float = 8.0    # around the card as first placed
     cream_step: float = 0.03         # the colour table is rebuilt when the stock's colour moves this much (log)
+    aspect_slack: float = 0.1        # a blob's short side over its long one at most the card's (art) plus this (a cup, a
+                                     # coin: ~1)
+    edge_over_median: float = 4.0    # a blob larger than a card (a table of the pile's colour) is cut where its colour's
+    edge_floor: float = 12.0         # ... step (3×3, any channel) is this many times its median step, and at least this
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,19 +172,65 @@ def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, crea
     return lut[idx]
 
 
+def _card_sized(config: DiscardConfig, card_size: tuple[float, float], short_mm: float, long_mm: float) -> bool:
+    """A field's sides, or up to the whole card's (its border may take the field's colour), within tolerance,
+    and as slender as a card."""
+    fw, fh = config.field_size_mm
+    tol = config.size_tolerance
+    return (fw * (1 - tol) <= short_mm <= card_size[0] * (1 + tol)
+            and fh * (1 - tol) <= long_mm <= card_size[1] * (1 + tol)
+            and short_mm <= long_mm * (min(card_size) / max(card_size) + config.aspect_slack))
+
+
+def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
+    """`mask` without its pixels at a strong step of colour: a card on a table of its own colour still shows
+    its outline (the stock's border, its shadow) against the table; steps are measured against the mask's
+    own median step (the table's grain and noise) so no colour or light is assumed."""
+    import cv2
+    import numpy as np
+
+    k = np.ones((3, 3), np.uint8)
+    step = cv2.morphologyEx(view, cv2.MORPH_GRADIENT, k)
+    step = step.max(axis=2) if step.ndim == 3 else step
+    inside = step[mask > 0]
+    if inside.size == 0:
+        return mask
+    thr = max(config.edge_floor, config.edge_over_median * float(np.median(inside)))
+    return (mask > 0) & (step < thr)
+
+
+_ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
+
+
+def art_in_play(art: CardArt, card_game: bool) -> CardArt:
+    """The art whose field colours a pile may have: the board games have no points cards, so a pale or
+    shaded field is not lost to the points cards' grey (its pixels split between two kinds)."""
+    import dataclasses
+
+    if card_game or "points" not in art.fields:
+        return art
+    hit = _ART_IN_PLAY.get(id(art))
+    if hit is None or hit[0] is not art:
+        if len(_ART_IN_PLAY) > 8:
+            _ART_IN_PLAY.clear()
+        hit = (art, dataclasses.replace(art, fields={k: v for k, v in art.fields.items() if k != "points"}))
+        _ART_IN_PLAY[id(art)] = hit
+    return hit[1]
+
+
 def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                   art: CardArt, cream: Any, model: Any, card_game: bool) -> list[PileFind]:
     """Every discard pile's top card seen on the table (see the module docstring)."""
     import cv2
     import numpy as np
 
+    art = art_in_play(art, card_game)
     view = tv.warp(image)
     labels = table_labels(config, card_config, view, cream, art)
     labels[tv.keep == 0] = -1
     allowed = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points",) if card_game else ()))]
     fw, fh = config.field_size_mm
     p = tv.ppm
-    tol = config.size_tolerance
     # one pass over every pile kind: a pixel whose right or lower neighbour is of another pile's kind is
     # left out, so piles of different colours side by side stay apart
     pile = np.isin(labels, allowed)
@@ -186,20 +238,42 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(ok.astype(np.uint8), connectivity=4)
-    finds: dict[str, PileFind] = {}
-    best: dict[str, float] = {}
+    field_px = fw * fh * p * p
+    blobs: list[tuple[Any, Any, int]] = []      # (xs, ys, area) in view pixels
     for i in range(1, n):
-        area = stats[i, cv2.CC_STAT_AREA]
-        if area < config.min_area * fw * fh * p * p or area > 1.5 * fw * fh * p * p:
+        area = int(stats[i, cv2.CC_STAT_AREA])
+        if area < config.min_area * field_px:
             continue
         x, y, bw, bh = (int(v) for v in stats[i, :4])
-        ys, xs = np.nonzero(comp[y:y + bh, x:x + bw] == i)
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+        sub = comp[y:y + bh, x:x + bw] == i
+        if area <= 1.5 * field_px:
+            ys, xs = np.nonzero(sub)
+            blobs.append((xs + x, ys + y, area))
+            continue
+        # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
+        # strong edges and look for card-sized parts
+        cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
+        m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
+        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
+        # own symbol and numerals, with its outline) lies apart from it
+        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
+        # opened: the thin rims of the table left along other things' outlines do not join a card to them
+        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
+        for j in range(1, m):
+            pa = int(pstats[j, cv2.CC_STAT_AREA])
+            if config.min_area * field_px <= pa <= 1.5 * field_px:
+                ys, xs = np.nonzero(pcomp == j)
+                blobs.append((xs + x, ys + y, pa))
+    finds: dict[str, PileFind] = {}
+    best: dict[str, float] = {}
+    for xs, ys, area in blobs:
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         # the blob's pixels are whole pixels: their rectangle is a pixel short each way
         short, long_ = sorted((rw + 1, rh + 1))
-        if abs(short / p - fw) > tol * fw or abs(long_ / p - fh) > tol * fh or area < config.min_fill * rw * rh:
+        if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
             continue
-        kind = FIELD_KINDS[int(labels[y + ys[0], x + xs[0]])]
+        kind = FIELD_KINDS[int(labels[ys[0], xs[0]])]
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
         if f is None:
             continue
@@ -263,17 +337,15 @@ def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     w, h = art.size
     crop = upright_card(image, registration, centre, theta, (w + 2 * m, h), q, m)
     mask = (table_labels(config, card_config, crop, cream, art) == FIELD_KINDS.index(kind)).astype(np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n < 2:
+    found = _largest_inside(mask)
+    if found is None:
+        # running on past the card: a table of the pile's colour, or the pile on one — cut at its edges
+        found = _largest_inside(_cut_at_edges(config, crop, mask).astype(np.uint8))
+    if found is None:
         return None
-    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    x, y, bw, bh = (int(v) for v in stats[i, :4])
-    if x <= 0 or y <= 0 or x + bw >= mask.shape[1] or y + bh >= mask.shape[0]:
-        return None
-    ys, xs = np.nonzero(comp == i)
+    xs, ys = found
     (fx, fy), (fw_, fh_), fa = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-    fw, fh = config.field_size_mm
-    if abs(max(fw_, fh_) / q - fh) > config.size_tolerance * fh or abs(min(fw_, fh_) / q - fw) > config.size_tolerance * fw:
+    if not _card_sized(config, art.size, min(fw_, fh_) / q, max(fw_, fh_) / q):
         return None
     # the field's turn from upright in (-45, 45]; its centre's offset from the crop's (the card's) in card mm
     da = fa if fh_ >= fw_ else fa - 90.0
@@ -283,6 +355,22 @@ def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     a = math.radians(theta)
     c = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
     return c, theta + da
+
+
+def _largest_inside(mask: Any) -> tuple[Any, Any] | None:
+    """The pixels of the mask's largest part, or None when it touches the crop's edge (runs on past the card)."""
+    import cv2
+    import numpy as np
+
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, bw, bh = (int(v) for v in stats[i, :4])
+    if x <= 0 or y <= 0 or x + bw >= mask.shape[1] or y + bh >= mask.shape[0]:
+        return None
+    ys, xs = np.nonzero(comp == i)
+    return xs, ys
 
 
 def discard_tops(finds: list[PileFind], card_game: bool) -> dict[str, str | None]:

@@ -36,7 +36,10 @@ class WishStoneConfig:
     max_candidates: int = 60       # per seat, the strongest first
     search_step: int = 3           # each candidate verified on a grid this many view px apart around it ...
     pre_margin: float = 0.25       # ... and a pixel around the grid's best where that scores min_score less this
-    contrast_range: tuple[float, float] = (0.3, 1.3)   # a gem's contrast to its rim, seen over the art's
+    contrast_range: tuple[float, float] = (0.12, 1.3)  # a gem's contrast to its rim, seen over the art's (glare and
+                                                      # gloss over a gem can leave an eighth of it) ...
+    flattened_below: float = 0.3   # ... but a gem fitted flatter than this is read only when its kind is clearly the
+    flattened_margin: float = 0.75  # nearest (this fraction of the next one's distance); else as if no flatter than that
     max_colour_dist: float = 0.5   # a token's gem colour this near its kind's (log units, see colour_distance)
 
 
@@ -87,7 +90,8 @@ def gem_log(patch: Any, gem: Any, band: Any) -> Any:
     return np.log(np.maximum(g, 1.0) / np.maximum(w, 1.0))
 
 
-def colour_distance(config: "WishStoneConfig", logs: Any, m: Any) -> Any:
+def colour_distance(config: "WishStoneConfig", logs: Any, m: Any,
+                    contrast_range: tuple[float, float] | None = None) -> Any:
     """Distance of a gem log `m` (3) to each kind's `logs` (K×3) as the camera shows it: blur, glare and
     the camera's response flatten a gem against its rim by a factor (`contrast_range`), so each kind's
     log is first scaled to fit best within that range."""
@@ -96,8 +100,25 @@ def colour_distance(config: "WishStoneConfig", logs: Any, m: Any) -> Any:
     logs = np.asarray(logs, np.float32)
     m = np.asarray(m, np.float32)
     norm2 = (logs * logs).sum(axis=-1)
-    alpha = np.clip((logs @ m) / np.maximum(norm2, 1e-6), *config.contrast_range)
+    alpha = np.clip((logs @ m) / np.maximum(norm2, 1e-6), *(contrast_range or config.contrast_range))
     return np.linalg.norm(m - alpha[..., None] * logs, axis=-1)
+
+
+def nearest_kind(config: "WishStoneConfig", logs: Any, m: Any) -> tuple[int, float]:
+    """The kind whose gem `m` is nearest (`colour_distance`) and how near. A gem flattened below
+    `flattened_below` (glare over it) is near every kind's faint version, a plain rim too: such a fit is
+    taken only when clearly the nearest, else the gem is read as no flatter than that."""
+    import numpy as np
+
+    logs = np.asarray(logs, np.float32)
+    dist = colour_distance(config, logs, m)
+    order = np.argsort(dist)
+    best = int(order[0])
+    alpha = float(logs[best] @ np.asarray(m, np.float32)) / max(float(logs[best] @ logs[best]), 1e-6)
+    if alpha < config.flattened_below and len(order) > 1 and dist[best] > config.flattened_margin * dist[order[1]]:
+        dist = colour_distance(config, logs, m, (config.flattened_below, config.contrast_range[1]))
+        best = int(np.argmin(dist))
+    return best, float(dist[best])
 
 
 def _zero_mean_unit(a: Any) -> Any:
@@ -266,13 +287,12 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
             continue
         # its colour: the gem over the token's own rim, against each kind's in the art
         patch = padded[y + pad:y + pad + size, x + pad:x + pad + size].astype(np.float32)
-        dist = colour_distance(config, bank.gem_logs, gem_log(patch, bank.gem, bank.band))
-        kind_i = int(np.argmin(dist))
+        kind_i, d = nearest_kind(config, bank.gem_logs, gem_log(patch, bank.gem, bank.band))
         if len(bank.kinds) == 1:
             # a lone kind (the base board's wish tiles) must also be nearer its colour than a plain patch
-            if dist[0] >= float(np.linalg.norm(gem_log(patch, bank.gem, bank.band))):
+            if d >= float(np.linalg.norm(gem_log(patch, bank.gem, bank.band))):
                 kind_i = -1
-        if kind_i < 0 or dist[kind_i] > config.max_colour_dist:
+        if kind_i < 0 or d > config.max_colour_dist:
             continue
         finds.append(TokenFind(cu / ppm, cv_ / ppm, bank.kinds[kind_i], score))
     return finds

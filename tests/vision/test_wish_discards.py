@@ -116,3 +116,66 @@ def test_discard_errors_are_sorted_by_kind():
     got = sorted(k for k, _d in explain_discards(truth, read))
     assert got == sorted(["wrong value", "empty pile read as a card", "wrong colour", "wrong colour",
                           "pile out of view"])
+
+
+@pytest.mark.parametrize("table_top", [("cloth", (150, 40, 40)), ("wood", (120, 80, 50))], ids=["red-cloth", "red-wood"])
+def test_a_discard_pile_on_a_table_of_its_own_colour(table_top):
+    """The red pile's field blends into a red table: it is cut from the table along its outline."""
+    from card_helpers import read_cards
+
+    truth, got = read_cards(rows={"blue": ["5"]}, discard_tops={"red": "6", "green": "3"}, table_top=table_top)
+    assert truth.discard_tops["red"] == "6"
+    assert got.discard_tops["red"] == "6" and got.discard_tops["green"] == "3"
+
+
+def test_board_game_piles_are_never_read_as_points_cards():
+    """The board games have no points cards: a colour the points cards' grey would take goes to the next
+    field kind (or none), and every other colour keeps its label."""
+    from vision.cardart import FIELD_KINDS
+    from vision.discards import art_in_play
+
+    comps = load_components()
+    art = card_art(comps, 2.5, 1.2)
+    q = np.arange(32, dtype=np.uint8) * 8 + 4
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    every = np.stack([b.ravel(), g.ravel(), r.ravel()], 1).reshape(32, 1024, 3)
+    cream = np.array([150.0, 170.0, 180.0], np.float32)
+    cfg = DiscardConfig()
+    full = table_labels(cfg, CardConfig(), every, cream, art)
+    board = table_labels(cfg, CardConfig(), every, cream, art_in_play(art, card_game=False))
+    pts = FIELD_KINDS.index("points")
+    assert (full == pts).any() and not (board == pts).any()
+    assert np.array_equal(board[full != pts], full[full != pts])
+    assert (board[full == pts] == FIELD_KINDS.index("green")).any()
+    assert art_in_play(art, card_game=True) is art and art_in_play(art, card_game=False) is art_in_play(art, False)
+
+
+def test_a_gem_washed_out_by_glare_keeps_its_colour_and_a_plain_middle_is_no_colour():
+    """Under a hotspot a gem may keep an eighth of its contrast to the rim: still its kind when clearly the
+    nearest; a middle no different from the rim, or as near one faint colour as another, is not given one."""
+    from vision.wishstones import nearest_kind
+
+    bank = token_bank(load_components(), token_kinds("nwnz"), PPM, SEEN)
+    cfg = WishStoneConfig()
+    colours = [k for k in bank.kinds if k != "back"]
+    for kind in colours:
+        i = bank.kinds.index(kind)
+        for flat in (0.35, 0.2, 0.14):
+            assert bank.kinds[nearest_kind(cfg, bank.gem_logs, bank.gem_logs[i] * flat)[0]] == kind
+    back = bank.kinds.index("back")
+    assert nearest_kind(cfg, bank.gem_logs, np.array([-0.04, -0.04, -0.04]))[0] == back
+    # a faint middle halfway between two colours' faint versions is not read as either
+    g, y = bank.gem_logs[bank.kinds.index("green")], bank.gem_logs[bank.kinds.index("yellow")]
+    assert bank.kinds[nearest_kind(cfg, bank.gem_logs, 0.08 * (g + y))[0]] not in ("green", "yellow")
+
+
+def test_a_round_thing_of_a_piles_colour_is_not_card_sized():
+    """A cup seen from above (66×82 mm with its side) is as large as a card but not as slender; a field, a
+    whole card with its border, and one slightly cut are."""
+    from vision.discards import _card_sized
+
+    cfg, size = DiscardConfig(), (56.0, 87.0)
+    assert not _card_sized(cfg, size, 66.0, 82.0)
+    assert not _card_sized(cfg, size, 100.0, 160.0)      # two piles run together
+    for short, long_ in ((51.6, 82.6), (56.0, 87.0), (66.7, 97.0), (48.4, 79.2)):
+        assert _card_sized(cfg, size, short, long_)
