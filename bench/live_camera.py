@@ -142,10 +142,19 @@ class TruthContent:
         self.vision, self.truth, self.recording, self.positions = vision, truth, recording, positions
 
     def observe(self, frame: Any) -> Any:
+        from vision.gate import READ
+
         obs = self.vision.observe(frame)
         if not obs.usable:
             return obs
-        ref = self.recording.refs[self.positions.get(frame.index, self.recording.shown(frame.index))]
+        pos = self.positions.get(frame.index, self.recording.shown(frame.index))
+        if self.vision.last_decision == READ:
+            self.read_pos = pos
+        else:
+            # the gate repeats its last reading: the truth of the picture it read then, not of
+            # the picture now (a change the gate has not seen must not reach the tracker early)
+            pos = getattr(self, "read_pos", pos)
+        ref = self.recording.refs[pos]
         return self.truth.observe(type("Ref", (), {"index": ref.index, "timestamp": ref.t})())
 
     def status(self) -> dict[str, Any]:
