@@ -42,7 +42,7 @@ from tracking.config import TrackingConfig  # noqa: E402
 from tracking.noise import MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
-from tracking.tracker import DecodedTracker, GameTracker  # noqa: E402
+from tracking.tracker import GameTracker  # noqa: E402
 
 #: the tracking settings the games run with (--set NAME=VALUE changes them)
 SETTINGS = TrackingConfig()
@@ -119,22 +119,21 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     else:
         tracker = make_tracker()
     tracker.new_game(dict(stream["setup"]))
-    decoding = isinstance(tracker, DecodedTracker)
     state_times: list[float] = []
     state_cpu: list[float] = []     # (CPU time of this thread: what one core spends, whatever the load)
     frame_times: list[float] = []
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started, cpu = time.perf_counter(), time.thread_time()
-        events = tracker.feed(obs, float(ref.t), ref.index)
+        tracker.feed(obs, float(ref.t), ref.index)
         dt, dcpu = time.perf_counter() - started, time.thread_time() - cpu
         frame_times.append(dt)
-        if any(e.type == "state" for e in events) or (decoding and obs.usable):
+        if obs.usable:
             state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
             state_cpu.append(dcpu)
     tracker.finish("recording ended")
     snap = tracker.snapshot()
-    model = tracker.journal.model
+    model = tracker.decoded.model
     totals = {s: p["total"] for s, p in (snap["scores"] or {}).get("scores", {}).items()}
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     out = judge_game(stream, session, model, live, totals)

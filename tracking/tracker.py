@@ -121,11 +121,6 @@ class GameTracker:
         self._disputed: dict[str, Any] | None = None
         self._disputed_fields: Any = None
 
-    @property
-    def journal(self) -> DecodedGame | None:
-        """The old name of `decoded` (still read by bench/tracking_sessions.py and older tests)."""
-        return self.decoded
-
     def _resume(self) -> None:
         """Rebuild the latest game from the database (nothing to do on an empty one)."""
         game = self.store.latest_game()
@@ -649,8 +644,5 @@ def open_tracker(data_dir: str, *, config: TrackingConfig | None = None, observe
 
     return GameTracker(EventStore(default_db_path(data_dir)), config=config, observer=observer, clock=clock)
 
-
-#: The old name of GameTracker while the decoder was a setting (still imported by bench/tracking_sessions.py).
-DecodedTracker = GameTracker
 
 __all__ = ["GameTracker", "LiveEvent", "open_tracker", "move_json"]

@@ -15,7 +15,7 @@ def decoding(store=None, **config):
 
 
 def exact(tracker, sim):
-    model = tracker.journal.model
+    model = tracker.decoded.model
     true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
     return compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
 
@@ -94,7 +94,7 @@ def test_an_unclear_discard_reaches_the_snapshot_and_the_answer_from_the_page_de
     assert question["text"] == "unclear — who discarded the red 7?"
     assert sorted(a["seat"] for a in question["answers"]) == ["north", "west"]
     def red_7():
-        model = tracker.journal.model
+        model = tracker.decoded.model
         return [t.seat for t in model.turns if any(tp.pile == "red" and tp.new == "7" for tp in t.tops)]
     other = "north" if red_7() == ["west"] else "west"
     after = tracker.correct({"kind": "discarded", "pile": "red", "card": "7", "seat": other})
