@@ -1,14 +1,13 @@
 """Corrections and undo (deliverable 6): they are events, scores recompute, misreads stop mattering."""
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
 from engine.errors import MalformedInput
 from tracking.model import CorrectionError
 
-from tracking_helpers import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker, row_misread
 
 SIM = game("keltis", "base", 3, 111, max_moves=45)
 
@@ -46,22 +45,9 @@ def test_correction_fixes_a_persistent_misread_and_its_warning_is_withdrawn():
     camera keeps misreading, and the warning the misread caused is withdrawn."""
     tracker = make_tracker()
     tracker.new_game(SIM.setup)
-    k = next(k for k, t in enumerate(SIM.turns) if t.moves[0]["move"] == "lay" and k > 3)
-    lay = SIM.turns[k].moves[0]
-    seat, colour = lay["seat"], lay["colour"]
-    good_row = list(SIM.frames[SIM.turns[k].frame][1].seats[seat].rows[colour])
-    bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
-
-    def misread(obs):
-        if not obs.usable or seat not in obs.seats:
-            return obs
-        row = list(obs.seats[seat].rows.get(colour, ()))
-        if len(row) >= len(good_row) and row[:len(good_row)] == good_row:
-            row[len(good_row) - 1] = bad_value
-            s = obs.seats[seat]
-            return dataclasses.replace(obs, seats={**obs.seats, seat: dataclasses.replace(
-                s, rows={**s.rows, colour: tuple(row)})})
-        return obs
+    misread = row_misread(SIM)
+    k, seat, colour, bad_value = misread.turn, misread.seat, misread.colour, misread.bad_value
+    good_row = list(misread.good_row)
 
     for i, (t, obs) in enumerate(SIM.frames[:SIM.turns[k].frame + 20]):
         tracker.feed(misread(obs), t, i)

@@ -7,7 +7,7 @@ from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.store import EventStore
 
 from test_decoder import SEATS, hand, table
-from tracking_helpers import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker, row_misread
 
 
 def decoding(store=None, **config):
@@ -217,26 +217,12 @@ def test_a_pile_misread_for_the_first_frames_after_a_reach_is_dated_back_to_that
 def test_a_card_the_camera_keeps_misreading_stays_as_the_players_corrected_it():
     """A correction on the page says how the table reads; the card the camera misread there is the
     reader's known misread of that card: later frames still misreading it are read as corrected."""
-    import dataclasses
     sim = game("keltis", "base", 3, 111, max_moves=45)
     tracker = decoding()
     tracker.new_game(sim.setup)
-    k = next(k for k, t in enumerate(sim.turns) if t.moves[0]["move"] == "lay" and k > 3)
-    lay = sim.turns[k].moves[0]
-    seat, colour = lay["seat"], lay["colour"]
-    good_row = list(sim.frames[sim.turns[k].frame][1].seats[seat].rows[colour])
-    bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
-
-    def misread(obs):
-        if not obs.usable or seat not in obs.seats:
-            return obs
-        row = list(obs.seats[seat].rows.get(colour, ()))
-        if len(row) >= len(good_row) and row[:len(good_row)] == good_row:
-            row[len(good_row) - 1] = bad_value
-            s = obs.seats[seat]
-            return dataclasses.replace(obs, seats={**obs.seats, seat: dataclasses.replace(
-                s, rows={**s.rows, colour: tuple(row)})})
-        return obs
+    misread = row_misread(sim)
+    k, seat, colour, bad_value = misread.turn, misread.seat, misread.colour, misread.bad_value
+    good_row = list(misread.good_row)
 
     for i, (t, obs) in enumerate(sim.frames[:sim.turns[k].frame + 20]):
         tracker.feed(misread(obs), t, i)

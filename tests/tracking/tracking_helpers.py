@@ -5,6 +5,7 @@ Seeds here stay below 1000; bench/tracking_bench.py uses seeds from 9000 on.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -42,3 +43,37 @@ def feed(tracker: GameTracker, sim: SimulatedGame, *, noise: float = 0.0, seed: 
     if finish and stop is None:
         events.extend(tracker.finish())
     return events
+
+
+@dataclasses.dataclass(frozen=True)
+class RowMisread:
+    """A card the camera keeps misreading: the last card of `seat`'s `colour` row as laid in turn `turn`
+    (index in sim.turns) read as `bad_value` in every frame that shows the row so far."""
+
+    turn: int
+    seat: str
+    colour: str
+    good_row: tuple[str, ...]
+    bad_value: str
+
+    def __call__(self, obs):
+        if not obs.usable or self.seat not in obs.seats:
+            return obs
+        row = list(obs.seats[self.seat].rows.get(self.colour, ()))
+        n = len(self.good_row)
+        if len(row) >= n and tuple(row[:n]) == self.good_row:
+            row[n - 1] = self.bad_value
+            s = obs.seats[self.seat]
+            return dataclasses.replace(obs, seats={**obs.seats, self.seat: dataclasses.replace(
+                s, rows={**s.rows, self.colour: tuple(row)})})
+        return obs
+
+
+def row_misread(sim: SimulatedGame) -> RowMisread:
+    """The first card laid after the fourth turn, misread as a value that breaks its row's direction."""
+    k = next(k for k, t in enumerate(sim.turns) if t.moves[0]["move"] == "lay" and k > 3)
+    lay = sim.turns[k].moves[0]
+    seat, colour = lay["seat"], lay["colour"]
+    good_row = tuple(sim.frames[sim.turns[k].frame][1].seats[seat].rows[colour])
+    bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
+    return RowMisread(k, seat, colour, good_row, bad_value)
