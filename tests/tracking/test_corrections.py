@@ -1,7 +1,6 @@
 """Corrections and undo (deliverable 6): they are events, scores recompute, misreads stop mattering."""
 from __future__ import annotations
 
-
 import pytest
 
 from engine.errors import MalformedInput
