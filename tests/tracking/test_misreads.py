@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 
 from engine.observation import Observation, SeatObservation, parse_observation
+from tracking.inference import TopChange
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.stability import observation_fields
 from tracking.store import EventStore
@@ -318,6 +319,41 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move(misread, held_back)
     assert lays[-1] == [["red", "8"]]
     assert (["red", misread] in (lay for move in lays for lay in move)) is not held_back
     assert [m["seat"] for m in snapshot["moves"]] == ["south"] and snapshot["warnings"] == []
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "issue 17: decoder reads west's pink 8 -> 9 as a second card discarded (a second pink 9, which exists once "
+    "and lies deeper in the pile) and warns 'two-cards' on a legal game"))
+def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
+    """RULES §3 Turn (play one card, then draw): south discards a pink 9, west a pink 1; north's reach
+    (a red 5 laid, the pink 1 drawn) runs into south's (a pink 8 discarded) with no still frame
+    between, so the tracker's record of the pink pile misses the draw (9, 1, 8). West then discards a
+    green 5 and the pink pile shows the 9 again: the 9 exists once (RULES §3 Components) and lies in
+    that pile, so west drew the 8 down to it — not a second card played. North then discards: west's
+    turn is seen whole, legal."""
+    def tops(**tops):
+        return _card_table([], tops)
+
+    def with_north_row(obs):
+        return _with_row(obs, "north", "red", ("5",))
+
+    north_laid = with_north_row(tops(pink="8"))
+
+    frames = ([tops()] * 6 + [_card_hand("south")] * 4 + [tops(pink="9")] * 6 + [_card_hand("west")] * 4
+              + [tops(pink="1")] * 6 + [_card_hand("north")] * 3 + [_card_hand("south")] * 3 + [north_laid] * 6
+              + [_card_hand("west")] * 4 + [with_north_row(tops(pink="8", green="5"))] * 6
+              + [_card_hand("west")] * 3 + [with_north_row(tops(pink="9", green="5"))] * 8
+              + [_card_hand("north")] * 4 + [with_north_row(tops(pink="9", green="5", blue="3"))] * 8)
+    tracker = make_tracker()
+    tracker.new_game({"game": "keltis-card", "seats": CARD_SEATS, "first": "south"})
+    for i, obs in enumerate(frames):
+        tracker.feed(obs, i / 5, i)
+    tracker.finish()
+    snapshot = tracker.snapshot()
+    assert [m["seat"] for m in snapshot["moves"]] == ["south", "west", "north", "south", "west", "north"]
+    west = tracker.decoded.model.turns[4]
+    assert west.tops == (TopChange("green", None, "5", "discard"), TopChange("pink", "8", "9", "draw"))
+    assert snapshot["warnings"] == []
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 17: decoder flags out-of-turn and row-order on later moves, not no-wish-card on the pair (being fixed)")
