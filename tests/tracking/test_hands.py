@@ -139,6 +139,46 @@ def test_the_hand_tells_a_draw_from_a_twin_card_discarded(reach, drawn_by_third)
     assert tracker.snapshot()["warnings"] == []
 
 
+SIM4 = game("keltis", "base", 4, 33)
+ORDER4 = Setup.from_json(SIM4.setup).order
+
+
+@pytest.mark.parametrize("named", [
+    pytest.param(ORDER4[0], id="the-skipped-seat", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError,
+        reason="issue 17: decoder puts a traceless turn of the skipped seat (no hand of it seen) before the "
+               "out-of-turn lay, then gives the green 9 to the seat after the lay whichever seat the reach "
+               "names 3 times")),
+    pytest.param(ORDER4[2], id="the-seat-after-the-out-of-turn-player", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError,
+        reason="issue 17: decoder puts a traceless turn of the skipped seat (no hand of it seen) before the "
+               "out-of-turn lay instead of reading the lay as played out of turn")),
+])
+def test_between_readings_as_likely_the_hands_named_more_often_win(named):
+    """4 players; the second seat's pawn enters blue (its own colour, a lay no one else can make)
+    before the first seat played: a turn out of turn, after which the skipped seat (making up) or
+    the one after the out-of-turn player (going on) may play. The next reach is read mostly as the
+    fourth seat (a neighbour misread that held) and 3 times as one of those two: costing both the
+    same, the seat it named more often than the other wins (this once began a chain of turns given
+    to the wrong players)."""
+    start = SIM4.frames[0][1]
+    oot = ORDER4[1]
+    player = start.seats[oot].player
+    k = next(i for i, p in enumerate(start.pawns) if p.player == player and not p.big)
+    laid = dataclasses.replace(
+        start, pawns=tuple(dataclasses.replace(p, stone="b1") if i == k else p for i, p in enumerate(start.pawns)),
+        seats={**start.seats, oot: dataclasses.replace(start.seats[oot], rows={**start.seats[oot].rows, "blue": ("5",)})})
+    discarded = dataclasses.replace(laid, discard_tops={**laid.discard_tops, "green": "9"})
+    misheld = [hand(ORDER4[3])] * 2 + [hand(named)]
+    frames = [start] * 6 + [hand(oot)] * 4 + [laid] * 6 + misheld * 3 + [discarded] * 8
+    tracker = make_tracker()
+    tracker.new_game({**SIM4.setup, "first": ORDER4[0]})
+    for i, obs in enumerate(frames):
+        tracker.feed(obs, i / FPS, i)
+    tracker.finish()
+    assert moves(tracker) == [(oot, False), (named, False)]
+
+
 # -- the misreads of hand frames ----------------------------------------------------------------------
 
 def test_hand_frames_are_misread_as_no_seat_or_the_neighbouring_one_the_same_way_every_time():
