@@ -167,7 +167,8 @@ def test_between_readings_as_likely_the_hands_named_more_often_win(named):
     k = next(i for i, p in enumerate(start.pawns) if p.player == player and not p.big)
     laid = dataclasses.replace(
         start, pawns=tuple(dataclasses.replace(p, stone="b1") if i == k else p for i, p in enumerate(start.pawns)),
-        seats={**start.seats, oot: dataclasses.replace(start.seats[oot], rows={**start.seats[oot].rows, "blue": ("5",)})})
+        seats={**start.seats,
+               oot: dataclasses.replace(start.seats[oot], rows={**start.seats[oot].rows, "blue": ("5",)})})
     discarded = dataclasses.replace(laid, discard_tops={**laid.discard_tops, "green": "9"})
     misheld = [hand(ORDER4[3])] * 2 + [hand(named)]
     frames = [start] * 6 + [hand(oot)] * 4 + [laid] * 6 + misheld * 3 + [discarded] * 8

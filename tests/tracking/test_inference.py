@@ -163,7 +163,8 @@ def _twin_scene(nine_by_open_seat: bool):
         return dataclasses.replace(base, discard_tops={**base.discard_tops, **tops})
 
     def hand(seat):
-        return Observation("keltis", "base", False, "occluded", extra={"hands": [] if seat is None else [{"seat": seat}]})
+        hands = [] if seat is None else [{"seat": seat}]
+        return Observation("keltis", "base", False, "occluded", extra={"hands": hands})
 
     frames = [start] * 6 + [hand(west)] * 4 + [tops(red="4")] * 6 + [hand(north)] * 4
     if nine_by_open_seat:
