@@ -10,7 +10,8 @@ import dataclasses
 
 import pytest
 
-from engine.observation import SeatObservation
+from engine.observation import Observation, SeatObservation, parse_observation
+from tracking.inference import TopChange
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.stability import observation_fields
 from tracking.store import EventStore
@@ -263,6 +264,96 @@ def test_a_card_the_deck_holds_once_is_not_read_as_its_twin_discarded():
     frames = _hands_read_as(sim, k, sim.turns[k + 1].seat)
     exact, warnings = _replayed(sim, frames)
     assert exact and warnings == []
+
+
+# -- single-copy cards, on a hand-made card-game table ----------------------------------------------
+
+CARD_SEATS = {"south": "black", "west": "white", "north": "grey"}
+
+
+def _card_table(south_red: list[str], tops: dict[str, str]) -> Observation:
+    """A card-game table: south's red row and the discard tops; every other row empty."""
+    colours = ("red", "yellow", "pink", "green", "blue")
+    return parse_observation({
+        "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+        "pawns": None, "tiles": None,
+        "seats": {seat: {"player": player, "rows": {c: list(south_red) if (seat, c) == ("south", "red") else []
+                                                    for c in colours},
+                         "points_row": 0, "wish": {}, "wish_cards": []} for seat, player in CARD_SEATS.items()},
+        "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
+
+
+def _card_hand(seat: str) -> Observation:
+    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
+
+
+def _announced_lays(frames) -> tuple[list[list[list[str]]], dict]:
+    """Feed `frames` to a card-game tracker (south begins): the lays of every move it announced
+    live, in order, and its snapshot at the end."""
+    tracker = make_tracker()
+    tracker.new_game({"game": "keltis-card", "seats": CARD_SEATS, "first": "south"})
+    events = []
+    for i, obs in enumerate(frames):
+        events.extend(tracker.feed(obs, i / 5, i))
+    events.extend(tracker.finish())
+    return [e.data["summary"]["lays"] for e in events if e.type == "move"], tracker.snapshot()
+
+
+@pytest.mark.parametrize("misread, held_back", [
+    pytest.param("9", True, id="the-card-on-the-pile", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError,
+        reason="issue 17: decoder announces the move 'laid a red 9' live (its text says 2 red 9s are on the "
+               "table but the deck has only one) before the right reading turns it into the red 8")),
+    pytest.param("7", False, id="a-card-not-on-the-table"),
+])
+def test_a_card_the_deck_holds_once_read_twice_is_not_a_move(misread, held_back):
+    """RULES §3 Components: values 0–2 and 8–10 exist once per colour. South lays a red 8 while a red
+    9 tops the red pile; the first frames after the hand read the 8 as a 9. A reading that shows the
+    single red 9 twice (in the row and on the pile) is held back like any change no move makes: it is
+    never announced as a move, and the right reading gives the move. The same row growing by a card
+    that is on the table nowhere (a 7) is a plain move until read again."""
+    start = _card_table(["3"], {"red": "9"})
+    frames = ([start] * 6 + [_card_hand("south")] * 4 + [_card_table(["3", misread], {"red": "9"})] * 3
+              + [_card_table(["3", "8"], {"red": "9"})] * 8)
+    lays, snapshot = _announced_lays(frames)
+    assert lays[-1] == [["red", "8"]]
+    assert (["red", misread] in (lay for move in lays for lay in move)) is not held_back
+    assert [m["seat"] for m in snapshot["moves"]] == ["south"] and snapshot["warnings"] == []
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "issue 17: decoder reads west's pink 8 -> 9 as a second card discarded (a second pink 9, which exists once "
+    "and lies deeper in the pile) and warns 'two-cards' on a legal game"))
+def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
+    """RULES §3 Turn (play one card, then draw): south discards a pink 9, west a pink 1; north's reach
+    (a red 5 laid, the pink 1 drawn) runs into south's (a pink 8 discarded) with no still frame
+    between, so the tracker's record of the pink pile misses the draw (9, 1, 8). West then discards a
+    green 5 and the pink pile shows the 9 again: the 9 exists once (RULES §3 Components) and lies in
+    that pile, so west drew the 8 down to it — not a second card played. North then discards: west's
+    turn is seen whole, legal."""
+    def tops(**tops):
+        return _card_table([], tops)
+
+    def with_north_row(obs):
+        return _with_row(obs, "north", "red", ("5",))
+
+    north_laid = with_north_row(tops(pink="8"))
+
+    frames = ([tops()] * 6 + [_card_hand("south")] * 4 + [tops(pink="9")] * 6 + [_card_hand("west")] * 4
+              + [tops(pink="1")] * 6 + [_card_hand("north")] * 3 + [_card_hand("south")] * 3 + [north_laid] * 6
+              + [_card_hand("west")] * 4 + [with_north_row(tops(pink="8", green="5"))] * 6
+              + [_card_hand("west")] * 3 + [with_north_row(tops(pink="9", green="5"))] * 8
+              + [_card_hand("north")] * 4 + [with_north_row(tops(pink="9", green="5", blue="3"))] * 8)
+    tracker = make_tracker()
+    tracker.new_game({"game": "keltis-card", "seats": CARD_SEATS, "first": "south"})
+    for i, obs in enumerate(frames):
+        tracker.feed(obs, i / 5, i)
+    tracker.finish()
+    snapshot = tracker.snapshot()
+    assert [m["seat"] for m in snapshot["moves"]] == ["south", "west", "north", "south", "west", "north"]
+    west = tracker.decoded.model.turns[4]
+    assert west.tops == (TopChange("green", None, "5", "discard"), TopChange("pink", "8", "9", "draw"))
+    assert snapshot["warnings"] == []
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 17: decoder flags out-of-turn and row-order on later moves, not no-wish-card on the pair (being fixed)")
