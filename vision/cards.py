@@ -546,6 +546,18 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     memo = {} if memo is None else memo
     comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
     pieces, leaked = [], []
+
+    def add_piece(x: int, y: int, mask: Any, area: int, was_leaked: bool) -> None:
+        """A field piece of a card kind (its colour nearest one; memoised by box and area) joins."""
+        h, w = mask.shape
+        key = ("kind", x, y, w, h, area)
+        if key not in memo:
+            memo[key] = piece_kind_distances(config, view, cream, mask, x, y, art, card_game)
+        kind, dists = _nearest_kind(config, memo[key])
+        if kind is not None:
+            pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,
+                           "area": area, "leaked": was_leaked, "dists": dists})
+
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -561,27 +573,14 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             continue
         if area < config.piece_fill * w * h:
             continue
-        sub = comp[y:y + h, x:x + w] == i
-        key = ("kind", x, y, w, h, area)
-        if key not in memo:
-            memo[key] = piece_kind_distances(config, view, cream, sub, x, y, art, card_game)
-        kind, dists = _nearest_kind(config, memo[key])
-        if kind is not None:
-            pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": sub, "cx": x + w / 2, "kind": kind,
-                           "area": area, "leaked": False, "dists": dists})
+        add_piece(x, y, comp[y:y + h, x:x + w] == i, area, False)
     for px, py, part in leaked:
         ph, pw = part.shape
         area = int(part.sum())
         if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
                 ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        key = ("kind", px, py, pw, ph, area)
-        if key not in memo:
-            memo[key] = piece_kind_distances(config, view, cream, part, px, py, art, card_game)
-        kind, dists = _nearest_kind(config, memo[key])
-        if kind is not None:
-            pieces.append({"x": px, "y": py, "w": pw, "h": ph, "mask": part, "cx": px + pw / 2, "kind": kind,
-                           "area": area, "leaked": True, "dists": dists})
+        add_piece(px, py, part, area, True)
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
