@@ -272,6 +272,17 @@ class BuiltPipeline:
             self.temp_dir = None
 
 
+def simulated_stills(folder: Any) -> Callable[[int], Any] | None:
+    """For a simulated session filmed as a small video stream with stills on request (`sim session
+    --stills WxH`, the bundled demo): the renderer of its full-resolution stills, else None. A real
+    recording stores the stills it read (`record --live`); a simulated one renders them when asked."""
+    from simulator.stills import SessionStills, stills_size
+
+    if stills_size(folder) is None:
+        return None
+    return SessionStills(folder).still
+
+
 def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noise: float = 0.0, seed: int = 0,
                    speed: float | None = None, data_dir: str | Path | None = None, throwaway_replay: bool = False,
                    decode_frames: bool = True, start_after: Callable[[Any], int | None] | None = None,
@@ -338,8 +349,13 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
             return SessionFrames(recorded, speed=speed, start_after=after)
         if not decode_frames and observer_name == "truth":
             return SessionFrames(session, speed=speed, start_after=after)
+        options: dict[str, Any] = {"start_after": after} if after is not None else {}
+        if observer_name == "vision":
+            still_of = simulated_stills(session.folder)
+            if still_of is not None:
+                options["still_of"] = still_of
         return open_camera_source(f"replay:{session.folder}?speed={'fast' if speed is None else speed}",
-                                  {"start_after": after} if after is not None else None)
+                                  options or None)
 
     return BuiltPipeline(spec=spec, why=why, kind=kind, session=session, setup=setup, observer=reader,
                          observer_name=observer_name, tracker=tracker, make_source=make_source,

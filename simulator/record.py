@@ -55,12 +55,15 @@ class SessionOptions:
     #: "full": each frame's truth carries the `render` extension (where everything is in the image);
     #: "none": only the observed state (long sessions stay small; simulator.json keeps the geometry).
     truth_render: str = "full"
+    #: the size of the full-resolution stills a replay may ask for (simulator.stills), or None: the
+    #: video frames are then all there is, as with a camera without a still mode
+    stills: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
                 "size": list(self.size), "fps": self.fps, "max_moves": self.max_moves, "illegal": self.illegal,
                 "hard": self.hard, "quality": self.quality, "distractors": self.distractors, "rules": self.rules,
-                "truth_render": self.truth_render}
+                "truth_render": self.truth_render, "stills": list(self.stills) if self.stills else None}
 
 
 @dataclass

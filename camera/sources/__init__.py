@@ -112,7 +112,7 @@ def open_source(spec: str, **opts: Any) -> CaptureThreadSource:
 
     if not Path(target).is_dir():
         raise SourceError("no such session folder", source=target, field="source")
-    return ReplaySource(target, **_only(merged, _OPTIONS["replay"], extra=("start_after", *_COMMON)))
+    return ReplaySource(target, **_only(merged, _OPTIONS["replay"], extra=("start_after", "still_of", *_COMMON)))
 
 
 _COMMON = ("retry_initial", "retry_max", "stall_timeout", "max_failures")

@@ -217,8 +217,20 @@ class CaptureThreadSource(FrameSource):
             self._cond.notify_all()
 
     def _sleep(self, seconds: float) -> bool:
-        """Wait up to `seconds` unless stopped; True when stop was requested."""
-        return self._stop.wait(max(0.0, seconds))
+        """Wait up to `seconds` unless stopped; True when stop was requested. A camera that takes
+        stills answers one asked for meanwhile (a consumer must not wait for the next frame)."""
+        if not self.takes_stills:
+            return self._stop.wait(max(0.0, seconds))
+        end = time.monotonic() + max(0.0, seconds)
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._still_asked > self._still_done or self._stop.is_set(),
+                                    max(0.0, end - time.monotonic()))
+            if self._stop.is_set():
+                return True
+            self._serve_still()
+            if time.monotonic() >= end:
+                return False
 
     def _backoff(self) -> float:
         return min(self.retry_max, self.retry_initial * (2 ** max(0, self._failures - 1)))
@@ -286,8 +298,16 @@ class CaptureThreadSource(FrameSource):
             image, timestamp, index, *small = item
             self._publish(image, timestamp, index, small[0] if small else None)
             if self.lossless:
-                with self._cond:
-                    self._cond.wait_for(lambda: self._taken_seq >= self._seq or self._stop.is_set())
+                # the consumer may ask for a still of the frame it holds before it takes the next
+                while True:
+                    with self._cond:
+                        self._cond.wait_for(lambda: self._taken_seq >= self._seq or self._stop.is_set()
+                                            or (self.takes_stills and self._still_asked > self._still_done))
+                        done = self._taken_seq >= self._seq or self._stop.is_set()
+                    if self.takes_stills:
+                        self._serve_still()
+                    if done:
+                        break
         return None
 
     def _publish(self, image: Any, timestamp: float, index: int | None, small: Any = None) -> None:

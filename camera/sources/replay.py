@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from camera.session import FrameError, Session, open_session
 
@@ -20,7 +20,7 @@ class ReplaySource(CaptureThreadSource):
     """Frames of a recorded session, at its pace (speed) or as fast as the consumer takes them."""
 
     def __init__(self, folder: str | Path, *, speed: float | None = 1.0, loop: bool = False,
-                 start_after: int | None = None, **kwargs: Any):
+                 start_after: int | None = None, still_of: Callable[[int], Any] | None = None, **kwargs: Any):
         if speed is not None and not speed > 0:
             raise ValueError(f"replay speed must be > 0 or None (as fast as possible), got {speed!r}")
         kwargs.setdefault("lossless", speed is None)
@@ -36,6 +36,11 @@ class ReplaySource(CaptureThreadSource):
         self._skipped = 0
         for warning in self.session.warnings:
             log.warning("%s", warning)
+        # still_of(frame index): the full-resolution still of the table at that frame (a simulated
+        # session renders it: simulator.stills); offered on each frame as a live camera offers stills
+        self._still_of = still_of
+        self.takes_stills = still_of is not None
+        self._delivered: int | None = None
         self.detail = {"kind": "replay", "session": str(self.session.folder), "speed": speed or "fast",
                        "total": len(self.session.frames), "skipped": 0, "warnings": list(self.session.warnings)}
 
@@ -44,6 +49,12 @@ class ReplaySource(CaptureThreadSource):
 
     def _close(self) -> None:
         pass
+
+    def _take_still(self) -> Any:
+        """The still of the frame delivered last (the one the consumer holds)."""
+        if self._still_of is None or self._delivered is None:
+            return None
+        return self._still_of(self._delivered)
 
     def _read(self) -> tuple[Any, float, int] | None | object:
         frames = self.session.frames
@@ -70,4 +81,5 @@ class ReplaySource(CaptureThreadSource):
             log.warning("%s: frame %d skipped: %s", self.name, ref.index, exc)
             return SKIP
         self.detail["position"] = self._pos
+        self._delivered = ref.index
         return image, ref.t, ref.index

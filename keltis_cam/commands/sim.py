@@ -97,6 +97,9 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
                    help="inject N rule-breaking moves (listed in truth/events.jsonl with injected: true)")
     p.add_argument("--quality", type=int, help="JPEG quality (default: drawn per session, 72-95)")
     p.add_argument("--rules", help="rule settings as JSON, e.g. '{\"wish_face_down\": true}'")
+    p.add_argument("--stills", type=_size, metavar="WxH",
+                   help="film a small video stream (--size) and let replays take full-resolution stills of "
+                        "this size when the reader asks, as a live camera does (rendered on request)")
     p.add_argument("--truth-render", choices=["full", "none"], default="full",
                    help="full: each frame's truth says where everything is in the image (default); none: only "
                         "the observed state (a long session stays small)")
@@ -173,7 +176,8 @@ def cmd_session(args: argparse.Namespace) -> int:
     opts = SessionOptions(game=args.game, board=_board(args), players=args.players,
                           seed=args.seed, size=args.size, fps=args.fps, max_moves=args.max_moves,
                           illegal=max(0, args.illegal), hard=args.hard, quality=args.quality,
-                          distractors=args.distractors, rules=rules, truth_render=args.truth_render)
+                          distractors=args.distractors, rules=rules, truth_render=args.truth_render,
+                          stills=args.stills)
     _use_art(args)
     summary = record_session(args.out, opts, overwrite=args.overwrite, progress=_say)
     print(f"session written to {summary['folder']}: {summary['frames']} frames ({summary['usable_frames']} usable), "

@@ -245,3 +245,53 @@ def test_consumers_never_block_the_capture_thread():
         thread.join()
         delivered = source.status()["frames"]
     assert delivered > 3 * len(taken)  # ~100 fps camera vs ~10 fps consumer
+
+
+# -- stills on request (a simulated session's renderer, or any still_of(frame index))
+
+def _still_of(asked):
+    def still_of(index):
+        asked.append(index)
+        return numbered(index, size=(192, 128))     # twice the video frame's size
+    return still_of
+
+
+@pytest.mark.parametrize("speed", ["fast", "20"])
+def test_a_replay_with_stills_gives_the_still_of_the_frame_the_consumer_holds(session, speed):
+    asked = []
+    source = open_source(f"replay:{session}?speed={speed}", still_of=_still_of(asked))
+    stills = {}
+    with source:
+        for f in source.frames():
+            assert f.still is not None
+            if f.index in (2, 6):
+                picture = f.still()
+                assert picture is not None and picture.shape[:2] == (128, 192)
+                stills[f.index] = frame_number(picture)
+                with pytest.raises(ValueError):   # shared like the frames: read-only
+                    picture[0, 0] = 0
+    if speed == "fast":   # lossless: the consumer holds exactly the frame it asks about
+        assert stills == {2: 2, 6: 6}
+    else:                 # paced: a still is of the table now, the frame held or the one after it
+        assert stills[2] in (2, 3) and stills[6] in (6, 7)
+    assert len(asked) == 2
+
+
+def test_a_replay_without_stills_offers_none(session):
+    with open_source(f"replay:{session}?speed=fast") as source:
+        assert all(f.still is None for f in source.frames())
+
+
+def test_a_still_asked_for_while_a_paced_replay_waits_for_its_next_frame_comes_at_once(tmp_path):
+    folder = tmp_path / "slow"
+    with SessionWriter(folder, SessionInfo(source="simulator", board="base")) as writer:
+        for i in range(3):
+            writer.add_frame(encode_jpeg(numbered(i), 95), 2.0 * i)   # a frame every 2 s
+    source = open_source(f"replay:{folder}?speed=1", still_of=_still_of([]))
+    with source:
+        first = source.latest(timeout=5)
+        t0 = time.monotonic()
+        picture = first.still()
+        waited = time.monotonic() - t0
+    assert picture is not None and frame_number(picture) == 0
+    assert waited < 1.0, f"the still waited {waited:.2f} s for the next frame"
