@@ -290,7 +290,8 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
                    tracking: TrackingConfig | None = None, games: GameRegistry = GAMES) -> BuiltPipeline:
     """Build source, observer, tracker and store for a spec.
 
-    observer: "truth" or "vision" (default: truth for a recording with truth files, else vision).
+    observer: "vision" (the default: the camera path), "truth" (a recording's truth files) or
+    "recorded" (the readings a live recording stored).
     noise/seed: misreads injected into that share of frames (benches and tests of the tracker).
     data_dir: where tracking.db lives (None: in memory; throwaway_replay: a temporary folder for a
     replay, deleted by close()). decode_frames=False lets the truth observer read a recording's
@@ -316,8 +317,7 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
         if not session.frames:
             raise MalformedInput("the session lists no frames", source=str(session.folder))
         setup = setup_of_session(session)
-    observer_name = observer or ("truth" if session is not None and (session.folder / "truth").is_dir()
-                                 else "vision")
+    observer_name = observer or "vision"
     if not 0 <= noise <= 1:
         raise MalformedInput(f"expected a share of frames between 0 and 1, got {noise}", field="--noise")
     reader = make_observer(observer_name, session)

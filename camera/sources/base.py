@@ -129,6 +129,7 @@ class CaptureThreadSource(FrameSource):
         self._started_at: float | None = None
         self._still_asked = self._still_done = 0     # stills asked for / answered (the capture thread takes them)
         self._still_picture: Any = None
+        self._serving_still = False                  # the capture thread is taking a still right now
         self.detail: dict[str, Any] = {}
 
     # -- to implement
@@ -164,11 +165,14 @@ class CaptureThreadSource(FrameSource):
             asked = self._still_asked
         if asked <= self._still_done:
             return
+        self._serving_still = True
         try:
             picture = self._take_still()
         except Exception as exc:  # noqa: BLE001 - a failed still is no lost camera; the video frame is read
             log.warning("%s: the full-resolution still failed: %s", self.name, exc)
             picture = None
+        finally:
+            self._serving_still = False
         if picture is not None:
             try:
                 picture.flags.writeable = False
@@ -374,7 +378,9 @@ class CaptureThreadSource(FrameSource):
             state = self._state
             last_frame_age = None if self._frame is None else now - self._frame.received
             # A driver that blocks without raising: report the stall even before the thread notices.
-            if state == RUNNING and last_frame_age is not None and last_frame_age > self.stall_timeout:
+            # A lossless source waits for its consumer, and a still takes the camera a while: no stall.
+            waiting = self.lossless or self._serving_still
+            if state == RUNNING and last_frame_age is not None and last_frame_age > self.stall_timeout and not waiting:
                 state = LOST
             fps = (len(recent) - 1) / (recent[-1] - recent[0]) if len(recent) >= 2 and recent[-1] > recent[0] else None
             return {"source": self.name, "state": state, "error": self._error,

@@ -3,8 +3,9 @@
     keltis-cam replay SESSION [--observer truth|vision] [--noise RATE] [--seed N] [--json]
                               [--speed N|fast] [--check] [--data-dir DIR [--resume]]
 
-The frames go through the same pipeline as `serve` (keltis_cam/pipeline.py). --observer truth reads
-the stored truth/ states (no image is decoded); --noise injects misreads into that share of
+The frames go through the same pipeline as `serve` (keltis_cam/pipeline.py): by default the camera
+path (the vision reader behind the motion gate, as at a table); --observer truth reads the stored
+truth/ states instead (no image is decoded: tests and tracker benches); --noise injects misreads into that share of
 frames. --data-dir writes the game to DIR/tracking.db as `serve` does; --resume continues the
 game stored there after the last table state it accepted (after a crash). --check compares the
 moves with truth/events.jsonl (tracking/check.py): every turn that left a visible trace must be
@@ -68,7 +69,10 @@ def run_replay(args: Any, out=None) -> int:
                               "unusable_frames": dict(pipeline.unusable), "frame_errors": pipeline.errors}
     if hasattr(observer, "stats"):
         result["misreads"] = observer.stats()
-    problems = getattr(getattr(observer, "observer", observer), "problems", [])
+    inner = getattr(observer, "observer", observer)
+    if getattr(inner, "stills", 0):   # full-resolution stills the reader asked the camera for
+        result["stills_read"] = inner.stills
+    problems = getattr(inner, "problems", [])
     if problems:
         result["observer_problems"] = problems[:20]
     status = 0
@@ -106,6 +110,8 @@ def _print_text(result: Mapping[str, Any], out) -> None:
     if unusable:
         w(f"  {sum(unusable.values())} of {result['frames']} frames could not be read: "
           + ", ".join(f"{n} {reason}" for reason, n in sorted(unusable.items(), key=lambda kv: -kv[1])) + "\n")
+    if result.get("stills_read"):
+        w(f"  {result['stills_read']} full-resolution stills read\n")
     w("\nMoves\n")
     for m in result["moves"]:
         w(f"  {m['id']:3d}. {m['text']}\n")
@@ -143,9 +149,9 @@ def register(sub: Any, games: GameRegistry = GAMES) -> None:
     """Add `replay` to the command line."""
     p = sub.add_parser("replay", help="play a recorded session through the tracker: moves, warnings, scores")
     p.add_argument("session", help="recorded session folder (FORMATS §3)")
-    p.add_argument("--observer", choices=["truth", "vision", "recorded"], default="truth",
-                   help="how frames are read: the stored truth/ states, the camera pipeline (vision), or the "
-                        "readings a live recording stored (recorded: `record --live`) (default truth)")
+    p.add_argument("--observer", choices=["truth", "vision", "recorded"], default="vision",
+                   help="how frames are read: the camera pipeline (vision, the default), the stored truth/ "
+                        "states, or the readings a live recording stored (recorded: `record --live`)")
     p.add_argument("--noise", type=float, default=0.0, metavar="RATE",
                    help="inject misreads into this share of frames (0–1), e.g. 0.02")
     p.add_argument("--seed", type=int, default=0, help="seed of the injected misreads")

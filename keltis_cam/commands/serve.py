@@ -5,8 +5,9 @@
 
 Without --source: the config file's [camera] source if it names one, else the Raspberry Pi camera
 if one is connected, else the bundled example session (a replayed game, looping) so that a
-newcomer sees a game at once. Until the vision observer exists, a recorded session with truth
-files is read by the tracking's truth observer, and the page says so in small print.
+newcomer sees a game at once. Every source is read by the camera path (the vision reader behind
+the motion gate); `--observer truth` reads a recording's truth files instead, and the page says
+so in small print.
 
 The config file may hold a [web] table: host, port, threads, pin, pin_file, public_url.
 
@@ -289,7 +290,7 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
                    help="picamera2[:N], opencv:N or replay:SESSION_FOLDER (default: the config's camera, the Pi "
                         "camera if connected, else the bundled example game)")
     p.add_argument("--observer", choices=("truth", "vision"),
-                   help="how frames are read (default: truth for a recording with truth files, else vision)")
+                   help="how frames are read (default: vision, the camera path; truth: a recording's truth files)")
     p.add_argument("--host", help="address to listen on (default 0.0.0.0: every interface)")
     p.add_argument("--port", type=int, help="port (default 8000; 0: any free port)")
     p.add_argument("--data-dir", metavar="DIR", help="where games are stored (default: the config's data dir; "

@@ -69,7 +69,7 @@ def test_a_bad_tracking_setting_names_the_file_and_the_field(config_file):
 
 def tracker_from_config(game):
     """The tracker the app layer builds (keltis_cam.pipeline) with the config file's settings."""
-    built = build_pipeline(f"replay:{REPO / 'fixtures' / 'sessions' / 'base-2p'}", decode_frames=False,
+    built = build_pipeline(f"replay:{REPO / 'fixtures' / 'sessions' / 'base-2p'}", observer="truth", decode_frames=False,
                            tracking=load_config().tracking)
     built.tracker.new_game(game.setup)
     for i, (t, obs) in enumerate(game.frames):

@@ -124,7 +124,7 @@ def test_overlay_and_cli_check_on_an_image(tmp_path, capsys):
     assert main(["calibrate", "check", "--image", str(tmp_path / "missing.png"), "--board", "base"]) == 2
 
 
-# ---- small frames: the bundled demo is filmed at 480x270, where a 40 mm marker is ~7-10 px wide ----
+# ---- small frames: the bundled demo's video stream is 640x360, where a 40 mm marker is ~10-14 px wide ----
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
 BOARD_CORNERS_MM = np.array([[0, 0], [560, 0], [560, 395], [0, 395]], float)
@@ -153,7 +153,8 @@ def test_the_demos_small_frames_register():
     good = [r for r in ok if len(r.marker_ids) >= 3]
     assert len(good) >= 0.15 * len(regs), f"{len(good)} of {len(regs)}"
     errors = [np.abs(r.board_to_image(BOARD_CORNERS_MM) - truth).max() for r in good]
-    assert np.median(errors) < 2.0 and max(errors) < 3.5, errors
+    px = cv2.imread(str(files[0])).shape[1] / 480   # the bounds are pixels of a 480-wide frame
+    assert np.median(errors) < 2.0 * px and max(errors) < 3.5 * px, errors
 
 
 @pytest.mark.parametrize("session", ["nwnz-3p", "base-2p"])

@@ -295,3 +295,33 @@ def test_a_still_asked_for_while_a_paced_replay_waits_for_its_next_frame_comes_a
         waited = time.monotonic() - t0
     assert picture is not None and frame_number(picture) == 0
     assert waited < 1.0, f"the still waited {waited:.2f} s for the next frame"
+
+
+def test_a_lossless_replay_waiting_for_a_slow_consumer_is_no_lost_camera(session):
+    # a full reading (plus a rendered still) may hold a frame for longer than stall_timeout: the
+    # replay waits for it and is not "lost" (a lost camera pauses the tracking)
+    source = open_source(f"replay:{session}?speed=fast", stall_timeout=0.2)
+    with source:
+        first = source.latest(timeout=5)
+        assert first is not None
+        time.sleep(0.5)
+        assert source.status()["state"] == "running"
+        assert source.latest(timeout=5, newer_than=first.seq) is not None
+
+
+def test_a_still_that_takes_longer_than_the_stall_timeout_is_no_lost_camera(tmp_path):
+    folder = tmp_path / "slow-still"
+    with SessionWriter(folder, SessionInfo(source="simulator", board="base")) as writer:
+        for i in range(3):
+            writer.add_frame(encode_jpeg(numbered(i), 95), 2.0 * i)
+    states = []
+
+    def slow_still(index):      # a first still renders the whole scene: seconds on a loaded machine
+        time.sleep(0.5)
+        states.append(source.status()["state"])
+        return numbered(index)
+
+    source = open_source(f"replay:{folder}?speed=1", still_of=slow_still, stall_timeout=0.2)
+    with source:
+        assert source.latest(timeout=5).still() is not None
+    assert states == ["running"]

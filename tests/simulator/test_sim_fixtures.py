@@ -33,7 +33,8 @@ def test_fixtures_exist_cover_the_games_and_stay_small():
             kinds.add("hard")
     assert {("keltis", "nwnz"), ("keltis", "base"), ("keltis-card", None), "illegal", "hard"} <= kinds
     total = sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file())
-    assert total < 15 * 1024 * 1024, f"fixtures/sessions holds {total / 2**20:.1f} MB"
+    # fixtures/ as a whole stays within 25 MB (issue 20); the sessions are most of it
+    assert total < 20 * 1024 * 1024, f"fixtures/sessions holds {total / 2**20:.1f} MB"
 
 
 def _frame_size(name: str) -> tuple[int, int]:
@@ -82,7 +83,7 @@ def test_fixture_moves_replay_to_the_states_its_frames_show(name):
         from engine.settings import parse_settings
 
         state = game.new_game(s.info.seats, parse_settings(game.Settings, dict(s.info.rules)), opts["seed"])
-    events = s.events()
+    events = [e for e in s.events() if "move" in e]   # the last line is the final scores
     assert events
     injected = 0
     compared = 0

@@ -133,7 +133,7 @@ def test_a_database_written_before_the_decoder_resumes_from_its_accepted_table_s
 
 def _replay(session, data_dir, *extra, **kw):
     return subprocess.Popen([sys.executable, "-m", "keltis_cam", "replay", str(session), "--data-dir", str(data_dir),
-                             "--json", *extra], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             "--observer", "truth", "--json", *extra], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **kw)
 
 

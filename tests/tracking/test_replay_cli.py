@@ -23,7 +23,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def test_replay_prints_moves_warnings_and_scores(short_session):
-    code, out, _ = run("replay", str(short_session))
+    code, out, _ = run("replay", str(short_session), "--observer", "truth")
     assert code == 0
     assert "Moves" in out and "Warnings" in out and "winners:" in out
     assert "  1. " in out
@@ -31,7 +31,7 @@ def test_replay_prints_moves_warnings_and_scores(short_session):
 
 def test_replay_check_matches_truth(short_session, card_session):
     for session in (short_session, card_session):
-        code, out, _ = run("replay", str(session), "--check", "--json")
+        code, out, _ = run("replay", str(session), "--observer", "truth", "--check", "--json")
         assert code == 0, out[-2000:]
         result = json.loads(out)
         check = result["check"]
@@ -39,7 +39,7 @@ def test_replay_check_matches_truth(short_session, card_session):
 
 
 def test_replay_with_misreads_still_recovers_the_moves(short_session):
-    code, out, _ = run("replay", str(short_session), "--noise", "0.05", "--seed", "3", "--check", "--json")
+    code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", "3", "--check", "--json")
     result = json.loads(out)
     assert result["misreads"]["misread_frames"] > 0
     assert code == 0, result["check"]["mismatches"][:2]
@@ -54,7 +54,7 @@ def test_replay_check_fails_when_truth_disagrees(tmp_path, short_session):
                                  if s != first["move"]["seat"])
     events[0] = json.dumps(first)
     (broken / "truth" / "events.jsonl").write_text("\n".join(events) + "\n")
-    code, out, _ = run("replay", str(broken), "--check")
+    code, out, _ = run("replay", str(broken), "--observer", "truth", "--check")
     assert code == 1 and "MISMATCH" in out
 
 
@@ -66,14 +66,14 @@ def test_replay_errors_name_the_problem(tmp_path, short_session):
     result = json.loads(out)
     assert code == 0 and result["moves"] == [] and result["unusable_frames"]
     assert sum(result["unusable_frames"].values()) == result["frames"]
-    code, _, err = run("replay", str(short_session), "--resume")
+    code, _, err = run("replay", str(short_session), "--observer", "truth", "--resume")
     assert code == 2 and "--data-dir" in err
     code, _, err = run("replay", str(short_session), "--speed", "zero")
     assert code == 2 and "--speed" in err
     no_truth = tmp_path / "no-truth"
     shutil.copytree(short_session, no_truth)
     shutil.rmtree(no_truth / "truth")
-    code, _, err = run("replay", str(no_truth))
+    code, _, err = run("replay", str(no_truth), "--observer", "truth")
     assert code == 2 and "truth" in err
 
 
@@ -82,7 +82,7 @@ def test_a_corrupt_truth_file_is_skipped_and_named(tmp_path, short_session):
     shutil.copytree(short_session, damaged)
     victim = sorted((damaged / "truth").glob("0*.json"))[5]
     victim.write_text("{not json")
-    code, out, _ = run("replay", str(damaged), "--json")
+    code, out, _ = run("replay", str(damaged), "--observer", "truth", "--json")
     assert code == 0
     result = json.loads(out)
     assert any(victim.name in p for p in result["observer_problems"])
@@ -103,7 +103,7 @@ def _fixture_sessions() -> list:
 def test_recorded_fixtures_reproduce_their_true_move_logs(session):
     if session is None:
         pytest.skip("no recorded sessions with truth/events.jsonl in fixtures/ yet")
-    code, out, _ = run("replay", str(session), "--check", "--json")
+    code, out, _ = run("replay", str(session), "--observer", "truth", "--check", "--json")
     check = json.loads(out)["check"]
     # The one thing no camera can tell: *who* dropped a card on a discard pile. The engine's
     # "out-of-turn" rule break is a discard by a player whose turn it is not, which looks exactly

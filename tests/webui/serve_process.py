@@ -23,7 +23,7 @@ def start_serve(tmp_path: Path, *extra: str, env: dict[str, str] | None = None,
     full_env.update({"KELTIS_CAM_CONFIG": "/nonexistent/keltis-test-config.toml", "PYTHONUNBUFFERED": "1",
                      **(env or {})})
     proc = subprocess.Popen([sys.executable, "-m", "keltis_cam", "serve", "--source", f"replay:{session}",
-                             "--host", "127.0.0.1", "--port", "0", "--speed", speed, "--data-dir",
+                             "--observer", "truth", "--host", "127.0.0.1", "--port", "0", "--speed", speed, "--data-dir",
                              str(tmp_path / "data"), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=full_env)
     lines: list[str] = []

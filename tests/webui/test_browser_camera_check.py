@@ -1,4 +1,4 @@
-"""The camera check speaks to people: on the bundled demo (480x270 frames, replayed at its own pace)
+"""The camera check speaks to people: on the bundled demo (640x360 frames, replayed at its own pace)
 the table screen's camera check is a checklist — camera found, focus, exposure, markers seen, board
 registered, seats found — each line ticked or crossed, a crossed one saying what to do, and the
 demo's board registers (before: "NOT registered" on every frame)."""
@@ -25,7 +25,8 @@ KEYS = ["camera", "focus", "exposure", "markers", "board", "seats"]
 def demo_server(tmp_path):
     from keltis_cam.pipeline import build_pipeline
 
-    built = build_pipeline(f"replay:{DEMO}", speed=2.0, data_dir=tmp_path / "data")
+    # the check looks at the camera's frames whoever reads them: the truth observer keeps this test light
+    built = build_pipeline(f"replay:{DEMO}", observer="truth", speed=2.0, data_dir=tmp_path / "data")
     pipeline = built.served(loop=True)
     app = create_app(built.tracker, pipeline=pipeline, pin=PIN,
                      config=WebConfig(heartbeat_seconds=1.0, poll_seconds=0.05, data_dir=tmp_path / "data",

@@ -25,7 +25,7 @@ PIN = "246813"
 def demo(tmp_path):
     from keltis_cam.pipeline import build_pipeline
 
-    built = build_pipeline(f"replay:{DEMO}", speed=None, data_dir=tmp_path / "data", decode_frames=False)
+    built = build_pipeline(f"replay:{DEMO}", observer="truth", speed=None, data_dir=tmp_path / "data", decode_frames=False)
     pipeline = built.served(loop=False)
     app = create_app(built.tracker, pipeline=pipeline, pin=PIN,
                      config=WebConfig(heartbeat_seconds=1.0, poll_seconds=0.05, data_dir=tmp_path / "data",

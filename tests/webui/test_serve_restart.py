@@ -86,13 +86,13 @@ def test_replay_resume_refuses_another_recordings_game(tmp_path, capsys, config_
     first = write_replay_session(tmp_path / "first", max_frames=60)
     second = write_replay_session(tmp_path / "second", max_frames=60, seed=6)
     data = tmp_path / "data"
-    assert main(["replay", str(first), "--data-dir", str(data), "--json"]) == 0
+    assert main(["replay", str(first), "--observer", "truth", "--data-dir", str(data), "--json"]) == 0
     capsys.readouterr()
-    assert main(["replay", str(second), "--data-dir", str(data), "--resume"]) == 2
+    assert main(["replay", str(second), "--observer", "truth", "--data-dir", str(data), "--resume"]) == 2
     err = capsys.readouterr().err
     assert "'first'" in err and "'second'" in err and "--resume" in err and len(err.strip().splitlines()) == 1
-    assert main(["replay", str(first), "--data-dir", str(data), "--resume", "--json"]) == 0  # its own: fine
+    assert main(["replay", str(first), "--observer", "truth", "--data-dir", str(data), "--resume", "--json"]) == 0  # its own: fine
     capsys.readouterr()
     renamed = tmp_path / "first-copy"
     first.rename(renamed)  # a moved recording is still the same recording
-    assert main(["replay", str(renamed), "--data-dir", str(data), "--resume", "--json"]) == 0
+    assert main(["replay", str(renamed), "--observer", "truth", "--data-dir", str(data), "--resume", "--json"]) == 0

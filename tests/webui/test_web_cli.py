@@ -63,7 +63,7 @@ def get_json(url: str):
 def test_serve_runs_the_pipeline_and_the_server_until_sigterm(session_folder, tmp_path):
     env = {**os.environ, "KELTIS_CAM_CONFIG": "/nonexistent/keltis-test-config.toml", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "keltis_cam", "serve", "--source", f"replay:{session_folder}",
-                             "--host", "127.0.0.1", "--port", "0", "--pin", "1357", "--speed", "fast",
+                             "--observer", "truth", "--host", "127.0.0.1", "--port", "0", "--pin", "1357", "--speed", "fast",
                              "--no-loop", "--data-dir", str(tmp_path / "data")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
     try:

@@ -785,7 +785,9 @@
     var observer = (g && g.observer) || (state.status || {}).observer;
     var parts = [];
     if (note.dataset.label) parts.push(note.dataset.label);
-    var src = observer ? t("source." + observer) : null;
+    var kind = ((state.status || {}).source || {}).kind;
+    // a recording replayed through the vision reader is not "live from the camera"
+    var src = observer ? t("source." + observer + (observer === "vision" && kind === "replay" ? "-replay" : "")) : null;
     if (src) parts.push(src);
     note.textContent = parts.join(" · ");
   }
