@@ -175,6 +175,28 @@ def _col2im3(gcols, shape):
     return gp[:, 1:-1, 1:-1]
 
 
+def contrast_jitter(raw, rng, contrast: float, saturation: float):
+    """Pawn patches (N x rows x cols x 6: difference to the art, colour; vision.pawnnet.stone_features)
+    as a frame whose normalisation left another contrast and saturation would give them: the colour
+    (a log) scaled about the patch's mean by 1 +- `contrast` and its chroma by 1 +- `saturation`,
+    then the difference to the art and the residual white balance (the per-channel median of that
+    difference) worked out again as stone_features does. The art is the colour less the difference."""
+    import numpy as np
+
+    n = len(raw)
+    colour, diff = raw[..., 3:], raw[..., :3]
+    art = colour - diff
+    g = rng.uniform(1 - contrast, 1 + contrast, (n, 1, 1, 1)).astype(np.float32)
+    c0 = colour.mean(axis=(1, 2, 3), keepdims=True)
+    out = c0 + g * (colour - c0)
+    s = rng.uniform(1 - saturation, 1 + saturation, (n, 1, 1, 1)).astype(np.float32)
+    lum = out.mean(axis=3, keepdims=True)
+    out = lum + s * (out - lum)
+    d = out - art
+    med = np.median(d.reshape(n, -1, 3), axis=1)[:, None, None, :]
+    return np.concatenate([d - med, out - med], axis=3).astype(np.float32)
+
+
 def train(args: argparse.Namespace) -> int:
     """Fit the CNN (vision.pawnnet.PatchNet; Adam, one softmax cross-entropy per output head; mirror and
     colour jitter augmentation) and write its weights."""
@@ -239,7 +261,10 @@ def train(args: argparse.Namespace) -> int:
 
     def prepare(xb, augment):
         n = len(xb)
-        img = ((xb[:, :npx].astype(np.float32).reshape(n, rows, cols, ch) - mean) * scale)
+        raw = xb[:, :npx].astype(np.float32).reshape(n, rows, cols, ch)
+        if augment and pawns and (args.contrast > 0 or args.saturation > 0):
+            raw = contrast_jitter(raw, rng, args.contrast, args.saturation)
+        img = (raw - mean) * scale
         extras = xb[:, npx:].astype(np.float32)
         if augment:
             if pawns:   # a pawn is round: its patch mirrored across the lean is as likely
@@ -385,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--decay", type=float, default=1e-4)
     t.add_argument("--dropout", type=float, default=0.2)
     t.add_argument("--jitter", type=float, default=0.08, help="colour jitter (log units) per patch")
+    t.add_argument("--contrast", type=float, default=0.0, help="pawns: contrast jitter (1 +- this) of the patch")
+    t.add_argument("--saturation", type=float, default=0.0, help="pawns: chroma jitter (1 +- this) of the patch")
     t.add_argument("--positive-weight", type=float, default=2.0, help="loss weight of a present pawn or tile")
     t.add_argument("--crowd-weight", type=float, default=1.0, help="loss weight of a stone with 2+ pawns")
     t.add_argument("--init", help="start from these weights instead of at random")

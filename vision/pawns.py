@@ -308,6 +308,23 @@ def crowd_radius(distances: Any, pawns: int, pitch_mm: float, step_mm: float = 2
     return float(distances[k])
 
 
+def beyond_crowd(gaps: Sequence[float], total: int, distances: Any, pitch_mm: float) -> list[bool]:
+    """Which pawns seen on path stones (`gaps`: each one's stone rim's distance from the start stone's
+    centre, less the on-stone margin) stand beyond the start crowd's reach: the crowd is every
+    player's pawns (`total`) not seen on a path, so its size depends on which sightings it swallows.
+    The answer is the fixed point reached from the smallest crowd (every sighting a path pawn):
+    sightings the crowd reaches are taken into it, which grows it, until nothing changes. (Starting
+    from the largest crowd instead swallows pawns really standing on the first-row stones whenever
+    several do, early in a game: they make the crowd they are then counted in.)"""
+    keep = [True] * len(gaps)
+    while True:
+        reach = crowd_radius(distances, total - sum(keep), pitch_mm)
+        now = [g > reach for g in gaps]
+        if now == keep:
+            return keep
+        keep = now
+
+
 def pile_mask(board: Any, view: Any, components: Any, piles: Mapping[str, bool], pile_height_mm: float = 12.5,
               margin_mm: float = 1.5) -> Any:
     """The view pixels a wish-stone pile covers (its top and side, lifted by the camera's parallax)."""

@@ -38,7 +38,7 @@ from .numerals import load_numeral_model
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
-from .pawns import (PawnConfig, PawnDetection, build_stone_kernels, crowd_distances, crowd_radius, pawn_coloured,
+from .pawns import (PawnConfig, PawnDetection, beyond_crowd, build_stone_kernels, crowd_distances, pawn_coloured,
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
@@ -475,7 +475,7 @@ class Reader:
 
     def _outside_crowd(self, on: list[PawnDetection]) -> list[PawnDetection]:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path
-        (5 per player less those seen on stones the crowd cannot reach) stand densely packed around the
+        (5 per player less those seen beyond its reach: vision.pawns.beyond_crowd) stand densely packed around the
         start stone and their bases cover the first-row stones when they are many; a pawn there cannot be
         told from the crowd, and reading it as the crowd keeps each player's 5 pawns."""
         board = self.model.board if self.model is not None else self.board
@@ -492,13 +492,9 @@ class Reader:
         gap = {d.stone: math.hypot(board.stones[d.stone].x - st.x, board.stones[d.stone].y - st.y)
                - board.stones[d.stone].r - cfg.on_stone_margin_mm for d in on}
         total = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1]
-        # stones the crowd cannot reach even at its largest
-        reach_max = crowd_radius(self._crowd_d, total * len(self.references), pitch)
-        far = {d.stone for d in on if gap[d.stone] > reach_max}
         # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
-        far_count = sum(1 for d in on if d.stone in far)
-        reach = crowd_radius(self._crowd_d, total * len(self.references) - far_count, pitch)
-        return [d for d in on if gap[d.stone] > reach]
+        keep = beyond_crowd([gap[d.stone] for d in on], total * len(self.references), self._crowd_d, pitch)
+        return [d for d, k in zip(on, keep) if k]
 
     def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True) -> tuple[list[PawnObservation], float]:
         """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
