@@ -57,8 +57,8 @@ MISREAD_MODEL: dict[str, MisreadKind] = {
     "row-missed": MisreadKind(0.044, 0.67),
     "row-value": MisreadKind(0.022, 0.33),
     "row-extra": MisreadKind(0.117, 0.82),
-    "points-row": MisreadKind(0.119, 1.00),
-    "wish-phantom": MisreadKind(0.062, 0.80),
+    "points-row": MisreadKind(0.363, 1.00),
+    "wish-phantom": MisreadKind(0.093, 0.80),
     "pawn-size": MisreadKind(0.185, 0.62),
     "pawn-stone": MisreadKind(0.640, 0.91),
     "pawn-colour": MisreadKind(0.123, 1.00),
@@ -176,7 +176,7 @@ def misread_card(obs: Observation, rng: random.Random) -> Observation | None:
 
 def misread_points_row(obs: Observation, rng: random.Random) -> Observation | None:
     """One seat's points row (card game) read one card longer or shorter."""
-    if not obs.seats:
+    if not obs.seats or obs.game != "keltis-card":
         return None
     seat = rng.choice(sorted(obs.seats))
     n = obs.seats[seat].points_row
@@ -186,6 +186,8 @@ def misread_points_row(obs: Observation, rng: random.Random) -> Observation | No
 def misread_wish(obs: Observation, rng: random.Random, how: str) -> Observation | None:
     """A seat's wish stones: one missed, one made up (a stone or a wish-coloured thing seen at a
     seat), or one read with another colour."""
+    if obs.game == "keltis-card":     # (its wishes are cards: misread_wish_card)
+        return None
     have = [(seat, c) for seat, s in obs.seats.items() for c, n in s.wish.items() if n]
     if how == "phantom":
         if not obs.seats:
@@ -209,7 +211,7 @@ def misread_wish_card(obs: Observation, rng: random.Random, how: str) -> Observa
     """A seat's wish cards (card game): one missed, one made up, or one read with another value."""
     have = [(seat, i) for seat, s in obs.seats.items() for i in range(len(s.wish_cards))]
     if how == "phantom":
-        if not obs.seats:
+        if not obs.seats or obs.game != "keltis-card":
             return None
         seat = rng.choice(sorted(obs.seats))
         return _with_seat(obs, seat, wish_cards=tuple(sorted(obs.seats[seat].wish_cards + (rng.randint(1, 9),))))
