@@ -1,22 +1,28 @@
 """Whole games through the camera path (issue 20 item 4): fresh simulated sessions replayed with the
 vision observer, counted as `keltis-cam replay --check` counts them.
 
-    .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card]
-                                           [--max-moves N] [--noise 0.02] [--keep DIR]
+    .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card] [--players 2 3 4]
+                                           [--max-moves N] [--noise vision 0.02] [--keep DIR] [--fresh] [--fit]
 
-Game i: kind `--kinds[i % k]`, 2–4 players in turn, seed `--seed0 + i`, two injected rule breaks on
+Game i: kind `--kinds[i % k]`, `--players` in turn (per round of kinds), seed `--seed0 + i`, two injected rule breaks on
 every second game; rendered by `keltis-cam sim session` (1 fps, the simulator's full range of
 conditions), then replayed twice:
 - `keltis-cam replay DIR --observer vision --check --json` — the camera path;
-- `keltis-cam replay DIR --observer truth --noise R --check --json` — the tracker on the truth with
-  the injected misreads of tracking/noise.py (what bench/tracking_bench.py assumes of a reader).
+- `keltis-cam replay DIR --observer truth --noise R --check --json` for each --noise rate — the
+  tracker on the truth with the injected misreads of tracking/noise.py (what the tracker's benches
+  assume of a reader); `vision` is the rate the vision reader showed on these sessions (its share
+  of still frames with a field misread), the rate at which the model should predict the camera path.
 Printed per kind and in all: visible turns exact, legal games with a warning, injected breaks
 flagged (a warning with the injected code), final scores right (the scores when filming stopped, truth/events.jsonl's last line).
 
 Then the misreads themselves, frame by frame on the same sessions: what the vision reader gets
-wrong (every frame read in full, no gate) beside what the noise model injects, by field kind
-(pawns, tiles, rows, wish stones, discard tops…) and usable/unusable disagreements — so the
-tracker's own benchmark can be made to predict the camera path (item 4's last sentence).
+wrong (every frame read in full, no gate) beside what the noise model injects, kind by kind
+(tracking.noise.field_misreads: a row's first card missed, a pawn on the next stone, a phantom
+discard top…; still frames judged unusable; arm frames read as a table and what they show; hand
+seats missed, misplaced, added), with how often a misread holds from one frame of a still table to
+the next — so the tracker's own benchmark predicts the camera path (item 4's last sentence).
+`--fit` prints tracking/noise.py's constants as these sessions measure them. With `--keep DIR` the
+readings and vision replays are cached beside each session (`--fresh` to redo them).
 Targets (issue 20, seeds no test or tuning used): ≥ 99 % visible turns exact, no warning on ≥ 98 %
 of legal games, ≥ 98 % of breaks flagged, ≥ 98 % of final scores right.
 """
@@ -304,7 +310,8 @@ def fitted_model(vision: MisreadProfile) -> str:
     lines.append(f"ARM_AFTER_SHARE = {vision.arm['some fields as the table after'] / f if f else 0:.2f}")
     lines.append("ARM_MISREADS = {" + ", ".join(f'"{k}": {vision.arm[k] / f:.3f}' for k in MISREADS
                                                  if f and vision.arm[k]) + "}")
-    for name, kind in (("HAND_MISSED_PER_RATE", "hand seat missed"), ("HAND_NEIGHBOUR_PER_RATE", "hand read at another seat"),
+    for name, kind in (("HAND_MISSED_PER_RATE", "hand seat missed"),
+                       ("HAND_NEIGHBOUR_PER_RATE", "hand read at another seat"),
                        ("HAND_ADDED_PER_RATE", "hand seat added")):
         k, arms = vision.share(kind)
         lines.append(f"{name} = {k / arms / rate if arms else 0:.3f}")

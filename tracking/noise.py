@@ -5,16 +5,19 @@ its readings look like the vision reader's: the kinds of misread, their relative
 how long they hold were measured on whole rendered games by bench/vision_games.py, which prints
 the reader's misreads beside the injected ones kind by kind (see docs/tracking.md, "The noise
 model"). One knob, `rate`, scales them all:
-- a still table's frame (usable in truth) gets a field misread of kind k with probability
-  rate × MISREAD_MODEL[k].weight (the weights add up to 1, so `rate` is about the share of still
-  frames with a misread). A share MISREAD_MODEL[k].held of them is decided once per table state
+- a still table's frame (usable in truth) where kind k can happen (a pawn misread needs pawns on
+  the board) gets a field misread of kind k with probability rate × MISREAD_MODEL[k].weight (the
+  weights are fitted so that `rate` is about the share of still frames with a field misread).
+  A share MISREAD_MODEL[k].held of them is decided once per table state
   (the same wrong reading on every frame of that still table, as a reader that sees the same
   picture makes the same mistake), the rest afresh on each frame;
 - a still frame is judged unusable with probability rate × JUDGED_UNUSABLE_PER_RATE (with a hand
   read at a place where no one sits in a share of them);
 - a frame with an arm over the table (unusable in truth) is read as a usable table with
-  probability rate × ARM_USABLE_PER_RATE: the last still table as it was, misread (ARM_MISREADS);
-- hand frames: the seat not read, or read as a neighbouring seat (HAND_* below).
+  probability rate × ARM_USABLE_PER_RATE: the last still table, in ARM_AFTER_SHARE of them with
+  part of the table the move leaves (where the next still table is known), misread (ARM_MISREADS);
+- hand frames: the seat not read, read as a neighbouring seat, or read with a seat where no one
+  sits besides (HAND_* below).
 The field kinds are those `field_misreads` tells apart (FIELD_KINDS): a row's first card missed,
 a phantom wish stone, a pawn read on the next stone, a discard top missed or made up...
 Deterministic: whether and how a frame is misread depends only on the seed, the frame index and
@@ -44,9 +47,9 @@ class MisreadKind:
 
 
 #: The model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
-#: games (docs/tracking.md, "The noise model"): for each field kind, the share of still frames with
-#: such a misread over the share with any (weights; about 1.6 in all, as the reader's misreads come
-#: several to a frame) and the share that the next frame of the same still table repeats (held).
+#: games (docs/tracking.md, "The noise model"): for each field kind, the share of the still frames
+#: where it can happen that had such a misread, over the share of all still frames with any (the
+#: weight), and the share that the next frame of the same still table repeats (held).
 #: Then, per unit of rate: still frames judged unusable (and the share of them with a hand read
 #: where no one sits), arm frames read as a usable table (and the share of those showing part of the
 #: table the move leaves, and how often each field kind is misread on them), hand frames whose seat
@@ -345,7 +348,8 @@ MISREADS: dict[str, Callable[[Observation, random.Random], Observation | None]] 
     "row-start": lambda o, r: misread_row(o, r, "start"), "row-end": lambda o, r: misread_row(o, r, "end"),
     "row-missed": lambda o, r: misread_row(o, r, "missed"), "row-value": lambda o, r: misread_row(o, r, "value"),
     "row-extra": lambda o, r: misread_row(o, r, "extra"), "points-row": misread_points_row,
-    "wish-missed": lambda o, r: misread_wish(o, r, "missed"), "wish-phantom": lambda o, r: misread_wish(o, r, "phantom"),
+    "wish-missed": lambda o, r: misread_wish(o, r, "missed"),
+    "wish-phantom": lambda o, r: misread_wish(o, r, "phantom"),
     "wish-wrong": lambda o, r: misread_wish(o, r, "wrong"),
     "wishcard-missed": lambda o, r: misread_wish_card(o, r, "missed"),
     "wishcard-phantom": lambda o, r: misread_wish_card(o, r, "phantom"),
@@ -353,7 +357,8 @@ MISREADS: dict[str, Callable[[Observation, random.Random], Observation | None]] 
     "pawn-size": lambda o, r: misread_pawn(o, r, "size"), "pawn-stone": lambda o, r: misread_pawn(o, r, "stone"),
     "pawn-colour": lambda o, r: misread_pawn(o, r, "colour"), "pawn-missed": lambda o, r: misread_pawn(o, r, "missed"),
     "pawn-phantom": lambda o, r: misread_pawn(o, r, "phantom"),
-    "tile-missed": lambda o, r: misread_tile(o, r, "missed"), "tile-phantom": lambda o, r: misread_tile(o, r, "phantom"),
+    "tile-missed": lambda o, r: misread_tile(o, r, "missed"),
+    "tile-phantom": lambda o, r: misread_tile(o, r, "phantom"),
     "tile-wrong": lambda o, r: misread_tile(o, r, "wrong"),
     "top-missed": lambda o, r: misread_top(o, r, "missed"), "top-phantom": lambda o, r: misread_top(o, r, "phantom"),
     "top-wrong": lambda o, r: misread_top(o, r, "wrong"),

@@ -9,8 +9,7 @@ from collections import Counter
 import pytest
 
 from tracking import noise
-from tracking.noise import (FIELD_KINDS, MISREAD_MODEL, MISREADS, MisreadInjector, MisreadKind, field_misreads,
-                            mix_tables)
+from tracking.noise import FIELD_KINDS, MISREAD_MODEL, MISREADS, MisreadInjector, MisreadKind, field_misreads
 from tracking.stability import observation_fields
 
 from tracking_helpers import game
