@@ -166,6 +166,8 @@ class MisreadProfile:
         self.heldable: Counter = Counter()
         self.arm: Counter = Counter()
         self.applicable: Counter = Counter()   # still frames read where the injector could make each kind
+        self.kept: Counter = Counter()         # misreads the last frame of the table before made too
+        self.keepable: Counter = Counter()     # misreads on the first frame of a new table, of a field the move left
 
     def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
         """(truth, reading) of each frame of one session, in order."""
@@ -174,6 +176,7 @@ class MisreadProfile:
 
         still = [i for i, (t, _) in enumerate(pairs) if t.usable]
         prev_state, prev = None, None
+        last = None     # (truth fields, misreads) of the last still frame read
         for i, (t, r) in enumerate(pairs):
             if not t.usable:
                 prev_state, prev = None, None
@@ -197,11 +200,18 @@ class MisreadProfile:
             self.kinds["any field misread"] += bool(misreads)
             if prev is not None and prev_state == state:
                 for m in misreads:
-                    self.heldable[m[0]] += 1
-                    self.held[m[0]] += m in prev
-                    self.heldable["any field misread"] += 1
-                    self.held["any field misread"] += m in prev
+                    for kind in (m[0], "any field misread"):
+                        self.heldable[kind] += 1
+                        self.held[kind] += m in prev
+            elif last is not None and last[0] != state:
+                # the first frame of a new table: misreads of what the move left as it was, kept or not
+                for m in misreads:
+                    if m[1][0] == "pawns" or last[0].get(m[1]) == state.get(m[1]):
+                        for kind in (m[0], "any field misread"):
+                            self.keepable[kind] += 1
+                            self.kept[kind] += m in last[1]
             prev_state, prev = state, misreads
+            last = (state, misreads)
 
     def _arm_frame(self, pairs: list[tuple[Any, Any]], still: list[int], i: int) -> None:
         from tracking.noise import field_misreads
@@ -257,7 +267,7 @@ def injected_readings(folder: Path, rate: float, seed: int) -> list[tuple[Any, A
 def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: float) -> None:
     print(f"\nmisreads by kind ({vision.frames['still']} still frames, {vision.frames['arm']} with an arm over the "
           f"table): the vision reader | truth + injected at {noise:g}")
-    print(f"  {'kind':34} {'vision':>18} {'held':>6} | {'injected':>18} {'held':>6}")
+    print(f"  {'kind':34} {'vision':>18} {'held':>6} {'kept':>6} | {'injected':>18} {'held':>6} {'kept':>6}")
     order = ["judged-unusable", "  with a hand at a seat in play", "  with a hand where no one sits", "  with no hand",
              "any field misread"]
     kinds = set(vision.kinds) | set(injected.kinds)
@@ -268,10 +278,12 @@ def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: floa
         for p in (vision, injected):
             n, d = p.share(kind)
             held = f"{p.held[kind] / p.heldable[kind]:6.0%}" if p.heldable[kind] else "     –"
-            cells.append(f"{pct(n, d):>18} {held}")
+            kept = f"{p.kept[kind] / p.keepable[kind]:6.0%}" if p.keepable[kind] else "     –"
+            cells.append(f"{pct(n, d):>18} {held} {kept}")
         print(f"  {kind:34} {cells[0]} | {cells[1]}")
     print("  (held: of the misreads on a frame whose previous frame showed the same still table, the share that "
-          "frame made too)")
+          "frame made too; kept: of the misreads on the first frame of a new table, of a part the move left as it "
+          "was, the share the last frame of the table before made too)")
     for name, p in (("vision", vision), ("injected", injected)):
         if p.arm["frames"]:
             parts = ", ".join(f"{k} {v}" for k, v in sorted(p.arm.items(), key=lambda kv: -kv[1]) if k != "frames")
@@ -300,6 +312,10 @@ def fitted_model(vision: MisreadProfile) -> str:
             # (of the frames where the kind can happen at all: pawns on a board, a points row in the card game)
             lines.append(f'    "{kind}": MisreadKind({k / vision.applicable[kind] / rate:.3f}, {held:.2f}),')
     lines.append("}")
+    held, kept = vision.held["any field misread"], vision.kept["any field misread"]
+    if held and vision.keepable["any field misread"]:
+        over = (kept / vision.keepable["any field misread"]) / (held / vision.heldable["any field misread"])
+        lines.append(f"HELD_OVER_MOVES = {min(1.0, over):.2f}")
     ju, still = vision.share("judged-unusable")
     phantom = vision.kinds["  with a hand where no one sits"]
     arm, arms = vision.share("arm read as usable")

@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable
 
+from engine.board import bundled_board
 from engine.observation import TILE_CODES, WISH_COLOURS, Observation, PawnObservation
 from .stability import field_default, observation_fields
 
@@ -54,6 +55,7 @@ class MisreadKind:
 #: where no one sits), arm frames read as a usable table (and the share of those showing part of the
 #: table the move leaves, and how often each field kind is misread on them), hand frames whose seat
 #: is missed, read as a neighbouring seat, or read together with a seat where no one sits.
+#: HELD_OVER_MOVES: of the held misreads, the share that a later table (a move made elsewhere) keeps.
 # -- fitted: begin
 # fitted on 321 still and 396 arm frames: field misreads on 61.5% of still frames read (the rate the model is scaled to)
 MISREAD_MODEL: dict[str, MisreadKind] = {
@@ -73,6 +75,7 @@ MISREAD_MODEL: dict[str, MisreadKind] = {
     "top-phantom": MisreadKind(0.083, 1.00),
     "top-wrong": MisreadKind(0.010, 0.00),
 }
+HELD_OVER_MOVES = 0.73
 JUDGED_UNUSABLE_PER_RATE = 0.035
 JUDGED_UNUSABLE_PHANTOM_HAND = 1.00
 ARM_USABLE_PER_RATE = 0.538
@@ -229,11 +232,19 @@ def misread_wish_card(obs: Observation, rng: random.Random, how: str) -> Observa
     return _with_seat(obs, seat, wish_cards=tuple(sorted(cards)))
 
 
-def _near_stone(stone: str, rng: random.Random, pawns: tuple[PawnObservation, ...]) -> str:
-    """A stone next to `stone` on its path (a path's letter, a step's number), or the start."""
+def _near_stone(stone: str, rng: random.Random, board: str | None) -> str:
+    """A stone next to `stone` on the board (one step on or back along its path; from the start, a
+    path's first stone) — where a reader puts a pawn it sees on the wrong stone."""
+    try:
+        stones = bundled_board(board).stones if board else {}
+    except (OSError, ValueError):
+        stones = {}
+    if stone in stones:
+        near = sorted(set(stones[stone].next) | {s.id for s in stones.values() if stone in s.next})
+        if near:
+            return rng.choice(near)
     if stone == "start" or len(stone) < 2 or not stone[1:].isdigit():
-        paths = sorted({p.stone[0] for p in pawns if p.stone != "start"}) or ["a"]
-        return rng.choice(paths) + "1"
+        return rng.choice("abcdefghi") + "1"
     step = int(stone[1:]) + rng.choice((-1, 1))
     return "start" if step < 1 else f"{stone[0]}{step}"
 
@@ -250,7 +261,7 @@ def misread_pawn(obs: Observation, rng: random.Random, how: str) -> Observation 
     if how == "size":
         pawns[i] = PawnObservation(p.stone, p.player, not p.big)
     elif how == "stone":
-        pawns[i] = PawnObservation(_near_stone(p.stone, rng, obs.pawns), p.player, p.big)
+        pawns[i] = PawnObservation(_near_stone(p.stone, rng, obs.board), p.player, p.big)
     elif how == "colour":
         at_table = [s.player for s in obs.seats.values()]
         others = [q for q in (at_table if len(at_table) > 1 else _PLAYERS) if q != p.player]
@@ -258,7 +269,7 @@ def misread_pawn(obs: Observation, rng: random.Random, how: str) -> Observation 
     elif how == "missed":
         del pawns[i]
     else:
-        pawns.append(PawnObservation(_near_stone(p.stone, rng, obs.pawns), p.player, p.big))
+        pawns.append(PawnObservation(_near_stone(p.stone, rng, obs.board), p.player, p.big))
     return replace(obs, pawns=tuple(pawns))
 
 
@@ -365,6 +376,51 @@ MISREADS: dict[str, Callable[[Observation, random.Random], Observation | None]] 
 }
 
 
+Merge = Callable[[Observation, Observation], Observation]
+
+
+def _swap_pawn(obs: Observation, pawn: PawnObservation, new: tuple[PawnObservation, ...]) -> Observation:
+    pawns = list(obs.pawns or ())
+    if pawn in pawns:
+        pawns.remove(pawn)
+    return replace(obs, pawns=tuple(pawns) + tuple(new))
+
+
+def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Observation, Merge]]:
+    """The things a misread of `kind` can hit, each as (a key naming it and its content, the table
+    with only that thing on it, how to put that thing's misreading back into a table)."""
+    group = kind.split("-")[0]
+    out: list[tuple[str, Observation, Merge]] = []
+    if group == "pawn":
+        seen: Counter = Counter()
+        for p in obs.pawns or ():
+            seen[p] += 1
+            out.append((f"{p.player}:{p.stone}:{p.big}:{seen[p]}", replace(obs, pawns=(p,)),
+                        lambda o, w, p=p: _swap_pawn(o, p, w.pawns or ())))
+    elif group == "tile":
+        for spot, code in sorted((obs.tiles or {}).items()):
+            if (code is None) == (kind == "tile-phantom"):
+                out.append((f"{spot}:{code}", replace(obs, tiles={spot: code}),
+                            lambda o, w: replace(o, tiles={**(o.tiles or {}), **(w.tiles or {})})))
+    elif group == "top":
+        for pile, code in sorted(obs.discard_tops.items()):
+            if (code is None) == (kind == "top-phantom"):
+                out.append((f"{pile}:{code}", replace(obs, discard_tops={pile: code}),
+                            lambda o, w: replace(o, discard_tops={**o.discard_tops, **w.discard_tops})))
+    elif group == "row":
+        for seat, s in sorted(obs.seats.items()):
+            for colour, row in sorted(s.rows.items()):
+                part = replace(obs, seats={seat: replace(s, rows={colour: row})})
+                out.append((f"{seat}:{colour}:{row}", part,
+                            lambda o, w, seat=seat, colour=colour: _with_row(
+                                o, seat, colour, tuple(w.seats[seat].rows.get(colour, ())))))
+    else:   # points-row, wish-…, wishcard-…: one seat's
+        for seat, s in sorted(obs.seats.items()):
+            out.append((f"{seat}:{s.points_row}:{sorted(s.wish.items())}:{s.wish_cards}", replace(obs, seats={seat: s}),
+                        lambda o, w, seat=seat: replace(o, seats={**o.seats, seat: w.seats[seat]})))
+    return out
+
+
 def table_key(obs: Observation) -> str:
     """A short fingerprint of the table an observation shows (the same table, the same key)."""
     fields = sorted(observation_fields(obs).items(), key=repr)
@@ -436,26 +492,40 @@ class MisreadInjector:
             self.frames_misread += 1
         return out
 
-    def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind], rate: float,
-                        held_key: str | None = None) -> Observation:
+    def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
+                        rate: float) -> Observation:
         out = obs
-        key = None
+        table = ""
         for kind, m in model.items():
             p = min(1.0, rate * m.weight)
             if not p or kind not in MISREADS:
                 continue
+            hit = False
             if m.held:
-                key = key or held_key or table_key(obs)
-                rng = self._chance("held", kind, key)
-                hit = rng.random() < p * m.held
-            if not m.held or not hit:
+                # Held: decided per thing misread (this pawn on this stone, this row as it lies...): a
+                # share HELD_OVER_MOVES of it stands as long as that thing does, through other moves,
+                # the rest as long as the whole table stays as it is.
+                targets = misread_targets(kind, obs)
+                if targets:
+                    table = table or table_key(obs)
+                    q = 1.0 - (1.0 - p * m.held) ** (1.0 / len(targets))
+                    for key, part, merge in targets:
+                        rng = self._chance("held", kind, key)
+                        if rng.random() >= HELD_OVER_MOVES:
+                            rng = self._chance("held", kind, key, table)
+                        if rng.random() < q:
+                            wrong = MISREADS[kind](part, rng)
+                            if wrong is not None and wrong != part:
+                                out = merge(out, wrong)
+                                hit = True
+            if not hit:
                 rng = self._chance("fresh", kind, index)
-                hit = rng.random() < p * (1 - m.held)
+                if rng.random() < p * (1 - m.held):
+                    wrong = MISREADS[kind](out, rng)
+                    hit = wrong is not None and wrong != out
+                    out = wrong if hit else out
             if hit:
-                wrong = MISREADS[kind](out, rng)
-                if wrong is not None and wrong != out:
-                    out = wrong
-                    self._count(kind)
+                self._count(kind)
         return out
 
     def _count(self, kind: str) -> None:

@@ -241,10 +241,9 @@ def test_rule_breaks_no_camera_can_see_are_told_apart():
 # -- the cases that raised warnings on legal games ------------------------------------------------------
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 20 item 4: under misreads like the vision reader's (tracking.noise at 2 %: a pawn "
-                          "read small for a whole still table, held) every move is read right but a "
-                          "big-pawn-changed warning shows for east and is withdrawn later; it raised none "
-                          "under the old noise model")
+                   reason="issue 20 item 4: under misreads like the vision reader's (tracking.noise at 2 %, seed "
+                          "3) every move is read right but draw-own-discard and out-of-turn warnings "
+                          "show on this legal game; it raised none under the old noise model")
 def test_a_legal_game_with_hands_and_misreads_raises_no_warning_and_keeps_every_move():
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
     tracker = make_tracker()

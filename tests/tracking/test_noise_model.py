@@ -43,24 +43,29 @@ def test_each_kind_of_misread_is_injected_and_told_apart_again(kind):
 
 
 def test_every_measured_kind_occurs_in_a_game_and_the_rate_scales_them():
-    """Every kind with a weight in the model shows up in a game at a high rate, and a tenth of the rate
-    gives about a tenth of the misread frames."""
-    def run(rate, seed=7):
+    """Every kind with a weight in the model shows up in these games at a high rate (a few seeds: held
+    misreads are decided once per thing misread), and a tenth of the rate gives about a tenth of the
+    misread frames."""
+    def run(rate, seed, step=1):
         injector = MisreadInjector(None, rate, seed)
         seen: Counter = Counter()
         for sim in (BOARD, CARDS):
-            for i, (_, obs) in enumerate(sim.frames):
+            for i, (_, obs) in list(enumerate(sim.frames))[::step]:
                 out = injector.corrupt(obs, i)
                 if obs.usable and out.usable:
                     seen.update(_kinds(obs, out))
         return injector, seen
 
-    high, seen = run(0.5)
+    seen: Counter = Counter()
+    for seed in range(4):
+        high, kinds = run(1.0, seed, step=3)
+        seen.update(kinds)
+        assert high.misreads["judged-unusable"] > 0 and high.misreads["arm-usable"] > 0
+        assert sum(high.hand_misreads.values()) > 0
     weighted = {k for k, m in MISREAD_MODEL.items() if m.weight > 0}
     assert weighted and weighted <= set(seen), sorted(weighted - set(seen))
-    assert high.misreads["judged-unusable"] > 0 and high.misreads["arm-usable"] > 0
-    assert sum(high.hand_misreads.values()) > 0
-    low, _ = run(0.05)
+    high, _ = run(0.5, 7)
+    low, _ = run(0.05, 7)
     ratio = high.frames_misread / max(1, low.frames_misread)
     assert 5 < ratio < 16, (high.frames_misread, low.frames_misread)
     assert MisreadInjector(None, 0.0).corrupt(BOARD.frames[0][1], 0) is BOARD.frames[0][1]
@@ -83,7 +88,7 @@ def test_a_held_misread_repeats_on_every_frame_of_a_still_table_a_fresh_one_does
     still = [(i, obs) for i, (_, obs) in enumerate(BOARD.frames) if obs.usable]
     runs: dict[str, list[tuple[int, object]]] = {}
     for i, obs in still:
-        runs.setdefault(noise.table_key(obs), []).append((i, obs))
+        runs.setdefault(repr(sorted(observation_fields(obs).items(), key=repr)), []).append((i, obs))
     long_runs = [r for r in runs.values() if len(r) >= 8]
     assert len(long_runs) >= 3
 

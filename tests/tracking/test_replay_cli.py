@@ -50,12 +50,6 @@ def test_replay_with_misreads_injects_them_by_kind_the_same_way_for_the_same_see
     assert results[2]["misreads"] != misreads
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 20 item 4: with misreads like the vision reader's (tracking.noise: a pawn read on "
-                          "another stone for a whole still table, arm frames read as tables) the decoder reads 17 of "
-                          "19 turns of this game right (a held pawn misread taken as steps; warned no-card, "
-                          "pawn-not-moved, tile-not-taken, tile-changed, pawn-backwards); it recovered all under "
-                          "the old noise model")
 def test_replay_with_misreads_still_recovers_the_moves(short_session):
     code, out, _ = run("replay", str(short_session), "--noise", "0.05", "--seed", "3", "--check", "--json")
     result = json.loads(out)
