@@ -372,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise", nargs="+", default=["vision"],
                         help="misread rates of the comparison replays: numbers, or 'vision' for the rate the "
                              "vision reader showed (its share of still frames with a field misread)")
+    parser.add_argument("--noise-seeds", type=int, default=1,
+                        help="replay each game this many times per rate, misread with seeds game seed + 1000 k "
+                             "(the injected side's luck averaged out: a held misread weighs much in a short game)")
     parser.add_argument("--keep", help="keep the rendered sessions in this folder (the vision readings and "
                                        "replays are cached there too)")
     parser.add_argument("--fresh", action="store_true", help="read and replay again even if a kept session has them")
@@ -415,9 +418,11 @@ def main(argv: list[str] | None = None) -> int:
     for r in args.noise:
         rates.append(round(measured[0] / measured[1], 4) if r == "vision" and measured[1] else float(r))
     for rate in rates:
+        name = f"truth+{rate:g}" + (f" ({args.noise_seeds} misread seeds a game)" if args.noise_seeds > 1 else "")
         for kind, folder, seed, breaks in games:
-            rows.setdefault(f"truth+{rate:g}", {}).setdefault(kind, []).append(
-                score_game(replay(folder, "truth", rate, seed), breaks, folder))
+            for k in range(args.noise_seeds):
+                rows.setdefault(name, {}).setdefault(kind, []).append(
+                    score_game(replay(folder, "truth", rate, seed + 1000 * k), breaks, folder))
     print_results(rows)
     print("  targets (vision): >= 99 % turns exact, <= 2 % legal games warned, >= 98 % breaks flagged, "
           ">= 98 % final scores right")

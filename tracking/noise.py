@@ -278,6 +278,14 @@ def misread_player(obs: Observation, rng: random.Random) -> Observation | None:
     return misread_pawn(obs, rng, "colour")
 
 
+def _tile_codes(board: str | None) -> list[str]:
+    """The tiles the board has (a reader trained on a board reads only those), else every tile code."""
+    try:
+        return sorted(bundled_board(board).tile_set) if board else list(TILE_CODES)
+    except (OSError, ValueError):
+        return list(TILE_CODES)
+
+
 def misread_tile(obs: Observation, rng: random.Random, how: str = "missed") -> Observation | None:
     """One tile spot misread: a tile missed (read empty), a tile made up on an empty spot, or a tile
     read as another kind (most often one seen elsewhere on the board)."""
@@ -287,14 +295,14 @@ def misread_tile(obs: Observation, rng: random.Random, how: str = "missed") -> O
         empty = sorted(spot for spot, code in tiles.items() if code is None)
         if not empty:
             return None
-        return replace(obs, tiles={**tiles, rng.choice(empty): rng.choice(TILE_CODES)})
+        return replace(obs, tiles={**tiles, rng.choice(empty): rng.choice(_tile_codes(obs.board))})
     if not present:
         return None
     spot = rng.choice(present)
     if how == "missed":
         return replace(obs, tiles={**tiles, spot: None})  # type: ignore[dict-item]
     codes = sorted({c for c in tiles.values() if c is not None and c != tiles[spot]}) or \
-        [c for c in TILE_CODES if c != tiles[spot]]
+        [c for c in _tile_codes(obs.board) if c != tiles[spot]]
     return replace(obs, tiles={**tiles, spot: rng.choice(codes)})
 
 

@@ -141,3 +141,19 @@ def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_n
     injector = MisreadInjector(None, 1.0, 5, model={})
     injector.corrupt(before, arm - 1)
     assert not injector.corrupt(hand_frame, arm, lambda: after).usable
+
+
+def test_a_misread_is_still_a_reading_the_board_allows():
+    """A reader trained on a board reads its stones, its tiles and the colours in play, if wrongly: every
+    injected reading of a board game passes the engine's check of an observed state (one that does
+    not would stop a replay, as no camera misread should)."""
+    from engine.boardgame.observed import validate_observation
+
+    base = game("keltis", "base", 3, 31, max_moves=40)
+    for sim in (BOARD, base):
+        for seed in range(3):
+            injector = MisreadInjector(None, 1.0, seed)
+            for i, (_, obs) in list(enumerate(sim.frames))[::2]:
+                out = injector.corrupt(obs, i)
+                if out.usable:
+                    validate_observation(out, f"frame {i}")
