@@ -1,22 +1,28 @@
 """Whole games through the camera path (issue 20 item 4): fresh simulated sessions replayed with the
 vision observer, counted as `keltis-cam replay --check` counts them.
 
-    .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card]
-                                           [--max-moves N] [--noise 0.02] [--keep DIR]
+    .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card] [--players 2 3 4]
+                                           [--max-moves N] [--noise vision 0.02] [--keep DIR] [--fresh] [--fit]
 
-Game i: kind `--kinds[i % k]`, 2–4 players in turn, seed `--seed0 + i`, two injected rule breaks on
+Game i: kind `--kinds[i % k]`, `--players` in turn (per round of kinds), seed `--seed0 + i`, two injected rule breaks on
 every second game; rendered by `keltis-cam sim session` (1 fps, the simulator's full range of
 conditions), then replayed twice:
 - `keltis-cam replay DIR --observer vision --check --json` — the camera path;
-- `keltis-cam replay DIR --observer truth --noise R --check --json` — the tracker on the truth with
-  the injected misreads of tracking/noise.py (what bench/tracking_bench.py assumes of a reader).
+- `keltis-cam replay DIR --observer truth --noise R --check --json` for each --noise rate — the
+  tracker on the truth with the injected misreads of tracking/noise.py (what the tracker's benches
+  assume of a reader); `vision` is the rate the vision reader showed on these sessions (its share
+  of still frames with a field misread), the rate at which the model should predict the camera path.
 Printed per kind and in all: visible turns exact, legal games with a warning, injected breaks
 flagged (a warning with the injected code), final scores right (the scores when filming stopped, truth/events.jsonl's last line).
 
 Then the misreads themselves, frame by frame on the same sessions: what the vision reader gets
-wrong (every frame read in full, no gate) beside what the noise model injects, by field kind
-(pawns, tiles, rows, wish stones, discard tops…) and usable/unusable disagreements — so the
-tracker's own benchmark can be made to predict the camera path (item 4's last sentence).
+wrong (every frame read in full, no gate) beside what the noise model injects, kind by kind
+(tracking.noise.field_misreads: a row's first card missed, a pawn on the next stone, a phantom
+discard top…; still frames judged unusable; arm frames read as a table and what they show; hand
+seats missed, misplaced, added), with how often a misread holds from one frame of a still table to
+the next — so the tracker's own benchmark predicts the camera path (item 4's last sentence).
+`--fit` prints tracking/noise.py's constants as these sessions measure them. With `--keep DIR` the
+readings and vision replays are cached beside each session (`--fresh` to redo them).
 Targets (issue 20, seeds no test or tuning used): ≥ 99 % visible turns exact, no warning on ≥ 98 %
 of legal games, ≥ 98 % of breaks flagged, ≥ 98 % of final scores right.
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -64,7 +71,8 @@ def replay(folder: Path, observer: str, noise: float = 0.0, seed: int = 0) -> di
     try:
         return json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise SystemExit(f"replay {folder} --observer {observer} printed no JSON: {done.stderr.strip()[-500:]}")
+        # (counted as a game lost, not the end of the bench: the camera path must survive what it reads)
+        return {"error": f"replay {folder.name} --observer {observer} printed no JSON: {done.stderr.strip()[-300:]}"}
 
 
 def injected_codes(folder: Path) -> list[set[str]]:
@@ -79,7 +87,16 @@ def injected_codes(folder: Path) -> list[set[str]]:
     return out
 
 
-def score_game(result: dict[str, Any], breaks: list[set[str]]) -> dict[str, Any]:
+def true_turns(folder: Path) -> int:
+    """The visible turns `replay --check` counts, from a plain truth replay (for a replay that failed)."""
+    return int((replay(folder, "truth").get("check") or {}).get("true_turns", 0))
+
+
+def score_game(result: dict[str, Any], breaks: list[set[str]], folder: Path | None = None) -> dict[str, Any]:
+    if "error" in result:
+        print(f"\n  {result['error']}", end="")
+        return {"exact": 0, "true": true_turns(folder) if folder else 0, "warned": True, "breaks": len(breaks),
+                "flagged": 0, "final": False, "unusable": {}, "failed": True}
     check = result.get("check") or {}
     shown = [w for w in result.get("warnings") or [] if not w.get("withdrawn")]
     codes = Counter(w.get("code") for w in shown)
@@ -94,87 +111,244 @@ def score_game(result: dict[str, Any], breaks: list[set[str]]) -> dict[str, Any]
             "unusable": result.get("unusable_frames") or {}}
 
 
-def field_kind(key: tuple) -> str:
-    return {"pawns": "pawns", "tile": "tiles", "row": "rows", "wish": "wish stones", "wish_cards": "wish cards",
-            "points_row": "points row", "top": "discard tops", "player": "seats", "meta": "game"}.get(key[0], key[0])
+READINGS_FILE = "vision-readings.jsonl"   # every frame read in full, cached beside a kept session
+VISION_REPLAY_FILE = "vision-replay.json"   # `replay --observer vision --check --json`, cached likewise
 
 
-def misread_profile(folder: Path, noise: float, seed: int) -> tuple[Counter, Counter, int]:
-    """Field kinds misread (frames usable in truth and in the reading), vision and injected."""
+def vision_readings(folder: Path, fresh: bool = False) -> dict[int, Any]:
+    """The vision reader's reading of every frame (no gate), cached in the session folder."""
     from camera.session import open_session
-    from tracking.noise import MisreadInjector
+    from engine.observation import parse_observation
     from tracking.observers import make_observer
     from tracking.pipeline import SessionFrame
-    from tracking.stability import observation_fields
+
+    cache = folder / READINGS_FILE
+    if cache.is_file() and not fresh:
+        lines = [json.loads(line) for line in cache.read_text().splitlines() if line.strip()]
+        return {d["index"]: parse_observation(d["obs"], str(cache)) for d in lines}
+    session = open_session(folder)
+    vision = make_observer("vision", session, {"gate": False})
+    out = {}
+    for ref in session.frames:
+        out[ref.index] = vision.observe(SessionFrame(ref.index, ref.t, session.read_frame(ref)))
+    cache.write_text("".join(json.dumps({"index": i, "obs": o.to_json()}) + "\n" for i, o in out.items()))
+    return out
+
+
+def truth_readings(folder: Path) -> list[tuple[int, Any]]:
+    from camera.session import open_session
+    from tracking.observers import make_observer
+    from tracking.pipeline import SessionFrame
 
     session = open_session(folder)
     truth = make_observer("truth", session)
-    vision = make_observer("vision", session, {"gate": False})
-    injected = MisreadInjector(make_observer("truth", session), noise, seed)
-    counts = {"vision": Counter(), "injected": Counter()}
-    frames = 0
-    for ref in session.frames:
-        frame = SessionFrame(ref.index, ref.t, session.read_frame(ref))
-        t = truth.observe(frame)
-        frames += 1
-        for name, obs in (("vision", vision.observe(frame)), ("injected", injected.observe(frame))):
-            if obs.usable != t.usable:
-                counts[name]["frame judged unusable" if t.usable else "unusable frame read"] += 1
-                continue
+    return [(ref.index, truth.observe(SessionFrame(ref.index, ref.t))) for ref in session.frames]
+
+
+def _hand_seats(obs: Any) -> list[str]:
+    return [h.get("seat") for h in obs.extra.get("hands") or [] if isinstance(h, dict) and h.get("seat")]
+
+
+class MisreadProfile:
+    """One reader's misreads (the vision reader's, or truth + injected misreads) by kind, over sessions.
+
+    Frames are "still" (usable in truth: the table seen whole) or "arm" (a hand over the table).
+    A still frame is judged unusable, or read with field misreads (tracking.noise.field_misreads:
+    each kind counted once per frame); a misread is "held" when the previous frame of the same still
+    table (same truth, both read) made the same misread. An arm frame is read as a usable table, or
+    its hand's seat is missed / read elsewhere / joined by a seat no arm comes from.
+    """
+
+    def __init__(self) -> None:
+        self.frames: Counter = Counter()
+        self.kinds: Counter = Counter()
+        self.held: Counter = Counter()
+        self.heldable: Counter = Counter()
+        self.arm: Counter = Counter()
+        self.applicable: Counter = Counter()   # still frames read where the injector could make each kind
+        self.kept: Counter = Counter()         # misreads the last frame of the table before made too
+        self.keepable: Counter = Counter()     # misreads on the first frame of a new table, of a field the move left
+
+    def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
+        """(truth, reading) of each frame of one session, in order."""
+        from tracking.noise import MISREADS, field_misreads
+        from tracking.stability import observation_fields
+
+        still = [i for i, (t, _) in enumerate(pairs) if t.usable]
+        prev_state, prev = None, None
+        last = None     # (truth fields, misreads) of the last still frame read
+        for i, (t, r) in enumerate(pairs):
             if not t.usable:
+                prev_state, prev = None, None
+                self._arm_frame(pairs, still, i)
                 continue
-            a, b = observation_fields(t), observation_fields(obs)
-            wrong = {field_kind(k) for k in set(a) | set(b) if a.get(k) != b.get(k)}
-            for kind in wrong:
-                counts[name][kind] += 1
-            if wrong:
-                counts[name]["frames with any misread"] += 1
-    return counts["vision"], counts["injected"], frames
+            self.frames["still"] += 1
+            if not r.usable:
+                self.kinds["judged-unusable"] += 1
+                seats = _hand_seats(r)
+                self.kinds["  with a hand at a seat in play" if set(seats) & set(t.seats)
+                           else "  with a hand where no one sits" if seats else "  with no hand"] += 1
+                prev_state, prev = None, None
+                continue
+            self.frames["still read"] += 1
+            for kind, misread in MISREADS.items():
+                self.applicable[kind] += misread(t, random.Random(0)) is not None
+            state = observation_fields(t)
+            misreads = set(field_misreads(t, r))
+            for kind in {k for k, _, _ in misreads}:
+                self.kinds[kind] += 1
+            self.kinds["any field misread"] += bool(misreads)
+            if prev is not None and prev_state == state:
+                for m in misreads:
+                    for kind in (m[0], "any field misread"):
+                        self.heldable[kind] += 1
+                        self.held[kind] += m in prev
+            elif last is not None and last[0] != state:
+                # the first frame of a new table: misreads of what the move left as it was, kept or not
+                for m in misreads:
+                    if m[1][0] == "pawns" or last[0].get(m[1]) == state.get(m[1]):
+                        for kind in (m[0], "any field misread"):
+                            self.keepable[kind] += 1
+                            self.kept[kind] += m in last[1]
+            prev_state, prev = state, misreads
+            last = (state, misreads)
+
+    def _arm_frame(self, pairs: list[tuple[Any, Any]], still: list[int], i: int) -> None:
+        from tracking.noise import field_misreads
+        from tracking.stability import observation_fields
+
+        t, r = pairs[i]
+        self.frames["arm"] += 1
+        if not r.usable:
+            want, got = set(_hand_seats(t)), set(_hand_seats(r))
+            if want and not got:
+                self.kinds["hand seat missed"] += 1
+            elif want - got:
+                self.kinds["hand read at another seat"] += 1
+            if want and got - want and want <= got:
+                self.kinds["hand seat added"] += 1
+            return
+        self.kinds["arm read as usable"] += 1
+        before = next((pairs[j][0] for j in reversed(still) if j < i), None)
+        after = next((pairs[j][0] for j in still if j > i), None)
+        if before is None:
+            return
+        after_fields = observation_fields(after) if after is not None else {}
+        wrong = field_misreads(before, r)
+        early = [m for m in wrong if m[1][0] != "pawns" and after_fields.get(m[1]) == m[2] and m[2] is not None]
+        self.arm["frames"] += 1
+        self.arm["the table before, read right"] += not wrong
+        self.arm["some fields as the table after"] += bool(early)
+        for kind in {k for k, f, v in wrong if (k, f, v) not in early}:
+            self.arm[kind] += 1
+
+    def share(self, kind: str) -> tuple[int, int]:
+        """(frames, of frames) for a kind: arm frames for arm kinds, still frames read for field kinds."""
+        if kind.startswith("hand") or kind == "arm read as usable":
+            return self.kinds[kind], self.frames["arm"]
+        if "unusable" in kind or kind.startswith("  "):
+            return self.kinds[kind], self.frames["still"]
+        return self.kinds[kind], self.frames["still read"]
+
+
+def injected_readings(folder: Path, rate: float, seed: int) -> list[tuple[Any, Any]]:
+    """(truth, truth + injected misreads) of each frame, as `replay --observer truth --noise` reads them."""
+    from tracking.noise import MisreadInjector
+
+    truth = truth_readings(folder)
+    injector = MisreadInjector(None, rate, seed)
+    out = []
+    for k, (i, t) in enumerate(truth):
+        following = (obs for _, obs in truth[k + 1:] if obs.usable)
+        out.append((t, injector.corrupt(t, i, lambda following=following: next(following, None))))
+    return out
+
+
+def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: float) -> None:
+    print(f"\nmisreads by kind ({vision.frames['still']} still frames, {vision.frames['arm']} with an arm over the "
+          f"table): the vision reader | truth + injected at {noise:g}")
+    print(f"  {'kind':34} {'vision':>18} {'held':>6} {'kept':>6} | {'injected':>18} {'held':>6} {'kept':>6}")
+    order = ["judged-unusable", "  with a hand at a seat in play", "  with a hand where no one sits", "  with no hand",
+             "any field misread"]
+    kinds = set(vision.kinds) | set(injected.kinds)
+    rest = sorted(k for k in kinds if k not in order and not k.startswith("hand") and k != "arm read as usable")
+    tail = ["arm read as usable", "hand seat missed", "hand read at another seat", "hand seat added"]
+    for kind in [k for k in order if k in kinds] + rest + [k for k in tail if k in kinds]:
+        cells = []
+        for p in (vision, injected):
+            n, d = p.share(kind)
+            held = f"{p.held[kind] / p.heldable[kind]:6.0%}" if p.heldable[kind] else "     –"
+            kept = f"{p.kept[kind] / p.keepable[kind]:6.0%}" if p.keepable[kind] else "     –"
+            cells.append(f"{pct(n, d):>18} {held} {kept}")
+        print(f"  {kind:34} {cells[0]} | {cells[1]}")
+    print("  (held: of the misreads on a frame whose previous frame showed the same still table, the share that "
+          "frame made too; kept: of the misreads on the first frame of a new table, of a part the move left as it "
+          "was, the share the last frame of the table before made too)")
+    for name, p in (("vision", vision), ("injected", injected)):
+        if p.arm["frames"]:
+            parts = ", ".join(f"{k} {v}" for k, v in sorted(p.arm.items(), key=lambda kv: -kv[1]) if k != "frames")
+            print(f"  arm frames read as usable, {name} ({p.arm['frames']}): {parts}")
 
 
 def pct(a: int, b: int) -> str:
     return f"{a / b:7.1%} ({a}/{b})" if b else "      – (0/0)"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=6)
-    parser.add_argument("--seed0", type=int, default=70000)
-    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
-    parser.add_argument("--max-moves", type=int, help="stop each game after this many moves (its scores then are those when filming stopped)")
-    parser.add_argument("--noise", type=float, default=0.02, help="misread rate of the comparison replay")
-    parser.add_argument("--keep", help="keep the rendered sessions in this folder")
-    parser.add_argument("--no-profile", action="store_true", help="skip the frame-by-frame misread comparison")
-    args = parser.parse_args(argv)
+def fitted_model(vision: MisreadProfile) -> str:
+    """tracking/noise.py's constants as this profile measures them (to paste there when the reader changes)."""
+    from tracking.noise import MISREADS
 
-    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="keltis-vision-games-"))
-    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    vision_profile, injected_profile, frames = Counter(), Counter(), 0
-    for i in range(args.games):
-        kind = args.kinds[i % len(args.kinds)]
-        players = 2 + (i // len(args.kinds)) % 3
-        seed = args.seed0 + i
-        illegal = 2 if i % 2 else 0
-        folder = base / f"{kind}-{players}p-{seed}"
-        print(f"game {i + 1}/{args.games}: {kind}, {players} players, seed {seed}, {illegal} injected breaks: "
-              "rendering…", end="", flush=True)
-        if not (folder / "frames.jsonl").is_file():
-            render(kind, players, seed, illegal, args.max_moves, folder)
-        breaks = injected_codes(folder)
-        print(" replaying…", end="", flush=True)
-        for name, result in (("vision", replay(folder, "vision")),
-                             (f"truth+{args.noise:g}", replay(folder, "truth", args.noise, seed))):
-            rows.setdefault(name, {}).setdefault(kind, []).append(score_game(result, breaks))
-        got = rows["vision"][kind][-1]
-        print(f" vision: {got['exact']}/{got['true']} turns exact", flush=True)
-        if not args.no_profile:
-            v, inj, n = misread_profile(folder, args.noise, seed)
-            vision_profile.update(v)
-            injected_profile.update(inj)
-            frames += n
+    n, d = vision.share("any field misread")
+    if not n:
+        return "(no field misread measured: nothing to fit)"
+    rate = n / d
+    lines = [f"# fitted on {vision.frames['still']} still and {vision.frames['arm']} arm frames: "
+             f"field misreads on {rate:.1%} of still frames read (the rate the model is scaled to)",
+             "MISREAD_MODEL = {"]
+    for kind in MISREADS:
+        k, _ = vision.share(kind)
+        if k:
+            held = vision.held[kind] / vision.heldable[kind] if vision.heldable[kind] else 0.0
+            # (of the frames where the kind can happen at all: pawns on a board, a points row in the card game)
+            lines.append(f'    "{kind}": MisreadKind({k / vision.applicable[kind] / rate:.3f}, {held:.2f}),')
+    lines.append("}")
+    held, kept = vision.held["any field misread"], vision.kept["any field misread"]
+    if held and vision.keepable["any field misread"]:
+        over = (kept / vision.keepable["any field misread"]) / (held / vision.heldable["any field misread"])
+        lines.append(f"HELD_OVER_MOVES = {min(1.0, over):.2f}")
+    ju, still = vision.share("judged-unusable")
+    phantom = vision.kinds["  with a hand where no one sits"]
+    arm, arms = vision.share("arm read as usable")
+    lines.append(f"JUDGED_UNUSABLE_PER_RATE = {ju / still / rate if still else 0:.3f}")
+    lines.append(f"JUDGED_UNUSABLE_PHANTOM_HAND = {phantom / ju if ju else 0:.2f}")
+    lines.append(f"ARM_USABLE_PER_RATE = {arm / arms / rate if arms else 0:.3f}")
+    f = vision.arm["frames"]
+    lines.append(f"ARM_AFTER_SHARE = {vision.arm['some fields as the table after'] / f if f else 0:.2f}")
+    lines.append("ARM_MISREADS = {" + ", ".join(f'"{k}": {vision.arm[k] / f:.3f}' for k in MISREADS
+                                                 if f and vision.arm[k]) + "}")
+    for name, kind in (("HAND_MISSED_PER_RATE", "hand seat missed"),
+                       ("HAND_NEIGHBOUR_PER_RATE", "hand read at another seat"),
+                       ("HAND_ADDED_PER_RATE", "hand seat added")):
+        k, arms = vision.share(kind)
+        lines.append(f"{name} = {k / arms / rate if arms else 0:.3f}")
+    return "\n".join(lines)
 
+
+def cached_vision_replay(folder: Path, fresh: bool) -> dict[str, Any]:
+    cache = folder / VISION_REPLAY_FILE
+    if cache.is_file() and not fresh:
+        return json.loads(cache.read_text())
+    result = replay(folder, "vision")
+    if "error" not in result:
+        cache.write_text(json.dumps(result))
+    return result
+
+
+def print_results(rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
     for name, by_kind in rows.items():
-        print(f"\n{name}:")
+        failed = sum(g.get("failed", False) for games in by_kind.values() for g in games)
+        print(f"\n{name}:" + (f" ({failed} replays failed: counted as no turn exact, warned, final wrong)"
+                               if failed else ""))
         print(f"  {'kind':6} {'visible turns exact':>22} {'legal games warned':>22} {'breaks flagged':>20} "
               f"{'final scores right':>22}")
         everything = [g for games in by_kind.values() for g in games]
@@ -185,12 +359,82 @@ def main(argv: list[str] | None = None) -> int:
                   f"{pct(sum(g['warned'] for g in legal), len(legal)):>22} "
                   f"{pct(sum(g['flagged'] for g in games), sum(g['breaks'] for g in games)):>20} "
                   f"{pct(sum(bool(g['final']) for g in ended), len(ended)):>22}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--seed0", type=int, default=70000)
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4],
+                        help="player counts, in turn over the games (per round of --kinds)")
+    parser.add_argument("--max-moves", type=int, help="stop each game after this many moves (its scores then are those when filming stopped)")
+    parser.add_argument("--noise", nargs="+", default=["vision"],
+                        help="misread rates of the comparison replays: numbers, or 'vision' for the rate the "
+                             "vision reader showed (its share of still frames with a field misread)")
+    parser.add_argument("--noise-seeds", type=int, default=1,
+                        help="replay each game this many times per rate, misread with seeds game seed + 1000 k "
+                             "(the injected side's luck averaged out: a held misread weighs much in a short game)")
+    parser.add_argument("--keep", help="keep the rendered sessions in this folder (the vision readings and "
+                                       "replays are cached there too)")
+    parser.add_argument("--fresh", action="store_true", help="read and replay again even if a kept session has them")
+    parser.add_argument("--no-profile", action="store_true", help="skip the frame-by-frame misread comparison")
+    parser.add_argument("--fit", action="store_true",
+                        help="print tracking/noise.py's model constants as the vision reader's misreads measure them")
+    args = parser.parse_args(argv)
+    if "vision" in args.noise and args.no_profile:
+        parser.error("--noise vision needs the misread profile (drop --no-profile or give a number)")
+
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="keltis-vision-games-"))
+    games: list[tuple[str, Path, int, list[set[str]]]] = []
+    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    vision_profile = MisreadProfile()
+    for i in range(args.games):
+        kind = args.kinds[i % len(args.kinds)]
+        players = args.players[(i // len(args.kinds)) % len(args.players)]
+        seed = args.seed0 + i
+        illegal = 2 if i % 2 else 0
+        folder = base / f"{kind}-{players}p-{seed}"
+        print(f"game {i + 1}/{args.games}: {kind}, {players} players, seed {seed}, {illegal} injected breaks: "
+              "rendering…", end="", flush=True)
+        if not (folder / "frames.jsonl").is_file():
+            render(kind, players, seed, illegal, args.max_moves, folder)
+        breaks = injected_codes(folder)
+        games.append((kind, folder, seed, breaks))
+        print(" replaying…", end="", flush=True)
+        rows.setdefault("vision", {}).setdefault(kind, []).append(
+            score_game(cached_vision_replay(folder, args.fresh), breaks, folder))
+        got = rows["vision"][kind][-1]
+        print(f" vision: {got['exact']}/{got['true']} turns exact", end="", flush=True)
+        if not args.no_profile:
+            print(" reading every frame…", end="", flush=True)
+            truth = truth_readings(folder)
+            readings = vision_readings(folder, args.fresh)
+            vision_profile.add_session([(t, readings[i]) for i, t in truth])
+        print(flush=True)
+
+    measured = vision_profile.share("any field misread")
+    rates = []
+    for r in args.noise:
+        rates.append(round(measured[0] / measured[1], 4) if r == "vision" and measured[1] else float(r))
+    for rate in rates:
+        name = f"truth+{rate:g}" + (f" ({args.noise_seeds} misread seeds a game)" if args.noise_seeds > 1 else "")
+        for kind, folder, seed, breaks in games:
+            for k in range(args.noise_seeds):
+                rows.setdefault(name, {}).setdefault(kind, []).append(
+                    score_game(replay(folder, "truth", rate, seed + 1000 * k), breaks, folder))
+    print_results(rows)
     print("  targets (vision): >= 99 % turns exact, <= 2 % legal games warned, >= 98 % breaks flagged, "
           ">= 98 % final scores right")
-    if frames:
-        print(f"\nmisreads frame by frame ({frames} frames): the vision reader | injected at {args.noise:g}")
-        for kind in sorted(set(vision_profile) | set(injected_profile)):
-            print(f"  {kind:26} {pct(vision_profile[kind], frames):>20} | {pct(injected_profile[kind], frames):>20}")
+    if not args.no_profile:
+        for rate in rates:
+            injected = MisreadProfile()
+            for kind, folder, seed, breaks in games:
+                injected.add_session(injected_readings(folder, rate, seed))
+            print_profiles(vision_profile, injected, rate)
+        if args.fit:
+            print("\nthe noise model as measured here (tracking/noise.py):")
+            print(fitted_model(vision_profile))
     if not args.keep:
         import shutil
 

