@@ -223,9 +223,19 @@ class Pipeline:
         self.last_t = float(frame.timestamp)
         if self.frames % self.status_every == 0:
             self._push_status()
-        return self.tracker.feed(obs, float(frame.timestamp), int(frame.index))
+        try:
+            return self.tracker.feed(obs, float(frame.timestamp), int(frame.index))
+        except MalformedInput as exc:
+            # a reading the game cannot have (a card-game card on a board game's pile, a tile the
+            # board has not): one frame misread, never a stopped game; it counts as unusable
+            self.errors += 1
+            self.last_error = f"frame {getattr(frame, 'index', '?')}: the reading is not a table of this game: {exc}"
+            self.unusable["invalid-reading"] = self.unusable.get("invalid-reading", 0) + 1
+            self._log_bad_frame(frame, "invalid-reading", detail=str(exc))
+            return self.tracker.feed(Observation(obs.game, obs.board, False, "invalid-reading"),
+                                     float(frame.timestamp), int(frame.index))
 
-    def _log_bad_frame(self, frame: Any, reason: str) -> None:
+    def _log_bad_frame(self, frame: Any, reason: str, detail: str = "") -> None:
         """Log a frame that cannot be read: the first of each reason, then at most one line per
         reason every bad_log_seconds with the count so far (a camera showing no board would fill
         the log at 10 lines a second; the status has every count)."""
@@ -234,8 +244,9 @@ class Pipeline:
         if last is not None and now - last < self.bad_log_seconds:
             return
         self._bad_logged[reason] = now
-        log.warning("frame %s cannot be read: %s (%d such frames so far, counted in the status as unusable[%r])",
-                    getattr(frame, "index", "?"), reason, self.unusable.get(reason, 0), reason)
+        log.warning("frame %s cannot be read: %s%s (%d such frames so far, counted in the status as unusable[%r])",
+                    getattr(frame, "index", "?"), reason, f" ({detail})" if detail else "",
+                    self.unusable.get(reason, 0), reason)
 
     def start(self) -> "Pipeline":
         """Run in a background thread (the web server's case)."""

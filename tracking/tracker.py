@@ -232,8 +232,11 @@ class GameTracker:
             return self._snapshot_locked()
 
     def feed(self, obs: Observation, t: float, frame_index: int | None = None) -> list[LiveEvent]:
-        """One frame's observation at frame time t (pipeline thread)."""
+        """One frame's observation at frame time t (pipeline thread). A usable reading no table of
+        this game can show raises ObservationError before anything is stored or decoded."""
         with self._cond:
+            if obs.usable and self.decoded is not None:
+                self.decoded.model.rules.validate(obs)
             self.watch.feed(obs, t)
             out = self._status_events(t)
             if self.decoded is None and not (obs.usable and self._auto_setup(obs)):
