@@ -75,6 +75,9 @@ class CardConfig:
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
+    chain_far_gap_mm: float = 60.0      # card: pieces of one kind in one column may lie this far apart (the
+    chain_far_shift_mm: float = 4.0     # strips between lost their outlines to noise or glare: their top
+    chain_far_width_mm: float = 5.0     # borders are then found as ridges), centres and widths this near
     min_row_field_mm: float = 40.0      # card: a row shows at least most of its last card's field
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
@@ -89,7 +92,7 @@ class CardConfig:
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
 _ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm")
 
 
 @lru_cache(maxsize=32)
@@ -596,8 +599,13 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             r = pieces[j]
             gap = max(q["y"], r["y"]) - min(q["y"] + q["h"], r["y"] + r["h"])
             dy = abs((q["y"] + q["h"] / 2) - (r["y"] + r["h"] / 2))
-            if gap < config.chain_gap_mm * p and \
-                    abs(q["cx"] - r["cx"]) < config.chain_shift_mm * p + config.max_slope * dy:
+            shift = abs(q["cx"] - r["cx"])
+            if gap < config.chain_gap_mm * p and shift < config.chain_shift_mm * p + config.max_slope * dy:
+                parent[root(i)] = root(j)
+            elif gap < config.chain_far_gap_mm * p and q["kind"] == r["kind"] and \
+                    shift < config.chain_far_shift_mm * p + config.max_slope * dy and \
+                    abs(q["w"] - r["w"]) < config.chain_far_width_mm * p:
+                # one column of one colour with a gap: strips in between whose outlines were lost
                 parent[root(i)] = root(j)
     groups: dict[int, list[dict]] = {}
     for i, q in enumerate(pieces):
@@ -735,7 +743,9 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         if all(abs(top - t) >= config.min_strip_mm for t in ridges):
             ridges.append(top)
     ridges.sort()
-    t0 = first - border
+    # the first card's top: where its field begins (the colour labels), or its outlined piece's top
+    # when that lies higher (a strip washed out by glare or warm light need not label as its colour)
+    t0 = min([first] + [t for t in field_tops if t >= 0]) - border
     # the first card: its ridge, or (a table as pale as the stock) where its field begins
     ridges = [t for t in ridges if t >= t0 - 3.0]
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
