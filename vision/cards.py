@@ -75,6 +75,9 @@ class CardConfig:
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
+    strip_above_mm: float = 26.0        # card: a covered strip above a row's first piece is looked for this far
+    strip_above_chroma: float = 0.2     # its field's log-chroma this near the first card's
+    strip_above_confidence: float = 0.3  # and its numerals read at least this surely
     chain_far_gap_mm: float = 60.0      # card: pieces of one kind in one column may lie this far apart (the
     chain_far_shift_mm: float = 4.0     # strips between lost their outlines to noise or glare: their top
     chain_far_width_mm: float = 5.0     # borders are then found as ridges), centres and widths this near
@@ -92,7 +95,7 @@ class CardConfig:
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
 _ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
 
 
 @lru_cache(maxsize=32)
@@ -535,14 +538,38 @@ def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int
     return out
 
 
+def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: list[int]) -> list[tuple[int, int, Any]]:
+    """The parts of a too wide piece that show a card's field colour (`kinds`, label indices), each
+    about a field wide: (x, y offsets in `sub`, mask). Table speckle of a card's colour is opened away."""
+    import cv2
+    import numpy as np
+
+    if not kinds:
+        return []
+    mask = (sub & np.isin(labels, kinds)).astype(np.uint8)
+    o = max(3, int(round(config.open_mm * ppm)) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    out = []
+    for j in range(1, n):
+        x, y, w, h, _a = (int(v) for v in stats[j])
+        if not (config.field_width_mm[0] * ppm <= w <= config.field_width_mm[1] * ppm) or h < config.min_piece_mm * ppm:
+            continue
+        out.append((x, y, lab[y:y + h, x:x + w] == j))
+    return out
+
+
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
                         card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, float] | None = None,
-                        memo: dict | None = None, fields: tuple[Any, Any] | None = None) -> list[Band]:
+                        memo: dict | None = None, fields: tuple[Any, Any] | None = None,
+                        labels: Any = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
     field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
     `view` is the seat view resized by `scale`. Guesses of the stock's brightness at one hue share
     `contrast` (outlined_fields) and `memo`: a piece found again (same box and area) is the same
-    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues)."""
+    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues).
+    `labels`: field_labels of `view`; with them a piece leaking into the table also gives up its
+    parts of a card's colour (a first strip whose top border a pale table swallows)."""
     import numpy as np
 
     p = sv.ppm * scale
@@ -561,6 +588,12 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,
                            "area": area, "leaked": was_leaked, "dists": dists})
 
+    field_kinds: list[int] = []
+    if labels is not None:
+        # the card colours a leaking piece may give up: not one the table itself shows everywhere
+        kinds = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points", "wish") if card_game else ()))]
+        counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+        field_kinds = [k for k in kinds if counts[k] <= config.table_fraction * labels.size]
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -573,6 +606,12 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                     sub = comp[y:y + h, x:x + w] == i
                     memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
                 leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
+                if labels is not None:
+                    key = ("leak colour", x, y, w, h, area)
+                    if key not in memo:
+                        memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i,
+                                                  labels[y:y + h, x:x + w], p, field_kinds)
+                    leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
             continue
         if area < config.piece_fill * w * h:
             continue
@@ -669,16 +708,18 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
-               nearest: bool = False, from_frame: bool = False) -> tuple[Any, float]:
-    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
-    `image` is the seat view, or with `from_frame` the frame itself (the band's points taken
-    through the view's maps: no whole view warped). Returns (image, v of row 0 in seat mm)."""
+               nearest: bool = False, from_frame: bool = False, pad_above_mm: float | None = None) -> tuple[Any, float]:
+    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`
+    (`pad_above_mm` when given). `image` is the seat view, or with `from_frame` the frame itself (the
+    band's points taken through the view's maps: no whole view warped). Returns (image, v of row 0
+    in seat mm)."""
     import cv2
     import numpy as np
 
     p = sv.ppm
-    v_start = band.v0 - pad_mm
-    h = int(round((band.v1 - band.v0 + 2 * pad_mm) * p))
+    above = pad_mm if pad_above_mm is None else pad_above_mm
+    v_start = band.v0 - above
+    h = int(round((band.v1 - band.v0 + pad_mm + above) * p))
     w = int(round(width_mm * p))
     vv = v_start + (np.arange(h, dtype=np.float32) + 0.5) / p
     uu = (np.arange(w, dtype=np.float32) + 0.5) / p - width_mm / 2
@@ -711,6 +752,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     else:
         inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
     field_rows = np.nonzero(inside > 0.5)[0]
+    # the row begins `pad_mm` down (above: room for a lost strip, _strip_above, not a field start)
+    field_rows = field_rows[field_rows >= int((pad_mm - 6.0) * ppm)]
     if len(field_rows) == 0:
         return []
     first = field_rows[0] / ppm          # the first card's field begins under its top border
@@ -767,10 +810,12 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     p = sv.ppm
     cw, ch = art.size
     pad = 6.0
-    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame)
+    # above the row's first outlined piece: room for a first strip whose outline was lost
+    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame,
+                                  pad_above_mm=pad + config.strip_above_mm)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
-    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
+    tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
                      tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
     for i, top in enumerate(tops):
@@ -787,7 +832,61 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    for _ in range(2):
+        if not cards:
+            break
+        got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
+                           () if card_game else ("E",))
+        if got is None:
+            break
+        top, visible, code, conf, scores = got
+        cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+
+
+def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
+                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
+    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
+    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
+    a strip's height above `first` (mm from row 0), a top border ridge, between it and `first` the
+    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    lo_mm, hi_mm = config.min_strip_mm + 4.0, config.strip_above_mm
+    if first - hi_mm < 0.5:
+        return None
+    prof = np.median(white[:, c0:c1], axis=1)
+    r = max(1, int(round(1.0 * ppm)))
+    gap = max(1, int(round(2.6 * ppm)))
+
+    def ridge(y: int) -> float:
+        if y - gap < 0 or y + gap + r + 1 > len(prof):
+            return -1.0
+        return float(prof[y:y + r + 1].mean() - max(prof[y - gap:y - gap + r].mean(),
+                                                       prof[y + gap + 1:y + gap + r + 1].mean()))
+
+    ys = range(int(round((first - hi_mm) * ppm)), int(round((first - lo_mm) * ppm)) + 1)
+    scored = [(ridge(y), y) for y in ys]
+    sc, y = max(scored) if scored else (-1.0, 0)
+    if sc < config.ridge_min:
+        return None
+    top = (y + r / 2) / ppm - 0.6
+
+    def chroma(y0: float, y1: float) -> Any:
+        part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)
+        if len(part) < 4:
+            return None
+        lg = np.log(np.maximum(np.median(part, 0), 1.0) / np.maximum(np.asarray(cream, np.float32), 1.0))
+        return lg - lg.mean()
+
+    here, below = chroma(top + 3.0, first - 1.0), chroma(first + 3.0, first + 3.0 + (first - top) - 4.0)
+    if here is None or below is None or float(np.linalg.norm(here - below)) > config.strip_above_chroma:
+        return None
+    code, conf, scores = read_corners(config, white, top, first - top, kind, art, ppm, model, exclude)
+    if code == "?" or conf < config.strip_above_confidence:
+        return None
+    return top, first - top, code, conf, scores
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
@@ -922,6 +1021,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # is one computed once and scaled, and a piece one finds again is the same piece
     base = creams[0]
     p = sv.ppm * 0.5
+    labels = None
     memo: dict = {}
     if config.row_finder == "colour":
         guesses = [(cream, None) for cream in creams[:1]]
@@ -943,7 +1043,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             scored.append((field_piece_mm(config, stats, p), float(cream.sum()), cream, con, (comp, stats)))
         top = max(t[0] for t in scored)
         _, _, cream, con, fields = max((t for t in scored if t[0] >= 0.9 * top), key=lambda t: t[1])
-        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields)
+        labels = field_labels(config, small, cream, art)
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields, labels)
     else:
         for cream, con in guesses:
             bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo)
@@ -952,7 +1053,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     if config.row_finder != "outline":
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
-        labels = field_labels(config, small, cream, art)
+        if labels is None:
+            labels = field_labels(config, small, cream, art)
         for extra in find_bands(config, labels, sv, 0.5, table_mask(config, small)):
             vm = (extra.v0 + extra.v1) / 2
             if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
