@@ -66,6 +66,8 @@ class CardConfig:
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
+    border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
+    border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
@@ -400,20 +402,25 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
-def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
-    """(whiteness, top-hat): how white each pixel is over the cream, and how much whiter than what
-    lies either side within `border_open_mm`. Both scale with 1/brightness of the cream: guesses of
-    the stock's brightness at one hue share them (outlined_fields' `scale`)."""
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+    """(whiteness, top-hat, step): how white each pixel is over the cream, how much whiter than what
+    lies either side within `border_open_mm`, and than the darkest pixel that near. All scale with
+    1/brightness of the cream: guesses of the stock's brightness at one hue share them
+    (outlined_fields' `scale`)."""
     import cv2
 
     w = whiteness(view, cream)
     k = max(3, int(round(config.border_open_mm * ppm)) | 1)
-    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    return w, w - opened
+    ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    eroded = cv2.erode(w, ker)
+    opened = cv2.dilate(eroded, ker)
+    # (w - eroded: how much whiter than the darkest pixel near it — a border beside a pale table is
+    # no whiter than the table, but much whiter than the field it outlines)
+    return w, w - opened, w - eroded
 
 
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
-                    contrast: tuple[Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
+                    contrast: tuple[Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
@@ -425,11 +432,12 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
     import numpy as np
 
     if contrast is None:
-        w, tophat = border_contrast(config, view, cream, ppm)
+        w, tophat, step = border_contrast(config, view, cream, ppm)
         scale = 1.0
     else:
-        w, tophat, scale = contrast
-    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale)
+        w, tophat, step, scale = contrast
+    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale) | \
+        ((step > config.border_step * scale) & (w > config.border_step_white * scale))
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
 
@@ -560,7 +568,7 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, float] | None = None,
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, float] | None = None,
                         memo: dict | None = None, fields: tuple[Any, Any] | None = None,
                         labels: Any = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
