@@ -90,6 +90,7 @@ class CardConfig:
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
+    colour_finder_min_mm2: float = 1000.0   # card: the colour finder runs where this much field lies outside the rows
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
     cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
 
@@ -113,6 +114,7 @@ def sized_for(config: CardConfig, card_mm: tuple[float, float]) -> CardConfig:
 
     changes = {name: scaled(getattr(config, name), sw) for name in _ALONG_WIDTH}
     changes.update({name: scaled(getattr(config, name), sh) for name in _ALONG_HEIGHT})
+    changes["colour_finder_min_mm2"] = config.colour_finder_min_mm2 * sw * sh
     return replace(config, card_mm=(float(card_mm[0]), float(card_mm[1])), **changes)
 
 
@@ -552,9 +554,14 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
     import cv2
     import numpy as np
 
-    if not kinds:
+    if not kinds or not sub.any():
         return []
-    mask = (sub & np.isin(labels, kinds)).astype(np.uint8)
+    ys, xs = np.nonzero(sub.any(axis=1))[0], np.nonzero(sub.any(axis=0))[0]
+    y0, x0 = int(ys[0]), int(xs[0])
+    sub, labels = sub[y0:ys[-1] + 1, x0:xs[-1] + 1], labels[y0:ys[-1] + 1, x0:xs[-1] + 1]
+    allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+    allowed[np.asarray(kinds) + 1] = True
+    mask = (sub & allowed[labels.astype(np.int64) + 1]).astype(np.uint8)
     o = max(3, int(round(config.open_mm * ppm)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
@@ -563,7 +570,7 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
         x, y, w, h, _a = (int(v) for v in stats[j])
         if not (config.field_width_mm[0] * ppm <= w <= config.field_width_mm[1] * ppm) or h < config.min_piece_mm * ppm:
             continue
-        out.append((x, y, lab[y:y + h, x:x + w] == j))
+        out.append((x + x0, y + y0, lab[y:y + h, x:x + w] == j))
     return out
 
 
@@ -583,7 +590,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     p = sv.ppm * scale
     memo = {} if memo is None else memo
     comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
-    pieces, leaked = [], []
+    pieces, leaked, leaking = [], [], []
 
     def add_piece(x: int, y: int, mask: Any, area: int, was_leaked: bool) -> None:
         """A field piece of a card kind (its colour nearest one; memoised by box and area) joins."""
@@ -615,15 +622,18 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                     memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
                 leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
                 if labels is not None:
-                    key = ("leak colour", x, y, w, h, area)
-                    if key not in memo:
-                        memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i,
-                                                  labels[y:y + h, x:x + w], p, field_kinds)
-                    leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
+                    leaking.append(i)
             continue
         if area < config.piece_fill * w * h:
             continue
         add_piece(x, y, comp[y:y + h, x:x + w] == i, area, False)
+    for i in leaking:
+        # a leaking piece's parts of a card's colour (they may only join a row found anyway)
+        x, y, w, h, area = (int(v) for v in stats[i])
+        key = ("leak colour", x, y, w, h, area)
+        if key not in memo:
+            memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i, labels[y:y + h, x:x + w], p, field_kinds)
+        leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
     for px, py, part in leaked:
         ph, pw = part.shape
         area = int(part.sum())
@@ -864,21 +874,24 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     lo_mm, hi_mm = config.min_strip_mm + 4.0, config.strip_above_mm
     if first - hi_mm < 0.5:
         return None
-    prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
     gap = max(1, int(round(2.6 * ppm)))
-
-    def ridge(y: int) -> float:
-        if y - gap < 0 or y + gap + r + 1 > len(prof):
-            return -1.0
-        return float(prof[y:y + r + 1].mean() - max(prof[y - gap:y - gap + r].mean(),
-                                                       prof[y + gap + 1:y + gap + r + 1].mean()))
-
-    ys = range(int(round((first - hi_mm) * ppm)), int(round((first - lo_mm) * ppm)) + 1)
-    scored = [(ridge(y), y) for y in ys]
-    sc, y = max(scored) if scored else (-1.0, 0)
-    if sc < config.ridge_min:
+    # the ridge score of card_tops over the rows a strip's top may lie at (running sums)
+    y_lo = max(gap, int(round((first - hi_mm) * ppm)))
+    y_hi = int(round((first - lo_mm) * ppm))
+    if y_hi < y_lo or y_hi + gap + r + 1 > white.shape[0]:
         return None
+    prof = np.median(white[y_lo - gap:y_hi + gap + r + 1, c0:c1], axis=1)
+    cs = np.concatenate([[0.0], np.cumsum(prof, dtype=np.float64)])
+    ys = np.arange(gap, gap + y_hi - y_lo + 1)
+    peak = (cs[ys + r + 1] - cs[ys]) / (r + 1)
+    above = (cs[ys - gap + r] - cs[ys - gap]) / r
+    below = (cs[ys + gap + r + 1] - cs[ys + gap + 1]) / r
+    score = peak - np.maximum(above, below)
+    j = int(np.argmax(score))
+    if score[j] < config.ridge_min:
+        return None
+    y = y_lo + j
     top = (y + r / 2) / ppm - 0.6
 
     def chroma(y0: float, y1: float) -> Any:
@@ -1063,7 +1076,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
         if labels is None:
             labels = field_labels(config, small, cream, art)
-        for extra in find_bands(config, labels, sv, 0.5, table_mask(config, small)):
+        colour_rows = [] if _field_left_mm2(config, labels, bands, sv, 0.5, card_game) < config.colour_finder_min_mm2 \
+            else find_bands(config, labels, sv, 0.5, table_mask(config, small))
+        for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
             if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
                 bands.append(extra)
@@ -1076,6 +1091,31 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: SeatView, scale: float,
+                    card_game: bool) -> float:
+    """How much of the view (mm²) shows a card's field colour outside the rows found: the colour
+    finder (find_bands) can only add a row where at least a card's field is left (a colour the table
+    shows everywhere does not count, as there)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm * scale
+    back = FIELD_KINDS.index("back")
+    counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+    allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+    for k in range(len(FIELD_KINDS)):
+        allowed[k + 1] = k != back and counts[k] <= config.table_fraction * labels.size
+    mask = allowed[labels.astype(np.int64) + 1].view(np.uint8)
+    for b in bands:
+        pts = []
+        for v, side in ((b.v0 - config.strip_above_mm, -1), (b.v0 - config.strip_above_mm, 1), (b.v1 + 6.0, 1),
+                        (b.v1 + 6.0, -1)):
+            u = b.centre_u(v) + side * (config.band_width_mm[1] / 2 + 3.0)
+            pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
+        cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 0)
+    return float(np.count_nonzero(mask)) / (p * p)
 
 
 def settle_colours(config: CardConfig, bands: list[Band]) -> None:
