@@ -71,7 +71,6 @@ class CardConfig:
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
-    leak_neck_mm: float = 5.0           # cut where it is narrower than this
     leak_max_mm: float = 1e4            # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
@@ -526,28 +525,6 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
     return [(x0, int(top), part[:, x0:x1])]
 
 
-def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int, Any]]:
-    """The parts of a too wide piece that stay apart once eroded by `leak_neck_mm` (grown back
-    within the piece): (x, y offsets in `sub`, mask)."""
-    import cv2
-    import numpy as np
-
-    e = max(1, int(round(config.leak_neck_mm * ppm / 2)))
-    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1))
-    core = cv2.erode(sub.astype(np.uint8), ker)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
-    out = []
-    for j in range(1, n):
-        x, y, w, h, _a = (int(v) for v in stats[j])
-        if w < config.field_width_mm[0] * ppm - 2 * e or h < config.min_piece_mm * ppm:
-            continue
-        grown = cv2.dilate((lab == j).astype(np.uint8), ker).astype(bool) & sub
-        ys, xs = np.nonzero(grown)
-        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-        out.append((int(x0), int(y0), grown[y0:y1, x0:x1]))
-    return out
-
-
 def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: list[int]) -> list[tuple[int, int, Any]]:
     """The parts of a too wide piece that show a card's field colour (`kinds`, label indices), each
     about a field wide: (x, y offsets in `sub`, mask). Table speckle of a card's colour is opened away."""
@@ -615,11 +592,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         if w > config.field_width_mm[1] * p:
             if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
                 # a field leaking into the table through a gap in its border (a token touching the
-                # card, glare): its parts apart once the neck is eroded may join a row found anyway
+                # card, glare, a pale table): its top down to where it widens, and (below) its parts
+                # of a card's colour, may join a row found anyway
                 key = ("leak", x, y, w, h, area)
                 if key not in memo:
-                    sub = comp[y:y + h, x:x + w] == i
-                    memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
+                    memo[key] = _trim_leak(config, comp[y:y + h, x:x + w] == i, p, art.size[1] - 3.0)
                 leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
                 if labels is not None:
                     leaking.append(i)
