@@ -62,6 +62,7 @@ class CardConfig:
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+    points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
     # rows from the cards' outlines (find_bands_outlined)
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
@@ -92,6 +93,7 @@ class CardConfig:
     colour_finder_min_mm2: float = 1000.0   # card: the colour finder runs where this much field lies outside the rows
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
     cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
+    cream_near_top: float = 0.9         # the brightest guess outlining at least this share of the most
 
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
@@ -813,17 +815,34 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
                      tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
+    c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+    spans = []
     for i, top in enumerate(tops):
         visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
-        y0 = int(round((top + 3.0) * p))
-        y1 = int(round((top + min(visible, ch) - 1.0) * p))
-        c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+        spans.append((top, visible, int(round((top + 3.0) * p)), int(round((top + min(visible, ch) - 1.0) * p))))
+    mixed = band.kind in NUMBER_KINDS and card_game
+    if mixed:
+        # how coloured each strip's middle is (log-chroma over the stock); the row's most coloured strip
+        # is of its colour: a points card's grey field is much less coloured than that under the same
+        # light (glare washes both out alike, so it is their ratio that counts)
+        cream_f = np.maximum(np.asarray(cream, np.float32), 1.0)
+
+        def colourfulness(y0: int, y1: int) -> float:
+            part = upright[max(0, y0):max(y0 + 1, y1), c0:c1].reshape(-1, 3).astype(np.float32)
+            lg = np.log(np.maximum(np.median(part, 0), 1.0) / cream_f)
+            return float(np.linalg.norm(lg - lg.mean()))
+
+        chroma = [colourfulness(y0, y1) for _t, _v, y0, y1 in spans]
+        most = max(chroma, default=0.0)
+    for i, (top, visible, y0, y1) in enumerate(spans):
         mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
         # a colour row holds its colour's cards and points cards laid on it (card game)
-        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS and card_game else [band.kind]
+        allowed = [band.kind, "points"] if mixed else [band.kind]
         votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
         kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
             else band.kind
+        if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
+            kind = band.kind
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
@@ -1040,7 +1059,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             comp, stats, _sep = outlined_fields(config, small, cream, p, con)
             scored.append((field_piece_mm(config, stats, p), float(cream.sum()), cream, con, (comp, stats)))
         top = max(t[0] for t in scored)
-        _, _, cream, con, fields = max((t for t in scored if t[0] >= 0.9 * top), key=lambda t: t[1])
+        _, _, cream, con, fields = max((t for t in scored if t[0] >= config.cream_near_top * top), key=lambda t: t[1])
         labels = field_labels(config, small, cream, art)
         bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields, labels)
     else:
@@ -1057,7 +1076,10 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             else find_bands(config, labels, sv, 0.5, table_mask(config, small))
         for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
-            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
+            # (a row lies beside every other; in the card game the points and wish rows may lie one
+            # above the other in one column)
+            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6
+                   or extra.v0 >= b.v1 or b.v0 >= extra.v1 for b in bands):
                 bands.append(extra)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     settle_colours(config, bands)
