@@ -62,19 +62,27 @@ class CardConfig:
     corner_slack_mm: float = 2.5        # search around each numeral box
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
+    points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
     # rows from the cards' outlines (find_bands_outlined)
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
+    border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
+    border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
-    leak_neck_mm: float = 5.0           # cut where it is narrower than this
     leak_max_mm: float = 1e4            # (wider: the table itself)
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
+    strip_above_mm: float = 26.0        # card: a covered strip above a row's first piece is looked for this far
+    strip_above_chroma: float = 0.2     # its field's log-chroma this near the first card's
+    strip_above_confidence: float = 0.3  # and its numerals read at least this surely
+    chain_far_gap_mm: float = 60.0      # card: pieces of one kind in one column may lie this far apart (the
+    chain_far_shift_mm: float = 4.0     # strips between lost their outlines to noise or glare: their top
+    chain_far_width_mm: float = 5.0     # borders are then found as ridges), centres and widths this near
     min_row_field_mm: float = 40.0      # card: a row shows at least most of its last card's field
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
@@ -82,14 +90,16 @@ class CardConfig:
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
+    colour_finder_min_mm2: float = 1000.0   # card: the colour finder runs where this much field lies outside the rows
     row_finder: str = "both"            # "outline", "colour" (find_bands) or both (colour where no outline)
     cream_choice: str = "pieces"        # of the stock guesses: most field-wide pieces ("pieces") or most rows
+    cream_near_top: float = 0.9         # the brightest guess outlining at least this share of the most
 
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
 _ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
 
 
 @lru_cache(maxsize=32)
@@ -105,6 +115,7 @@ def sized_for(config: CardConfig, card_mm: tuple[float, float]) -> CardConfig:
 
     changes = {name: scaled(getattr(config, name), sw) for name in _ALONG_WIDTH}
     changes.update({name: scaled(getattr(config, name), sh) for name in _ALONG_HEIGHT})
+    changes["colour_finder_min_mm2"] = config.colour_finder_min_mm2 * sw * sh
     return replace(config, card_mm=(float(card_mm[0]), float(card_mm[1])), **changes)
 
 
@@ -394,20 +405,25 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
-def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
-    """(whiteness, top-hat): how white each pixel is over the cream, and how much whiter than what
-    lies either side within `border_open_mm`. Both scale with 1/brightness of the cream: guesses of
-    the stock's brightness at one hue share them (outlined_fields' `scale`)."""
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
+    """(whiteness, top-hat, step): how white each pixel is over the cream, how much whiter than what
+    lies either side within `border_open_mm`, and than the darkest pixel that near. All scale with
+    1/brightness of the cream: guesses of the stock's brightness at one hue share them
+    (outlined_fields' `scale`)."""
     import cv2
 
     w = whiteness(view, cream)
     k = max(3, int(round(config.border_open_mm * ppm)) | 1)
-    opened = cv2.morphologyEx(w, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    return w, w - opened
+    ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    eroded = cv2.erode(w, ker)
+    opened = cv2.dilate(eroded, ker)
+    # (w - eroded: how much whiter than the darkest pixel near it — a border beside a pale table is
+    # no whiter than the table, but much whiter than the field it outlines)
+    return w, w - opened, w - eroded
 
 
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
-                    contrast: tuple[Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
+                    contrast: tuple[Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
@@ -419,11 +435,12 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
     import numpy as np
 
     if contrast is None:
-        w, tophat = border_contrast(config, view, cream, ppm)
+        w, tophat, step = border_contrast(config, view, cream, ppm)
         scale = 1.0
     else:
-        w, tophat, scale = contrast
-    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale)
+        w, tophat, step, scale = contrast
+    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale) | \
+        ((step > config.border_step * scale) & (w > config.border_step_white * scale))
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
 
@@ -510,42 +527,49 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
     return [(x0, int(top), part[:, x0:x1])]
 
 
-def _split_leak(config: CardConfig, sub: Any, ppm: float) -> list[tuple[int, int, Any]]:
-    """The parts of a too wide piece that stay apart once eroded by `leak_neck_mm` (grown back
-    within the piece): (x, y offsets in `sub`, mask)."""
+def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: list[int]) -> list[tuple[int, int, Any]]:
+    """The parts of a too wide piece that show a card's field colour (`kinds`, label indices), each
+    about a field wide: (x, y offsets in `sub`, mask). Table speckle of a card's colour is opened away."""
     import cv2
     import numpy as np
 
-    e = max(1, int(round(config.leak_neck_mm * ppm / 2)))
-    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1))
-    core = cv2.erode(sub.astype(np.uint8), ker)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    if not kinds or not sub.any():
+        return []
+    ys, xs = np.nonzero(sub.any(axis=1))[0], np.nonzero(sub.any(axis=0))[0]
+    y0, x0 = int(ys[0]), int(xs[0])
+    sub, labels = sub[y0:ys[-1] + 1, x0:xs[-1] + 1], labels[y0:ys[-1] + 1, x0:xs[-1] + 1]
+    allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+    allowed[np.asarray(kinds) + 1] = True
+    mask = (sub & allowed[labels.astype(np.int64) + 1]).astype(np.uint8)
+    o = max(3, int(round(config.open_mm * ppm)) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     out = []
     for j in range(1, n):
         x, y, w, h, _a = (int(v) for v in stats[j])
-        if w < config.field_width_mm[0] * ppm - 2 * e or h < config.min_piece_mm * ppm:
+        if not (config.field_width_mm[0] * ppm <= w <= config.field_width_mm[1] * ppm) or h < config.min_piece_mm * ppm:
             continue
-        grown = cv2.dilate((lab == j).astype(np.uint8), ker).astype(bool) & sub
-        ys, xs = np.nonzero(grown)
-        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-        out.append((int(x0), int(y0), grown[y0:y1, x0:x1]))
+        out.append((x + x0, y + y0, lab[y:y + h, x:x + w] == j))
     return out
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, float] | None = None,
-                        memo: dict | None = None, fields: tuple[Any, Any] | None = None) -> list[Band]:
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, float] | None = None,
+                        memo: dict | None = None, fields: tuple[Any, Any] | None = None,
+                        labels: Any = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
     field wide; a row's kind is its fields' majority colour (a coloured row may hold points cards).
     `view` is the seat view resized by `scale`. Guesses of the stock's brightness at one hue share
     `contrast` (outlined_fields) and `memo`: a piece found again (same box and area) is the same
-    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues)."""
+    piece, and its kind and leak parts do not depend on the brightness (the kind compares hues).
+    `labels`: field_labels of `view`; with them a piece leaking into the table also gives up its
+    parts of a card's colour (a first strip whose top border a pale table swallows)."""
     import numpy as np
 
     p = sv.ppm * scale
     memo = {} if memo is None else memo
     comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
-    pieces, leaked = [], []
+    pieces, leaked, leaking = [], [], []
 
     def add_piece(x: int, y: int, mask: Any, area: int, was_leaked: bool) -> None:
         """A field piece of a card kind (its colour nearest one; memoised by box and area) joins."""
@@ -558,22 +582,37 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,
                            "area": area, "leaked": was_leaked, "dists": dists})
 
+    field_kinds: list[int] = []
+    if labels is not None:
+        # the card colours a leaking piece may give up: not one the table itself shows everywhere
+        kinds = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points", "wish") if card_game else ()))]
+        counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+        field_kinds = [k for k in kinds if counts[k] <= config.table_fraction * labels.size]
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
         x, y, w, h, area = (int(v) for v in stats[i])
         if w > config.field_width_mm[1] * p:
             if h >= config.leak_min_mm * p and w <= config.leak_max_mm * p:
                 # a field leaking into the table through a gap in its border (a token touching the
-                # card, glare): its parts apart once the neck is eroded may join a row found anyway
+                # card, glare, a pale table): its top down to where it widens, and (below) its parts
+                # of a card's colour, may join a row found anyway
                 key = ("leak", x, y, w, h, area)
                 if key not in memo:
-                    sub = comp[y:y + h, x:x + w] == i
-                    memo[key] = _trim_leak(config, sub, p, art.size[1] - 3.0) + _split_leak(config, sub, p)
+                    memo[key] = _trim_leak(config, comp[y:y + h, x:x + w] == i, p, art.size[1] - 3.0)
                 leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
+                if labels is not None:
+                    leaking.append(i)
             continue
         if area < config.piece_fill * w * h:
             continue
         add_piece(x, y, comp[y:y + h, x:x + w] == i, area, False)
+    for i in leaking:
+        # a leaking piece's parts of a card's colour (they may only join a row found anyway)
+        x, y, w, h, area = (int(v) for v in stats[i])
+        key = ("leak colour", x, y, w, h, area)
+        if key not in memo:
+            memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i, labels[y:y + h, x:x + w], p, field_kinds)
+        leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
     for px, py, part in leaked:
         ph, pw = part.shape
         area = int(part.sum())
@@ -596,8 +635,13 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             r = pieces[j]
             gap = max(q["y"], r["y"]) - min(q["y"] + q["h"], r["y"] + r["h"])
             dy = abs((q["y"] + q["h"] / 2) - (r["y"] + r["h"] / 2))
-            if gap < config.chain_gap_mm * p and \
-                    abs(q["cx"] - r["cx"]) < config.chain_shift_mm * p + config.max_slope * dy:
+            shift = abs(q["cx"] - r["cx"])
+            if gap < config.chain_gap_mm * p and shift < config.chain_shift_mm * p + config.max_slope * dy:
+                parent[root(i)] = root(j)
+            elif gap < config.chain_far_gap_mm * p and q["kind"] == r["kind"] and \
+                    shift < config.chain_far_shift_mm * p + config.max_slope * dy and \
+                    abs(q["w"] - r["w"]) < config.chain_far_width_mm * p:
+                # one column of one colour with a gap: strips in between whose outlines were lost
                 parent[root(i)] = root(j)
     groups: dict[int, list[dict]] = {}
     for i, q in enumerate(pieces):
@@ -661,16 +705,18 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
-               nearest: bool = False, from_frame: bool = False) -> tuple[Any, float]:
-    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`.
-    `image` is the seat view, or with `from_frame` the frame itself (the band's points taken
-    through the view's maps: no whole view warped). Returns (image, v of row 0 in seat mm)."""
+               nearest: bool = False, from_frame: bool = False, pad_above_mm: float | None = None) -> tuple[Any, float]:
+    """The band remapped upright at the view's ppm: x 0 = the card's left edge, y 0 = `v0 - pad`
+    (`pad_above_mm` when given). `image` is the seat view, or with `from_frame` the frame itself (the
+    band's points taken through the view's maps: no whole view warped). Returns (image, v of row 0
+    in seat mm)."""
     import cv2
     import numpy as np
 
     p = sv.ppm
-    v_start = band.v0 - pad_mm
-    h = int(round((band.v1 - band.v0 + 2 * pad_mm) * p))
+    above = pad_mm if pad_above_mm is None else pad_above_mm
+    v_start = band.v0 - above
+    h = int(round((band.v1 - band.v0 + pad_mm + above) * p))
     w = int(round(width_mm * p))
     vv = v_start + (np.arange(h, dtype=np.float32) + 0.5) / p
     uu = (np.arange(w, dtype=np.float32) + 0.5) / p - width_mm / 2
@@ -703,6 +749,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     else:
         inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
     field_rows = np.nonzero(inside > 0.5)[0]
+    # the row begins `pad_mm` down (above: room for a lost strip, _strip_above, not a field start)
+    field_rows = field_rows[field_rows >= int((pad_mm - 6.0) * ppm)]
     if len(field_rows) == 0:
         return []
     first = field_rows[0] / ppm          # the first card's field begins under its top border
@@ -735,7 +783,9 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         if all(abs(top - t) >= config.min_strip_mm for t in ridges):
             ridges.append(top)
     ridges.sort()
-    t0 = first - border
+    # the first card's top: where its field begins (the colour labels), or its outlined piece's top
+    # when that lies higher (a strip washed out by glare or warm light need not label as its colour)
+    t0 = min([first] + [t for t in field_tops if t >= 0]) - border
     # the first card: its ridge, or (a table as pale as the stock) where its field begins
     ridges = [t for t in ridges if t >= t0 - 3.0]
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
@@ -757,27 +807,103 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     p = sv.ppm
     cw, ch = art.size
     pad = 6.0
-    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame)
+    # above the row's first outlined piece: room for a first strip whose outline was lost
+    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame,
+                                  pad_above_mm=pad + config.strip_above_mm)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
-    tops = card_tops(config, wb, lb, p, ch, pad, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
+    tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
                      tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
+    c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+    spans = []
     for i, top in enumerate(tops):
         visible = (tops[i + 1] - top) if i + 1 < len(tops) else ch
-        y0 = int(round((top + 3.0) * p))
-        y1 = int(round((top + min(visible, ch) - 1.0) * p))
-        c0, c1 = (int(round(v * p)) for v in config.centre_mm)
+        spans.append((top, visible, int(round((top + 3.0) * p)), int(round((top + min(visible, ch) - 1.0) * p))))
+    mixed = band.kind in NUMBER_KINDS and card_game
+    if mixed:
+        # how coloured each strip's middle is (log-chroma over the stock); the row's most coloured strip
+        # is of its colour: a points card's grey field is much less coloured than that under the same
+        # light (glare washes both out alike, so it is their ratio that counts)
+        cream_f = np.maximum(np.asarray(cream, np.float32), 1.0)
+
+        def colourfulness(y0: int, y1: int) -> float:
+            part = upright[max(0, y0):max(y0 + 1, y1), c0:c1].reshape(-1, 3).astype(np.float32)
+            lg = np.log(np.maximum(np.median(part, 0), 1.0) / cream_f)
+            return float(np.linalg.norm(lg - lg.mean()))
+
+        chroma = [colourfulness(y0, y1) for _t, _v, y0, y1 in spans]
+        most = max(chroma, default=0.0)
+    for i, (top, visible, y0, y1) in enumerate(spans):
         mid = lb[max(0, y0):max(y0 + 1, y1), c0:c1]
         # a colour row holds its colour's cards and points cards laid on it (card game)
-        allowed = [band.kind, "points"] if band.kind in NUMBER_KINDS and card_game else [band.kind]
+        allowed = [band.kind, "points"] if mixed else [band.kind]
         votes = {k: int((mid == FIELD_KINDS.index(k)).sum()) for k in allowed}
         kind = max(votes, key=votes.get) if max(votes.values()) >= config.kind_min_fraction * max(1, mid.size) \
             else band.kind
+        if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
+            kind = band.kind
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    for _ in range(2):
+        if not cards:
+            break
+        got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
+                           () if card_game else ("E",))
+        if got is None:
+            break
+        top, visible, code, conf, scores = got
+        cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+
+
+def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
+                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
+    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
+    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
+    a strip's height above `first` (mm from row 0), a top border ridge, between it and `first` the
+    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    lo_mm, hi_mm = config.min_strip_mm + 4.0, config.strip_above_mm
+    if first - hi_mm < 0.5:
+        return None
+    r = max(1, int(round(1.0 * ppm)))
+    gap = max(1, int(round(2.6 * ppm)))
+    # the ridge score of card_tops over the rows a strip's top may lie at (running sums)
+    y_lo = max(gap, int(round((first - hi_mm) * ppm)))
+    y_hi = int(round((first - lo_mm) * ppm))
+    if y_hi < y_lo or y_hi + gap + r + 1 > white.shape[0]:
+        return None
+    prof = np.median(white[y_lo - gap:y_hi + gap + r + 1, c0:c1], axis=1)
+    cs = np.concatenate([[0.0], np.cumsum(prof, dtype=np.float64)])
+    ys = np.arange(gap, gap + y_hi - y_lo + 1)
+    peak = (cs[ys + r + 1] - cs[ys]) / (r + 1)
+    above = (cs[ys - gap + r] - cs[ys - gap]) / r
+    below = (cs[ys + gap + r + 1] - cs[ys + gap + 1]) / r
+    score = peak - np.maximum(above, below)
+    j = int(np.argmax(score))
+    if score[j] < config.ridge_min:
+        return None
+    y = y_lo + j
+    top = (y + r / 2) / ppm - 0.6
+
+    def chroma(y0: float, y1: float) -> Any:
+        part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)
+        if len(part) < 4:
+            return None
+        lg = np.log(np.maximum(np.median(part, 0), 1.0) / np.maximum(np.asarray(cream, np.float32), 1.0))
+        return lg - lg.mean()
+
+    here, below = chroma(top + 3.0, first - 1.0), chroma(first + 3.0, first + 3.0 + (first - top) - 4.0)
+    if here is None or below is None or float(np.linalg.norm(here - below)) > config.strip_above_chroma:
+        return None
+    code, conf, scores = read_corners(config, white, top, first - top, kind, art, ppm, model, exclude)
+    if code == "?" or conf < config.strip_above_confidence:
+        return None
+    return top, first - top, code, conf, scores
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
@@ -912,6 +1038,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # is one computed once and scaled, and a piece one finds again is the same piece
     base = creams[0]
     p = sv.ppm * 0.5
+    labels = None
     memo: dict = {}
     if config.row_finder == "colour":
         guesses = [(cream, None) for cream in creams[:1]]
@@ -932,8 +1059,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
             comp, stats, _sep = outlined_fields(config, small, cream, p, con)
             scored.append((field_piece_mm(config, stats, p), float(cream.sum()), cream, con, (comp, stats)))
         top = max(t[0] for t in scored)
-        _, _, cream, con, fields = max((t for t in scored if t[0] >= 0.9 * top), key=lambda t: t[1])
-        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields)
+        _, _, cream, con, fields = max((t for t in scored if t[0] >= config.cream_near_top * top), key=lambda t: t[1])
+        labels = field_labels(config, small, cream, art)
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields, labels)
     else:
         for cream, con in guesses:
             bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo)
@@ -942,10 +1070,16 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
     if config.row_finder != "outline":
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
-        labels = field_labels(config, small, cream, art)
-        for extra in find_bands(config, labels, sv, 0.5, table_mask(config, small)):
+        if labels is None:
+            labels = field_labels(config, small, cream, art)
+        colour_rows = [] if _field_left_mm2(config, labels, bands, sv, 0.5, card_game) < config.colour_finder_min_mm2 \
+            else find_bands(config, labels, sv, 0.5, table_mask(config, small))
+        for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
-            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6 for b in bands):
+            # (a row lies beside every other; in the card game the points and wish rows may lie one
+            # above the other in one column)
+            if all(abs(extra.centre_u(vm) - b.centre_u(vm)) > config.band_width_mm[0] * 0.6
+                   or extra.v0 >= b.v1 or b.v0 >= extra.v1 for b in bands):
                 bands.append(extra)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     settle_colours(config, bands)
@@ -956,6 +1090,31 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: SeatView, scale: float,
+                    card_game: bool) -> float:
+    """How much of the view (mm²) shows a card's field colour outside the rows found: the colour
+    finder (find_bands) can only add a row where at least a card's field is left (a colour the table
+    shows everywhere does not count, as there)."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm * scale
+    back = FIELD_KINDS.index("back")
+    counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+    allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+    for k in range(len(FIELD_KINDS)):
+        allowed[k + 1] = k != back and counts[k] <= config.table_fraction * labels.size
+    mask = allowed[labels.astype(np.int64) + 1].view(np.uint8)
+    for b in bands:
+        pts = []
+        for v, side in ((b.v0 - config.strip_above_mm, -1), (b.v0 - config.strip_above_mm, 1), (b.v1 + 6.0, 1),
+                        (b.v1 + 6.0, -1)):
+            u = b.centre_u(v) + side * (config.band_width_mm[1] / 2 + 3.0)
+            pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
+        cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 0)
+    return float(np.count_nonzero(mask)) / (p * p)
 
 
 def settle_colours(config: CardConfig, bands: list[Band]) -> None:

@@ -182,6 +182,150 @@ def count_points_row(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple
                         != int((rs.get(seat) or {}).get("points_row") or 0))
 
 
+#: The kinds `explain_rows` sorts the rows' position-by-position errors into, in the order eval prints
+#: them. The truth and reading of a row are aligned by fewest edits (vision.card_errors.align): a
+#: position wrong because an earlier card was missed (or one too many read) is counted as following it.
+ROW_ERROR_KINDS = ("row missing", "row extra", "row colour", "missing first card", "missing middle card",
+                   "missing last card", "after a missing card", "extra first card", "extra middle card",
+                   "extra last card", "after an extra card", "wrong value", "wrong kind")
+
+
+def _code_kind(code: str | None) -> str:
+    return "points" if str(code).startswith("P") else "end" if code == "E" else "number"
+
+
+def _row_colour_pairs(t_rows: Mapping[str, list], r_rows: Mapping[str, list]) -> dict[str, str]:
+    """Truth colour -> read colour for a row read under another colour (the unmatched read row nearest
+    in content, at most half the row's cards apart: as vision.card_errors counts it)."""
+    from .card_errors import _distance
+
+    only_t = [c for c in t_rows if t_rows[c] and not r_rows.get(c)]
+    only_r = [c for c in r_rows if r_rows[c] and not t_rows.get(c)]
+    pairs: dict[str, str] = {}
+    for c in only_t:
+        best = min((o for o in only_r if o not in pairs.values()),
+                   key=lambda o: _distance(t_rows[c], r_rows[o]), default=None)
+        if best is not None and _distance(t_rows[c], r_rows[best]) <= len(t_rows[c]) // 2:
+            pairs[c] = best
+    return pairs
+
+
+def explain_row(t: list[str], r: list[str]) -> list[tuple[str, int]]:
+    """One row's position-by-position errors (as `count_rows` counts them) as (kind, position), kinds
+    from ROW_ERROR_KINDS."""
+    from .card_errors import align
+
+    ops = align(t, r)
+    at_truth: dict[int, tuple[str, int | None]] = {}      # truth index -> (op, read index)
+    at_read: dict[int, tuple[str, int | None]] = {}
+    first_shift: list[tuple[int, str]] = []                # (truth index where it happens, kind)
+    ti = ri = 0
+    for op, _tc, _rc in ops:
+        if op in ("same", "sub"):
+            at_truth[ti], at_read[ri] = (op, ri), (op, ti)
+            ti, ri = ti + 1, ri + 1
+        elif op == "del":
+            at_truth[ti] = ("del", None)
+            first_shift.append((ti, "after a missing card"))
+            ti += 1
+        else:
+            at_read[ri] = ("ins", None)
+            first_shift.append((ti, "after an extra card"))
+            ri += 1
+
+    def where(i: int, n: int) -> str:
+        return "first" if i == 0 else "last" if i == n - 1 else "middle"
+
+    def shifted(i: int) -> str:
+        before = [k for at, k in first_shift if at <= i]
+        return before[0] if before else (first_shift[0][1] if first_shift else "wrong value")
+
+    out: list[tuple[str, int]] = []
+    for i in range(max(len(t), len(r))):
+        tc = t[i] if i < len(t) else None
+        rc = r[i] if i < len(r) else None
+        if tc == rc:
+            continue
+        op, j = at_truth.get(i, (None, None)) if tc is not None else (None, None)
+        if op == "del":
+            kind = f"missing {where(i, len(t))} card"
+        elif op == "sub" and j == i:
+            kind = "wrong kind" if _code_kind(tc) != _code_kind(rc) else "wrong value"
+        elif tc is None and at_read.get(i, (None,))[0] == "ins":
+            kind = f"extra {where(i, len(r))} card"
+        elif at_read.get(i, (None,))[0] == "ins" and op is None:
+            kind = f"extra {where(i, len(r))} card"
+        else:
+            kind = shifted(i)
+        out.append((kind, i))
+    return out
+
+
+def explain_rows(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_rows counts, as (kind, "seat colour #position/length truth -> read"), kinds
+    from ROW_ERROR_KINDS."""
+    out: list[tuple[str, str]] = []
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t_rows = {c: list(v or []) for c, v in (ts.get("rows") or {}).items()}
+        r_rows = {c: list(v or []) for c, v in ((rs.get(seat) or {}).get("rows") or {}).items()}
+        pairs = _row_colour_pairs(t_rows, r_rows)
+        for colour in sorted(set(t_rows) | set(r_rows)):
+            t, r = t_rows.get(colour, []), r_rows.get(colour, [])
+            if colour in pairs or colour in pairs.values():
+                kinds = [("row colour", i) for i in range(max(len(t), len(r)))]
+                if colour in pairs:
+                    r = r_rows[pairs[colour]]
+            elif t and not r:
+                kinds = [("row missing", i) for i in range(len(t))]
+            elif r and not t:
+                kinds = [("row extra", i) for i in range(len(r))]
+            else:
+                kinds = explain_row(t, r)
+            t_own, r_own = t_rows.get(colour, []), r_rows.get(colour, [])
+            for kind, i in kinds:
+                tc = t_own[i] if i < len(t_own) else "-"
+                rc = r_own[i] if i < len(r_own) else "-"
+                note = f" (read as {pairs[colour]})" if colour in pairs else ""
+                out.append((kind, f"{seat} {colour} #{i}/{len(t_own)} {tc} -> {rc}{note}"))
+    return out
+
+
+#: The kinds `explain_wish_cards` and `explain_points_row` sort their errors into.
+WISHCARD_ERROR_KINDS = ("card missed", "wrong value", "card extra")
+POINTROW_ERROR_KINDS = ("row missed", "fewer cards", "more cards", "row where none")
+
+
+def explain_wish_cards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_wish_cards counts, as (kind, "seat truth -> read"): of a seat's values missing
+    and read in excess, as many as pair up are wrong values, the rest missed (truth longer) or extra."""
+    out: list[tuple[str, str]] = []
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t = Counter(str(v) for v in ts.get("wish_cards") or [])
+        r = Counter(str(v) for v in (rs.get(seat) or {}).get("wish_cards") or [])
+        missing, extra = sorted((t - r).elements()), sorted((r - t).elements())
+        for k in range(max(len(missing), len(extra))):
+            m = missing[k] if k < len(missing) else None
+            x = extra[k] if k < len(extra) else None
+            kind = "wrong value" if m and x else "card missed" if m else "card extra"
+            out.append((kind, f"{seat} {m or '-'} -> {x or '-'} (of {sum(t.values())})"))
+    return out
+
+
+def explain_points_row(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each error count_points_row counts (one per seat), as (kind, "seat truth -> read")."""
+    out: list[tuple[str, str]] = []
+    rs = _seats(read)
+    for seat, ts in _seats(truth).items():
+        t, r = int(ts.get("points_row") or 0), int((rs.get(seat) or {}).get("points_row") or 0)
+        if t != r:
+            kind = ("row missed" if r == 0 else "row where none" if t == 0
+                    else "fewer cards" if r < t else "more cards")
+            out.append((kind, f"{seat} {t} -> {r}"))
+    return out
+
+
 def count_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
     """Each discard pile's top (null: empty) is one element."""
     t, r = truth.get("discard_tops") or {}, read.get("discard_tops") or {}
@@ -273,14 +417,46 @@ def explain_discards(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[
     return out
 
 
-def card_error_breakdown(results: list[FrameResult]) -> list[str]:
-    """Where the wish-stone and discard-top errors come from (printed under eval's table), by kind."""
+def _ppm_band(ppm: float) -> str:
+    lo = min(2.0, int(ppm * 4) / 4)
+    return f"{lo:.2f}+" if lo >= 2.0 else f"{lo:.2f}-{lo + 0.25:.2f}"
+
+
+def card_error_breakdown(results: list[FrameResult], top: int = 12) -> list[str]:
+    """Where the card groups' errors come from (printed under eval's table): each group's errors by
+    kind; the rows' values confused; rows, wish cards and points row by the frame's light and by the
+    seat's frame px/mm (render truth)."""
     lines = []
-    for group, kinds in (("wish", WISH_ERROR_KINDS), ("discards", DISCARD_ERROR_KINDS)):
+    for group, kinds in (("rows", ROW_ERROR_KINDS), ("wishcard", WISHCARD_ERROR_KINDS),
+                         ("pointrow", POINTROW_ERROR_KINDS), ("wish", WISH_ERROR_KINDS),
+                         ("discards", DISCARD_ERROR_KINDS)):
         got = Counter(kind for r in results for kind, _d in r.errors.get(group, ()))
         if got:
             lines.append(f"{group} errors by kind ({sum(got.values())}): "
                          + ", ".join(f"{k} {got[k]}" for k in kinds if got[k]))
+    values = Counter(d.split(" ", 3)[3].split(" (")[0] for r in results for k, d in r.errors.get("rows", ())
+                     if k in ("wrong value", "wrong kind"))
+    if values:
+        lines.append("rows values confused (truth -> read): "
+                     + ", ".join(f"{k} {v}" for k, v in values.most_common(top)))
+    seen = [r for r in results if r.seat_groups]
+    if seen:
+        def table(label: str, keyed: dict[str, Counter]) -> None:
+            lines.append(f"card groups by {label}:" + "".join(f"{g:>24s}" for g in SEAT_GROUPS))
+            for key in sorted(keyed):
+                c = keyed[key]
+                lines.append(f"  {key:22s}" + "".join(f"{_pct(c[g + ' e'], c[g + ' n']):>24s}" for g in SEAT_GROUPS))
+
+        by_light: dict[str, Counter] = {}
+        by_ppm: dict[str, Counter] = {}
+        for r in seen:
+            for seat, groups in r.seat_groups.items():
+                for g, (n, e) in groups.items():
+                    by_light.setdefault(str(r.light), Counter()).update({g + " n": n, g + " e": e})
+                    if seat in r.seat_ppm:
+                        by_ppm.setdefault(_ppm_band(r.seat_ppm[seat]), Counter()).update({g + " n": n, g + " e": e})
+        table("light", by_light)
+        table("seat px/mm", by_ppm)
     if lines:
         lines.append("")
     return lines
@@ -301,10 +477,10 @@ BOARD_GROUPS = ("pawns", "tiles")
 ELEMENT_GROUPS: dict[str, ElementGroup] = {
     "pawns": ElementGroup("pawns", _board_game, count_pawns, explain_pawns),
     "tiles": ElementGroup("tiles", _board_game, count_tiles, explain_tiles),
-    "rows": ElementGroup("rows", _any_game, count_rows),
+    "rows": ElementGroup("rows", _any_game, count_rows, explain_rows),
     "wish": ElementGroup("wish", _board_game, count_wish_held, explain_wish_held),
-    "wishcard": ElementGroup("wishcard", _card_game, count_wish_cards),
-    "pointrow": ElementGroup("pointrow", _card_game, count_points_row),
+    "wishcard": ElementGroup("wishcard", _card_game, count_wish_cards, explain_wish_cards),
+    "pointrow": ElementGroup("pointrow", _card_game, count_points_row, explain_points_row),
     "discards": ElementGroup("discards", _any_game, count_discards, explain_discards),
 }
 
@@ -325,6 +501,11 @@ class FrameResult:
     groups: dict[str, tuple[int, int]] = field(default_factory=dict)
     cards_in_view: bool = True      # every card lies in the picture (a low camera may cut seats off)
     errors: dict[str, list[tuple[str, str]]] = field(default_factory=dict)   # group -> (kind, detail)
+    #: the light the frame was rendered in ("dim warm" / "dark" / "normal", "+ glare"), from the truth
+    light: str | None = None
+    #: per seat: frame px per mm at the seat (render truth) and the card groups' (elements, errors) there
+    seat_ppm: dict[str, float] = field(default_factory=dict)
+    seat_groups: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -394,10 +575,49 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
             res.groups[name] = group.count(truth, obs)
             if group.explain is not None and res.groups[name][1] > 0:
                 res.errors[name] = group.explain(truth, obs)
+        _note_seats(res, truth, obs, counted)
     elif res.truth_usable:
         for name, group in counted.items():
             res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
     return res
+
+
+#: The card groups counted per seat for eval's breakdown by px/mm and light.
+SEAT_GROUPS = ("rows", "wishcard", "pointrow")
+
+
+def frame_light(truth: Mapping[str, Any]) -> str:
+    """The light a frame was rendered in, from its render truth: "dark", "dim warm" (the simulator's
+    hard light: warm and dim), else "normal"; "+ glare" when a glare patch lies over the picture."""
+    render = truth.get("render") or {}
+    spec, cond = render.get("spec") or {}, render.get("conditions") or {}
+    light = "dark" if spec.get("dark") else "dim warm" if spec.get("hard") else "normal"
+    return light + (" + glare" if cond.get("glare") else "")
+
+
+def seat_px_per_mm(truth: Mapping[str, Any]) -> dict[str, float]:
+    """Frame px per mm at each seat: its rectangle's area in the frame (render truth) over its area in mm."""
+    import math
+
+    render = truth.get("render") or {}
+    rects = ((render.get("calibration") or {}).get("seats")) or {}
+    out = {}
+    for seat, quad in (render.get("seats") or {}).items():
+        rect = rects.get(seat)
+        if not rect or not quad or len(quad) != 4:
+            continue
+        area = 0.5 * abs(sum(quad[i][0] * quad[(i + 1) % 4][1] - quad[(i + 1) % 4][0] * quad[i][1] for i in range(4)))
+        out[seat] = math.sqrt(area / max(1.0, float(rect["w"]) * float(rect["h"])))
+    return out
+
+
+def _note_seats(res: FrameResult, truth: Mapping[str, Any], obs: Mapping[str, Any], counted) -> None:
+    res.light = frame_light(truth)
+    res.seat_ppm = seat_px_per_mm(truth)
+    rs = _seats(obs)
+    for seat, ts in _seats(truth).items():
+        one_t, one_r = {"seats": {seat: ts}}, {"seats": {seat: rs.get(seat) or {}}}
+        res.seat_groups[seat] = {g: counted[g].count(one_t, one_r) for g in SEAT_GROUPS if g in counted}
 
 
 def run_eval(folder: str | Path, *, jobs: int = 1, no_lens: bool = False, components: str | None = None,

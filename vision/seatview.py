@@ -69,6 +69,8 @@ class SeatView:
     px_per_mm: float = 0.0      # frame pixels per mm at the seat's centre (what the camera really resolves)
     half_x: Any = field(default=None, repr=False)   # the maps of the view at half its ppm (built once)
     half_y: Any = field(default=None, repr=False)
+    coarse: Any = field(default=None, repr=False)   # frame (x, y) of every `coarse_step`-th view pixel (float32)
+    coarse_step: int = 8
 
     def warp(self, image: Any) -> Any:
         import cv2
@@ -89,6 +91,12 @@ class SeatView:
         those points from the frame (no whole view warped)."""
         import cv2
 
+        if self.coarse is not None:
+            # the view's maps are the coarse grid interpolated linearly: interpolating them again
+            # between view pixels is the same as interpolating the grid there (one small remap)
+            k = 1.0 / self.coarse_step
+            xy = cv2.remap(self.coarse, cols * k, rows * k, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            return xy[..., 0], xy[..., 1]
         return (cv2.remap(self.map_x, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
                 cv2.remap(self.map_y, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
 
@@ -132,7 +140,8 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         # view pixel (i, j) is coarse grid point (i / step, j / step): bilinear between grid points
         gx = np.repeat((np.arange(w, dtype=np.float32) / step)[None, :], h, 0)
         gy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, 1)
-        img = cv2.remap(coarse.astype(np.float32), gx, gy, cv2.INTER_LINEAR)
+        coarse = coarse.astype(np.float32)
+        img = cv2.remap(coarse, gx, gy, cv2.INTER_LINEAR)
         # how many frame pixels a millimetre spans at the seat's centre (for resolution reports)
         c = registration.board_to_image(np.array([fr.point(fr.width / 2, fr.depth / 2),
                                                   fr.point(fr.width / 2 + 10, fr.depth / 2)]))
@@ -142,7 +151,7 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         hw, hh = w // 2, h // 2
         half_x = cv2.resize(mx[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
         half_y = cv2.resize(my[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
-        out[seat] = SeatView(fr, p, m, mx, my, ppm_img, half_x, half_y)
+        out[seat] = SeatView(fr, p, m, mx, my, ppm_img, half_x, half_y, coarse, step)
     return out
 
 

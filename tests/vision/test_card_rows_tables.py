@@ -1,0 +1,35 @@
+"""Card rows on tables that hide a card's outline: a table nearly as pale as the card stock (the
+border beside it is no whiter than the table, only than the field it outlines; a first strip's top
+border merges with the table), and points cards laid on a colour row told from its own cards by
+how much less coloured they are (vision.cards)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from card_helpers import SEAT, read_cards  # noqa: E402
+
+ROWS = {"red": ["2", "6", "9"], "yellow": ["1", "4", "7", "10"], "green": ["0", "3", "8"],
+        "blue": ["5", "5", "6", "9"], "pink": ["3", "10"]}
+
+
+@pytest.mark.parametrize("rgb", [(200, 196, 186), (226, 222, 212)], ids=["pale-grey", "near-white"])
+def test_rows_on_a_table_nearly_as_pale_as_the_stock(rgb):
+    """(A guard: under the pinned light these read exactly with the earlier code too.)"""
+    truth, got = read_cards(rows=ROWS, table_top=("cloth", rgb))
+    assert {c: list(v) for c, v in got.seats[SEAT].rows.items()} == \
+        {c: list(v) for c, v in truth.seats[SEAT].rows.items()}
+
+
+def test_points_cards_on_a_colour_row_are_told_from_its_own_cards():
+    rows = {"red": ["2", "P2", "6", "9"], "blue": ["1", "4", "P4", "7"], "green": ["3", "5"]}
+    truth, got = read_cards(game="keltis-card", rows=rows, points_row=0, wish_cards=[])
+    for colour, row in truth.seats[SEAT].rows.items():
+        read = got.seats[SEAT].rows.get(colour, ())
+        assert len(read) == len(row), (colour, row, read)
+        # which cards are points cards (their numerals at the card game's resolution aside)
+        assert [c.startswith("P") for c in read] == [c.startswith("P") for c in row], (colour, row, read)
