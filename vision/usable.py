@@ -25,8 +25,10 @@
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
   hands on held-out frames).
-  The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
-  edge); `hands` names it, for any seat of the calibration.
+  The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
+  or the table's edge), and the seat is the one whose direction from the middle of the table is nearest
+  the root's (the arm crosses that seat's table edge; `seat_from_root`, else the seat areas' votes);
+  `hands` names it, for any seat of the calibration.
 - `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
   palm's area since; with the table's sharpness on settled frames of this registration
   (`reference`, kept by the reader), a picture much blurrier than it (the camera or table shaken).
