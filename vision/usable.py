@@ -25,8 +25,10 @@
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
   hands on held-out frames).
-  The hand's seat is the seat area the arm's root lies nearest to (the arm crosses that seat's table
-  edge); `hands` names it, for any seat of the calibration.
+  The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
+  or the table's edge), and the seat is the one whose direction from the middle of the table is nearest
+  the root's (the arm crosses that seat's table edge; `seat_from_root`, else the seat areas' votes);
+  `hands` names it, for any seat of the calibration.
 - `motion`: with the previous small frame of a stream (`previous`), an arm whose region changed by a
   palm's area since; with the table's sharpness on settled frames of this registration
   (`reference`, kept by the reader), a picture much blurrier than it (the camera or table shaken).
@@ -92,6 +94,9 @@ class UsableConfig:
     side_arms: bool = True             # an arm beside the play area (not over it) makes the frame unusable too
     side_arm_near_mm: float = 50.0     # ... when it reaches to within this of it
     vote_mm: float = 300.0
+    # the seat: the direction from the middle to where the arm comes in (else: votes of the seat areas)
+    seat_from_root: bool = True
+    root_share: float = 0.1            # without a part on an edge, the root is the arm's share farthest out
     second_arm_share: float = 0.5      # a second arm names its seat only with this share of the first's area over the play area             # the seat votes of the arm's part up to this far outside the play area
     # a moving arm, with the previous small frame: this much of the arm region changed by more than `change_lum`
     change_lum: float = 0.25
@@ -145,6 +150,8 @@ class UsableModel:
     area_flat: Any = field(repr=False, default=None)     # flat float64: mm² of each pixel
     board_u8: Any = field(repr=False, default=None)      # uint8: 1 over the board
     art_quantiles: Any = field(repr=False, default=None) # the art's `quantiles` (low, 50, high) at board_idx
+    mid_mm: tuple[float, float] = (0.0, 0.0)             # the middle of the table (board mm)
+    seat_dirs: Any = field(repr=False, default=None)     # (seats, 2): unit direction from the middle to each seat area
 
 
 @dataclass(frozen=True)
@@ -316,7 +323,23 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        area.ravel().astype(np.float64),
                        (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).astype(np.uint8),
                        np.percentile(art_sample, [config.quantiles[0], 50, config.quantiles[1]], axis=0)
-                       if art_sample is not None and len(art_sample) else None)
+                       if art_sample is not None and len(art_sample) else None,
+                       ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid))
+
+
+def _seat_dirs(cal_seats: Mapping[str, Any], seats: tuple[str, ...], mid: tuple[float, float, float, float]) -> Any:
+    """Unit directions (board mm) from the middle of the table to the middle of each seat's area."""
+    import numpy as np
+
+    cx, cy = (mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2
+    out = []
+    for s in seats:
+        r = cal_seats[s]
+        dx = float(r["x"]) + float(r["w"]) / 2 - cx
+        dy = float(r["y"]) + float(r["h"]) / 2 - cy
+        n = float(np.hypot(dx, dy)) or 1.0
+        out.append((dx / n, dy / n))
+    return np.asarray(out, np.float64).reshape(-1, 2)
 
 
 def _middle_px(mm: Any, mid: tuple[float, float, float, float]) -> tuple[float, float]:
@@ -451,7 +474,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arm_mask = labels == arms[0]
     for k in arms[1:]:
         arm_mask |= labels == k
-    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0)
+    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0, edge_zone)
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
@@ -740,8 +763,36 @@ def _log_image(small: Any, offset: float) -> Any:
     return cv2.LUT(small, _log_lut(offset).reshape(1, 256))   # one table for all three channels
 
 
+def _root_seat(config: UsableConfig, model: UsableModel, sel: Any, edge_zone: Any) -> str | None:
+    """The seat whose table edge the arm (`sel`, flat bool) crosses: its root is where it comes into the
+    picture (its pixels on the picture's border or the table's edge; else its `root_share` farthest from
+    the middle), in board mm, and the seat is the one whose direction from the middle is nearest the
+    root's. (Following the arm's long axis on beyond the root toward the shoulder was tried: a raised
+    arm's axis seen from above is bent by its height, and it named fewer seats right.)"""
+    import numpy as np
+
+    if model.seat_dirs is None or not len(model.seat_dirs):
+        return None
+    idx = np.flatnonzero(sel)
+    if not len(idx):
+        return None
+    mm = model.mm.reshape(-1, 2)[idx].astype(np.float64)
+    w = model.area_flat[idx] + 1e-9
+    mid = np.asarray(model.mid_mm, np.float64)
+    at_edge = edge_zone.ravel()[idx] > 0
+    if at_edge.any():
+        root = np.average(mm[at_edge], axis=0, weights=w[at_edge])
+    else:
+        d = np.hypot(mm[:, 0] - mid[0], mm[:, 1] - mid[1])
+        far = d >= np.quantile(d, 1.0 - config.root_share)
+        root = np.average(mm[far], axis=0, weights=w[far])
+    to = root - mid
+    score = model.seat_dirs @ (to / (np.hypot(*to) + 1e-9))
+    return model.seats[int(np.argmax(score))]
+
+
 def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list[int], weight: Any,
-               rooted: Any) -> list[str | None]:
+               rooted: Any, edge_zone: Any = None) -> list[str | None]:
     """One seat per arm: the seat area its pixels lie nearest to, the root (far from the middle) weighing
     most. Arms are taken by `weight` (how much of each lies over the play area: the hand is there), those
     `rooted` (coming in from the picture's or the table's edge) first; one with less than
@@ -754,6 +805,9 @@ def _arm_seats(config: UsableConfig, model: UsableModel, labels: Any, arms: list
     seat_lab = model.seat_label.ravel()
     found: list[tuple[float, str | None]] = []
     for k in arms:
+        if config.seat_from_root and edge_zone is not None and ns:
+            found.append((bool(rooted[k]), float(weight[k]), _root_seat(config, model, lab == k, edge_zone)))
+            continue
         sel = (lab == k) & (seat_lab >= 0)
         if not sel.any() or not ns:
             found.append((bool(rooted[k]), float(weight[k]), None))
