@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -82,11 +83,12 @@ class Turn:
     #: was over) — against a draw from the draw pile hidden in one of its reaches (decoder_draw_unseen)
     no_draw: bool = False
 
-    @property
+    # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
+    @functools.cached_property
     def plays(self) -> int:
         return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
 
-    @property
+    @functools.cached_property
     def draws(self) -> int:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
@@ -95,7 +97,8 @@ class Turn:
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
                     self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
-                    self.quiet, self.no_draw or other.no_draw)
+                    False, self.no_draw or other.no_draw)   # (quiet no more: a part leaves a trace, its
+        #                                                     traceless prior is paid back once, in _cut_cost)
 
     def shape(self) -> tuple:
         """What the turn did on the table and the rules (not how many reaches were read as draws)."""
@@ -172,6 +175,7 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
@@ -190,7 +194,11 @@ class TurnDecoder:
             hands = obs.extra.get("hands") if obs.extra else None
             if isinstance(hands, list):   # a hand over the table (its seat read or not)
                 if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
-                    self.interval.pause = t - self._hand_left
+                    # the table lay clear from after the last hand frame until before this one: the
+                    # pause between the reaches is the time between them less about one frame's time
+                    # (at 1 fps a player going on shows 2 s between hand frames, the next player 3-5 s)
+                    period = t - self._last_t if self._last_t is not None else 0.0
+                    self.interval.pause = max(0.0, t - self._hand_left - period)
                 if t is not None:
                     self._hand_left = t
                 self.interval.hand_frames += 1
@@ -198,6 +206,8 @@ class TurnDecoder:
                     seat = h.get("seat") if isinstance(h, dict) else None
                     if seat in self.seats:
                         self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
+            if t is not None:
+                self._last_t = t
             return
         fields = self._corrected(observation_fields(obs))
         costs = self._misread_costs(obs)
@@ -207,6 +217,7 @@ class TurnDecoder:
         self._usable.append(self.frame)
         if t is not None:
             self.times[self.frame] = t
+            self._last_t = t
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
