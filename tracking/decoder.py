@@ -37,6 +37,7 @@ The model (an HMM over table states, decoded by beam search):
 from __future__ import annotations
 
 import bisect
+import copy
 import dataclasses
 import functools
 import itertools
@@ -99,6 +100,12 @@ class Turn:
                     self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
                     False, self.no_draw or other.no_draw)   # (quiet no more: a part leaves a trace, its
         #                                                     traceless prior is paid back once, in _cut_cost)
+
+    def begun(self, frame: int) -> "Turn":
+        """This turn begun at `frame` (a copy: dataclasses.replace is slow in the cut search)."""
+        other = copy.copy(self)
+        object.__setattr__(other, "start", frame)
+        return other
 
     def shape(self) -> tuple:
         """What the turn did on the table and the rules (not how many reaches were read as draws)."""
@@ -581,6 +588,8 @@ class TurnDecoder:
         last = hyp.turns[-1] if hyp.turns else None
         key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
         cuts = self._memo.get(key)
+        if cuts is None and self._budget <= 0:
+            return []      # (this frame's budget of cuts is spent: no cut would be judged)
         if cuts is None:
             self._cur = interval
             after = dict(before)
@@ -603,7 +612,7 @@ class TurnDecoder:
                         turns[-1] = turns[-1].merged(part)
                         frames[-1] = self.frame
                     continue
-                turns.append(dataclasses.replace(part, start=self.frame) if part is not None
+                turns.append(part.begun(self.frame) if part is not None
                              else Turn(slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
