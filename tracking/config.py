@@ -67,7 +67,14 @@ class TrackingConfig:
     decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
     decoder_pause: float = 2.0           # a reading against the pause before the reach
     decoder_traceless: float = 6.0       # a turn that changed nothing the camera sees
-    decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table
+    decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table, at
+    #                                      most (less when the frames lie further apart than a reach lasts:)
+    decoder_reach_seconds_min: float = 0.6   # a hand covers the table this long in one reach at least ...
+    decoder_reach_seconds_max: float = 6.0   # ... and at most (spread evenly; a reach shorter than the time
+    #                                          between two usable frames may fall between them unseen)
+    decoder_draw_unseen: float = 0.5     # a turn over that played and was seen drawing nothing: its draw from
+    #                                      the draw pile made within the reach of its play (against it: it never
+    #                                      drew and the next player played out of turn, decoder_out_of_turn)
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further hand frame naming another seat than the one

@@ -177,7 +177,8 @@ class DecodedGame:
             frame = best.turn_frames[i] if i < len(best.turn_frames) else None
             t = self.decoder.times.get(frame, model.last_t or 0.0) if frame is not None else 0.0
             model.apply_turn(turn.seat, fields_to_observation(table, self._template), _tops(turn), t, frame,
-                             keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped)
+                             keys=[k for k, _ in turn.delta], hidden_draws=turn.unseen_draws, skipped=turn.skipped,
+                             no_draw=turn.no_draw)
             self._models.append(model)
             self._tables.append(table)
             self._folded.append((turn, turn.delta))

@@ -37,7 +37,9 @@ The model (an HMM over table states, decoded by beam search):
 from __future__ import annotations
 
 import bisect
+import copy
 import dataclasses
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -78,12 +80,16 @@ class Turn:
     before: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
     #: begun by a reach that changed nothing (its traceless prior paid then, with that reach's hands)
     quiet: bool = field(default=False, compare=False)
+    #: the turn ended without its player drawing (a rule break: the next player played before it
+    #: was over) — against a draw from the draw pile hidden in one of its reaches (decoder_draw_unseen)
+    no_draw: bool = False
 
-    @property
+    # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
+    @functools.cached_property
     def plays(self) -> int:
         return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
 
-    @property
+    @functools.cached_property
     def draws(self) -> int:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
@@ -92,7 +98,19 @@ class Turn:
                     self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
                     self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
                     self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
-                    self.quiet)
+                    False, self.no_draw or other.no_draw)   # (quiet no more: a part leaves a trace, its
+        #                                                     traceless prior is paid back once, in _cut_cost)
+
+    def begun(self, frame: int) -> "Turn":
+        """This turn begun at `frame` (a copy: dataclasses.replace is slow in the cut search)."""
+        other = copy.copy(self)
+        object.__setattr__(other, "start", frame)
+        return other
+
+    def shape(self) -> tuple:
+        """What the turn did on the table and the rules (not how many reaches were read as draws)."""
+        return (self.seat, self.lays, self.steps, self.row_discards, self.piles, self.wish_cards, self.tiles,
+                self.skipped, self.no_draw)
 
     def signature(self) -> dict[str, Any]:
         """tracking.check's terms (pile changes net per pile)."""
@@ -124,8 +142,10 @@ class Hypothesis:
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
-        ones that read the recent turns otherwise stay apart (so a close call can be asked about)."""
-        return (self.table, self.piles, self.turns[-recent:])
+        ones that read the recent turns otherwise stay apart (so a close call can be asked about);
+        turns over that differ only in which reaches were draws from the draw pile are one (they
+        would fill the beam with copies of one reading)."""
+        return (self.table, self.piles, tuple(t.shape() for t in self.turns[-recent:-1]), self.turns[-1:])
 
 
 @dataclass
@@ -138,6 +158,9 @@ class _Interval:
     #: seconds the table lay still before this reach (None: unknown): players go on with their own
     #: turn quickly and take over from another after a moment
     pause: float | None = None
+    #: seconds between the usable frames before and after (None: unknown): the longer, the likelier
+    #: a reach came and went between them unseen
+    span: float | None = None
 
 
 class TurnDecoder:
@@ -159,6 +182,7 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
@@ -177,7 +201,11 @@ class TurnDecoder:
             hands = obs.extra.get("hands") if obs.extra else None
             if isinstance(hands, list):   # a hand over the table (its seat read or not)
                 if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
-                    self.interval.pause = t - self._hand_left
+                    # the table lay clear from after the last hand frame until before this one: the
+                    # pause between the reaches is the time between them less about one frame's time
+                    # (at 1 fps a player going on shows 2 s between hand frames, the next player 3-5 s)
+                    period = t - self._last_t if self._last_t is not None else 0.0
+                    self.interval.pause = max(0.0, t - self._hand_left - period)
                 if t is not None:
                     self._hand_left = t
                 self.interval.hand_frames += 1
@@ -185,12 +213,18 @@ class TurnDecoder:
                     seat = h.get("seat") if isinstance(h, dict) else None
                     if seat in self.seats:
                         self.interval.hands[seat] = self.interval.hands.get(seat, 0) + 1
+            if t is not None:
+                self._last_t = t
             return
         fields = self._corrected(observation_fields(obs))
         costs = self._misread_costs(obs)
+        prev_t = self.times.get(self._usable[-1]) if self._usable else None
+        if t is not None and prev_t is not None:
+            self.interval.span = t - prev_t
         self._usable.append(self.frame)
         if t is not None:
             self.times[self.frame] = t
+            self._last_t = t
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
@@ -503,7 +537,8 @@ class TurnDecoder:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
                             + self.config.decoder_turn + self.config.decoder_traceless
-                            + self._owed_cost(last, dict(hyp.table)), hyp.turn_frames + (self.frame,)))
+                            + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last),
+                            hyp.turn_frames + (self.frame,)))
         return out
 
     def _hand_missing(self, hands: Mapping[str, int]) -> float:
@@ -519,6 +554,27 @@ class TurnDecoder:
         return min(cfg.decoder_hand_max, cfg.decoder_hand_unused * min(1.0, frames / 2.0)
                    + cfg.decoder_hand_frame * max(0, frames - 2))
 
+    def _unseen_reach_cost(self, interval: "_Interval") -> float:
+        """A change between two usable frames with no hand seen between them: a reach that fell
+        between the frames. A reach covers the table for decoder_reach_seconds_min..max (spread
+        evenly); one shorter than the time between the frames is missed with probability
+        (span − reach) / span: the chance is (span − min)² / (2·span·(max − min)). At most decoder_no_hand."""
+        cfg = self.config
+        span, lo, hi = interval.span, cfg.decoder_reach_seconds_min, cfg.decoder_reach_seconds_max
+        if span is None or span <= lo or hi <= lo:
+            return cfg.decoder_no_hand
+        # E[max(0, span − d)] / span for d uniform on [lo, hi]
+        p = ((span - lo) ** 2 - max(0.0, span - hi) ** 2) / (2.0 * span * (hi - lo))
+        return min(cfg.decoder_no_hand, -math.log(max(p, 1e-9)))
+
+    def _undrawn_cost(self, turn: Turn) -> float:
+        """A turn over that played and was seen drawing nothing: its draw from the draw pile hidden
+        in the reach of its play (decoder_draw_unseen) — unless it is read as never drawing (no_draw:
+        a rule break paid with the next turn's cut)."""
+        if turn.no_draw or turn.draws or not turn.plays:
+            return 0.0
+        return self.config.decoder_draw_unseen
+
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key(len(self.order) + 1)
         old = candidates.get(key)
@@ -532,6 +588,8 @@ class TurnDecoder:
         last = hyp.turns[-1] if hyp.turns else None
         key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
         cuts = self._memo.get(key)
+        if cuts is None and self._budget <= 0:
+            return []      # (this frame's budget of cuts is spent: no cut would be judged)
         if cuts is None:
             self._cur = interval
             after = dict(before)
@@ -542,9 +600,11 @@ class TurnDecoder:
                     after.pop(k, None)
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
-        for cost, parts, slots, new_piles in cuts:
+        for cost, parts, slots, new_piles, undrawn in cuts:
             turns = list(hyp.turns)
             frames = list(hyp.turn_frames)
+            if undrawn:
+                turns[-1] = dataclasses.replace(turns[-1], no_draw=True)
             for pos in range(max(parts) + 1):
                 part = parts.get(pos)
                 if pos == 0 and last is not None:
@@ -552,7 +612,7 @@ class TurnDecoder:
                         turns[-1] = turns[-1].merged(part)
                         frames[-1] = self.frame
                     continue
-                turns.append(dataclasses.replace(part, start=self.frame) if part is not None
+                turns.append(part.begun(self.frame) if part is not None
                              else Turn(slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
@@ -603,21 +663,27 @@ class TurnDecoder:
             [self.order.index(self.first)] if self.first in self.order else list(range(n)))
         hands = self._cur.hands
         out = []
-        variants: list[tuple[list[str], tuple[str, ...]]] = []   # (slots, who slot 1 skipped)
+        # (slots, who slot 1 skipped, the open turn over without a draw)
+        variants: list[tuple[list[str], tuple[str, ...], bool]] = []
         for start in starts:
             slots = [self.order[(start + i) % n] for i in range(n + 1)]
             if last is not None and last.skipped:
                 # after a turn out of turn either neighbour may go on: the player whose turn it was, or
                 # the one after the player who took it
                 nxt = self.order.index(last.skipped[0])
-                variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], ()))
-            variants.append((slots, ()))
+                variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], (), False))
+            variants.append((slots, (), False))
+            if last is not None and last.plays and not last.draws and not last.no_draw and n > 1:
+                # the open turn played and was not seen drawing: the next player playing now may
+                # have played before it was over (it never drew: the board game's "out of turn",
+                # the card game's hand not drawn back up)
+                variants.append((slots, () if self.card_game else (last.seat,), True))
             if last is not None:
                 # a seat whose fields changed, or whose hand was seen, playing before the seat whose
                 # turn it was (out of turn)
                 for seat in list(owned) + [s for s in self._cur.hands if s not in owned]:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
-                        variants.append(([slots[0], seat] + slots[1:], (slots[1],)))
+                        variants.append(([slots[0], seat] + slots[1:], (slots[1],), False))
         # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
         # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
         # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
@@ -638,7 +704,7 @@ class TurnDecoder:
         budget = min(cfg.decoder_cut_budget, self._budget)
         owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
-        for slots, skipped in variants:
+        for slots, skipped, undrawn in variants:
             owned_parts: dict[int, Turn] = {}
             ok = True
             for seat, keys in owned.items():
@@ -652,7 +718,7 @@ class TurnDecoder:
                 owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
             if not ok:
                 continue
-            fixed = (cfg.decoder_out_of_turn if skipped else 0.0) + tiles_cost
+            fixed = (cfg.decoder_out_of_turn if skipped or undrawn else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
@@ -676,22 +742,23 @@ class TurnDecoder:
                     if not parts:
                         continue
                     cost = base_cost + fixed
-                    if skipped:
-                        if 1 not in parts:
+                    if skipped or undrawn:
+                        if 1 not in parts or (undrawn and 0 in parts):
                             continue
-                        parts[1] = dataclasses.replace(parts[1], skipped=skipped)
+                        if skipped:
+                            parts[1] = dataclasses.replace(parts[1], skipped=skipped)
                     judged += 1
-                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules)
+                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules, undrawn)
                     new_piles = dict(piles)
                     for c in choice:
                         new_piles[c[0][0]] = c[2]
-                    out.append((cost, parts, slots, new_piles))
+                    out.append((cost, parts, slots, new_piles, undrawn))
                     if len(out) >= keep:
                         worst = sorted(x[0] for x in out)[keep - 1]
         self._budget -= judged
         out.sort(key=lambda x: x[0])
-        return [(cost, parts, slots, tuple(sorted(new_piles.items()))) for cost, parts, slots, new_piles
-                in out[:keep]]
+        return [(cost, parts, slots, tuple(sorted(new_piles.items())), undrawn)
+                for cost, parts, slots, new_piles, undrawn in out[:keep]]
 
     def _placements(self, n: int, events: int, owned: frozenset, loose: bool) -> list[tuple[float, tuple[int, ...]]]:
         """Every placement of `events` pile changes on the slots 0..n, with a lower bound of its cut's
@@ -743,7 +810,7 @@ class TurnDecoder:
         Tiles: a rule break), no trace at all (decoder_traceless, unless paid when it began), no card
         played that the camera saw (decoder_twin: it went onto its twin)."""
         cfg = self.config
-        cost = self._owed_cost(turn, table)
+        cost = self._owed_cost(turn, table) + self._undrawn_cost(turn)
         if turn.plays == 0 and turn.draws == 0 and not turn.steps and not turn.row_discards:
             if not turn.quiet:
                 cost += cfg.decoder_traceless
@@ -781,7 +848,7 @@ class TurnDecoder:
         return cost
 
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
-                  hands: Mapping[str, int], table: Fields, last_rules: float) -> float:
+                  hands: Mapping[str, int], table: Fields, last_rules: float, undrawn: bool = False) -> float:
         """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
         cfg = self.config
         cost = 0.0
@@ -791,6 +858,8 @@ class TurnDecoder:
             part = parts.get(pos)
             if pos == 0 and last is not None:
                 turn = last.merged(part) if part is not None else last
+                if undrawn:
+                    turn = dataclasses.replace(turn, no_draw=True)
             else:
                 turn = part if part is not None else Turn(slots[pos])
                 cost += cfg.decoder_turn
@@ -827,7 +896,7 @@ class TurnDecoder:
             cost += cfg.decoder_pause
         # (an observer that does not read hands: two covered frames in a row count as a hand)
         if self._cur.hand_frames == 0 and self._cur.covered < 2:
-            cost += cfg.decoder_no_hand
+            cost += self._unseen_reach_cost(self._cur)
         if hands:
             for seat in acting:
                 if not hands.get(seat):

@@ -84,6 +84,7 @@ class TurnFacts:
     wish_pair: bool
     hidden_plays: int = 0    # cards discarded onto their twins (a reach that changed nothing, then a draw)
     hidden_draws: int = 0    # cards drawn from the draw pile (the player's reaches that changed nothing)
+    no_draw: bool = False    # the turn ended without its player drawing (the decoder's reading)
 
     @property
     def plays(self) -> int:
@@ -102,7 +103,7 @@ class TurnFacts:
 
 
 def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence[TopChange], phase: str,
-               hidden_plays: int = 0, hidden_draws: int = 0) -> TurnFacts:
+               hidden_plays: int = 0, hidden_draws: int = 0, no_draw: bool = False) -> TurnFacts:
     """Count a turn's plays, draws, allowance (cards it may play) and points-tile points."""
     lays = row_discards = landings = points = 0
     wish_pair = False
@@ -131,7 +132,8 @@ def turn_facts(rules: GameRules, seat: str, report: ChangeReport, tops: Sequence
         allowance = max(allowance, 2 if wish_pair else allowance)
     else:
         allowance = 2 if wish_pair else 1
-    return TurnFacts(lays, discards, row_discards, draws, allowance, points, wish_pair, hidden_plays, hidden_draws)
+    return TurnFacts(lays, discards, row_discards, draws, allowance, points, wish_pair, hidden_plays, hidden_draws,
+                     no_draw)
 
 
 def _jumped_over(rules: GameRules, report: ChangeReport) -> set[str]:
@@ -205,6 +207,11 @@ def own_violations(rules: GameRules, setup: Setup, seat: str, report: ChangeRepo
             pair_without_card = True
             out.append(Violation("no-wish-card", f"{who} discarded two {values[0]}s but took no wish card: the "
                                  f"wish card {values[0]} is no longer in the middle", seat, {"wish": values[0]}))
+    if (not rules.is_board and phase == "play" and facts.no_draw and facts.plays and not facts.all_draws
+            and "draw-count" not in codes):
+        # (the board game's turn not drawn is the next player's "out-of-turn": they played before it was over)
+        out.append(Violation("draw-count", f"{who} played and did not draw back up before the next player "
+                             "played (RULES §3 Turn: play, then draw)", seat))
     if facts.plays > facts.allowance + (1 if pair_without_card else 0) and "two-cards" not in codes:
         what = []
         if facts.lays:

@@ -267,8 +267,8 @@ class GameModel:
         for t in self.turns:
             if closed_only and t.open:
                 continue
-            if t.phase != "play" or t.facts.from_hand <= 0:
-                continue  # (no drawing in the card game's last plays)
+            if t.phase != "play" or t.facts.from_hand <= 0 or t.facts.no_draw:
+                continue  # (no drawing in the card game's last plays, nor by a turn read as not drawing)
             drawn += max(0, t.facts.from_hand - t.facts.draws)
         return self.rules.draw_pile_start - drawn + self.draw_pile_found
 
@@ -291,7 +291,7 @@ class GameModel:
         if silent:
             return TurnRecord(move_id, seat, before, after, report, (), (), facts, (), False, phase, t_start, t,
                               frame, silent=True)
-        facts = turn_facts(self.rules, seat, report, tops, phase, facts.hidden_plays, facts.hidden_draws)
+        facts = turn_facts(self.rules, seat, report, tops, phase, facts.hidden_plays, facts.hidden_draws, facts.no_draw)
         own = tuple(own_violations(self.rules, self.setup, seat, report, facts, skipped, phase, tops))
         return TurnRecord(move_id, seat, before, after, reconcile(report, own, facts, phase), tuple(tops),
                           tuple(skipped), facts, own, True, phase, t_start, t, frame)
@@ -438,7 +438,8 @@ class GameModel:
         self.last_t, self.last_frame = t, frame
 
     def apply_turn(self, seat: str, after: Observation, tops: Sequence[TopChange], t: float, frame: int | None,
-                   *, keys: Sequence[FieldKey] = (), hidden_draws: int = 0, skipped: Sequence[str] = ()) -> None:
+                   *, keys: Sequence[FieldKey] = (), hidden_draws: int = 0, skipped: Sequence[str] = (),
+                   no_draw: bool = False) -> None:
         """One whole turn as the decoder read it (tracking.decoder): `seat` changed the fields `keys`
         of the table to `after` (discarding and drawing `tops`); the engine judges it, the score and
         the game's end follow."""
@@ -453,8 +454,8 @@ class GameModel:
             report = ChangeReport((), ())
         plays = sum(1 for tp in tops if tp.kind == "discard")
         hidden_plays = 1 if not silent and not plays and not any(k[0] in ("row", "points_row") for k in keys) \
-            and any(tp.kind == "draw" for tp in tops) else 0   # (its card went onto its twin: no trace)
-        facts = SILENT_FACTS if silent else TurnFacts(0, 0, 0, 0, 1, 0, False, hidden_plays, hidden_draws)
+            and (hidden_draws or any(tp.kind == "draw" for tp in tops)) else 0   # (its card went onto its twin: no trace)
+        facts = SILENT_FACTS if silent else TurnFacts(0, 0, 0, 0, 1, 0, False, hidden_plays, hidden_draws, no_draw)
         piles = {k[1] for k in keys if k[0] == "top"}   # (a pile drawn and discarded back on shows no change)
         self._add_turn(seat, before, after, report, tops, skipped, facts, t, frame, silent=silent, piles=piles,
                        pair_on_pile=any(k[0] == "wish_cards" for k in keys))

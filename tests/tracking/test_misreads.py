@@ -321,9 +321,6 @@ def test_a_card_the_deck_holds_once_read_twice_is_not_a_move(misread, held_back)
     assert [m["seat"] for m in snapshot["moves"]] == ["south"] and snapshot["warnings"] == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 17: decoder reads west's pink 8 -> 9 as a second card discarded (a second pink 9, which exists once "
-    "and lies deeper in the pile) and warns 'two-cards' on a legal game"))
 def test_a_card_the_deck_holds_once_showing_again_from_deeper_in_its_pile_was_drawn_down_to():
     """RULES §3 Turn (play one card, then draw): south discards a pink 9, west a pink 1; north's reach
     (a red 5 laid, the pink 1 drawn) runs into south's (a pink 8 discarded) with no still frame
