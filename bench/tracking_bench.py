@@ -9,10 +9,12 @@ legally, once with a rule-breaking move starting --illegal-rate of the turns (mo
 see: VISIBLE_CODES). When the last card drawn ends the game, the players declare it on the page
 (an "end" correction) right after that turn, as the issue has it. Frames come at 5 fps with a
 hand over the table for 1–2 s per turn and 1.5–4 s of stillness; the frames with a hand say whose
-arm it is (the "hands" extension; --no-hands drops it). Misreads are injected into --noise of the
-frames (a flipped card value, a pawn read as another player's, a missed tile, an unusable frame,
-a wrong reading held for 3–8 frames) and into hand frames (the seat not read in 10 × noise of
-them, read as the neighbouring seat in 5 × noise, now and then for 3–8 frames in a row).
+arm it is (the "hands" extension; --no-hands drops it). Misreads are injected by tracking/noise.py
+at --noise: the vision reader's own kinds of mistakes in their measured mix (cards, pawns, tiles,
+piles, wish stones and cards missed, extra or wrong; held over a still table and often over the
+next move; a still frame judged unusable; hand seats missed, moved or added; see docs/tracking.md
+"The noise model"). This bench feeds frames one at a time, so an arm frame read as a table shows
+the table before only (the session benches, which can read ahead, also show part of the next).
 
 Printed (targets from the issue):
   moves recovered exactly   visible true turns whose who/cards/pawn steps/pile changes the tracker
