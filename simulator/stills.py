@@ -40,7 +40,8 @@ def stills_size(folder: str | Path) -> tuple[int, int] | None:
     try:
         w, h = (int(v) for v in size)
     except (TypeError, ValueError):
-        raise MalformedInput(f"expected [width, height], got {size!r}", source=str(path), field="options.stills") from None
+        raise MalformedInput(f"expected [width, height], got {size!r}", source=str(path),
+                             field="options.stills") from None
     if w < 16 or h < 16:
         raise MalformedInput(f"a still of {w}x{h} is too small", source=str(path), field="options.stills")
     return w, h

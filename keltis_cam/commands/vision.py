@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--no-lens", action="store_true", help="read without the frames' lens model (K, dist)")
     p.add_argument("--limit", type=int, help="only the first N frames")
     p.add_argument("--errors", action="store_true",
-                   help="also list every error (pawns, tiles, card rows, wish stones and cards, points row, discard tops), frame by frame, with its kind")
+                   help="also list every error (pawns, tiles, card rows, wish stones and cards, points row, "
+                        "discard tops), frame by frame, with its kind")
     p.set_defaults(func=cmd_eval)
 
 

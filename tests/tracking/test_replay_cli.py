@@ -41,7 +41,8 @@ def test_replay_check_matches_truth(short_session, card_session):
 def test_replay_with_misreads_injects_them_by_kind_the_same_way_for_the_same_seed(short_session):
     results = []
     for seed in ("3", "3", "4"):
-        code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", seed, "--check", "--json")
+        code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", seed,
+                           "--check", "--json")
         results.append(json.loads(out))
     misreads = results[0]["misreads"]
     assert misreads["misread_frames"] > 0 and misreads["rate"] == 0.05
@@ -51,7 +52,8 @@ def test_replay_with_misreads_injects_them_by_kind_the_same_way_for_the_same_see
 
 
 def test_replay_with_misreads_still_recovers_the_moves(short_session):
-    code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", "3", "--check", "--json")
+    code, out, _ = run("replay", str(short_session), "--observer", "truth", "--noise", "0.05", "--seed", "3",
+                       "--check", "--json")
     result = json.loads(out)
     assert result["misreads"]["misread_frames"] > 0
     assert code == 0, result["check"]["mismatches"][:2]
