@@ -14,6 +14,7 @@ needed to reproduce it, plus the geometry that never changes: stones, markers, s
 """
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import random
@@ -269,6 +270,11 @@ class SessionPlan:
         """Frames filmed at opts.fps."""
         return int(math.floor(self.end_t * self.opts.fps)) + 1
 
+    def at(self, tk: float) -> tuple[int, int]:
+        """(steps whose table change has happened by time tk, the index of the state the table shows)."""
+        step_i = bisect.bisect_right([st.switch for st in self.steps], tk)
+        return step_i, (self.steps[step_i - 1].after if step_i else 0)
+
 
 def plan_session(opts: SessionOptions) -> SessionPlan:
     """Play the game of `opts` with the rules engine and plan each move's hand in time."""
@@ -400,14 +406,11 @@ def session_truth(opts: SessionOptions, plan: SessionPlan | None = None) -> dict
     table = plan.table
     cond_rng = np.random.default_rng([opts.seed, 14])
     cond = table.conditions
-    step_i = 0
     frames: list[tuple[float, dict[str, Any]]] = []
     for k in range(int(math.floor(plan.end_t * opts.fps)) + 1):
         tk = k / opts.fps
         cond = drift(cond, cond_rng, 1.0 / opts.fps) if k else cond
-        while step_i < len(plan.steps) and plan.steps[step_i].switch <= tk:
-            step_i += 1
-        state_i = plan.steps[step_i - 1].after if step_i else 0
+        step_i, state_i = plan.at(tk)
         poses, seats = _frame_hands(plan, step_i, tk, cond)
         boxes = [dict(_hand_truth(table.camera, pose), seat=seat) for pose, seat in zip(poses, seats)]
         truth = _frame_truth(plan, state_i, boxes)
@@ -453,7 +456,6 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
     cond_rng = np.random.default_rng([opts.seed, 14])
     cond = table.conditions
     n_frames = plan.n_frames
-    step_i = 0
     frame_times: list[float] = []
     usable_frames: list[bool] = []
     with SessionWriter(folder, info, overwrite=overwrite) as writer:
@@ -462,9 +464,7 @@ def record_session(out: str | Path, opts: SessionOptions, *, overwrite: bool = F
         for k in range(n_frames):
             tk = k / opts.fps
             cond = drift(cond, cond_rng, 1.0 / opts.fps) if k else cond
-            while step_i < len(steps) and steps[step_i].switch <= tk:
-                step_i += 1
-            state_i = steps[step_i - 1].after if step_i else 0
+            step_i, state_i = plan.at(tk)
             hands, hand_seats = _frame_hands(plan, step_i, tk, cond)
             frame = table.renderer.frame(scene_of(state_i), cond, frame_rng, hands=hands)
             render = frame.render

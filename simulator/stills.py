@@ -78,7 +78,7 @@ class SessionStills:
         return self._plan
 
     def _conditions_at(self, k: int) -> Any:
-        plan = self.plan
+        self.plan   # the game played once: the conditions start from its table's
         while len(self._conditions) <= k:
             self._conditions.append(drift(self._conditions[-1], self._cond_rng, 1.0 / self.video_fps))
         return self._conditions[k]
@@ -91,10 +91,7 @@ class SessionStills:
         k = min(int(k), plan.n_frames - 1)
         tk = k / self.video_fps
         cond = self._conditions_at(k)
-        step_i = 0
-        while step_i < len(plan.steps) and plan.steps[step_i].switch <= tk:
-            step_i += 1
-        state_i = plan.steps[step_i - 1].after if step_i else 0
+        step_i, state_i = plan.at(tk)
         hands, _seats = _frame_hands(plan, step_i, tk, cond)
         # the still's own sensor noise, the same each time this frame's still is asked for
         rng = np.random.default_rng([self.opts.seed, 15, k])
