@@ -1,6 +1,8 @@
 """The learned readers' network (vision.pawnnet.PatchNet.logits) computes its convolutions only where
 the pooling looks and adds bias and ReLU after the pooling: the same float32 values as the plain
-computation (kept here as the reference), on the weights in git and on odd patch sizes."""
+computation (kept here as the reference), on the weights in git and on odd patch sizes. Equal up to
+float32 rounding: a BLAS kernel may sum a product of another shape in another order (the pooled and
+the full convolution differ by ~1e-6 of the logits' size on some CPUs)."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,6 +26,12 @@ def reference_logits(net: PatchNet, x):
     return h @ net.w4 + net.b4
 
 
+def assert_same_logits(got, want):
+    """Equal up to float32 rounding of sums over a few hundred terms (relative to the logits' size)."""
+    scale = float(np.max(np.abs(want)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=4e-6 * scale)
+
+
 def random_net(rng, shape, f1=5, f2=7, extras=3, hidden=9, outputs=4) -> PatchNet:
     r, c, ch = shape
     pooled = (r // 2 // 2) * (c // 2 // 2) * f2
@@ -42,7 +50,7 @@ def test_the_weights_in_git_give_the_reference_logits(config):
     extras = net.w3.shape[0] - net.c2.shape[1] * (r // 4) * (c // 4)
     rng = np.random.default_rng(7)
     x = rng.normal(0, 0.5, size=(23, r * c * ch + extras)).astype(np.float32)
-    np.testing.assert_array_equal(net.logits(x), reference_logits(net, x))
+    assert_same_logits(net.logits(x), reference_logits(net, x))
 
 
 @pytest.mark.parametrize("shape", [(35, 17, 6), (31, 31, 6), (8, 8, 2), (9, 6, 3), (5, 5, 1)])
@@ -52,5 +60,5 @@ def test_odd_and_even_patch_sizes_give_the_reference_logits(shape):
     r, c, ch = shape
     x = rng.normal(size=(11, r * c * ch + 3)).astype(np.float32)
     got = net.logits(x)
-    np.testing.assert_array_equal(got, reference_logits(net, x))
+    assert_same_logits(got, reference_logits(net, x))
     np.testing.assert_array_equal(net.logits(x), got)     # the cached standardisation changes nothing
