@@ -261,10 +261,12 @@ def test_a_replay_with_stills_gives_the_still_of_the_frame_the_consumer_holds(se
     asked = []
     source = open_source(f"replay:{session}?speed={speed}", still_of=_still_of(asked))
     stills = {}
-    with source:
+    wanted = [2, 6]     # ask at the first frame held from each of these on (a paced replay skips
+    with source:        # frames a busy consumer misses, so a loaded machine may never hold frame 2)
         for f in source.frames():
             assert f.still is not None
-            if f.index in (2, 6):
+            if wanted and f.index >= wanted[0]:
+                wanted.pop(0)
                 picture = f.still()
                 assert picture is not None and picture.shape[:2] == (128, 192)
                 stills[f.index] = frame_number(picture)
@@ -273,7 +275,7 @@ def test_a_replay_with_stills_gives_the_still_of_the_frame_the_consumer_holds(se
     if speed == "fast":   # lossless: the consumer holds exactly the frame it asks about
         assert stills == {2: 2, 6: 6}
     else:                 # paced: a still is of the table now, the frame held or the one after it
-        assert stills[2] in (2, 3) and stills[6] in (6, 7)
+        assert len(stills) == 2 and all(n in (held, held + 1) for held, n in stills.items())
     assert len(asked) == 2
 
 
