@@ -4,13 +4,17 @@
     .venv/bin/python scripts/train_pawns.py features /tmp/pawn-train --out /tmp/train.npz
     .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
     .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
+    .venv/bin/python scripts/train_pawns.py score DEV_FOLDER --nets vision/models/pawns.npz:view NEW.npz:frame:2:2
 
-(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass".)
+(The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass"; the
+patches cut from the frame (`features --from-frame --step-mm ... --supersample K`, `train --init-step-mm`)
+and what they gave: "Seventh pass".)
 
 `render` writes board-game frames (both boards, 2-4 players, the simulator's full range of cameras,
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
-`train` reads every frame with the reader's own geometry and normalisation (vision.reader.Reader),
-cuts each path stone's patch (vision.pawnnet.stone_patches) and fits the small CNN in numpy.
+`features` reads every frame with the reader's own geometry and normalisation (vision.reader.Reader)
+and cuts each path stone's patch (vision.pawnnet.stone_features); `train` fits the small CNN in numpy;
+`score` is the dev harness (the board's pawns of weights files on frames, decoded as the reader does).
 The simulator is imported here, never by vision/ (tests/architecture/test_import_layers.py).
 """
 from __future__ import annotations
@@ -53,18 +57,36 @@ def render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _frame_samples(job: tuple[str, str, float, int, bool]) -> tuple[object, object] | None:
-    """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled."""
+def pawn_geometries(from_frame: bool | None, steps: list[float] | None, also_view: bool = False,
+                    supersample: int = 0) -> list[object]:
+    """The pawn patch configs `features` cuts (vision.pawnnet.PawnNetConfig): the reader's own by
+    default, else one per patch pitch, from the frame itself or from the board view (`also_view`: and
+    the board view's at the default pitch, the same stones, for comparisons)."""
+    from dataclasses import replace
+
+    from vision.pawnnet import DEFAULT_CONFIG
+
+    base = DEFAULT_CONFIG if from_frame is None else replace(DEFAULT_CONFIG, from_frame=from_frame)
+    out = [base] if not steps else [replace(base, step_mm=s) for s in steps]
+    if supersample:
+        out += [replace(g, frame_supersample=supersample) for g in out if g.from_frame]
+    return out + [replace(DEFAULT_CONFIG, from_frame=False)] if also_view else out
+
+
+def _frame_samples(job: tuple) -> tuple[object, ...] | None:
+    """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled.
+    With several pawn patch geometries, one feature array per geometry (the same stones) first."""
     import numpy as np
 
     from calibration.model import parse_calibration
     from engine.board import bundled_board
-    from vision.pawnnet import COLOURS, SMALL_CLASSES, stone_features
+    from vision.pawnnet import COLOURS, SMALL_CLASSES, build_patch_maps, stone_features
     from calibration.registration import register_board
     from vision.reader import Reader, board_model, read_image
     from vision.tilenet import CODES, EMPTY, tile_features
 
-    frame, truth_path, keep_empty, seed, with_tiles = job
+    frame, truth_path, keep_empty, seed, with_tiles = job[:5]
+    geometries = job[5] if len(job) > 5 else None
     truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
     if truth.get("game") != "keltis" or not truth.get("usable"):
         return None
@@ -79,7 +101,13 @@ def _frame_samples(job: tuple[str, str, float, int, bool]) -> tuple[object, obje
     reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
     log_norm, gain = reader.normalised_view(image)
     maps = reader.model.patches
-    x = stone_features(maps, log_norm, list(seats.values()))
+    xs = []
+    m = reader.model
+    for geo in geometries or [reader.config.pawn_net]:
+        gmaps = build_patch_maps(geo, m.board, m.view, m.log_art, m.pose, m.board_thickness)
+        assert gmaps.stones == maps.stones
+        xs.append(stone_features(gmaps, log_norm, list(seats.values()), image, gain))
+    x = xs[0]
     y = np.zeros((len(maps.stones), len(COLOURS), 2), np.int8)   # big count, small count (capped)
     index = {sid: i for i, sid in enumerate(maps.stones)}
     for p in truth["pawns"]:
@@ -99,13 +127,14 @@ def _frame_samples(job: tuple[str, str, float, int, bool]) -> tuple[object, obje
         near = any(math.hypot(s.x - o.x, s.y - o.y) < 70.0 for o in occupied)
         keep.append(bool(y[index[sid]].any()) or near or rng.random() < keep_empty)
     keep = np.array(keep)
+    more = tuple(v[keep].astype(np.float16) for v in xs[1:])
     if not with_tiles:
-        return x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), np.zeros((0, 1), np.float16), \
-            np.zeros(0, np.int8)
+        return (x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), np.zeros((0, 1), np.float16),
+                np.zeros(0, np.int8)) + more
     tmaps = reader.model.tile_maps
     tx = tile_features(tmaps, log_norm, image, gain)
     ty = np.array([CODES.index(truth["tiles"].get(sid) or EMPTY) for sid in tmaps.spots], np.int8)
-    return x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), tx.astype(np.float16), ty
+    return (x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), tx.astype(np.float16), ty) + more
 
 
 def features(args: argparse.Namespace) -> int:
@@ -113,9 +142,12 @@ def features(args: argparse.Namespace) -> int:
     pawn_y: N x 8 (per colour: big count, small count capped), tile_x, tile_y: code index)."""
     import numpy as np
 
+    from vision.pawnnet import patch_shape
+
     folder = Path(args.folder)
     truths = sorted((folder / "truth").glob("*.json"))
-    jobs = [(str(folder / "frames" / f"{t.stem}.jpg"), str(t), args.keep_empty, i, not args.pawns_only)
+    geometries = pawn_geometries(args.from_frame, args.step_mm, args.also_view, args.supersample)
+    jobs = [(str(folder / "frames" / f"{t.stem}.jpg"), str(t), args.keep_empty, i, not args.pawns_only, geometries)
             for i, t in enumerate(truths)]
     got: list[tuple] = []
     t0 = time.perf_counter()
@@ -136,11 +168,131 @@ def features(args: argparse.Namespace) -> int:
                 got.append(r)
             if k % 50 == 0:
                 print(f"{k}/{len(jobs)} frames  {time.perf_counter() - t0:.0f}s", flush=True)
-    cols = [np.concatenate([g[k] for g in got]) for k in range(4)]
-    np.savez(args.out, pawn_x=cols[0], pawn_y=cols[1], tile_x=cols[2], tile_y=cols[3])
-    print(f"{len(cols[0])} stones, {cols[0].shape[1]} features; {len(cols[2])} tile spots, {cols[2].shape[1]} "
-          f"features -> {args.out}")
+    cols = [np.concatenate([g[k] for g in got]) for k in range(4 + len(geometries) - 1)]
+    outs = [args.out] if len(geometries) == 1 else [_variant_path(args.out, g) for g in geometries]
+    for k, (geo, out) in enumerate(zip(geometries, outs)):
+        px = cols[0] if k == 0 else cols[3 + k]
+        # the patch geometry the features were cut with (`train` checks it against the reader's config)
+        np.savez(out, pawn_x=px, pawn_y=cols[1], tile_x=cols[2], tile_y=cols[3],
+                 pawn_shape=np.array(patch_shape(geo)), pawn_step_mm=np.array(geo.step_mm),
+                 pawn_from_frame=np.array(geo.from_frame))
+        print(f"{len(px)} stones, {px.shape[1]} features (step {geo.step_mm} mm, from_frame {geo.from_frame}); "
+              f"{len(cols[2])} tile spots, {cols[2].shape[1]} features -> {out}")
     return 0
+
+
+def _variant_path(out: str, geo: object) -> str:
+    p = Path(out)
+    ss = f"x{geo.frame_supersample}" if geo.from_frame and geo.frame_supersample > 1 else ""
+    return str(p.with_name(f"{p.stem}-{'frame' if geo.from_frame else 'view'}{geo.step_mm:g}{ss}{p.suffix}"))
+
+
+def _score_frame(job: tuple) -> list[tuple[int, int]] | None:
+    """(pawns, errors) per (weights, geometry) variant on one frame: the reader's own registration,
+    normalisation, decoding and start-crowd rule; only the board's pawns (vision.evaluation.count_pawns)."""
+    from dataclasses import replace
+
+    from calibration.model import parse_calibration
+    from calibration.registration import register_board
+    from engine.board import bundled_board
+    from vision.evaluation import count_pawns
+    from vision.pawnnet import build_patch_maps, load_net
+    from vision.reader import PAWNS_PER_PLAYER, Reader, board_model, read_image
+
+    frame, truth_path, variants = job
+    truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
+    if truth.get("game") != "keltis" or not truth.get("usable"):
+        return None
+    cal = parse_calibration(truth["render"]["calibration"], truth_path)
+    table = truth if truth.get("seats") else (truth.get("table") or {})
+    seats = {s: v["player"] for s, v in table["seats"].items()}
+    reader = Reader(cal, game="keltis", board=bundled_board(truth["board"]), seats=seats)
+    image = read_image(frame)
+    reg = register_board(reader.config.registration, cal, image)
+    if not reg.ok:
+        return None
+    reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
+    log_norm, gain = reader.normalised_view(image)
+    m = reader.model
+    out = []
+    for weights, geo in variants:
+        reader.pawn_net = load_net(weights)
+        reader.config = replace(reader.config, pawn_net=geo)
+        reader.model = replace(m, patches=build_patch_maps(geo, m.board, m.view, m.log_art, m.pose, m.board_thickness))
+        dets, _conf = reader._net_detections(log_norm, image, gain)
+        pawns, _c = reader._pawn_list(dets, crowd=reader.config.crowd_rule_for_net)
+        read = {"pawns": [{"stone": p.stone, "player": p.player, "big": p.big} for p in pawns]}
+        out.append(count_pawns(truth, read))
+    return out
+
+
+def score(args: argparse.Namespace) -> int:
+    """Per-element pawn error of weights files on frames (a dev harness: the board's pawns only, each
+    frame registered and normalised once for all variants). NET: PATH[:frame|view[:STEP_MM]]."""
+    from dataclasses import replace
+
+    from vision.evaluation import list_frames
+    from vision.pawnnet import DEFAULT_CONFIG
+
+    variants = []
+    for spec in args.nets:
+        path, *rest = spec.split(":")
+        geo = DEFAULT_CONFIG
+        if rest:
+            geo = replace(geo, from_frame=rest[0] == "frame")
+        if len(rest) > 1:
+            geo = replace(geo, step_mm=float(rest[1]))
+        if len(rest) > 2:
+            geo = replace(geo, frame_supersample=int(rest[2]))
+        variants.append((path, geo))
+    jobs = [(str(f), str(t), variants) for folder in args.folders for f, t in list_frames(Path(folder))]
+    totals = [[0, 0] for _ in variants]
+    frames = 0
+    t0 = time.perf_counter()
+    for k, job in enumerate(jobs):
+        got = _score_frame(job)
+        if got is None:
+            continue
+        frames += 1
+        for tot, (n, e) in zip(totals, got):
+            tot[0] += n
+            tot[1] += e
+        if k % 25 == 0:
+            print(f"{k}/{len(jobs)} frames  {time.perf_counter() - t0:.0f}s", flush=True)
+    for spec, (n, e) in zip(args.nets, totals):
+        print(f"{spec}: pawns {100 * e / max(n, 1):.2f} % ({e}/{n}) on {frames} frames")
+    return 0
+
+
+def _moved_dense_weights(w3, old_shape, new_hw, f2, old_step, new_step, back_mm):
+    """The dense layer's weights of a net trained on patches of another pitch, for patches of
+    `new_step`: each pooled cell of the new patch takes the weights of the old pooled cell nearest
+    to the stretch of board it sees (a cell covers 4 x 4 samples), shared among the new cells that
+    took them (so a pattern seen alike keeps its sum); the extra inputs' weights unchanged."""
+    import numpy as np
+
+    orows, ocols = old_shape[0], old_shape[1]
+    o2r, o2c = orows // 4, ocols // 4
+    n2r, n2c = new_hw[0] // 4, new_hw[1] // 4
+    old_cells = w3[:o2r * o2c * f2].reshape(o2r, o2c, f2, -1)
+
+    def centre_mm(i, step, n_samples, across):
+        centre = 4 * i + 1.5
+        return (centre - (n_samples - 1) / 2.0) * step if across else centre * step - back_mm
+
+    def nearest(mm, step, n_samples, n_cells, across):
+        i = ((mm / step + (n_samples - 1) / 2.0) if across else (mm + back_mm) / step) - 1.5
+        return int(min(n_cells - 1, max(0, round(i / 4))))
+
+    ri = [nearest(centre_mm(i, new_step, new_hw[0], False), old_step, orows, o2r, False) for i in range(n2r)]
+    ci = [nearest(centre_mm(j, new_step, new_hw[1], True), old_step, ocols, o2c, True) for j in range(n2c)]
+    new_cells = old_cells[np.ix_(ri, ci)]
+    share = np.zeros((o2r, o2c), np.float32)
+    for r in ri:
+        for c in ci:
+            share[r, c] += 1
+    new_cells = new_cells / np.maximum(share[np.ix_(ri, ci)], 1.0)[:, :, None, None]
+    return np.concatenate([new_cells.reshape(n2r * n2c * f2, -1), w3[o2r * o2c * f2:]]).astype(np.float32)
 
 
 def _pool(x):
@@ -202,15 +354,20 @@ def train(args: argparse.Namespace) -> int:
     colour jitter augmentation) and write its weights."""
     import numpy as np
 
-    from vision.pawnnet import COLOURS, DEFAULT_CONFIG as PAWN_CFG, SMALL_CLASSES, PatchNet, im2col3
+    from vision.pawnnet import COLOURS, DEFAULT_CONFIG as PAWN_CFG, SMALL_CLASSES, PatchNet, im2col3, patch_shape
     from vision.tilenet import CODES, DEFAULT_CONFIG as TILE_CFG
 
     pawns = args.kind == "pawns"
     key = "pawn" if pawns else "tile"
     heads = [2, SMALL_CLASSES] * len(COLOURS) if pawns else [len(CODES)]
     if pawns:
-        rows = int(round((PAWN_CFG.patch_back_mm + PAWN_CFG.patch_front_mm) / PAWN_CFG.step_mm)) + 1
-        cols = int(round(2 * PAWN_CFG.patch_u_mm / PAWN_CFG.step_mm)) + 1
+        rows, cols = patch_shape(PAWN_CFG)
+        shapes = {tuple(int(v) for v in np.load(f)["pawn_shape"]) for f in args.data if "pawn_shape" in np.load(f)}
+        args.step_mm_of_data = PAWN_CFG.step_mm
+        if shapes:   # the features' own patch geometry (features --step-mm)
+            assert len(shapes) == 1, f"feature files cut with different patch shapes: {shapes}"
+            rows, cols = shapes.pop()
+            args.step_mm_of_data = float(np.load(args.data[0])["pawn_step_mm"])
     else:
         rows = cols = int(round(2 * TILE_CFG.half_mm / TILE_CFG.step_mm)) + 1
     ch = 6
@@ -254,7 +411,17 @@ def train(args: argparse.Namespace) -> int:
         from vision.pawnnet import load_net
 
         old = load_net(args.init)
-        params = {k: v.astype(np.float32) for k, v in old.arrays().items() if k in params}
+        if tuple(old.shape) != (rows, cols, ch):   # another patch pitch: its dense weights moved to the new cells
+            assert pawns and old.c2.shape[1] == f2 and old.w3.shape[1] == h, "only the patch pitch may differ"
+            old_step = args.init_step_mm or PAWN_CFG.step_mm
+            new_step = args.step_mm_of_data
+            w3_old = np.asarray(old.w3, np.float32)
+            w3_new = _moved_dense_weights(w3_old, old.shape, (rows, cols), f2, old_step, new_step,
+                                          PAWN_CFG.patch_back_mm)
+            params = {k: v.astype(np.float32) for k, v in old.arrays().items() if k in params}
+            params["w3"] = w3_new
+        else:
+            params = {k: v.astype(np.float32) for k, v in old.arrays().items() if k in params}
         mean, scale = old.mean, old.scale
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v2 = {k: np.zeros_like(v) for k, v in params.items()}
@@ -397,6 +564,16 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--keep-empty", type=float, default=0.3)
     f.add_argument("--jobs", type=int, default=1)
     f.add_argument("--pawns-only", action="store_true", help="skip the tile spots' patches")
+    f.add_argument("--from-frame", action=argparse.BooleanOptionalAction, default=None,
+                   help="pawn patches cut from the frame itself (default: as PawnNetConfig.from_frame)")
+    f.add_argument("--step-mm", type=float, nargs="*",
+                   help="pawn patch pitch(es); several write one file each (OUT-frame1.5.npz, ...)")
+    f.add_argument("--also-view", action="store_true", help="also the board view's patches (OUT-view2.npz)")
+    f.add_argument("--supersample", type=int, default=0,
+                   help="also each frame geometry with k x k sub-samples a sample (OUT-frame2x2.npz)")
+    sc = sub.add_parser("score", help="per-element pawn error of weights on frames (dev harness)")
+    sc.add_argument("folders", nargs="+")
+    sc.add_argument("--nets", nargs="+", required=True, help="PATH[:frame|view[:STEP_MM]]")
     t = sub.add_parser("train", help="fit a classifier")
     t.add_argument("kind", choices=("pawns", "tiles"))
     t.add_argument("data", nargs="+", help="feature files written by `features`")
@@ -415,11 +592,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--positive-weight", type=float, default=2.0, help="loss weight of a present pawn or tile")
     t.add_argument("--crowd-weight", type=float, default=1.0, help="loss weight of a stone with 2+ pawns")
     t.add_argument("--init", help="start from these weights instead of at random")
+    t.add_argument("--init-step-mm", type=float,
+                   help="the patch pitch of --init's weights when they differ from the data's (default: the config's)")
     t.add_argument("--val", type=float, default=0.1)
     t.add_argument("--val-data", nargs="*", help="feature files held out for validation (default: a share)")
     t.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    return {"render": render, "features": features, "train": train}[args.cmd](args)
+    return {"render": render, "features": features, "train": train, "score": score}[args.cmd](args)
 
 
 if __name__ == "__main__":

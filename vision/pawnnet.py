@@ -7,10 +7,14 @@ axis points from the camera's nadir through the stone, the way a pawn's head lea
 pawn looks alike in every stone's patch whatever the camera's yaw and position; how far its head
 leans (the lift of a 50 mm point, `lift_mm`) is an input. The art's patches are cut once too.
 
-Per frame (`stone_features`): one remap of the colour-normalised log view (vision.appearance: the
-lamp's colour, exposure and glare veil divided out against the board's art) into a mosaic of all
-stones' patches; in each patch, what is left of a white-balance error is removed by the patch's own
-median difference to the art. The inputs are that difference and the corrected colour per pixel,
+Per frame (`stone_features`): with `from_frame` (off by default), the patches' samples are cut from the
+frame itself: their board points projected through the pose once per registration, each sample the
+mean of `frame_supersample`² frame samples over its cell, divided by the appearance stage's gain and
+less its veil at the stone (vision.appearance: the lamp's colour, exposure and glare veil against the
+board's art) and logged (`frame_patches`; as vision.tilenet does for tiles). Otherwise the board view,
+itself resampled and box-blurred, is used (one remap of its colour-normalised log into a mosaic
+of all stones' patches). In each patch, what is left of a white-balance error is removed by the
+patch's own median difference to the art. The inputs are that difference and the corrected colour per pixel,
 the lift, the distance to the start stone's rim (the start crowd may spill onto the first stones)
 and which of the four player colours are in play (only those are possible answers).
 
@@ -44,6 +48,11 @@ class PawnNetConfig:
     patch_u_mm: float = 16.0      # half width across the lean
     patch_back_mm: float = 16.0   # behind the stone's centre (towards the nadir)
     patch_front_mm: float = 52.0  # beyond it (a big pawn's head leans up to ~45 mm at 25° tilt)
+    # cut the patches from the frame itself through the pose, not from the board view (off: the shipped
+    # weights were trained on the board view's patches; docs/vision.md "Seventh pass" for frame-cut nets)
+    from_frame: bool = False
+    log_offset: float = 12.0      # as vision.appearance's offset (the log of a normalised colour; from_frame)
+    frame_supersample: int = 2    # from_frame: each sample the mean of k x k frame samples across its cell
     big_threshold: float = 0.3    # probability of a big pawn above which it is read
     small_bias: float = 0.0       # log-odds added per small pawn (a prior; 0: the classifier's own odds)
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
@@ -63,19 +72,44 @@ class PatchMaps:
     map_y: Any = field(repr=False)
     art: Any = field(repr=False)          # N x rows x cols x 3 log art
     extras: Any = field(repr=False)       # N x 2: lift of a 50 mm point / 50 mm, start-rim distance / 100 mm
+    frame_x: Any = field(repr=False, default=None)   # float32 (N*rows) x cols, frame pixels (from_frame)
+    frame_y: Any = field(repr=False, default=None)
+    centres: Any = field(repr=False, default=None)   # N x 2 int: each stone's view pixel (x, y)
+    log_offset: float = 12.0
+    supersample: int = 1                             # frame samples per patch sample and side (from_frame)
 
 
-def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any) -> PatchMaps:
-    """Every path stone's patch in the board view (see the module docstring): once per registration."""
+def patch_offsets(config: PawnNetConfig) -> tuple[Any, Any]:
+    """(across the lean, along it) sample offsets in mm of one stone's patch: symmetric across the lean
+    (the second look mirrors the patch there), from `patch_back_mm` behind to `patch_front_mm` beyond."""
+    import numpy as np
+
+    n = int(math.floor(2 * config.patch_u_mm / config.step_mm + 1e-6)) + 1
+    us = config.step_mm * (np.arange(n) - (n - 1) / 2.0)
+    vs = np.arange(-config.patch_back_mm, config.patch_front_mm + 1e-6, config.step_mm)
+    return us, vs
+
+
+def patch_shape(config: PawnNetConfig) -> tuple[int, int]:
+    """(rows, cols) of one stone's patch (along the lean, across it)."""
+    us, vs = patch_offsets(config)
+    return len(vs), len(us)
+
+
+def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any, pose: Any = None,
+                     board_thickness_mm: float = 3.0) -> PatchMaps:
+    """Every path stone's patch in the board view (see the module docstring) and, given the pose and
+    `config.from_frame`, in the frame itself (the board's top surface projected through the pose):
+    once per registration."""
     import cv2
     import numpy as np
 
-    us = np.arange(-config.patch_u_mm, config.patch_u_mm + 1e-6, config.step_mm)
+    us, vs = patch_offsets(config)
     vs = np.arange(-config.patch_back_mm, config.patch_front_mm + 1e-6, config.step_mm)
     vv, uu = np.meshgrid(vs, us, indexing="ij")
     nx, ny = view.nadir
     start = next((s for s in board.stones.values() if s.kind == "start"), None)
-    ids, mx, my, extras = [], [], [], []
+    ids, mx, my, extras, axes = [], [], [], [], []
     for sid, s in board.stones.items():
         if s.kind == "start":
             continue
@@ -87,6 +121,7 @@ def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any)
         ys = s.y + uu * py + vv * ay
         mx.append((xs * view.ppm - 0.5).astype(np.float32))
         my.append((ys * view.ppm - 0.5).astype(np.float32))
+        axes.append((s.x, s.y, ax, ay, px, py))
         lx, ly, _k = view.lifted(s.x, s.y, 50.0)
         rim = math.hypot(s.x - start.x, s.y - start.y) - start.r if start is not None else 500.0
         extras.append((math.hypot(lx - s.x, ly - s.y) / 50.0, min(rim, 200.0) / 100.0))
@@ -94,8 +129,22 @@ def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any)
     map_x, map_y = np.concatenate(mx), np.concatenate(my)
     rows, cols = vv.shape
     art = cv2.remap(log_art.astype(np.float32), map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    frame_x = frame_y = centres = None
+    k = max(1, int(config.frame_supersample))
+    if config.from_frame and pose is not None:
+        # k x k sub-samples spread evenly over each sample's cell (k = 1: the sample itself)
+        sub = ((np.arange(k) + 0.5) / k - 0.5) * config.step_mm
+        fv, fu = np.meshgrid((vs[:, None] + sub[None, :]).ravel(), (us[:, None] + sub[None, :]).ravel(), indexing="ij")
+        xs = np.concatenate([x0 + fu * px + fv * ax for x0, _y0, ax, _ay, px, _py in axes]).ravel()
+        ys = np.concatenate([y0 + fu * py + fv * ay for _x0, y0, _ax, ay, _px, py in axes]).ravel()
+        uv = pose.project(np.stack([xs, ys, np.full(xs.size, -board_thickness_mm)], 1))
+        frame_x = uv[:, 0].reshape(len(ids) * rows * k, cols * k).astype(np.float32)
+        frame_y = uv[:, 1].reshape(len(ids) * rows * k, cols * k).astype(np.float32)
+        w, h = view.size_px
+        centres = np.array([(min(w - 1, max(0, int(board.stones[sid].x * view.ppm))),
+                             min(h - 1, max(0, int(board.stones[sid].y * view.ppm)))) for sid in ids], np.int64)
     return PatchMaps(tuple(ids), (rows, cols), map_x, map_y, art.reshape(len(ids), rows, cols, 3),
-                     np.array(extras, np.float32))
+                     np.array(extras, np.float32), frame_x, frame_y, centres, config.log_offset, k)
 
 
 def median_axis1(x: Any) -> Any:
@@ -117,15 +166,49 @@ def in_play_vector(players: Sequence[str]) -> Any:
     return np.array([1.0 if c in players else 0.0 for c in COLOURS], np.float32)
 
 
-def stone_features(maps: PatchMaps, log_norm: Any, players: Sequence[str]) -> Any:
-    """N x F float32 inputs of the classifier, one row per stone of `maps.stones` (see module doc)."""
+def frame_patches(maps: PatchMaps, image: Any, gain: Any) -> Any:
+    """N x rows x cols x 3 log colour of every stone's patch cut from the frame itself (`maps.frame_x`,
+    `frame_y`), divided by the appearance stage's gain and less its veil (vision.appearance's (gain,
+    offset) maps, taken at each stone's centre) as the normalised view is: log(max(frame - offset, 0) /
+    gain + log_offset), as vision.tilenet's patches from the frame."""
     import cv2
     import numpy as np
 
     n = len(maps.stones)
     rows, cols = maps.shape
-    patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
+    raw = cv2.remap(image, maps.frame_x, maps.frame_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    k = maps.supersample
+    if k > 1:   # each sample the mean of its cell's k x k frame samples (a box filter: no aliasing);
+        # INTER_AREA by a whole factor is exactly the block mean (~3x faster than numpy's mean here)
+        raw = cv2.resize(raw.astype(np.float32), (cols, n * rows), interpolation=cv2.INTER_AREA)
+        raw = raw.reshape(n, rows, cols, 3)
+    else:
+        raw = raw.reshape(n, rows, cols, 3).astype(np.float32)
+    cx, cy = maps.centres[:, 0], maps.centres[:, 1]
+    g = gain[0][cy, cx][:, None, None, :]
+    o = gain[1][cy, cx][:, None, None, :]
+    raw -= o
+    np.maximum(raw, 0.0, out=raw)
+    raw /= np.maximum(g, 1e-3)
+    raw += np.float32(maps.log_offset)
+    return np.log(raw, out=raw)
+
+
+def stone_features(maps: PatchMaps, log_norm: Any, players: Sequence[str], image: Any = None,
+                   gain: Any = None) -> Any:
+    """N x F float32 inputs of the classifier, one row per stone of `maps.stones` (see module doc):
+    from the frame (`image`, with the appearance stage's (gain, offset) maps) when the maps were built
+    for it, else from the colour-normalised log view."""
+    import cv2
+    import numpy as np
+
+    n = len(maps.stones)
+    rows, cols = maps.shape
+    if maps.frame_x is not None and image is not None and gain is not None:
+        patch = frame_patches(maps, image, gain)
+    else:
+        patch = cv2.remap(log_norm.astype(np.float32, copy=False), maps.map_x, maps.map_y, cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE).reshape(n, rows, cols, 3)
     diff = patch - maps.art
     med = median_axis1(diff.reshape(n, -1, 3))[:, None, None, :]
     diff = diff - med
@@ -350,9 +433,11 @@ def second_look(config: PawnNetConfig, net: PatchNet, x: Any, p_big: Any, p_smal
 
 
 def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
-                     players: Sequence[str], limits: tuple[int, int] = (1, 4)) -> list[StonePawns]:
-    """Every path stone's pawns of the players in play (see the module docstring and decode_pawns)."""
-    x = stone_features(maps, log_norm, players)
+                     players: Sequence[str], limits: tuple[int, int] = (1, 4), image: Any = None,
+                     gain: Any = None) -> list[StonePawns]:
+    """Every path stone's pawns of the players in play (see the module docstring and decode_pawns);
+    `image` and `gain` (the appearance stage's maps): the frame, for maps built from it."""
+    x = stone_features(maps, log_norm, players, image, gain)
     p_big, p_small = pawn_probabilities(net, x)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
     p_big, p_small = second_look(config, net, x, p_big, p_small, cols)
@@ -384,8 +469,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     seats = parse_seats(args.seats) or seats_from_truth(args.image)
     players = list(seats.values()) if seats else list(COLOURS)
-    maps = build_patch_maps(DEFAULT_CONFIG, board, view, log_art)
-    found = read_stone_pawns(DEFAULT_CONFIG, net, maps, log_norm, players)
+    from .appearance import DEFAULT_CONFIG as APPEARANCE
+    from .appearance import normalise
+    from .geometry import DEFAULT_CONFIG as GEOMETRY
+
+    _norm, gain = normalise(APPEARANCE, view.warp(image), art, view.ppm)
+    maps = build_patch_maps(DEFAULT_CONFIG, board, view, log_art, pose, GEOMETRY.board_thickness_mm)
+    found = read_stone_pawns(DEFAULT_CONFIG, net, maps, log_norm, players, image=image, gain=gain)
     for sp in found:
         if sp.pawns:
             names = ", ".join(p + (" big" if b else "") for p, b in sp.pawns)

@@ -124,7 +124,8 @@ def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registrati
                                     config.geometry.board_thickness_mm)
     if not pawn_net:
         kernels = build_stone_kernels(config.pawns, board, view, components)
-    patches = build_patch_maps(config.pawn_net, board, view, log_art) if pawn_net else None
+    patches = (build_patch_maps(config.pawn_net, board, view, log_art, pose, config.geometry.board_thickness_mm)
+               if pawn_net else None)
     tile_maps = (build_tile_maps(config.tile_net, board, view, log_art, pose, config.geometry.board_thickness_mm)
                  if tile_net else None)
     return BoardModel(board, components, registration, pose, view, art, log_art, spots, kernels, fine, patches,
@@ -323,7 +324,7 @@ class Reader:
                 tiles = TileReading(codes, old_tiles.piles, old_tiles.chosen, margins, reading.confidence)
         t3 = _clock()
         if use_pawn_net:
-            dets, net_conf = self._net_detections(log_norm)
+            dets, net_conf = self._net_detections(log_norm, image, gain)
         else:
             expected = m.log_art.copy()
             paint_expected(expected, m.spots, tiles)
@@ -363,11 +364,13 @@ class Reader:
             timings.update(warp=(t1 - t0) * 1000, normalise=(_clock() - t1) * 1000)
         return log_norm, gain
 
-    def _net_detections(self, log_norm: Any) -> tuple[list[PawnDetection], float]:
-        """The learned reader's pawns as detections at their stones, and its confidence."""
+    def _net_detections(self, log_norm: Any, image: Any = None, gain: Any = None
+                        ) -> tuple[list[PawnDetection], float]:
+        """The learned reader's pawns as detections at their stones, and its confidence (`image`, `gain`:
+        the frame and the appearance stage's maps, for patches cut from the frame)."""
         m = self.model
         found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
-                                 PAWNS_PER_PLAYER)
+                                 PAWNS_PER_PLAYER, image=image, gain=gain)
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]

@@ -63,7 +63,7 @@ def test_only_the_colours_in_play_are_read_on_a_stone(monkeypatch):
     maps = _patch_maps_for(net, n)
     patches = rng.normal(0, 0.8, (n, rows * cols, 3)).astype(np.float32)
 
-    def fake_features(_maps, _log_norm, players):
+    def fake_features(_maps, _log_norm, players, _image=None, _gain=None):
         flat = np.concatenate([patches, patches], axis=2).reshape(n, -1)
         return np.concatenate([flat, _maps.extras, np.broadcast_to(pn.in_play_vector(players), (n, 4))], axis=1)
 
