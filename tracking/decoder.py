@@ -845,6 +845,13 @@ class TurnDecoder:
             cost += cfg.decoder_rule * (plays - allow)
         if draws > allow:
             cost += cfg.decoder_rule * (draws - allow)
+        # a card drawn back from the pile it was discarded onto this turn (RULES §1 Turn, card game
+        # "Drawing": cards discarded this turn cannot be drawn)
+        top_by: dict[str, tuple[str, Any]] = {}
+        for pile, old, new, kind in turn.piles:
+            if kind == "draw" and top_by.get(pile) == ("discard", old):
+                cost += cfg.decoder_rule
+            top_by[pile] = (kind, new)
         return cost
 
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],

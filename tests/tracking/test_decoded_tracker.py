@@ -239,3 +239,26 @@ def test_a_card_the_camera_keeps_misreading_stays_as_the_players_corrected_it():
     snap = tracker.snapshot()
     assert snap["table"]["seats"][seat]["rows"][colour][:len(good_row)] == good_row
     assert not [w for w in snap["warnings"] if not w["withdrawn"]]
+
+
+def test_two_discards_shown_by_one_frame_are_not_read_as_a_card_drawn_back_by_its_player():
+    """RULES §1 Turn (card game "Drawing"): a card discarded this turn cannot be drawn back. At 1/2 s
+    one frame shows the yellow 1 one player discarded and the red 9 the next one discarded; the next
+    frame shows the yellow 1 drawn. Read as the second player discarding the yellow 1 and drawing it
+    back, the turns cost the same as the truth did before session 10 (and the tie gave a
+    draw-own-discard warning on a legal game); the rule break is now a prior (decoder_rule)."""
+    start = table({"south": {"red": ["2"]}}, {})
+    laid = table({"south": {"red": ["2", "4"]}}, {})
+    both = table({"south": {"red": ["2", "4"]}}, {"yellow": "1", "red": "9"})
+    after = table({"south": {"red": ["2", "4"]}}, {"red": "9"})
+    frames = [start, start, hand("south"), hand("south"), laid, laid, hand("west"), hand("west"), hand("west"),
+              hand("north"), both, hand("north"), after, after, after]
+    tracker = decoding()
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": SEATS, "rules": {}})
+    for i, frame in enumerate(frames):
+        tracker.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i * 2.0, i)
+    tracker.finish()
+    turns = [(t.seat, sorted((tp.pile, tp.old, tp.new) for tp in t.tops)) for t in tracker.decoded.model.turns]
+    assert turns == [("south", []), ("west", [("yellow", None, "1")]),
+                     ("north", [("red", None, "9"), ("yellow", "1", None)])]
+    assert tracker.snapshot()["warnings"] == []
