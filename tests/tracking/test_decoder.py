@@ -126,7 +126,8 @@ def test_the_truth_of_two_turns_shown_by_one_frame_gives_each_its_own_pile_chang
         return {"usable": True, "discard_tops": {"red": red, "yellow": yellow}}
 
     frames = [tops(None, None), {"usable": False}, tops("10", "1"), {"usable": False}, tops("10", None)]
-    events = [{"frame": 2, "seat": "north", "move": {"move": "discard", "seat": "north", "colour": "yellow", "value": 1}},
+    events = [{"frame": 2, "seat": "north",
+               "move": {"move": "discard", "seat": "north", "colour": "yellow", "value": 1}},
               {"frame": 2, "seat": "north", "move": {"move": "draw", "seat": "north", "from": "pile"}},
               {"frame": 2, "seat": "south", "move": {"move": "discard", "seat": "south", "colour": "red", "value": 10}},
               {"frame": 4, "seat": "south", "move": {"move": "draw", "seat": "south", "from": "yellow"}}]
