@@ -256,6 +256,46 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     return out
 
 
+def why(stream: dict[str, Any], mismatch: dict[str, Any], before: int = 12, after: int = 4) -> str:
+    """The true frames around a mismatch (from `before` frames ahead of its first true move to `after`
+    past its last): each usable frame's fields that changed since the last usable frame, each hand
+    frame's seats, and the true moves shown by each frame (the truth, not the misread frames)."""
+    from tracking.check import true_turns_of_session
+    from tracking.stability import observation_fields
+
+    session = MemorySession(stream)
+    turns, _ = true_turns_of_session(session)
+    true_sigs, _ = true_signatures_of_session(session)
+    shown = [k for k, sig in enumerate(true_sigs) if visible(sig)]
+    frames = [f for t in mismatch["true"] for f in turns[shown[t["index"] - 1]].get("frames", []) if f is not None]
+    if not frames:
+        tracked = [t.get("index") for t in mismatch["tracked"]]
+        return f"      (no true move to place it: tracked turns {tracked})"
+    lo, hi = min(frames) - before, max(frames) + after
+    moves: dict[int, list[str]] = {}
+    for line in stream["events"]:
+        if isinstance(line.get("move"), dict) and line.get("frame") is not None:
+            moves.setdefault(line["frame"], []).append(
+                f"{line['move'].get('seat')} {json.dumps({k: v for k, v in line['move'].items() if k != 'seat'})}"
+                + (f" (injected {line.get('expected_code')})" if line.get("injected") else ""))
+    out, last = [], None
+    for i, (t, truth) in enumerate(stream["frames"]):
+        if i > hi:
+            break
+        if truth.get("usable"):
+            fields = observation_fields(parse_observation(truth))
+            if i >= lo:
+                diff = sorted(((k, last.get(k), fields.get(k)) for k in set(last or {}) | set(fields)
+                               if last is not None and last.get(k) != fields.get(k)), key=str)
+                out.append(f"      {i:5d} {t:8.1f}s table " + "; ".join(f"{k}: {a} -> {b}" for k, a, b in diff))
+            last = fields
+        elif i >= lo:
+            out.append(f"      {i:5d} {t:8.1f}s hands {[h.get('seat') for h in truth.get('hands') or []]}")
+        if i >= lo:
+            out += [f"              move {m}" for m in moves.get(i, [])]
+    return "\n".join(out)
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))] if xs else float("nan")
@@ -272,6 +312,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the games' truth streams")
     parser.add_argument("--show", type=int, default=2, help="mismatches shown per game (stderr)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--why", action="store_true",
+                        help="with each mismatch shown, the true frames around it (stderr): every usable "
+                             "frame's changed fields, every hand frame's seats, the true moves")
     parser.add_argument("--decoder", action="store_true",
                         help="run tracking.decoded.DecodedGame (the turn decoder, judged by the engine) "
                              "instead of the tracker")
@@ -312,6 +355,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                               f"final {'ok' if r['final_match'] else 'WRONG'}", file=sys.stderr)
                         for mm in c["mismatches"][:args.show]:
                             print(f"    true    {mm['true']}\n    tracked {mm['tracked']}", file=sys.stderr)
+                            if args.why:
+                                print(why(stream, mm), file=sys.stderr)
                         if not illegal:
                             for w in r["warnings"][:args.show]:
                                 print(f"    warning move {w['move_id']} {w['code']}: {w['message']}", file=sys.stderr)

@@ -6,6 +6,7 @@ recovered exactly. The command itself lives in the app layer (keltis_cam/command
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 from typing import Any, Iterable, Mapping, Sequence
@@ -109,9 +110,10 @@ def true_turns_of_session(session: Any) -> tuple[list[dict[str, Any]], dict[str,
         frame = line.get("frame", line.get("frame_index"))
         if not turns or turns[-1]["seat"] != move["seat"]:
             turns.append({"seat": move["seat"], "moves": [], "frame": frame,
-                          "violations": []})
+                          "violations": [], "frames": []})
         turns[-1]["moves"].append(move)
         turns[-1]["frame"] = frame
+        turns[-1]["frames"].append(frame)
         turns[-1]["violations"].extend(line.get("violations") or [])
     return turns, final
 
@@ -128,17 +130,86 @@ def true_signatures_of_session(session: Any) -> tuple[list[dict[str, Any]], dict
         data = session.truth(FrameRef(int(index), 0.0, "", session.folder / truth_file(int(index))))
         return dict((data or {}).get("discard_tops") or {})
 
-    first = next((ref.index for ref in session.frames
-                  if (session.truth(ref) or {}).get("usable", False)), None)
+    usable = [ref.index for ref in session.frames if (session.truth(ref) or {}).get("usable", False)]
+    first = usable[0] if usable else None
     before = tops_at(first)
     sigs = []
-    for turn in turns:
+    for i, turn in enumerate(turns):
         after = tops_at(turn["frame"]) if turn["frame"] is not None else before
+        after = _tops_between(turn, turns[i + 1:], after, usable, tops_at)
         piles = [(p, before.get(p), after.get(p)) for p in set(before) | set(after)]
         codes = [v.get("code") if isinstance(v, dict) else v for v in turn["violations"]]
         sigs.append(signature_of_moves(turn["seat"], turn["moves"], piles, codes))
         before = after
     return sigs, final
+
+
+def _pile_effects(move: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+    """The discard piles a true move changes: (pile, the card it puts on top, or _DRAWN for a card
+    drawn off); None when that cannot be told from the move alone."""
+    kind = move.get("move")
+    if kind == "draw":
+        src = move.get("from")
+        return [] if src in (None, "pile") else [(str(src), _DRAWN)]
+    if kind in ("discard", "tile-discard", "discard-pair"):
+        cards = move.get("cards") if kind == "discard-pair" else [move.get("card")] if "card" in move else None
+        if cards is None:       # board game: {"colour", "value"}
+            return [(str(move.get("colour")), str(move.get("value")))]
+        out = []
+        for text in cards:
+            try:
+                card = parse_card(str(text))
+                out.append((card.colour or "points", card.row_code))
+            except (ValueError, TypeError):
+                return None
+        return out
+    return []
+
+
+_DRAWN = object()
+
+
+def _tops_between(turn: Mapping[str, Any], later: Sequence[Mapping[str, Any]], after: dict[str, Any],
+                  usable: Sequence[int], tops_at) -> dict[str, Any]:
+    """The discard tops after `turn` when the next turns' first moves show in the same frame as its
+    last one (at a low frame rate a frame may hold the end of one turn and the start of the next):
+    the tops that frame shows, with each pile a later turn changed in it put back as it was after
+    this turn (the card this turn put there, else the pile as the usable frame before showed it)."""
+    frame = turn["frame"]
+    if frame is None:
+        return after
+    touched: set[str] = set()
+    for nxt in later:
+        moves = [m for m, f in zip(nxt["moves"], nxt.get("frames") or []) if f == frame]
+        if not moves:
+            break
+        for m in moves:
+            effects = _pile_effects(m)
+            if effects is None:
+                return after
+            touched |= {p for p, _ in effects}
+        if len(moves) < len(nxt["moves"]):
+            break
+    if not touched:
+        return after
+    out = dict(after)
+    k = bisect.bisect_left(usable, frame) - 1
+    prev = tops_at(usable[k]) if k >= 0 else {}
+    mine: dict[str, Any] = {}
+    for m, f in zip(turn["moves"], turn.get("frames") or []):
+        if f == frame:
+            effects = _pile_effects(m)
+            if effects is None:
+                return after
+            mine.update(effects)
+    for pile in touched:
+        if pile in mine:
+            if mine[pile] is _DRAWN:
+                return after      # (the card below is known only from a frame)
+            out[pile] = mine[pile]
+        else:
+            out[pile] = prev.get(pile)
+    return out
 
 
 def align_turns(true_sigs: Sequence[Mapping[str, Any]], tracked_sigs: Sequence[Mapping[str, Any]]) -> dict[int, int]:

@@ -46,6 +46,13 @@ class TrackingConfig:
     #                                      1e-5 made a few frames' phantom card cost more than a made-up turn)
     decoder_misread_hold_max: float = 6.0   # ... in all at most this for one misread held frame after frame
     #                                         (nothing moved: the reader sees the same thing the same way)
+    decoder_misread_kept: float = 0.0    # the same misread read again in the first usable frame after a hand
+    #                                      (a move elsewhere keeps it: the reader's misreads of a still table
+    #                                      outlast the next move on ~73 % of tables, tracking.noise
+    #                                      HELD_OVER_MOVES); it then holds at decoder_misread_held per frame anew.
+    #                                      0: off, priced as a new misread (1.0 on the session-10 dev seeds:
+    #                                      +2 turns exact at 2 %, -6 at 5 %, 1 fps — a real change left as a
+    #                                      kept misread got cheaper too)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

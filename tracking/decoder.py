@@ -397,8 +397,15 @@ class TurnDecoder:
             # (a misread held from frame to frame, with no hand between; one seen again after a
             # hand is a new misread: the hand changed what the camera sees)
             going_on = {k for k in diff if no_hand and k in held and held[k][0] == fields.get(k)}
+            # the same misread read again after a hand (a move elsewhere leaves what the reader sees
+            # there as it was: it reads it the same way): decoder_misread_kept, not a new misread; the
+            # still moment it begins pays decoder_misread_held per frame afresh
+            kept = {k for k in diff if not no_hand and k in held and held[k][0] == fields.get(k)
+                    } if cfg.decoder_misread_kept > 0 else set()
             misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
-                           if k in going_on else self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                           if k in going_on else
+                           min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                           if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
                        for k in diff}
             # (field, reading, held cost paid, paid for this reading, the frame the field began to be
             # read otherwise than this table: a reading changing meanwhile keeps that frame)
@@ -845,6 +852,13 @@ class TurnDecoder:
             cost += cfg.decoder_rule * (plays - allow)
         if draws > allow:
             cost += cfg.decoder_rule * (draws - allow)
+        # a card drawn back from the pile it was discarded onto this turn (RULES §1 Turn, card game
+        # "Drawing": cards discarded this turn cannot be drawn)
+        top_by: dict[str, tuple[str, Any]] = {}
+        for pile, old, new, kind in turn.piles:
+            if kind == "draw" and top_by.get(pile) == ("discard", old):
+                cost += cfg.decoder_rule
+            top_by[pile] = (kind, new)
         return cost
 
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],

@@ -116,6 +116,39 @@ def test_every_decoder_weight_is_a_tracking_setting():
         TrackingConfig.from_json({"decoder_beam": "wide"})
 
 
+def test_the_truth_of_two_turns_shown_by_one_frame_gives_each_its_own_pile_changes():
+    """At 1/2 s one frame may show the end of one turn and the start of the next (truth events of two
+    seats at one frame): the truth's pile changes are each turn's own (session 10: the frame's tops
+    gave the next player's discard to the player before)."""
+    from tracking.check import true_signatures_of_session
+
+    def tops(red, yellow):
+        return {"usable": True, "discard_tops": {"red": red, "yellow": yellow}}
+
+    frames = [tops(None, None), {"usable": False}, tops("10", "1"), {"usable": False}, tops("10", None)]
+    events = [{"frame": 2, "seat": "north",
+               "move": {"move": "discard", "seat": "north", "colour": "yellow", "value": 1}},
+              {"frame": 2, "seat": "north", "move": {"move": "draw", "seat": "north", "from": "pile"}},
+              {"frame": 2, "seat": "south", "move": {"move": "discard", "seat": "south", "colour": "red", "value": 10}},
+              {"frame": 4, "seat": "south", "move": {"move": "draw", "seat": "south", "from": "yellow"}}]
+
+    class Session:
+        folder = __import__("pathlib").Path("/nonexistent")
+
+        def __init__(self):
+            self.frames = [type("Ref", (), {"index": i}) for i in range(len(frames))]
+
+        def truth(self, ref):
+            return frames[ref.index]
+
+        def events(self):
+            return events
+
+    truth, _ = true_signatures_of_session(Session())
+    assert [(t["seat"], t["piles"]) for t in truth] == [
+        ("north", ["yellow:None>1"]), ("south", ["red:None>10", "yellow:1>None"])]
+
+
 def test_a_recorded_session_decodes_exactly_as_the_camera_delivers_it():
     """A short `sim session` game (its truth stream, no pictures): every visible turn exact."""
     from simulator.record import SessionOptions, session_truth
