@@ -16,6 +16,7 @@ the thread waits until a consumer has taken each frame, so a replay delivers eve
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -129,6 +130,7 @@ class CaptureThreadSource(FrameSource):
         self._started_at: float | None = None
         self._still_asked = self._still_done = 0     # stills asked for / answered (the capture thread takes them)
         self._still_picture: Any = None
+        self._still_for: int | None = None           # the index of the frame the consumer asked about
         self._serving_still = False                  # the capture thread is taking a still right now
         self.detail: dict[str, Any] = {}
 
@@ -145,15 +147,19 @@ class CaptureThreadSource(FrameSource):
     #: Whether _take_still() gives full-resolution pictures (a subclass that can take them says so).
     takes_stills = False
 
-    def _take_still(self) -> Any:
-        """On the capture thread: a full-resolution picture now (the subclass's camera), or None."""
+    def _take_still(self, of_frame: int | None = None) -> Any:
+        """On the capture thread: a full-resolution picture now (the subclass's camera), or None.
+        `of_frame`: the index of the frame the consumer holds (a live camera takes the table as it is
+        now; a recording gives that frame's still, whatever it has read since)."""
         return None
 
-    def still(self, timeout: float = 5.0) -> Any:
+    def still(self, timeout: float = 5.0, of_frame: int | None = None) -> Any:
         """A full-resolution picture of the table, taken by the capture thread between two frames
-        (only it may talk to the camera); None when none came within `timeout` seconds."""
+        (only it may talk to the camera); None when none came within `timeout` seconds. Each Frame's
+        `still` asks it with that frame's index."""
         with self._cond:
             ticket = self._still_asked = self._still_asked + 1
+            self._still_for = of_frame
             self._cond.notify_all()
             self._cond.wait_for(lambda: self._still_done >= ticket or self._finished() or self._stop.is_set(),
                                 timeout)
@@ -162,12 +168,12 @@ class CaptureThreadSource(FrameSource):
     def _serve_still(self) -> None:
         """On the capture thread: answer the stills asked for since the last one (one picture for all)."""
         with self._cond:
-            asked = self._still_asked
+            asked, of_frame = self._still_asked, self._still_for
         if asked <= self._still_done:
             return
         self._serving_still = True
         try:
-            picture = self._take_still()
+            picture = self._take_still(of_frame)
         except Exception as exc:  # noqa: BLE001 - a failed still is no lost camera; the video frame is read
             log.warning("%s: the full-resolution still failed: %s", self.name, exc)
             picture = None
@@ -324,8 +330,10 @@ class CaptureThreadSource(FrameSource):
                 pass
         with self._cond:
             self._seq += 1
-            self._frame = Frame(image, float(timestamp), self._seq - 1 if index is None else int(index),
-                                self._seq, now, small, self.still if self.takes_stills else None)
+            frame_index = self._seq - 1 if index is None else int(index)
+            # the frame's still is of that frame (a replay may have read the next one meanwhile)
+            still = functools.partial(self.still, of_frame=frame_index) if self.takes_stills else None
+            self._frame = Frame(image, float(timestamp), frame_index, self._seq, now, small, still)
             self._recent.append(now)
             if self._state != RUNNING:
                 self._state = RUNNING

@@ -266,8 +266,9 @@ class Picamera2Source(CaptureThreadSource):
         self._counter += 1
         return image, timestamp, index, small
 
-    def _take_still(self) -> Any:
-        """A full-resolution picture (BGR) now: the still configuration, one capture, back to video."""
+    def _take_still(self, of_frame: int | None = None) -> Any:
+        """A full-resolution picture (BGR) now: the still configuration, one capture, back to video
+        (`of_frame` is not used: a live camera takes the table as it is now)."""
         cam = self._cam
         if cam is None:
             return None

@@ -50,11 +50,14 @@ class ReplaySource(CaptureThreadSource):
     def _close(self) -> None:
         pass
 
-    def _take_still(self) -> Any:
-        """The still of the frame delivered last (the one the consumer holds)."""
-        if self._still_of is None or self._delivered is None:
+    def _take_still(self, of_frame: int | None = None) -> Any:
+        """The still of the frame the consumer holds (`of_frame`; else the one delivered last). In a
+        fast replay the capture thread reads the next frame as soon as one is taken: the frame
+        delivered last may already be the next one, and a still of it made replays differ run to run."""
+        index = of_frame if of_frame is not None else self._delivered
+        if self._still_of is None or index is None:
             return None
-        return self._still_of(self._delivered)
+        return self._still_of(index)
 
     def _read(self) -> tuple[Any, float, int] | None | object:
         frames = self.session.frames

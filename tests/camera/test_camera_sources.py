@@ -279,6 +279,21 @@ def test_a_replay_with_stills_gives_the_still_of_the_frame_the_consumer_holds(se
     assert len(asked) == 2
 
 
+def test_a_fast_replay_gives_the_still_of_the_frame_held_even_after_the_next_was_read(session):
+    """The capture thread reads the next frame as soon as one is taken; a consumer that asks for the
+    still a while later (the reader was busy) still gets the still of the frame it holds, so a replay
+    reads the same stills on every run."""
+    asked = []
+    source = open_source(f"replay:{session}?speed=fast", still_of=_still_of(asked))
+    stills = {}
+    with source:
+        for f in source.frames():
+            if f.index in (2, 6):
+                time.sleep(0.3)          # the next frame is read meanwhile
+                stills[f.index] = frame_number(f.still())
+    assert stills == {2: 2, 6: 6} and asked == [2, 6]
+
+
 def test_a_replay_without_stills_offers_none(session):
     with open_source(f"replay:{session}?speed=fast") as source:
         assert all(f.still is None for f in source.frames())
