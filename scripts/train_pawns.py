@@ -73,33 +73,45 @@ def pawn_geometries(from_frame: bool | None, steps: list[float] | None, also_vie
     return out + [replace(DEFAULT_CONFIG, from_frame=False)] if also_view else out
 
 
-def _frame_samples(job: tuple) -> tuple[object, ...] | None:
-    """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled.
-    With several pawn patch geometries, one feature array per geometry (the same stones) first."""
-    import numpy as np
-
+def _registered_reader(frame: str, truth_path: str) -> tuple[dict, object, object, object, object] | None:
+    """(truth, reader with the learned readers' board model, image, log view, gain) of a usable board-game
+    frame whose markers register; None otherwise (the hand-set readers' templates are not built)."""
     from calibration.model import parse_calibration
-    from engine.board import bundled_board
-    from vision.pawnnet import COLOURS, SMALL_CLASSES, build_patch_maps, stone_features
     from calibration.registration import register_board
+    from engine.board import bundled_board
     from vision.reader import Reader, board_model, read_image
-    from vision.tilenet import CODES, EMPTY, tile_features
 
-    frame, truth_path, keep_empty, seed, with_tiles = job[:5]
-    geometries = job[5] if len(job) > 5 else None
     truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
     if truth.get("game") != "keltis" or not truth.get("usable"):
         return None
     cal = parse_calibration(truth["render"]["calibration"], truth_path)
-    seats = {s: v["player"] for s, v in truth["seats"].items()}
+    table = truth if truth.get("seats") else (truth.get("table") or {})
+    seats = {s: v["player"] for s, v in table["seats"].items()}
     reader = Reader(cal, game="keltis", board=bundled_board(truth["board"]), seats=seats)
     image = read_image(frame)
     reg = register_board(reader.config.registration, cal, image)
     if not reg.ok:
         return None
-    # the learned readers' patches only (the hand-set readers' templates are not needed)
     reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
     log_norm, gain = reader.normalised_view(image)
+    return truth, reader, image, log_norm, gain
+
+
+def _frame_samples(job: tuple) -> tuple[object, ...] | None:
+    """(features, labels) of one frame's path stones; empty stones far from any pawn are subsampled.
+    With several pawn patch geometries, one feature array per geometry (the same stones) first."""
+    import numpy as np
+
+    from vision.pawnnet import COLOURS, SMALL_CLASSES, build_patch_maps, stone_features
+    from vision.tilenet import CODES, EMPTY, tile_features
+
+    frame, truth_path, keep_empty, seed, with_tiles = job[:5]
+    geometries = job[5] if len(job) > 5 else None
+    registered = _registered_reader(frame, truth_path)
+    if registered is None:
+        return None
+    truth, reader, image, log_norm, gain = registered
+    seats = {s: v["player"] for s, v in truth["seats"].items()}
     maps = reader.model.patches
     xs = []
     m = reader.model
@@ -192,27 +204,14 @@ def _score_frame(job: tuple) -> list[tuple[int, int]] | None:
     normalisation, decoding and start-crowd rule; only the board's pawns (vision.evaluation.count_pawns)."""
     from dataclasses import replace
 
-    from calibration.model import parse_calibration
-    from calibration.registration import register_board
-    from engine.board import bundled_board
     from vision.evaluation import count_pawns
     from vision.pawnnet import build_patch_maps, load_net
-    from vision.reader import PAWNS_PER_PLAYER, Reader, board_model, read_image
 
     frame, truth_path, variants = job
-    truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
-    if truth.get("game") != "keltis" or not truth.get("usable"):
+    registered = _registered_reader(frame, truth_path)
+    if registered is None:
         return None
-    cal = parse_calibration(truth["render"]["calibration"], truth_path)
-    table = truth if truth.get("seats") else (truth.get("table") or {})
-    seats = {s: v["player"] for s, v in table["seats"].items()}
-    reader = Reader(cal, game="keltis", board=bundled_board(truth["board"]), seats=seats)
-    image = read_image(frame)
-    reg = register_board(reader.config.registration, cal, image)
-    if not reg.ok:
-        return None
-    reader.model = board_model(reader.config, cal, reg, reader.board, reader.components, pawn_net=True, tile_net=True)
-    log_norm, gain = reader.normalised_view(image)
+    truth, reader, image, log_norm, gain = registered
     m = reader.model
     out = []
     for weights, geo in variants:
