@@ -105,7 +105,6 @@ def build_patch_maps(config: PawnNetConfig, board: Any, view: Any, log_art: Any,
     import numpy as np
 
     us, vs = patch_offsets(config)
-    vs = np.arange(-config.patch_back_mm, config.patch_front_mm + 1e-6, config.step_mm)
     vv, uu = np.meshgrid(vs, us, indexing="ij")
     nx, ny = view.nadir
     start = next((s for s in board.stones.values() if s.kind == "start"), None)
