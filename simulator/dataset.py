@@ -26,6 +26,7 @@ from .record import hand_pose, HandPlan, setup_table
 from .scene import TableLayout
 
 DARK_EXPOSURE = 0.15   # below this a frame is marked unusable, reason "too-dark"
+ARM_OVER_PLAY_MM2 = 100.0   # an arm hiding at least this much of the play area (a fingertip) makes a frame unusable
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,9 @@ def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = N
     frame = table.renderer.frame(scene, cond, rng, hands=hands)
     for h, seat in zip(frame.render["hands"], seats):
         h["seat"] = seat
-    in_view = [h for h in frame.render["hands"] if h["in_view"]]
+    # The rule (Vision I item 5): a frame with an arm over the play area is unusable; a hand
+    # in the picture beyond it (resting at the table's edge, reaching past an empty seat) hides nothing.
+    in_view = [h for h in frame.render["hands"] if h["in_view"] and h.get("over_play_mm2", 0.0) >= ARM_OVER_PLAY_MM2]
     if in_view:
         reason = "motion" if any(h["moving"] for h in in_view) else "occluded"
     elif cond.exposure < DARK_EXPOSURE:

@@ -22,7 +22,8 @@ from .pawns import pawn_side_view
 
 
 def _write_png(path: Path, img: np.ndarray) -> None:
-    ok, buf = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 6])
+    # PNG is lossless at any level: 1 writes the set several times faster than 6 for a little more disk
+    ok, buf = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:
         raise OSError(f"cannot encode {path.name}")
     path.write_bytes(buf.tobytes())

@@ -218,3 +218,34 @@ def _hand_shadow(canvas, camera, parts, light_dir, strength):
     m = cv2.resize(mask, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
     roi = canvas[Y0:Y1, X0:X1]
     roi[:] = (roi.astype(np.float32) * (1 - strength * 0.8 * m[..., None])).astype(np.uint8)
+
+
+def arm_over_mm2(pose: HandPose, camera_centre: np.ndarray, regions: list[np.ndarray], grid_mm: float = 2.0) -> float:
+    """How much of the table inside `regions` (polygons, N×2 mm) the arm hides from the camera (mm²).
+
+    Each capsule's end rings are sent from the camera's centre down onto the table (z = 0): the
+    table points behind the arm. Their convex hulls are rasterised on a `grid_mm` grid and met with
+    the regions. Lens distortion moves both alike, so it is left out."""
+    c = np.asarray(camera_centre, np.float64)
+    hulls = []
+    th = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    for p0, p1, r0, r1, _ in hand_capsules(pose):
+        ring = [np.stack([p[0] + r * np.cos(th), p[1] + r * np.sin(th), np.full(12, p[2])], 1)
+                for p, r in ((p0, r0), (p1, r1))]
+        pts = np.vstack(ring)
+        k = -c[2] / np.maximum(pts[:, 2] - c[2], 1e-6)          # from the centre through the point to z = 0
+        hulls.append((c[:2] + (pts[:, :2] - c[:2]) * k[:, None]))
+    allpts = np.vstack(hulls)
+    reg = np.vstack(regions)
+    lo = np.maximum(allpts.min(0), reg.min(0)) - grid_mm
+    hi = np.minimum(allpts.max(0), reg.max(0)) + grid_mm
+    if np.any(hi <= lo):
+        return 0.0
+    w, h = (int(math.ceil(v)) + 1 for v in (hi - lo) / grid_mm)
+    arm = np.zeros((h, w), np.uint8)
+    play = np.zeros((h, w), np.uint8)
+    for pts in hulls:
+        cv2.fillConvexPoly(arm, cv2.convexHull(np.round((pts - lo) / grid_mm).astype(np.int32)), 1)
+    for poly in regions:
+        cv2.fillPoly(play, [np.round((np.asarray(poly) - lo) / grid_mm).astype(np.int32)], 1)
+    return float(np.count_nonzero(arm & play)) * grid_mm * grid_mm

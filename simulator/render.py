@@ -23,7 +23,7 @@ from . import components as comp
 from . import textures as tx
 from .camera import Camera
 from .conditions import Conditions
-from .hands import HandPose, draw_hand, hand_capsules
+from .hands import HandPose, arm_over_mm2, draw_hand, hand_capsules
 from .pawns import Lighting3D, draw_turned, mug_profile, pawn_profile, revolve, turned_shadow
 from .scene import Flat, Scene, TableLayout
 
@@ -501,7 +501,7 @@ class Renderer:
             canvas = static.copy()
             for pose in hands:
                 draw_hand(canvas, cam, pose, conditions.light_dir, conditions.shadow_strength, rng)
-                hand_boxes.append(_hand_truth(cam, pose))
+                hand_boxes.append(_hand_truth(cam, pose, self.layout))
         m1, m2 = cam.distortion_maps
         img = cv2.remap(canvas, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         img = self._post(img, conditions, rng)
@@ -601,8 +601,9 @@ def _pts(a: np.ndarray) -> list[list[float]]:
     return [[round(float(x), 2), round(float(y), 2)] for x, y in a]
 
 
-def _hand_truth(cam: Camera, pose: HandPose) -> dict[str, Any]:
-    """The hand's box in the output image (its capsules' outline points through the lens)."""
+def _hand_truth(cam: Camera, pose: HandPose, layout: TableLayout | None = None) -> dict[str, Any]:
+    """The hand's box in the output image (its capsules' outline points through the lens) and, with
+    the layout, how much of the play area the arm hides from the camera (`over_play_mm2`)."""
     pts = []
     for p0, p1, r0, r1, _ in hand_capsules(pose):
         for p, r in ((p0, r0), (p1, r1)):
@@ -613,9 +614,12 @@ def _hand_truth(cam: Camera, pose: HandPose) -> dict[str, Any]:
     w, h = cam.size
     x0, y0 = np.clip(q.min(0), 0, [w, h])
     x1, y1 = np.clip(q.max(0), 0, [w, h])
-    return {"box": [round(float(x0), 1), round(float(y0), 1), round(float(x1), 1), round(float(y1), 1)],
-            "moving": pose.moving, "motion_px": [round(float(v), 1) for v in pose.motion],
-            "in_view": bool(x1 > x0 and y1 > y0)}
+    out = {"box": [round(float(x0), 1), round(float(y0), 1), round(float(x1), 1), round(float(y1), 1)],
+           "moving": pose.moving, "motion_px": [round(float(v), 1) for v in pose.motion],
+           "in_view": bool(x1 > x0 and y1 > y0)}
+    if layout is not None:
+        out["over_play_mm2"] = round(arm_over_mm2(pose, cam.C, layout.play_regions()), 1)
+    return out
 
 
 def render_truth(scene: Scene, cam: Camera, layout: TableLayout) -> dict[str, Any]:

@@ -211,6 +211,16 @@ class TableLayout:
             pts.extend(m.tolist())
         return np.array(pts, np.float64)
 
+    def play_regions(self) -> list[np.ndarray]:
+        """The play area as polygons on the table (each N×2 mm): the board (card game: the middle of
+        the table), each seat in play and each pile. An arm over any of them hides pieces."""
+        W, H = self.size
+        out = [np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float64)]
+        out.extend(self.frames[s].corners() for s in self.seats)
+        for x, y, _ in self.piles.values():
+            out.append(np.array([[x - 45, y - 55], [x + 45, y - 55], [x + 45, y + 55], [x - 45, y + 55]], np.float64))
+        return out
+
     def pieces_area(self) -> np.ndarray:
         """Board, seats in play and piles, without the markers (N×2 mm)."""
         W, H = self.size

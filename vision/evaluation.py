@@ -500,6 +500,8 @@ class FrameResult:
     read_hands: list[str | None] | None = None
     groups: dict[str, tuple[int, int]] = field(default_factory=dict)
     cards_in_view: bool = True      # every card lies in the picture (a low camera may cut seats off)
+    #: a usable frame with a hand in the picture beside the play area (the render truth's hands)
+    hand_beside: bool = False
     errors: dict[str, list[tuple[str, str]]] = field(default_factory=dict)   # group -> (kind, detail)
     #: the light the frame was rendered in ("dim warm" / "dark" / "normal", "+ glare"), from the truth
     light: str | None = None
@@ -548,6 +550,7 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
         return res
     render = truth.get("render") or {}
     res.cards_in_view = all(c.get("in_view", True) for c in render.get("cards") or [])
+    res.hand_beside = res.truth_usable and any(h.get("in_view") for h in render.get("hands") or [])
     cal = parse_calibration(render["calibration"], truth_path)
     if no_lens:
         cal = dict(cal, camera=None)
@@ -753,6 +756,10 @@ def summarise(results: list[FrameResult]) -> str:
     lines.append(f"good frames rejected:                            {_pct(len(rejected), len(good))}")
     if rejected:
         lines.append("  " + ", ".join(f"{k} {v}" for k, v in Counter(str(r.read_reason) for r in rejected).items()))
+    beside = [r for r in good if r.hand_beside]
+    if beside:   # a hand in the picture but not over the play area: the frame is still to be read
+        lines.append(f"  of them with a hand beside the play area:       "
+                     f"{_pct(sum(1 for r in beside if not r.read_usable), len(beside))}")
     hands = [r for r in ok if r.truth_hands]
     right = [r for r in hands if r.read_hands is not None and sorted(map(str, r.read_hands)) == sorted(r.truth_hands)]
     lines.append(f"hand seat right (hand frames):                   {_pct(len(right), len(hands))}")

@@ -175,10 +175,16 @@ def test_markers_are_the_calibration_markers_at_the_truth_corners():
         assert np.abs(found[mid] - c).max() < 2.0, (mid, found[mid], c)
 
 
-def test_hand_box_holds_the_hand_and_marks_the_frame():
+@pytest.fixture(scope="module")
+def hand_table():
+    """A small NWNZ table for the hand tests (shared: the game and its renderer are built once)."""
     g = played("keltis", "nwnz", 3, seed=6, moves=20)
     table = table_for(g, seed=6, size=(960, 540))
-    scene = table.layout.scene(g.observe(), g.hints())
+    return g, table, table.layout.scene(g.observe(), g.hints())
+
+
+def test_hand_box_holds_the_hand_and_marks_the_frame(hand_table):
+    g, table, scene = hand_table
     fr = table.layout.frames["south"]
     s = g.board.stones["e4"]
     pose = reach_pose(fr.point(fr.width / 2, fr.depth), tuple(fr.v), (s.x, s.y), rng=np.random.default_rng(1),
@@ -193,3 +199,30 @@ def test_hand_box_holds_the_hand_and_marks_the_frame():
     inside[int(y0):int(math.ceil(y1)) + 1, int(x0):int(math.ceil(x1)) + 1] = True
     assert diff.sum() > 500
     assert (diff & ~inside).sum() <= 0.01 * diff.sum()
+
+
+def test_the_arm_over_the_play_area_is_what_the_camera_sees_of_it_there(hand_table):
+    """Single frames are unusable only for an arm over the play area (issue 15 item 5): the truth's
+    `over_play_mm2` matches the arm pixels drawn over the projected board, seats and piles, and is
+    0 for a hand in the picture beyond them (then `sim frames` keeps the frame usable)."""
+    g, table, scene = hand_table
+    cam = table.camera
+    without = table.renderer.frame(scene, PLAIN, np.random.default_rng(0))
+    play = np.zeros(without.image.shape[:2], np.uint8)
+    for region in table.layout.play_regions():
+        cv2.fillPoly(play, [np.round(cam.project(region)).astype(np.int32)], 1)
+    mm2_per_px = 1.0 / cam.px_per_mm(np.mean(table.layout.play_regions()[0], 0)) ** 2
+    fr = table.layout.frames["south"]
+    e4 = (g.board.stones["e4"].x, g.board.stones["e4"].y)
+    for target, progress, over in ((e4, 1.0, True), (fr.point(-250, fr.depth + 200), 1.0, False), (e4, 0.3, False)):
+        pose = reach_pose(fr.point(fr.width / 2, fr.depth), tuple(fr.v), target, rng=np.random.default_rng(1),
+                          skin=SKIN_RGB[2], sleeve=SLEEVE_RGB[1], progress=progress)
+        frame = table.renderer.frame(scene, PLAIN, np.random.default_rng(0), hands=[pose])
+        (h,) = frame.render["hands"]
+        assert h["in_view"]
+        drawn = np.abs(frame.image.astype(int) - without.image.astype(int)).max(axis=2) > 40
+        drawn_mm2 = float((drawn & (play > 0)).sum()) * mm2_per_px
+        if over:
+            assert h["over_play_mm2"] > 10000 and 0.7 < h["over_play_mm2"] / drawn_mm2 < 1.4, (h, drawn_mm2)
+        else:
+            assert h["over_play_mm2"] < 100 and drawn_mm2 < 100, (h, drawn_mm2)
