@@ -6,9 +6,10 @@ FOLDER: frames rendered by `scripts/train_usable.py render` (they carry each han
 masks/*.png). Each hand frame is registered from its markers (as the reader does; frames that do not
 register are left out) and judged by vision.usable alone; the drawn arm (pixels the hand changed by more
 than 60 grey levels, at the decision's 320x180) is measured over the play area (the middle of the table
-and the seat areas, `UsableModel.play`). The simulator's truth calls a frame unusable whenever any of the
-hand is in the picture, also a hand still at the picture's edge outside the play area; this table shows
-how much of the miss rate is such hands. Also: the hand's seat right among the caught frames.
+and the seat areas, `UsableModel.play`). Until session 11 the simulator's truth called a frame unusable whenever any of
+the hand was in the picture, also a hand still at the picture's edge outside the play area; `sim frames`
+now counts a hand only when its arm hides at least 100 mm² of the play area (render truth
+`over_play_mm2`); this table still bins every hand frame so both rules can be read off it. Also: the hand's seat right among the caught frames.
 """
 from __future__ import annotations
 
