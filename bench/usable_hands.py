@@ -42,9 +42,12 @@ def main(argv: list[str]) -> int:
         for line in open(folder / "index.jsonl", encoding="utf-8"):
             entry = json.loads(line)
             mask_path = folder / "masks" / f"{Path(entry['file']).stem}.png"
-            if not entry.get("hands") or not mask_path.is_file():
+            if not mask_path.is_file():
                 continue
             truth = json.loads((folder / entry["truth"]).read_text(encoding="utf-8"))
+            seen = [h for h in truth["render"].get("hands") or [] if h.get("in_view")]
+            if not seen:   # every hand in the picture, over the play area or not (see the docstring)
+                continue
             image = read_image(folder / entry["file"])
             cal = parse_calibration(truth["render"]["calibration"], str(folder / entry["truth"]))
             game = truth.get("game", "keltis")
@@ -58,7 +61,7 @@ def main(argv: list[str]) -> int:
             drawn = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
             arm = cv2.resize((drawn > 60).astype(np.float32), cfg.size, interpolation=cv2.INTER_AREA) > 0.5
             over = float(model.area[arm & model.play].sum())
-            want = sorted(h["seat"] for h in truth["hands"])
+            want = sorted(h["seat"] for h in seen)
             rows.append((over, not verdict.usable, sorted(map(str, verdict.hands or [])) == want))
     print(f"{len(rows)} hand frames that register, from {', '.join(argv)}")
     print(f"{'arm over the play area (mm²)':32s} {'frames':>7s} {'caught':>14s} {'seat right of caught':>22s}")
