@@ -2,7 +2,8 @@
 vision observer, counted as `keltis-cam replay --check` counts them.
 
     .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card] [--players 2 3 4]
-                                           [--max-moves N] [--noise vision 0.02] [--keep DIR] [--fresh] [--fit]
+                                           [--max-moves N] [--noise vision 0.02] [--stills WxH] [--keep DIR]
+                                           [--fresh] [--fit]
 
 Game i: kind `--kinds[i % k]`, `--players` in turn (per round of kinds), seed `--seed0 + i`, two injected rule breaks on
 every second game; rendered by `keltis-cam sim session` (1 fps, the simulator's full range of
@@ -48,7 +49,8 @@ def run(cmd: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "keltis_cam", *cmd], cwd=ROOT, capture_output=True, text=True)
 
 
-def render(kind: str, players: int, seed: int, illegal: int, max_moves: int | None, out: Path) -> None:
+def render(kind: str, players: int, seed: int, illegal: int, max_moves: int | None, out: Path,
+           stills: str | None = None) -> None:
     game, board = KINDS[kind]
     cmd = ["sim", "session", "--game", game, "--players", str(players), "--seed", str(seed), "--fps", "1",
            "--out", str(out), "--overwrite"]
@@ -58,6 +60,8 @@ def render(kind: str, players: int, seed: int, illegal: int, max_moves: int | No
         cmd += ["--illegal", str(illegal)]
     if max_moves:
         cmd += ["--max-moves", str(max_moves)]
+    if stills:   # the video stream as filmed, full-resolution stills rendered when the reader asks
+        cmd += ["--stills", stills]
     done = run(cmd)
     if done.returncode != 0:
         raise SystemExit(f"sim session failed for {kind} seed {seed}: {done.stderr.strip()[-500:]}")
@@ -375,6 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-seeds", type=int, default=1,
                         help="replay each game this many times per rate, misread with seeds game seed + 1000 k "
                              "(the injected side's luck averaged out: a held misread weighs much in a short game)")
+    parser.add_argument("--stills", metavar="WxH",
+                        help="film each session as a live camera does: the video frames plus full-resolution stills "
+                             "of this size that the vision replay reads when the table settles (e.g. 4608x2592, "
+                             "a Camera Module 3); without it the reader reads the video frames")
     parser.add_argument("--keep", help="keep the rendered sessions in this folder (the vision readings and "
                                        "replays are cached there too)")
     parser.add_argument("--fresh", action="store_true", help="read and replay again even if a kept session has them")
@@ -394,11 +402,13 @@ def main(argv: list[str] | None = None) -> int:
         players = args.players[(i // len(args.kinds)) % len(args.players)]
         seed = args.seed0 + i
         illegal = 2 if i % 2 else 0
-        folder = base / f"{kind}-{players}p-{seed}"
+        folder = base / (f"{kind}-{players}p-{seed}" + (f"-{illegal}breaks" if illegal else "")
+                         + (f"-stills{args.stills}" if args.stills else ""))
         print(f"game {i + 1}/{args.games}: {kind}, {players} players, seed {seed}, {illegal} injected breaks: "
               "rendering…", end="", flush=True)
-        if not (folder / "frames.jsonl").is_file():
-            render(kind, players, seed, illegal, args.max_moves, folder)
+        # a kept session is reused only when whole (a run stopped mid-render leaves no events.jsonl)
+        if not ((folder / "frames.jsonl").is_file() and (folder / "truth" / "events.jsonl").is_file()):
+            render(kind, players, seed, illegal, args.max_moves, folder, args.stills)
         breaks = injected_codes(folder)
         games.append((kind, folder, seed, breaks))
         print(" replaying…", end="", flush=True)
