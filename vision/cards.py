@@ -659,6 +659,15 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     bands: list[Band] = []
     m = sv.margin
     for ch in chains:
+        kind = _chain_kind(ch)
+        if kind in NUMBER_KINDS:
+            # a row holds its colour's cards (and, card game, points cards): a piece named another
+            # colour at either end is no card of it but the table beyond, outlined by the end card's
+            # border and the view's edge or the table's grain (wood named yellow above a pink row)
+            while len(ch) > 1 and ch[0]["kind"] in NUMBER_KINDS and ch[0]["kind"] != kind:
+                ch = ch[1:]
+            while len(ch) > 1 and ch[-1]["kind"] in NUMBER_KINDS and ch[-1]["kind"] != kind:
+                ch = ch[:-1]
         if sum(q["h"] for q in ch) < config.min_row_field_mm * p:
             continue
         vv, centres = [], []
@@ -681,13 +690,6 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             b, a = np.polyfit(vv[keep], centres[keep], 1)
         if abs(b) > config.max_slope:
             b, a = 0.0, float(np.median(centres))
-        kinds = np.zeros(len(FIELD_KINDS))
-        for q in ch:
-            kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
-        numbers = kinds[:len(COLOURS)]
-        # a colour row may hold points cards (card game): a colour covering a quarter names the row
-        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
-            FIELD_KINDS[int(np.argmax(kinds))]
         y0 = min(q["y"] for q in ch)
         y1 = max(q["y"] + q["h"] for q in ch)
         # how near each colour the row's coloured pieces are (area-weighted): a second choice when two
@@ -702,6 +704,19 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                           float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
+
+
+def _chain_kind(ch: list[dict]) -> str:
+    """A chain of pieces' field kind: its pieces' majority by area; a colour row may hold points
+    cards (card game), so a colour covering a quarter names the row."""
+    import numpy as np
+
+    kinds = np.zeros(len(FIELD_KINDS))
+    for q in ch:
+        kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
+    numbers = kinds[:len(COLOURS)]
+    return FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
+        FIELD_KINDS[int(np.argmax(kinds))]
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
