@@ -87,6 +87,7 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -495,6 +496,10 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
 
 def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
     best = min(dists, key=dists.get) if dists else None
+    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin:
+        # every colour washed out by a strong enough veil turns grey: a piece about as near the
+        # points cards' grey as its colour shows no colour to go by (card game)
+        best = "points"
     return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
