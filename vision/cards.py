@@ -87,6 +87,7 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
@@ -99,7 +100,7 @@ class CardConfig:
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
-_ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
+_ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
                  "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
 
 
@@ -664,7 +665,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     bands: list[Band] = []
     m = sv.margin
     for ch in chains:
-        kind = _chain_kind(ch)
+        kind = _chain_kind(ch, config.kind_piece_cap_mm * p)
         if kind in NUMBER_KINDS:
             # a row holds its colour's cards (and, card game, points cards): a piece named another
             # colour at either end is no card of it but the table beyond, outlined by the end card's
@@ -711,17 +712,21 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     return bands
 
 
-def _chain_kind(ch: list[dict]) -> str:
-    """A chain of pieces' field kind: its pieces' majority by area; a colour row may hold points
-    cards (card game), so a colour covering a quarter names the row."""
+def _chain_kind(ch: list[dict], cap_px: float) -> str:
+    """A chain of pieces' field kind: its pieces' majority by area, each piece counted at most
+    `cap_px` tall (one card one vote, whether the last card's whole field or a covered strip); a
+    colour row may hold points cards (card game), so a colour covering a quarter of them and the
+    points names the row."""
     import numpy as np
 
     kinds = np.zeros(len(FIELD_KINDS))
     for q in ch:
-        kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
+        kinds[FIELD_KINDS.index(q["kind"])] += q["area"] * min(1.0, cap_px / max(1, q["h"]))
     numbers = kinds[:len(COLOURS)]
-    return FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
-        FIELD_KINDS[int(np.argmax(kinds))]
+    # (against the points cards it may hold; a wish row holds wish cards only: plain majority there)
+    points, wish = kinds[FIELD_KINDS.index("points")], kinds[FIELD_KINDS.index("wish")]
+    return FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * (numbers.sum() + points) and \
+        numbers.max() >= wish else FIELD_KINDS[int(np.argmax(kinds))]
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,
