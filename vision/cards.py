@@ -87,6 +87,8 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
+    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -98,7 +100,7 @@ class CardConfig:
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
-_ALONG_HEIGHT = ("band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
+_ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
                  "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
 
 
@@ -495,6 +497,10 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
 
 def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
     best = min(dists, key=dists.get) if dists else None
+    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin:
+        # every colour washed out by a strong enough veil turns grey: a piece about as near the
+        # points cards' grey as its colour shows no colour to go by (card game)
+        best = "points"
     return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
@@ -659,6 +665,15 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     bands: list[Band] = []
     m = sv.margin
     for ch in chains:
+        kind = _chain_kind(ch, config.kind_piece_cap_mm * p)
+        if kind in NUMBER_KINDS:
+            # a row holds its colour's cards (and, card game, points cards): a piece named another
+            # colour at either end is no card of it but the table beyond, outlined by the end card's
+            # border and the view's edge or the table's grain (wood named yellow above a pink row)
+            while len(ch) > 1 and ch[0]["kind"] in NUMBER_KINDS and ch[0]["kind"] != kind:
+                ch = ch[1:]
+            while len(ch) > 1 and ch[-1]["kind"] in NUMBER_KINDS and ch[-1]["kind"] != kind:
+                ch = ch[:-1]
         if sum(q["h"] for q in ch) < config.min_row_field_mm * p:
             continue
         vv, centres = [], []
@@ -681,13 +696,6 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             b, a = np.polyfit(vv[keep], centres[keep], 1)
         if abs(b) > config.max_slope:
             b, a = 0.0, float(np.median(centres))
-        kinds = np.zeros(len(FIELD_KINDS))
-        for q in ch:
-            kinds[FIELD_KINDS.index(q["kind"])] += q["area"]
-        numbers = kinds[:len(COLOURS)]
-        # a colour row may hold points cards (card game): a colour covering a quarter names the row
-        kind = FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * kinds.sum() else \
-            FIELD_KINDS[int(np.argmax(kinds))]
         y0 = min(q["y"] for q in ch)
         y1 = max(q["y"] + q["h"] for q in ch)
         # how near each colour the row's coloured pieces are (area-weighted): a second choice when two
@@ -702,6 +710,23 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                           float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
+
+
+def _chain_kind(ch: list[dict], cap_px: float) -> str:
+    """A chain of pieces' field kind: its pieces' majority by area, each piece counted at most
+    `cap_px` tall (one card one vote, whether the last card's whole field or a covered strip); a
+    colour row may hold points cards (card game), so a colour covering a quarter of them and the
+    points names the row."""
+    import numpy as np
+
+    kinds = np.zeros(len(FIELD_KINDS))
+    for q in ch:
+        kinds[FIELD_KINDS.index(q["kind"])] += q["area"] * min(1.0, cap_px / max(1, q["h"]))
+    numbers = kinds[:len(COLOURS)]
+    # (against the points cards it may hold; a wish row holds wish cards only: plain majority there)
+    points, wish = kinds[FIELD_KINDS.index("points")], kinds[FIELD_KINDS.index("wish")]
+    return FIELD_KINDS[int(np.argmax(numbers))] if numbers.max() > 0.25 * (numbers.sum() + points) and \
+        numbers.max() >= wish else FIELD_KINDS[int(np.argmax(kinds))]
 
 
 def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: float,

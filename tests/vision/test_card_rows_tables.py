@@ -33,3 +33,14 @@ def test_points_cards_on_a_colour_row_are_told_from_its_own_cards():
         assert len(read) == len(row), (colour, row, read)
         # which cards are points cards (their numerals at the card game's resolution aside)
         assert [c.startswith("P") for c in read] == [c.startswith("P") for c in row], (colour, row, read)
+
+
+def test_a_points_row_on_a_pale_cloth_is_not_read_as_a_colour_row():
+    """Every colour washed out by a strong enough veil turns grey, so a points card's grey field lies
+    nearly as near a washed-out colour as the points cards' own: a piece about as near both is a
+    points piece (before: part of the points row was named green, an extra green row, points 3 -> 2)."""
+    truth, got = read_cards(game="keltis-card", rows={"red": ["2", "4"], "blue": ["3", "5"]}, points_row=3,
+                            wish_cards=[], table_top=("cloth", (230, 226, 214)))
+    assert got.seats[SEAT].points_row == truth.seats[SEAT].points_row
+    assert {c: list(v) for c, v in got.seats[SEAT].rows.items()} == \
+        {c: list(v) for c, v in truth.seats[SEAT].rows.items()}
