@@ -136,6 +136,25 @@ def test_decision_on_the_preview_size_with_its_model_built_once():
     assert judge_small(DEFAULT_CONFIG, model, small).usable
 
 
+def test_a_full_resolution_still_is_judged_like_its_video_frame_from_a_cheap_small_picture():
+    """A still (here the video frame at twice its size, as a Camera Module 3's 4608x2592) is sampled
+    down to 4x the decision's size before the area average: the small picture is nearly the same
+    (a grey level on average) and so are the verdicts, on the empty table and with an arm."""
+    for image, cal, seats, _truth in (empty_table(), render(hand_seat="west", target=(280.0, 200.0))):
+        still = cv2.resize(image, (2 * SIZE[0], 2 * SIZE[1]), interpolation=cv2.INTER_LINEAR)
+        assert still.shape[1] > DEFAULT_CONFIG.still_shrink * DEFAULT_CONFIG.size[0]
+        cheap = small_image(DEFAULT_CONFIG, still)
+        exact = cv2.resize(still, DEFAULT_CONFIG.size, interpolation=cv2.INTER_AREA)
+        assert cheap.shape == exact.shape and np.abs(cheap.astype(int) - exact).mean() < 1.5
+        reader = reader_for(cal, seats)
+        reader.read(image)
+        model = build_usable_model(DEFAULT_CONFIG, cal, reader.registration, reader.board, reader.components,
+                                   seats=list(seats))
+        video, big = judge_small(DEFAULT_CONFIG, model, small_image(DEFAULT_CONFIG, image)), judge_small(
+            DEFAULT_CONFIG, model, cheap)
+        assert (big.usable, big.reason, big.hands) == (video.usable, video.reason, video.hands)
+
+
 def test_region_classifier_weights_are_in_git_small_and_fit_this_codes_features():
     from vision.usable import DEFAULT_REGION_WEIGHTS, REGION_FEATURES, load_region_net
 
