@@ -850,8 +850,11 @@ class TurnDecoder:
             cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
         elif plays > allow:
             cost += cfg.decoder_rule * (plays - allow)
-        if draws > allow:
-            cost += cfg.decoder_rule * (draws - allow)
+        # draws beyond the plays break the hand size (RULES §1 Turn: play one card from the hand of 8,
+        # draw one; §3: draw back to 8): a player who played one card too many and drew it back made
+        # one rule break (two-cards), not two
+        if draws > max(allow, plays):
+            cost += cfg.decoder_rule * (draws - max(allow, plays))
         # a card drawn back from the pile it was discarded onto this turn (RULES §1 Turn, card game
         # "Drawing": cards discarded this turn cannot be drawn)
         top_by: dict[str, tuple[str, Any]] = {}
@@ -902,8 +905,10 @@ class TurnDecoder:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
         # The pause before the reach: short, the open turn's player going on; long, the next player.
+        # (the pause tells who reaches: the player of the last reach again, or another — not whether a
+        # turn ends: a player going on out of turn after their own turn is the same hand)
         pause = self._cur.pause
-        goes_on = 0 in parts and last is not None
+        goes_on = last is not None and parts[min(parts)].seat == last.seat
         if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
             cost += cfg.decoder_pause
         elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
