@@ -740,12 +740,14 @@ class TurnDecoder:
                             Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
                                  before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
-                        mover = min(parts) if parts else 0
-                        tiles = tuple(str(before.get(k)) for k in loose_tiles)
-                        delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
-                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
-                            Turn(slots[mover], tiles=tiles, delta=delta,
-                                 before=tuple((k, before.get(k, _GONE)) for k in loose_tiles)))
+                        by_taker: dict[int, list[FieldKey]] = {}
+                        for k in loose_tiles:
+                            by_taker.setdefault(_taker(parts, k[1]), []).append(k)
+                        for mover, keys in by_taker.items():
+                            parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                                Turn(slots[mover], tiles=tuple(str(before.get(k)) for k in keys),
+                                     delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                                     before=tuple((k, before.get(k, _GONE)) for k in keys)))
                     if not parts:
                         continue
                     cost = base_cost + fixed
@@ -1022,6 +1024,19 @@ class TurnDecoder:
 
 #: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
 _PLACEMENTS: dict[tuple, tuple] = {}
+
+
+def _taker(parts: Mapping[int, Turn], spot: str) -> int:
+    """The part of a cut that took the tile off `spot` (RULES §1 Tiles: a wish stone is taken by the
+    player who lands there): the one whose pawn stepped there, else the one whose wish stones grew
+    (its pawn landed in an earlier reading), else the first part (no part at all: the open turn)."""
+    for pos in sorted(parts):
+        if any(st[2:] == spot for st in parts[pos].steps):
+            return pos
+    for pos in sorted(parts):
+        if any(d[0][0] == "wish" for d in parts[pos].delta):
+            return pos
+    return min(parts) if parts else 0
 
 
 def tiles_discard_landed(turn: Turn, table: Fields) -> int:

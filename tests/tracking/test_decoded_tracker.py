@@ -423,3 +423,21 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     assert [t.seat for t in tracker.decoded.model.turns] == turns
     assert [w for w in snap["warnings"] if not w["withdrawn"]] == []
     assert snap["game_over"]
+
+
+def test_a_wish_stone_taken_is_given_to_the_player_whose_pawn_landed_there():
+    """RULES §1 Tiles: a wish stone is taken by the player who lands there. At one settled state every
+    2 s one frame shows the end of one turn and the next player's pawn landing on a wish stone with the
+    tile gone (base board, 3 players, `sim session` seed 7104 at 0.5 fps): the tile went to the first
+    turn of the change, whatever its pawns did (before session 11) — "tile-removed" on that turn and
+    "wish-unexplained" on the lander's, on a legal game. It goes to the turn whose pawn landed there."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=7104, fps=0.5, max_moves=110,
+                                          truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
