@@ -161,6 +161,9 @@ class _Interval:
     #: seconds between the usable frames before and after (None: unknown): the longer, the likelier
     #: a reach came and went between them unseen
     span: float | None = None
+    #: seconds between the frames of this reach (1 when not timed): a hand seen longer is more evidence,
+    #: not a hand filmed faster (decoder_hand_frame counts per second of hand frames)
+    period: float = 1.0
 
 
 class TurnDecoder:
@@ -198,6 +201,8 @@ class TurnDecoder:
         self.frame = frame_index if frame_index is not None else self.frame + 1
         if not obs.usable:
             self.interval.covered += 1
+            if t is not None and self._last_t is not None and t > self._last_t:
+                self.interval.period = t - self._last_t
             hands = obs.extra.get("hands") if obs.extra else None
             if isinstance(hands, list):   # a hand over the table (its seat read or not)
                 if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
@@ -530,36 +535,37 @@ class TurnDecoder:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
         draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
         hands = self.interval.hands
-        base = sum(self._hand_unused(n) for n in hands.values())
+        period = self.interval.period
+        base = sum(self._hand_unused(n, period) for n in hands.values())
         out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
             drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
-            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat]), hyp.turn_frames))
+            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
             # the next player's reach that left no trace: their turn (a card onto its twin, a draw
             # from the draw pile), its traceless prior paid now
             nxt = self.order[(self.order.index(last.seat) + 1) % len(self.order)]
             if hands.get(nxt) and nxt != last.seat:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
-                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
+                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
                             + self.config.decoder_turn + self.config.decoder_traceless
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last),
                             hyp.turn_frames + (self.frame,)))
         return out
 
-    def _hand_missing(self, hands: Mapping[str, int]) -> float:
+    def _hand_missing(self, hands: Mapping[str, int], period: float = 1.0) -> float:
         """A turn by a seat none of the hand frames named (they named others): each frame naming
         another seat is evidence against it (decoder_hand_frame), at most decoder_hand_max."""
         frames = sum(hands.values())
         cfg = self.config
-        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * max(0, frames - 1))
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * period * max(0, frames - 1))
 
-    def _hand_unused(self, frames: int) -> float:
+    def _hand_unused(self, frames: int, period: float = 1.0) -> float:
         """A seat `frames` hand frames named that made no turn (a misnamed arm: less likely the more frames)."""
         cfg = self.config
         return min(cfg.decoder_hand_max, cfg.decoder_hand_unused * min(1.0, frames / 2.0)
-                   + cfg.decoder_hand_frame * max(0, frames - 2))
+                   + cfg.decoder_hand_frame * period * max(0, frames - 2))
 
     def _unseen_reach_cost(self, interval: "_Interval") -> float:
         """A change between two usable frames with no hand seen between them: a reach that fell
@@ -900,7 +906,7 @@ class TurnDecoder:
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not (pos == 0 and last is not None)):
-                    cost += self._hand_missing(hands)
+                    cost += self._hand_missing(hands, self._cur.period)
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
@@ -921,11 +927,11 @@ class TurnDecoder:
         if hands:
             for seat in acting:
                 if not hands.get(seat):
-                    cost += self._hand_missing(hands)
+                    cost += self._hand_missing(hands, self._cur.period)
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat, frames in hands.items():
                 if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
-                    cost += self._hand_unused(frames)
+                    cost += self._hand_unused(frames, self._cur.period)
         return cost
 
     def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
