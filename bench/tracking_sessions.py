@@ -17,7 +17,8 @@ Per game kind (keltis on nwnz, keltis on base, keltis-card), 2–4 players in tu
 for every kind. Printed per kind × rate × noise: visible turns exact, legal games with a warning,
 injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
 camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
-extra card drawn from the draw pile, a card-game card in another colour's row), final scores right, and
+extra card drawn from the draw pile, a card-game card in another colour's row, a second card played onto
+its twin, two pawn stones over a clover), final scores right, and
 the tracker's time per frame that took a settled state (median / p99) and per frame overall.
 --cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
 """
