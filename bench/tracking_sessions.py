@@ -17,7 +17,8 @@ Per game kind (keltis on nwnz, keltis on base, keltis-card), 2–4 players in tu
 for every kind. Printed per kind × rate × noise: visible turns exact, legal games with a warning,
 injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
 camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
-extra card drawn from the draw pile, a card-game card in another colour's row), final scores right, and
+extra card drawn from the draw pile, a card-game card in another colour's row, a second card played onto
+its twin, two pawn stones over a clover), final scores right, and
 the tracker's time per frame that took a settled state (median / p99) and per frame overall.
 --cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
 """
@@ -165,23 +166,32 @@ def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live:
             k += 1
             seat = line.get("seat")
         turn_of_event.append(k)
+    turn_lines: dict[int, list[dict[str, Any]]] = {}
+    for line, k in zip(stream["events"], turn_of_event):
+        turn_lines.setdefault(k, []).append(line)
     aligned = align_turns(true_sigs, tracked_sigs)
     by_move: dict[int, set[str]] = {}
     for w in live:
         by_move.setdefault(w["move_id"], set()).add(w["code"])
     injected = flagged = invisible = 0
     missed: Counter = Counter()
+    missed_at: list[dict[str, Any]] = []   # (for --why: the injected move, the tracked turns near it)
     for line, k in zip(stream["events"], turn_of_event):
         if not line.get("injected"):
             continue
         code = line.get("expected_code")
         move = line.get("move") or {}
         if (not visible(true_sigs[k]) or (k == 0 and code == "out-of-turn")
+                or (code == "two-cards" and _traceless_discard(stream, line, turn_lines.get(k, [])))
+                or (code == "two-steps" and _clover_between(stream, line))
                 or (move.get("move") == "draw" and move.get("from") == "pile")
                 or (stream["setup"]["game"] == "keltis-card" and code == "wrong-colour")):
             # no camera sees it: the turn left no trace, the first player is chosen at the table, a
             # card drawn from the draw pile, a card-game card in another colour's row (FORMATS §2
-            # rows carry values only) — counted apart, as tracking.synth.judge_invisible does
+            # rows carry values only), a second card played where one of the two went onto its twin
+            # (the pile reads as before: the camera sees one card played), a pawn two stones on over
+            # a clover (a step onto the clover and the clover's step look the same) — counted apart, as
+            # tracking.synth.judge_invisible does
             invisible += 1
             continue
         injected += 1
@@ -191,9 +201,56 @@ def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live:
             flagged += 1
         else:
             missed[code] += 1
-    return {"check": check, "warnings": live, "withdrawn": 0,
+            missed_at.append({"code": code, "move": move, "frame": line.get("frame"), "true_turn": k,
+                              "tracked": [(m, tracked_sigs[m], sorted({c for i in groups[m] for c in by_move.get(i + 1, ())}))
+                                          for m in sorted(near) if 0 <= m < len(groups)]})
+    return {"check": check, "warnings": live, "withdrawn": 0, "missed_at": missed_at,
             "injected": injected, "flagged": flagged, "invisible": invisible, "missed_codes": dict(missed),
             "final_match": totals == stream["final"]["totals"]}
+
+
+def _traceless_discard(stream: dict[str, Any], injected: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
+    """Did one of the discards of the injected move's turn go onto its twin (the pile's top, in the
+    last usable frame before the discard showed, is the card discarded: the pile reads as before)?"""
+    frames = stream["frames"]
+    for line in lines:
+        move = line.get("move") or {}
+        if move.get("move") != "discard" or line.get("frame") is None:
+            continue
+        if "card" in move:                                   # card game: "red 7"
+            colour, _, code = str(move["card"]).partition(" ")
+        else:                                                # board game: colour, value
+            colour, code = move.get("colour"), str(move.get("value"))
+        for i in range(int(line["frame"]) - 1, -1, -1):
+            truth = frames[i][1]
+            if truth.get("usable"):
+                if str((truth.get("discard_tops") or {}).get(colour)) == code:
+                    return True
+                break
+    return False
+
+
+def _clover_between(stream: dict[str, Any], injected: dict[str, Any]) -> bool:
+    """Does the injected two-stone pawn move pass over a clover (RULES §1 Tiles: a clover lets the pawn
+    that landed there go one stone further at once — the same change of the table, legal)?"""
+    from engine.board import load_board
+    from engine.boardgame.state import board_info
+
+    move, board = injected.get("move") or {}, stream["setup"].get("board")
+    frame = injected.get("frame")
+    if not board or frame is None or move.get("to") is None:
+        return False
+    info = board_info(load_board(board))
+    player = stream["setup"]["seats"].get(move.get("seat"))
+    for i in range(int(frame) - 1, -1, -1):
+        truth = stream["frames"][i][1]
+        if truth.get("usable"):
+            pawns = [p.get("stone") for p in truth.get("pawns") or [] if p.get("player") == player]
+            tiles = truth.get("tiles") or {}
+            # (any of the player's pawns: FORMATS §2 lists them by stone, not in the engine's order)
+            return any(tiles.get(m) == "clover" and move["to"] in info.next.get(m, ())
+                       for start in pawns for m in info.next.get(start, ()))
+    return False
 
 
 def _merged_signature(sigs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -256,7 +313,8 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     return out
 
 
-def why(stream: dict[str, Any], mismatch: dict[str, Any], before: int = 12, after: int = 4) -> str:
+def why(stream: dict[str, Any], mismatch: dict[str, Any], before: int = 12, after: int = 4,
+        frames: tuple[int, int] | None = None) -> str:
     """The true frames around a mismatch (from `before` frames ahead of its first true move to `after`
     past its last): each usable frame's fields that changed since the last usable frame, each hand
     frame's seats, and the true moves shown by each frame (the truth, not the misread frames)."""
@@ -267,11 +325,14 @@ def why(stream: dict[str, Any], mismatch: dict[str, Any], before: int = 12, afte
     turns, _ = true_turns_of_session(session)
     true_sigs, _ = true_signatures_of_session(session)
     shown = [k for k, sig in enumerate(true_sigs) if visible(sig)]
-    frames = [f for t in mismatch["true"] for f in turns[shown[t["index"] - 1]].get("frames", []) if f is not None]
-    if not frames:
-        tracked = [t.get("index") for t in mismatch["tracked"]]
-        return f"      (no true move to place it: tracked turns {tracked})"
-    lo, hi = min(frames) - before, max(frames) + after
+    if frames is not None:
+        lo, hi = frames
+    else:
+        at = [f for t in mismatch["true"] for f in turns[shown[t["index"] - 1]].get("frames", []) if f is not None]
+        if not at:
+            tracked = [t.get("index") for t in mismatch["tracked"]]
+            return f"      (no true move to place it: tracked turns {tracked})"
+        lo, hi = min(at) - before, max(at) + after
     moves: dict[int, list[str]] = {}
     for line in stream["events"]:
         if isinstance(line.get("move"), dict) and line.get("frame") is not None:
@@ -362,6 +423,13 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                                 print(f"    warning move {w['move_id']} {w['code']}: {w['message']}", file=sys.stderr)
                         if r["missed_codes"]:
                             print(f"    not flagged: {r['missed_codes']}", file=sys.stderr)
+                            if args.why:
+                                for m in r["missed_at"]:
+                                    print(f"    missed {m['code']} at frame {m['frame']}: {m['move']}", file=sys.stderr)
+                                    for j, sig, codes in m["tracked"]:
+                                        print(f"      tracked {j}: {sig} warnings {codes}", file=sys.stderr)
+                                    f = m["frame"] if m["frame"] is not None else 0
+                                    print(why(stream, {"true": [], "tracked": []}, frames=(f - 10, f + 6)), file=sys.stderr)
             for noise, results in per_noise.items():
                 legal = [r for r in results if not r["illegal"]]
                 st = [x for r in results for x in r["state_times"]]

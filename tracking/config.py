@@ -84,8 +84,13 @@ class TrackingConfig:
     #                                      drew and the next player played out of turn, decoder_out_of_turn)
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
-    decoder_hand_frame: float = 0.0      # ... and per further hand frame naming another seat than the one
-    #                                      that acted (a hand frame names a wrong seat rarely)
+    decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than
+    #                                      the one that acted (a hand seen longer is more evidence, not a hand
+    #                                      filmed faster: at 1 fps per frame, at 5 fps a fifth of it). Off: 1.0
+    #                                      on the session-11 dev seeds at 1 fps flags nwnz 9 of 10 breaks (7 off),
+    #                                      base 9 of 10 (8), turns exact base 949 of 951 (944) at 0 % — but every
+    #                                      value ≥ 0.3 warns out of turn in test_misreads' hands misnamed for a
+    #                                      whole turn (3 s at 5 fps), a behaviour the tests pin down
     decoder_hand_max: float = 12.0       # ... at most this for one turn's or one seat's hands
     decoder_answer: float = 30.0         # a reading against a seat named on the page
     decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked

@@ -161,6 +161,9 @@ class _Interval:
     #: seconds between the usable frames before and after (None: unknown): the longer, the likelier
     #: a reach came and went between them unseen
     span: float | None = None
+    #: seconds between the frames of this reach (1 when not timed): a hand seen longer is more evidence,
+    #: not a hand filmed faster (decoder_hand_frame counts per second of hand frames)
+    period: float = 1.0
 
 
 class TurnDecoder:
@@ -198,6 +201,8 @@ class TurnDecoder:
         self.frame = frame_index if frame_index is not None else self.frame + 1
         if not obs.usable:
             self.interval.covered += 1
+            if t is not None and self._last_t is not None and t > self._last_t:
+                self.interval.period = t - self._last_t
             hands = obs.extra.get("hands") if obs.extra else None
             if isinstance(hands, list):   # a hand over the table (its seat read or not)
                 if self.interval.hand_frames == 0 and t is not None and self._hand_left is not None:
@@ -530,36 +535,37 @@ class TurnDecoder:
         """Hands came and went and the table reads as before: the open turn's player drawing from the
         draw pile (when that turn has not drawn), or reaches that did nothing (decoder_hand_unused)."""
         hands = self.interval.hands
-        base = sum(self._hand_unused(n) for n in hands.values())
+        period = self.interval.period
+        base = sum(self._hand_unused(n, period) for n in hands.values())
         out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
             drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
-            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat]), hyp.turn_frames))
+            out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
             # the next player's reach that left no trace: their turn (a card onto its twin, a draw
             # from the draw pile), its traceless prior paid now
             nxt = self.order[(self.order.index(last.seat) + 1) % len(self.order)]
             if hands.get(nxt) and nxt != last.seat:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
-                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt])
+                out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
                             + self.config.decoder_turn + self.config.decoder_traceless
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last),
                             hyp.turn_frames + (self.frame,)))
         return out
 
-    def _hand_missing(self, hands: Mapping[str, int]) -> float:
+    def _hand_missing(self, hands: Mapping[str, int], period: float = 1.0) -> float:
         """A turn by a seat none of the hand frames named (they named others): each frame naming
         another seat is evidence against it (decoder_hand_frame), at most decoder_hand_max."""
         frames = sum(hands.values())
         cfg = self.config
-        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * max(0, frames - 1))
+        return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * period * max(0, frames - 1))
 
-    def _hand_unused(self, frames: int) -> float:
+    def _hand_unused(self, frames: int, period: float = 1.0) -> float:
         """A seat `frames` hand frames named that made no turn (a misnamed arm: less likely the more frames)."""
         cfg = self.config
         return min(cfg.decoder_hand_max, cfg.decoder_hand_unused * min(1.0, frames / 2.0)
-                   + cfg.decoder_hand_frame * max(0, frames - 2))
+                   + cfg.decoder_hand_frame * period * max(0, frames - 2))
 
     def _unseen_reach_cost(self, interval: "_Interval") -> float:
         """A change between two usable frames with no hand seen between them: a reach that fell
@@ -740,12 +746,14 @@ class TurnDecoder:
                             Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
                                  before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
-                        mover = min(parts) if parts else 0
-                        tiles = tuple(str(before.get(k)) for k in loose_tiles)
-                        delta = tuple((k, after.get(k, _GONE)) for k in loose_tiles)
-                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
-                            Turn(slots[mover], tiles=tiles, delta=delta,
-                                 before=tuple((k, before.get(k, _GONE)) for k in loose_tiles)))
+                        by_taker: dict[int, list[FieldKey]] = {}
+                        for k in loose_tiles:
+                            by_taker.setdefault(_taker(parts, k[1]), []).append(k)
+                        for mover, keys in by_taker.items():
+                            parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                                Turn(slots[mover], tiles=tuple(str(before.get(k)) for k in keys),
+                                     delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                                     before=tuple((k, before.get(k, _GONE)) for k in keys)))
                     if not parts:
                         continue
                     cost = base_cost + fixed
@@ -850,8 +858,11 @@ class TurnDecoder:
             cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
         elif plays > allow:
             cost += cfg.decoder_rule * (plays - allow)
-        if draws > allow:
-            cost += cfg.decoder_rule * (draws - allow)
+        # draws beyond the plays break the hand size (RULES §1 Turn: play one card from the hand of 8,
+        # draw one; §3: draw back to 8): a player who played one card too many and drew it back made
+        # one rule break (two-cards), not two
+        if draws > max(allow, plays):
+            cost += cfg.decoder_rule * (draws - max(allow, plays))
         # a card drawn back from the pile it was discarded onto this turn (RULES §1 Turn, card game
         # "Drawing": cards discarded this turn cannot be drawn)
         top_by: dict[str, tuple[str, Any]] = {}
@@ -895,15 +906,17 @@ class TurnDecoder:
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not (pos == 0 and last is not None)):
-                    cost += self._hand_missing(hands)
+                    cost += self._hand_missing(hands, self._cur.period)
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
         # Hands: every turn that acted should have been seen reaching in, every reach should act.
         # The pause before the reach: short, the open turn's player going on; long, the next player.
+        # (the pause tells who reaches: the player of the last reach again, or another — not whether a
+        # turn ends: a player going on out of turn after their own turn is the same hand)
         pause = self._cur.pause
-        goes_on = 0 in parts and last is not None
+        goes_on = last is not None and parts[min(parts)].seat == last.seat
         if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
             cost += cfg.decoder_pause
         elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
@@ -914,11 +927,11 @@ class TurnDecoder:
         if hands:
             for seat in acting:
                 if not hands.get(seat):
-                    cost += self._hand_missing(hands)
+                    cost += self._hand_missing(hands, self._cur.period)
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat, frames in hands.items():
                 if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
-                    cost += self._hand_unused(frames)
+                    cost += self._hand_unused(frames, self._cur.period)
         return cost
 
     def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
@@ -1017,6 +1030,19 @@ class TurnDecoder:
 
 #: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
 _PLACEMENTS: dict[tuple, tuple] = {}
+
+
+def _taker(parts: Mapping[int, Turn], spot: str) -> int:
+    """The part of a cut that took the tile off `spot` (RULES §1 Tiles: a wish stone is taken by the
+    player who lands there): the one whose pawn stepped there, else the one whose wish stones grew
+    (its pawn landed in an earlier reading), else the first part (no part at all: the open turn)."""
+    for pos in sorted(parts):
+        if any(st[2:] == spot for st in parts[pos].steps):
+            return pos
+    for pos in sorted(parts):
+        if any(d[0][0] == "wish" for d in parts[pos].delta):
+            return pos
+    return min(parts) if parts else 0
 
 
 def tiles_discard_landed(turn: Turn, table: Fields) -> int:

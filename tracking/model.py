@@ -314,9 +314,11 @@ class GameModel:
                   tops: Sequence[TopChange], skipped: Sequence[str], facts: TurnFacts, t: float, frame: int | None,
                   silent: bool = False, piles: set[str] = frozenset(), pair_on_pile: bool = False) -> None:
         """A new turn of `seat` (the open one closes): into the history, its `piles`' records, the score, the end."""
-        self._check_draw_pile_not_empty(tops)
         self._close_open_turn()
         self._check_draw_pile_end()
+        # (after the end check: the turn that would begin the last plays by the count, drawing from a
+        # discard pile, shows the count ran out early — RULES §3 End: the last plays draw nothing)
+        self._check_draw_pile_not_empty(tops)
         phase = self.phase
         if phase == "final":
             if seat in self.final_queue:

@@ -298,3 +298,146 @@ def test_two_discards_shown_by_one_frame_are_not_read_as_a_card_drawn_back_by_it
     assert turns == [("south", []), ("west", [("yellow", None, "1")]),
                      ("north", [("red", None, "9"), ("yellow", "1", None)])]
     assert tracker.snapshot()["warnings"] == []
+
+
+def _tracked(frames, period=1.0, seats=SEATS, **config):
+    """(turns as (seat, pile changes), live warnings as (seat, code)) of hand-made card-game frames fed
+    `period` seconds apart through the tracker's public API."""
+    tracker = decoding(**config)
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}, "first": "south"})
+    for i, frame in enumerate(frames):
+        tracker.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i * period, i)
+    tracker.finish()
+    turns = [(t.seat, sorted((tp.pile, tp.old, tp.new) for tp in t.tops)) for t in tracker.decoded.model.turns]
+    warnings = sorted((w["seat"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"])
+    return turns, warnings
+
+
+def test_a_player_going_on_out_of_turn_right_after_their_own_turn_is_warned_out_of_turn():
+    """RULES §3 Turn: one play, then draw back to 8, then the next player. South discards a red 7,
+    reaches in again and leaves the table as it was (a draw from the draw pile), and a moment later
+    discards a red 4 in a long reach (its draw too): the next player's turn taken (out of turn), not
+    a second card played after a reach that did nothing. The pause before a reach tells who reaches
+    (the same hand again, quickly), not whether a turn ended: before session 11 a new turn after a
+    quick pause paid decoder_pause though the same player made it, and one turn of two discards won."""
+    south, west = hand("south"), hand("west")
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    one = table({"south": {"red": ["2"]}}, {"red": "7"})
+    two = table({"south": {"red": ["2"]}}, {"red": "4"})
+    after = table({"south": {"red": ["2"]}, "west": {"green": ["5"]}}, {"red": "4"})
+    frames = [start, start, south, south, south, one, south, south, one, south, south, south, south, two, two, two,
+              west, west, after, west, west, after, after, after]
+    turns, warnings = _tracked(frames)
+    assert turns[:2] == [("south", [("red", "3", "7")]), ("south", [("red", "7", "4")])]
+    assert warnings == [("south", "out-of-turn")]
+
+
+def test_a_second_card_played_and_drawn_back_is_one_rule_break_of_the_player_whose_hands_were_seen():
+    """RULES §3 Turn: play one card, then draw back to 8. In a two-player game south lays a red 4, in
+    a second reach discards a blue 4 (a second card: two-cards), then draws twice (a quiet reach: the
+    draw pile; then the yellow 9). One rule break, as the engine warns it: before session 11 the decoder
+    charged it twice (a card played and a card drawn beyond the one allowed), and north — whose hand no
+    frame showed — discarding the blue 4 and south drawing the yellow 9 in a turn of its own cost less:
+    no warning at all."""
+    def two_seats(obs):
+        return {**obs, "seats": {s: v for s, v in obs["seats"].items() if s != "west"}}
+
+    south, north = hand("south"), hand("north")
+    start = two_seats(table({"south": {"red": ["2"]}}, {"yellow": "9"}))
+    laid = two_seats(table({"south": {"red": ["2", "4"]}}, {"yellow": "9"}))
+    both = two_seats(table({"south": {"red": ["2", "4"]}}, {"yellow": "9", "blue": "4"}))
+    drawn = two_seats(table({"south": {"red": ["2", "4"]}}, {"blue": "4"}))
+    after = two_seats(table({"south": {"red": ["2", "4"]}, "north": {"green": ["5"]}}, {"blue": "4"}))
+    frames = [start, start, south, south, south, laid, south, south, both, both, south, both, both, south, drawn,
+              drawn, drawn, north, north, after, north, north, after, after, after]
+    turns, warnings = _tracked(frames, seats={"south": "black", "north": "grey"})
+    assert turns[0] == ("south", [("blue", None, "4"), ("yellow", "9", None)])
+    assert warnings == [("south", "two-cards")]
+
+
+def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_when_a_pile_is_drawn():
+    """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
+    card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
+    the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
+    a turn early; the next turn draws from a discard pile, so the game went on. Before session 11 that
+    was checked before the count ended the play, for the turn before: the turn that drew was taken as
+    the first of the last plays, the true last plays as moves after the end (two-cards and game-over
+    warnings on a legal game, card game 2 players seed 7106 of the session bench)."""
+    seats = {"south": "black", "north": "grey"}
+    piles = ("red", "yellow", "pink", "green", "blue", "points")
+    values = {c: ["4", "5", "6", "7", "3", "4", "5", "6", "7", "0", "1", "2", "8", "9", "10"] for c in piles[:5]}
+    tops: dict = {p: None for p in piles}
+    rows: dict = {s: {} for s in seats}
+    stacks: dict = {p: [] for p in piles}
+
+    def obs():
+        return {"format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+                "pawns": None, "tiles": None, "discard_tops": dict(tops),
+                "seats": {s: {"player": p, "rows": {c: list(rows[s].get(c, [])) for c in piles[:5]},
+                              "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()}}
+
+    frames: list = [obs(), obs()]
+    turns: list = []
+
+    def turn(seat, discard=None, draw=None, lays=()):
+        if discard is not None:
+            colour, value = discard
+            stacks[colour].append(value)
+            tops[colour] = value
+        if draw is not None:
+            stacks[draw].pop()
+            tops[draw] = stacks[draw][-1] if stacks[draw] else None
+        for colour in lays:
+            rows[seat][colour] = rows[seat].get(colour, []) + ["E"]
+        frames.extend([hand(seat), hand(seat), obs(), obs(), obs()])
+        turns.append(seat)
+
+    order = ["south", "north"]
+    n = 0
+
+    def regular():   # a card discarded round the piles, the draw pile's card drawn in the same reach
+        nonlocal n
+        colour = piles[n % 5]
+        turn(order[len(turns) % 2], discard=(colour, values[colour].pop(0)))
+        n += 1
+
+    for _ in range(12):
+        regular()
+    values["red"].remove("3")
+    turn(order[len(turns) % 2], discard=("red", "3"))                 # (the draw pile's card drawn)
+    turn(order[len(turns) % 2], discard=("red", "3"), draw="blue")    # onto its twin: no trace
+    turn(order[len(turns) % 2], discard=("green", values["green"].pop(0)), draw="red")   # off its twin: no trace
+    for _ in range(41):
+        regular()
+    turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: no card left)
+    turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
+    last = order[(len(turns) - 1) % 2]
+    turn(order[len(turns) % 2], lays=("red", "blue"))                 # the last plays: two cards each
+    turn(last, lays=("green", "pink"))
+    tracker = decoding(auto_end_on_empty_draw_pile=True)
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}, "first": "south"})
+    for i, frame in enumerate(frames):
+        tracker.feed(parse_observation(frame) if isinstance(frame, dict) else frame, float(i), i)
+    tracker.finish("recording ended")
+    snap = tracker.snapshot()
+    assert [t.seat for t in tracker.decoded.model.turns] == turns
+    assert [w for w in snap["warnings"] if not w["withdrawn"]] == []
+    assert snap["game_over"]
+
+
+def test_a_wish_stone_taken_is_given_to_the_player_whose_pawn_landed_there():
+    """RULES §1 Tiles: a wish stone is taken by the player who lands there. At one settled state every
+    2 s one frame shows the end of one turn and the next player's pawn landing on a wish stone with the
+    tile gone (base board, 3 players, `sim session` seed 7104 at 0.5 fps): the tile went to the first
+    turn of the change, whatever its pawns did (before session 11) — "tile-removed" on that turn and
+    "wish-unexplained" on the lander's, on a legal game. It goes to the turn whose pawn landed there."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=7104, fps=0.5, max_moves=110,
+                                          truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
