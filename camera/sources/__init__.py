@@ -39,6 +39,10 @@ def _bool(value: str) -> bool:
     return _BOOL[value.lower()]
 
 
+def _stills(value: str) -> bool | str:
+    return "auto" if value.lower() == "auto" else _bool(value)
+
+
 def _size(value: str) -> tuple[int, int]:
     w, _, h = value.lower().partition("x")
     return int(w), int(h)
@@ -54,7 +58,7 @@ def _lores(value: str) -> tuple[int, int] | str | None:
 
 _OPTIONS = {
     "picamera2": {"size": _size, "fps": float, "settle_seconds": float, "autofocus": str, "lens_position": float,
-                  "capture_timeout": float, "lores": _lores, "stills": _bool},
+                  "capture_timeout": float, "lores": _lores, "stills": _stills},
     "opencv": {"width": int, "height": int, "fps": float, "fourcc": str, "speed": _speed, "loop": _bool},
     "replay": {"speed": _speed, "loop": _bool},
 }

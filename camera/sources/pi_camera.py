@@ -14,7 +14,9 @@
   default) comes with every frame at no CPU cost (the ISP scales it): converted to BGR it is
   `Frame.small`, on which the live pipeline judges stillness and hands 15 times a second without
   touching the big picture. `lores=None` turns it off (consumers then scale the main picture down).
-- Stills (`stills=True`, `?stills=on`): a full-resolution picture on request (Frame.still), for the
+- Stills (`stills=True`, `?stills=on`; the default `"auto"` turns them on when the sensor is at least
+  1.5x wider than the video stream, as a Camera Module 3's 4608 against 2304; `?stills=off`): a
+  full-resolution picture on request (Frame.still), for the
   card reader whose covered cards show only a numeral strip: the capture thread switches the sensor
   to picamera2's still configuration at the sensor's full size, takes one picture and switches back
   (switch_mode_and_capture_array). The still is taken with the locked exposure, gains and focus, and
@@ -35,6 +37,9 @@ import time
 from typing import Any
 
 from .base import SKIP, CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, log
+
+#: stills "auto": on when the sensor is at least this many times wider than the video stream
+STILLS_AUTO_RATIO = 1.5
 
 #: Sensor model (libcamera "Model") -> (product name, default main-stream size).
 SENSOR_MODELS: dict[str, tuple[str, tuple[int, int]]] = {
@@ -90,7 +95,7 @@ class Picamera2Source(CaptureThreadSource):
                  settle_seconds: float = 2.0, autofocus: str = "once", lens_position: float | None = None,
                  lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
                  buffer_count: int = 4, max_corrupt_run: int = 10,
-                 lores: tuple[int, int] | str | None = "auto", stills: bool = False,
+                 lores: tuple[int, int] | str | None = "auto", stills: bool | str = "auto",
                  still_timeout: float = 6.0, **kwargs: Any):
         if autofocus not in AUTOFOCUS_MODES:
             raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
@@ -114,7 +119,10 @@ class Picamera2Source(CaptureThreadSource):
             if w <= 0 or h <= 0 or w % 2 or h % 2:
                 raise ValueError(f"lores must be even width x height, got {lores!r}")
         self.lores = lores
-        self.takes_stills = bool(stills)
+        if stills not in (True, False, "auto"):
+            raise ValueError(f"stills must be on, off or auto, got {stills!r}")
+        self.stills = stills
+        self.takes_stills = stills is True   # "auto" decides when the camera is open (its sensor's size)
         self.still_timeout = still_timeout
         self._corrupt_run = 0
         self._cam: Any = None
@@ -161,6 +169,11 @@ class Picamera2Source(CaptureThreadSource):
                 controls.update({k: v for k, v in self._locked.items() if k in cam.camera_controls})
             main = (int(size[0]), int(size[1]))
             small = lores_size(main, self.lores)
+            if self.stills == "auto":
+                # the card strips want the sensor's full size: worth a still when it has many more pixels
+                # than the video (a Camera Module 3: 4608 against 2304 wide; measured in docs/camera-path.md)
+                sensor = getattr(cam, "sensor_resolution", None)
+                self.takes_stills = bool(sensor) and int(sensor[0]) >= STILLS_AUTO_RATIO * main[0]
             config = cam.create_video_configuration(main={"size": main, "format": "RGB888"},
                                                     lores={"size": small, "format": "YUV420"} if small else None,
                                                     controls=controls, buffer_count=self.buffer_count)

@@ -307,7 +307,20 @@ def test_a_full_resolution_still_on_request_keeps_the_locked_exposure(fake_picam
 
 
 def test_without_stills_frames_offer_none(fake_picamera2):
-    with open_source("picamera2?size=160x120&fps=100", settle_seconds=0.0) as source:
+    with open_source("picamera2?size=160x120&fps=100&stills=off", settle_seconds=0.0) as source:
         frame = source.latest(timeout=2)
         assert frame.still is None and source.status()["stills"] is None
         assert not calls(fake_picamera2, "create_still_configuration")
+
+
+@pytest.mark.parametrize("model, size, takes", [("imx708", "160x120", True), ("imx708", "2304x1296", True),
+                                                 ("unknown-1080p", "1600x900", False)])
+def test_stills_are_on_by_default_when_the_sensor_has_many_more_pixels_than_the_video(fake_picamera2, model, size,
+                                                                                       takes):
+    """The default `stills=auto`: a Camera Module 3 (4608 wide) filming 2304 wide takes stills for the card
+    reader; a sensor hardly wider than its video stream (here 1920 against 1600) does not."""
+    fake_picamera2.WORLD.cameras = [{"Model": model, "Location": 2, "Rotation": 0, "Id": f"{model}@1a", "Num": 0}]
+    with open_source(f"picamera2?size={size}&fps=30", settle_seconds=0.0) as source:
+        frame = source.latest(timeout=5)
+        assert (frame.still is not None) == takes
+        assert (source.status()["stills"] is not None) == takes
