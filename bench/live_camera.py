@@ -2,6 +2,7 @@
 
     python bench/live_camera.py [--session DIR | --seed 5151 --players 4 --board nwnz --moves 6]
                                 [--fps 15] [--content truth|vision] [--clients 3] [--no-latency]
+                                [--stills 4608x2592]
 
 A recorded session (default: a fresh `keltis-cam sim session` of a 4-player NWNZ game at 2 fps,
 its first `--moves` moves) is played as a live camera would give it: `--fps` frames a second, each
@@ -48,11 +49,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def render_session(out: Path, seed: int, players: int, board: str, moves: int) -> Path:
-    """A fresh simulated session (2 fps, whole frames) written by `keltis-cam sim session`."""
+def render_session(out: Path, seed: int, players: int, board: str, moves: int, stills: str | None = None) -> Path:
+    """A fresh simulated session (2 fps, whole frames) written by `keltis-cam sim session`; with
+    `stills` (WxH) its full-resolution stills are rendered on request as a Pi camera takes them."""
     cmd = [sys.executable, "-m", "keltis_cam", "sim", "session", "--game", "keltis", "--board", board,
            "--players", str(players), "--seed", str(seed), "--fps", "2", "--max-moves", str(moves),
-           "--out", str(out), "--overwrite"]
+           "--out", str(out), "--overwrite"] + (["--stills", stills] if stills else [])
     print("rendering the session:", " ".join(cmd[3:]), flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     return out
@@ -77,6 +79,42 @@ class Recording:
         truth = make_observer("truth", session)   # which recorded frames show an arm
         self.usable = [truth.observe(type("Ref", (), {"index": r.index, "timestamp": r.t})()).usable
                        for r in self.refs]
+        self._stills: dict[int, bytes] = {}   # still run's first recorded position -> its still (JPEG)
+        self.stills = None
+        self.camera_cpu = 0.0                  # CPU the camera's part of a still took here (not the reader's)
+
+    def prepare_stills(self) -> None:
+        """Render, before the camera runs, the still of every still table of a session filmed with
+        stills (one per run of still frames: the table does not change within it). A Pi camera takes
+        one in ~0.5 s; the simulator needs seconds, which must not count as the camera path's time."""
+        import cv2
+
+        from simulator.stills import SessionStills, stills_size
+
+        if stills_size(self.session.folder) is None:
+            return
+        self.stills = SessionStills(self.session.folder)
+        onsets = sorted({self.still_onset(p) for p in range(len(self.refs)) if self.usable[p]})
+        for n, onset in enumerate(onsets):
+            print(f"\r  rendering the stills: {n + 1}/{len(onsets)}", end="", flush=True)
+            picture = self.stills.still(self.refs[onset].index)
+            self._stills[onset] = cv2.imencode(".jpg", picture, [int(cv2.IMWRITE_JPEG_QUALITY), 95])[1].tobytes()
+        print("\r" + " " * 60 + "\r", end="")
+
+    def still_of(self, k: int) -> Any:
+        """The full-resolution still a camera takes while showing camera frame k (its table now)."""
+        import cv2
+        import numpy as np
+
+        t0 = time.process_time()
+        pos = self.shown(k)
+        data = self._stills.get(self.still_onset(pos))
+        if data is None:   # an arm in the picture: the still shows it (rendered now, rarely asked)
+            picture = self.stills.still(self.refs[pos].index)
+        else:
+            picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        self.camera_cpu += time.process_time() - t0
+        return picture
 
     def shown(self, k: int) -> int:
         """The recorded frame (position in the session) camera frame k shows."""
@@ -129,8 +167,9 @@ class Recording:
 class LiveFrame:
     """What a camera source delivers (camera.sources.Frame's fields)."""
 
-    def __init__(self, image: Any, small: Any, timestamp: float, index: int):
+    def __init__(self, image: Any, small: Any, timestamp: float, index: int, still: Any = None):
         self.image, self.small, self.timestamp, self.index, self.seq = image, small, timestamp, index, index + 1
+        self.still = still
 
 
 class TruthContent:
@@ -177,6 +216,7 @@ def cpu_part(session: Any, fps: float, content: str, lores: bool) -> dict[str, A
     from tracking.tracker import GameTracker
 
     recording = Recording(session, fps)
+    recording.prepare_stills()
     positions: dict[int, int] = {}
     observer = make_observers(session, content, recording, positions)
     tracker = GameTracker(EventStore(":memory:"), observer="vision")
@@ -186,11 +226,14 @@ def cpu_part(session: Any, fps: float, content: str, lores: bool) -> dict[str, A
     for k in range(recording.count):
         image, small, pos = recording.frame(k, lores)
         positions[k] = pos
-        frame = LiveFrame(image, small, k / fps, k)
+        still = (lambda k=k: recording.still_of(k)) if recording.stills is not None else None
+        frame = LiveFrame(image, small, k / fps, k, still)
+        camera_before = recording.camera_cpu
         t0 = time.process_time()
         obs = observer.observe(frame)
         tracker.feed(obs, frame.timestamp, k)
-        dt = time.process_time() - t0
+        # a camera delivers a still as an array: its decoding here is not the camera path's cost
+        dt = time.process_time() - t0 - (recording.camera_cpu - camera_before)
         cpu += dt
         per_frame.append(dt * 1000)
         if k % 50 == 0:
@@ -252,10 +295,13 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
     from webui.server import make_server, shutdown
 
     recording = Recording(session, fps, seed=1)
+    recording.prepare_stills()
     positions: dict[int, int] = {}
     first_shown: dict[int, float] = {}     # recorded position -> perf_counter when the camera first gave it
 
     class PlayedCamera(CaptureThreadSource):
+        takes_stills = recording.stills is not None
+
         def __init__(self) -> None:
             super().__init__("played-camera")
             self.k = 0
@@ -264,12 +310,22 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
         def _open(self) -> None:
             self.start_at = time.perf_counter()
 
+        def _take_still(self, of_frame: int | None = None) -> Any:
+            # a Pi switches to the still mode and back: ~0.5 s without video, whatever the decode here took
+            t0 = time.perf_counter()
+            picture = recording.still_of(self.k - 1 if of_frame is None else of_frame)
+            time.sleep(max(0.0, STILL_SECONDS - (time.perf_counter() - t0)))
+            return picture
+
         def _read(self) -> Any:
+            now = time.perf_counter()
+            if self.takes_stills and now - self.start_at > (self.k + 1) / fps:
+                self.k = int((now - self.start_at) * fps)   # the frames a still's pause cost are never filmed
             if self.k >= recording.count:
                 return None
             wait = self.start_at + self.k / fps - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
+            if wait > 0 and self._sleep(wait):   # answers a still asked for meanwhile
+                return None
             image, small, pos = recording.frame(self.k)
             positions[self.k] = pos
             first_shown.setdefault(pos, time.perf_counter())
@@ -329,6 +385,10 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
             "latencies": latencies, "details": details, "untimed": untimed, "errors": errors, "gate": observer.status().get("gate")}
 
 
+#: how long a Pi camera's still takes (the video pauses meanwhile; docs/camera-path.md)
+STILL_SECONDS = 0.5
+
+
 def pct(values: list[float], p: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
@@ -347,6 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--no-cpu", action="store_true")
     parser.add_argument("--updates", action="store_true", help="print every timed move update")
+    parser.add_argument("--stills", metavar="WxH",
+                        help="film the fresh session with full-resolution stills of this size (4608x2592: a Camera "
+                             "Module 3 with stills on, picamera2's default): the reader reads a still of each settled "
+                             "table, taken in 0.5 s as on a Pi (the stills are rendered before the camera runs)")
     args = parser.parse_args(argv)
 
     from camera.session import open_session
@@ -356,7 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(args.session)
     else:
         tmp = tempfile.TemporaryDirectory(prefix="keltis-live-bench-")
-        folder = render_session(Path(tmp.name) / "session", args.seed, args.players, args.board, args.moves)
+        folder = render_session(Path(tmp.name) / "session", args.seed, args.players, args.board, args.moves,
+                                args.stills)
     session = open_session(folder)
     print(f"session {folder} ({session.info.game} {session.info.board}, {len(session.info.seats)} players, "
           f"{len(session.frames)} recorded frames over {session.frames[-1].t:.1f} s), camera at {args.fps:g} fps, "
