@@ -45,7 +45,8 @@ def live_recording(fake_picamera2, tmp_path):
 
     info = SessionInfo(game="keltis", board="nwnz", seats=dict(session.info.seats), rules={}, source="picamera2")
     out = tmp_path / "live"
-    with open_source(f"picamera2?size={w}x{h}&fps=15", settle_seconds=0.0) as source:
+    # stills off: this fake camera films a recording, its movie has no full-resolution pictures
+    with open_source(f"picamera2?size={w}x{h}&fps=15&stills=off", settle_seconds=0.0) as source:
         result = record_live(source, out, info, Spy(observer), max_frames=45,
                              calibration=json.loads((SESSION / "calibration.json").read_text()))
     return out, result, given, observer
