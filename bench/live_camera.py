@@ -194,7 +194,12 @@ class TruthContent:
             # the picture now (a change the gate has not seen must not reach the tracker early)
             pos = getattr(self, "read_pos", pos)
         ref = self.recording.refs[pos]
-        return self.truth.observe(type("Ref", (), {"index": ref.index, "timestamp": ref.t})())
+        obs = self.truth.observe(type("Ref", (), {"index": ref.index, "timestamp": ref.t})())
+        if self.vision.last_decision == READ and not obs.usable:
+            # what a full reading says is the truth: its gate must know the reading was unusable (an arm
+            # still in the picture), or with stills (one reading a still period) it never reads again
+            self.vision.gate.read_usable = False
+        return obs
 
     def status(self) -> dict[str, Any]:
         return self.vision.status()
