@@ -40,7 +40,7 @@ class CardArt:
     templates: dict[str, dict[str, dict[str, Any]]] = field(repr=False)   # kind -> label -> corner -> float32
     view_ppm: float = 3.0
     seen_ppm: float = 1.2
-    # kind -> the card's centre picture (whiteness, as the corner templates): the mean over the kind's
+    # kind -> the card's centre picture (BGR over the stock, float32): the mean over the kind's
     # faces, so a symbol every face of the kind shares (a colour's sign, the wish cards' stone)
     symbols: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -143,8 +143,10 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
     half = SYMBOL_SIDE * w / 2
     symbols: dict[str, Any] = {}
     for kind, labels in faces.items():
-        crops = [_whiteness(_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half), cream)
-                 for lb, img in labels.items() if lb != "E"]      # (an end card shows another picture)
+        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
+        # on a dark field in the smallest channel; the stone is blue, the sun is not)
+        crops = [_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32)
+                 / np.maximum(cream, 1.0) for lb, img in labels.items() if lb != "E"]   # (an end card: another picture)
         seen = cv2.resize(np.mean(crops, axis=0), None, fx=seen_ppm / ppm, fy=seen_ppm / ppm,
                           interpolation=cv2.INTER_AREA)
         seen = cv2.GaussianBlur(seen, (0, 0), blur_px)

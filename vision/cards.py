@@ -867,7 +867,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     wb = whiteness(upright, cream)
     named = band.kind
     if card_game:
-        band.kind = kind_by_symbol(config, band.kind, wb, band.v1 - v_start, art, p)
+        band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops))
@@ -932,10 +932,11 @@ def symbol_rival(art: CardArt, kind: str) -> str | None:
     return {"wish": nearest, nearest: "wish"}.get(kind)
 
 
-def kind_by_symbol(config: CardConfig, kind: str, white: Any, end: float, art: CardArt, ppm: float) -> str:
+def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
+                   ppm: float) -> str:
     """A wish row or a row of its rival colour (symbol_rival) named by its last card's centre picture
     instead of its colour: the wish cards' stone and the colour's sign tell them apart in any light.
-    `white`: the straightened band's whiteness, `end`: where its last field ends (mm from row 0). The
+    `upright`: the straightened band (BGR), `end`: where its last field ends (mm from row 0). The
     other kind only when its picture matches better by `symbol_margin` (a points card laid last
     shows neither)."""
     import cv2
@@ -951,8 +952,10 @@ def kind_by_symbol(config: CardConfig, kind: str, white: Any, end: float, art: C
     cy = end - chh / 2 + config.border_mm
     s = config.symbol_slack_mm
     y0 = max(0, int(round((cy - side / 2 - s) * ppm)))
-    y1 = min(white.shape[0], int(round((cy + side / 2 + s) * ppm)))
-    region = np.ascontiguousarray(white[y0:y1], np.float32)
+    y1 = min(upright.shape[0], int(round((cy + side / 2 + s) * ppm)))
+    # over the stock, as the art's pictures (the light's colour cancels; a veil of glare is an offset
+    # the correlation's mean removes)
+    region = np.ascontiguousarray(upright[y0:y1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
     if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
         return kind
     score = {k: float(cv2.minMaxLoc(cv2.matchTemplate(region, art.symbols[k], cv2.TM_CCOEFF_NORMED))[1])
