@@ -25,6 +25,8 @@ from .components import Components, load_components
 
 #: The field kinds a card can show: its colour for number and end cards, else its kind.
 FIELD_KINDS: tuple[str, ...] = (*COLOURS, "points", "wish", "back")
+#: The centre picture (CardArt.symbols) is a square this share of the card's width.
+SYMBOL_SIDE = 0.55
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +40,9 @@ class CardArt:
     templates: dict[str, dict[str, dict[str, Any]]] = field(repr=False)   # kind -> label -> corner -> float32
     view_ppm: float = 3.0
     seen_ppm: float = 1.2
+    # kind -> the card's centre picture (BGR over the stock, float32): the mean over the kind's
+    # faces, so a symbol every face of the kind shares (a colour's sign, the wish cards' stone)
+    symbols: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 def _whiteness(bgr: Any, cream: Any) -> Any:
@@ -134,7 +139,20 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
                 t = cv2.resize(seen, (tw, th), interpolation=cv2.INTER_LINEAR).astype(np.float32)
                 templates.setdefault(kind, {}).setdefault(label, {})[corner] = t
     boxes = {k: (x0, y0, x1 - x0, y1 - y0) for k, (x0, y0, x1, y1) in glyph.items()}
-    return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm)
+    w, h = comps.card_size
+    half = SYMBOL_SIDE * w / 2
+    symbols: dict[str, Any] = {}
+    for kind, labels in faces.items():
+        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
+        # on a dark field in the smallest channel; the stone is blue, the sun is not)
+        crops = [_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32)
+                 / np.maximum(cream, 1.0) for lb, img in labels.items() if lb != "E"]   # (an end card: another picture)
+        seen = cv2.resize(np.mean(crops, axis=0), None, fx=seen_ppm / ppm, fy=seen_ppm / ppm,
+                          interpolation=cv2.INTER_AREA)
+        seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
+        side = int(round(2 * half * view_ppm))
+        symbols[kind] = cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm, symbols)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,6 +89,9 @@ class CardConfig:
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
+    symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
+    symbol_margin: float = 0.15          # and a wish row and its rival colour's renamed when the other's
+                                         # picture correlates better by this (kind_by_symbol)
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -662,6 +665,10 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         kinds = {q["kind"] for q in clean}
         groups[key] = clean + [q for q in g if q["leaked"] and q["kind"] in kinds]
     chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
+    if card_game:
+        # the points row and the wish row may lie one above the other in one column (close enough to
+        # chain); neither holds the other's cards, so a chain is split where points meet wish cards
+        chains = [part for ch in chains for part in _split_points_wish(ch)]
     bands: list[Band] = []
     m = sv.margin
     for ch in chains:
@@ -710,6 +717,27 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                           float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
+
+
+def _split_points_wish(ch: list[dict]) -> list[list[dict]]:
+    """A chain of pieces (top to bottom) cut where its points pieces meet its wish pieces: runs of
+    one of the two kinds (other colours' pieces stay with the run they lie in). A single piece
+    between two runs of the other kind is taken for a misnamed strip of theirs, not cut out."""
+    tags = [q["kind"] if q["kind"] in ("points", "wish") else None for q in ch]
+    named = [i for i, t in enumerate(tags) if t is not None]
+    for n, i in enumerate(named[1:-1], 1):
+        before, after = tags[named[n - 1]], tags[named[n + 1]]
+        if before == after != tags[i]:
+            tags[i] = before
+    cuts = [i for a, i in zip(named, named[1:]) if tags[a] != tags[i]]
+    if not cuts:
+        return [ch]
+    parts, start = [], 0
+    for i in cuts:
+        parts.append(ch[start:i])
+        start = i
+    parts.append(ch[start:])
+    return parts
 
 
 def _chain_kind(ch: list[dict], cap_px: float) -> str:
@@ -837,7 +865,11 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                                   pad_above_mm=pad + config.strip_above_mm)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
-    tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm, (band.kind, "points") if band.kind in NUMBER_KINDS else (band.kind,),
+    named = band.kind
+    if card_game:
+        band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
+    tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
+                     tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops))
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
@@ -881,6 +913,54 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         top, visible, code, conf, scores = got
         cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+
+
+def symbol_rival(art: CardArt, kind: str) -> str | None:
+    """The kind a row of `kind` is most easily taken for by its colour: between the wish cards and
+    the colour whose art field lies nearest theirs in hue (log-chroma; the bundled art: yellow, which
+    a veil of glare or warm light makes look alike), or None."""
+    import numpy as np
+
+    def chroma(k: str) -> Any:
+        lg = np.log(np.maximum(np.asarray(art.fields[k], np.float64), 0.02))
+        return lg - lg.mean()
+
+    if "wish" not in art.fields or not all(k in art.symbols for k in (*COLOURS, "wish")):
+        return None
+    nearest = min((c for c in COLOURS if c in art.fields),
+                  key=lambda c: float(np.linalg.norm(chroma(c) - chroma("wish"))))
+    return {"wish": nearest, nearest: "wish"}.get(kind)
+
+
+def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
+                   ppm: float) -> str:
+    """A wish row or a row of its rival colour (symbol_rival) named by its last card's centre picture
+    instead of its colour: the wish cards' stone and the colour's sign tell them apart in any light.
+    `upright`: the straightened band (BGR), `end`: where its last field ends (mm from row 0). The
+    other kind only when its picture matches better by `symbol_margin` (a points card laid last
+    shows neither)."""
+    import cv2
+    import numpy as np
+
+    rival = symbol_rival(art, kind)
+    if rival is None:
+        return kind
+    cw, chh = art.size
+    t = art.symbols[kind]
+    side = t.shape[0] / ppm
+    # the last card's centre lies about half a card above its field's end; searched a few mm round
+    cy = end - chh / 2 + config.border_mm
+    s = config.symbol_slack_mm
+    y0 = max(0, int(round((cy - side / 2 - s) * ppm)))
+    y1 = min(upright.shape[0], int(round((cy + side / 2 + s) * ppm)))
+    # over the stock, as the art's pictures (the light's colour cancels; a veil of glare is an offset
+    # the correlation's mean removes)
+    region = np.ascontiguousarray(upright[y0:y1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+        return kind
+    score = {k: float(cv2.minMaxLoc(cv2.matchTemplate(region, art.symbols[k], cv2.TM_CCOEFF_NORMED))[1])
+             for k in (kind, rival)}
+    return rival if score[rival] > score[kind] + config.symbol_margin else kind
 
 
 def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,

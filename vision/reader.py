@@ -438,8 +438,11 @@ class Reader:
             import numpy as np
 
             art = card_art(self.components, self.config.discards.card_ppm, 1.2)
-            cream = (np.median(np.array(creams), 0) if creams else
-                     (white * art.cream / 255.0 if white is not None else art.cream))
+            # the piles' white reference: the stock under the light the markers' paper shows (they lie on
+            # the table round the board, as the markers do); the seats' stock guesses are brightness
+            # guesses picked for their rows' outlines, up to a quarter too dim or too bright for a pile
+            cream = (white * art.cream / 255.0 if white is not None else
+                     (np.median(np.array(creams), 0) if creams else art.cream))
             finds = read_discards(self.config.discards, self.config.cards, image, self.table_view,
                                   self.registration, art, cream, self.numeral_model, card_game)
             self.discard_tops = discard_tops(finds, card_game)

@@ -179,3 +179,22 @@ def test_a_round_thing_of_a_piles_colour_is_not_card_sized():
     assert not _card_sized(cfg, size, 100.0, 160.0)      # two piles run together
     for short, long_ in ((51.6, 82.6), (56.0, 87.0), (66.7, 97.0), (48.4, 79.2)):
         assert _card_sized(cfg, size, short, long_)
+
+
+def test_no_points_pile_seen_on_a_table_lit_brighter_than_the_seats_stock_guess(tmp_path):
+    # a simulated card-game frame (development seed 7500, frame 4) with no points pile: the piles were
+    # once judged against the seats' stock guesses, a quarter dimmer than the stock under the markers'
+    # light, and a patch of the table then passed for a points card's grey (read P10; frame 36 alike: P0)
+    import json
+
+    from simulator.dataset import FrameSpec, render_single
+    from vision.evaluation import evaluate_frame
+
+    spec = FrameSpec(game="keltis-card", board=None, players=3, seed=437711427, progress=0.7154, size=(2304, 1296),
+                     hard=True, dark=False, hand=None, distractors=False, view="play-area")
+    jpeg, truth = render_single(spec)
+    (tmp_path / "f.jpg").write_bytes(jpeg)
+    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
+    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    assert truth["discard_tops"]["points"] is None
+    assert "empty pile read as a card" not in [kind for kind, _d in res.errors.get("discards", ())]
