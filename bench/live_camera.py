@@ -325,7 +325,12 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
         def _read(self) -> Any:
             now = time.perf_counter()
             if self.takes_stills and now - self.start_at > (self.k + 1) / fps:
-                self.k = int((now - self.start_at) * fps)   # the frames a still's pause cost are never filmed
+                # the frames a still's pause cost are never filmed; the table they show went still when
+                # it did all the same (a latency is timed from then)
+                skip_to = int((now - self.start_at) * fps)
+                for k in range(self.k, min(skip_to, recording.count)):
+                    first_shown.setdefault(recording.shown(k), self.start_at + k / fps)
+                self.k = skip_to
             if self.k >= recording.count:
                 return None
             wait = self.start_at + self.k / fps - time.perf_counter()
