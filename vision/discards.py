@@ -48,6 +48,12 @@ class DiscardConfig:
                                      # coin: ~1)
     edge_over_median: float = 4.0    # a blob larger than a card (a table of the pile's colour) is cut where its colour's
     edge_floor: float = 12.0         # ... step (3×3, any channel) is this many times its median step, and at least this
+    # glare: a veil of the lamp's light adds the same to every channel of a colour divided by the stock's, which
+    # leaves its linear chroma (the colour less its mean) as it was; colours the log-hue test loses are named by it
+    glare_hue_max_rad: float = 0.3   # that chroma's direction within this angle of a field kind's
+    glare_chroma_ratio: tuple[float, float] = (0.45, 1.6)   # its size this part of the kind's (shade to bright light)
+    glare_min_veil: float = 0.08     # and the colour at least this much brighter than the field would be (a veil)
+    glare_first: bool = True         # the linear chroma names a colour even where the log hue names another
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,7 +149,8 @@ def upright_card(image: Any, registration: Any, centre: tuple[float, float], ang
 
 
 @lru_cache(maxsize=8)
-def _field_table(card_config: CardConfig, cream_key: tuple[int, int, int], step: float, art: CardArt) -> Any:
+def _field_table(config: DiscardConfig, card_config: CardConfig, cream_key: tuple[int, int, int], step: float,
+                 art: CardArt) -> Any:
     """vision.cards.field_labels' colour table (32³ colours → field kind) for a stock colour, kept while
     the light stays (the stock's colour rounded to `step` in log)."""
     import numpy as np
@@ -152,14 +159,50 @@ def _field_table(card_config: CardConfig, cream_key: tuple[int, int, int], step:
     q = np.arange(32, dtype=np.uint8) * 8 + 4
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
     every = np.stack([b.ravel(), g.ravel(), r.ravel()], 1).reshape(32, 1024, 3)
-    return field_labels(card_config, every, cream, art).ravel()
+    labels = field_labels(card_config, every, cream, art).ravel()
+    return _glare_labels(config, every.reshape(-1, 3), cream, art, labels)
+
+
+def _glare_labels(config: DiscardConfig, colours: Any, cream: Any, art: CardArt, labels: Any) -> Any:
+    """`labels` with the colours the log-hue test left unnamed named by their linear chroma where it fits a
+    coloured field under a veil of the lamp's light (see DiscardConfig.glare_*)."""
+    import numpy as np
+
+    if config.glare_hue_max_rad <= 0:
+        return labels
+    lin = colours.astype(np.float32) / np.asarray(cream, np.float32)
+    mean = lin.mean(axis=1)
+    chroma = lin - mean[:, None]
+    size = np.linalg.norm(chroma, axis=1)
+    best = np.full(len(lin), np.inf, np.float32)
+    out = labels.copy()
+    lo, hi = config.glare_chroma_ratio
+    for k, kind in enumerate(FIELD_KINDS):
+        ref = art.fields.get(kind)
+        if ref is None or kind in ("back", "points"):
+            continue
+        cf = ref - ref.mean()
+        sf = float(np.linalg.norm(cf))
+        if sf < 0.15:
+            continue
+        cos = (chroma @ cf) / (size * sf + 1e-6)
+        ang = np.arccos(np.clip(cos, -1, 1))
+        ratio = size / sf
+        veil = mean - ratio * float(ref.mean())
+        free = np.ones(len(lin), bool) if config.glare_first else labels < 0
+        ok = free & (ang < config.glare_hue_max_rad) & (ratio > lo) & (ratio < hi) & \
+            (veil > config.glare_min_veil)
+        better = ok & (ang < best)
+        best[better] = ang[better]
+        out[better] = k
+    return out
 
 
 def _lut(config: DiscardConfig, card_config: CardConfig, cream: Any, art: CardArt) -> Any:
     import numpy as np
 
     key = tuple(int(round(float(np.log(max(float(c), 1.0))) / config.cream_step)) for c in cream)
-    return _field_table(card_config, key, config.cream_step, art)
+    return _field_table(config, card_config, key, config.cream_step, art)
 
 
 def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:

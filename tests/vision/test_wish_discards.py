@@ -96,10 +96,41 @@ def test_discard_colour_table_matches_the_card_readers_labels():
     rng = np.random.default_rng(1)
     img = rng.integers(0, 256, (40, 60, 3), dtype=np.uint8)
     cream = np.array([180.0, 200.0, 210.0], np.float32)
-    cfg = DiscardConfig()
+    cfg = DiscardConfig(glare_hue_max_rad=0.0)      # no second look for colours under a veil
     # the cached table is built for the stock colour rounded to cream_step (log): compare at that colour
     key = np.exp(np.round(np.log(cream) / cfg.cream_step) * cfg.cream_step).astype(np.float32)
     assert np.array_equal(table_labels(cfg, CardConfig(), img, cream, art), field_labels(CardConfig(), img, key, art))
+
+
+@pytest.mark.parametrize("kind", ["red", "yellow", "pink", "green", "blue"])
+def test_a_pile_field_under_a_veil_of_glare_keeps_its_colour(kind):
+    """Glare adds the lamp's light to every channel alike (over the stock): a red field turns pink to the
+    log hue, but its linear chroma is as it was. Every colour field of the art, under any veil up to
+    brighter than the stock and in shade or bright light, is named its own kind; with no veil the
+    second look changes no field's name."""
+    from vision.cardart import FIELD_KINDS
+
+    comps = load_components()
+    art = card_art(comps, 2.5, 1.2)
+    cream = np.array([150.0, 170.0, 180.0], np.float32)
+    field = art.fields[kind]
+    for exposure in (0.7, 1.0, 1.3):
+        for veil in (0.0, 0.2, 0.5, 0.8):
+            lit = (field * exposure + veil) * cream
+            if lit.max() > 250:
+                continue        # clipped: no colour left to go by
+            bgr = lit.astype(np.uint8).reshape(1, 1, 3)
+            got = int(table_labels(DiscardConfig(), CardConfig(), bgr, cream, art)[0, 0])
+            assert FIELD_KINDS[got] == kind, (exposure, veil, FIELD_KINDS[got] if got >= 0 else None)
+            if veil == 0.0:
+                before = int(table_labels(DiscardConfig(glare_hue_max_rad=0.0), CardConfig(), bgr, cream, art)[0, 0])
+                assert before == got
+    # a red pile under a rendered hotspot (a dev frame's pixel over its markers' stock): pink to the log hue
+    veiled_red = np.array([[[123, 127, 201]]], np.uint8)
+    stock = np.array([144.8, 163.1, 171.1], np.float32)
+    before = table_labels(DiscardConfig(glare_hue_max_rad=0.0), CardConfig(), veiled_red, stock, art)[0, 0]
+    assert FIELD_KINDS[int(before)] == "pink"
+    assert FIELD_KINDS[int(table_labels(DiscardConfig(), CardConfig(), veiled_red, stock, art)[0, 0])] == "red"
 
 
 def test_wish_errors_are_sorted_by_kind():
