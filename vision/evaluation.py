@@ -120,6 +120,15 @@ def explain_tiles(truth: Mapping[str, Any], read: Mapping[str, Any]) -> list[tup
     return out
 
 
+def tiles_under_pawns(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Of the tile spots a pawn stands on (truth): (how many, how many read wrong)."""
+    t = truth.get("tiles") or {}
+    r = read.get("tiles") or {}
+    occupied = {p.get("stone") for p in truth.get("pawns") or []}
+    spots = [spot for spot in t if spot in occupied]
+    return len(spots), sum(1 for spot in spots if r.get(spot, "?") != t[spot])
+
+
 def count_tiles(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
     t = truth.get("tiles") or {}
     r = read.get("tiles") or {}
@@ -508,6 +517,9 @@ class FrameResult:
     #: per seat: frame px per mm at the seat (render truth) and the card groups' (elements, errors) there
     seat_ppm: dict[str, float] = field(default_factory=dict)
     seat_groups: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    #: tile spots with a pawn standing on them in the truth: (spots, of them read wrong) — a tile under a
+    #: pawn is partly hidden from the camera; the rest of the tile spots are `groups["tiles"]` less these
+    tiles_under_pawn: tuple[int, int] = (0, 0)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -579,6 +591,8 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
             if group.explain is not None and res.groups[name][1] > 0:
                 res.errors[name] = group.explain(truth, obs)
         _note_seats(res, truth, obs, counted)
+        if "tiles" in res.groups:
+            res.tiles_under_pawn = tiles_under_pawns(truth, obs)
     elif res.truth_usable:
         for name, group in counted.items():
             res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
@@ -688,6 +702,10 @@ def error_breakdown(results: list[FrameResult], top: int = 12) -> list[str]:
                              + ", ".join(f"{k.split(': ', 1)[1]} {v}" for k, v in sub))
     tiles = error_kinds(results, "tiles")
     if tiles:
+        under = [sum(r.tiles_under_pawn[i] for r in results) for i in (0, 1)]
+        every = [sum(r.groups["tiles"][i] for r in results if r.groups.get("tiles", (0, -1))[1] >= 0) for i in (0, 1)]
+        lines.append(f"tile spots with a pawn on them: {_pct(under[1], under[0]).strip()} wrong; "
+                     f"the other spots: {_pct(every[1] - under[1], every[0] - under[0]).strip()} wrong")
         lines.append(f"tile errors by pair, truth -> read ({sum(tiles.values())}):")
         common = tiles.most_common()
         shown = common[:top]

@@ -67,3 +67,18 @@ def test_the_breakdown_sums_the_kinds_over_frames():
     assert 'on "start"           1: follows a path error 1' in text
     assert "points-3 -> points-2 1" in text
     assert error_details([a, b]).splitlines()[0].startswith("a.jpg pawns  path: missing")
+
+
+def test_tile_errors_are_split_by_a_pawn_standing_on_the_spot():
+    """A tile under a pawn is partly hidden: eval prints its error rate apart from the open spots'."""
+    from vision.evaluation import tiles_under_pawns
+
+    truth = {"tiles": {"a1": "points-3", "b2": "clover", "c3": "discard", "d4": None},
+             "pawns": [{"stone": "a1", "player": "black", "big": True}, {"stone": "c3", "player": "grey", "big": False}]}
+    read = {"tiles": {"a1": "points-2", "b2": "points-1", "c3": "discard", "d4": None}}
+    assert tiles_under_pawns(truth, read) == (2, 1)
+    a = FrameResult("a.jpg", groups={"tiles": (4, 2)}, tiles_under_pawn=(2, 1),
+                    errors={"tiles": [("points-3 -> points-2", "a1"), ("clover -> points-1", "b2")]})
+    b = FrameResult("b.jpg", groups={"tiles": (4, -1)})      # not read (frame rejected): not counted
+    text = "\n".join(error_breakdown([a, b]))
+    assert "tile spots with a pawn on them: 50.00% (1/2) wrong; the other spots: 50.00% (1/2) wrong" in text
