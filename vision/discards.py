@@ -54,6 +54,11 @@ class DiscardConfig:
     glare_chroma_ratio: tuple[float, float] = (0.45, 1.6)   # its size this part of the kind's (shade to bright light)
     glare_min_veil: float = 0.08     # and the colour at least this much brighter than the field would be (a veil)
     glare_first: bool = True         # the linear chroma names a colour even where the log hue names another
+    # piles the colours miss (glare washing a field out, a pile against a pile): found by their outlines too — the
+    # stock's border round every card's field, seen in a second table view at this many px/mm (0: off)
+    outline_ppm: float = 0.66
+    outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
+    outline_keep: float = 0.8        # and lies this much where a pile may lie
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +70,7 @@ class TableView:
     map_x: Any = field(repr=False)   # fixed-point maps (cv2.convertMaps): CV_16SC2 ...
     map_y: Any = field(repr=False)   # ... and CV_16UC1
     keep: Any = field(repr=False)    # 1 where a pile may lie
+    outline: "TableView | None" = None   # the same table at DiscardConfig.outline_ppm (piles by their outlines)
 
     def warp(self, image: Any) -> Any:
         import cv2
@@ -121,7 +127,13 @@ def build_table_view(config: DiscardConfig, calibration: Mapping[str, Any], regi
                       (int((board_size[0] + 5 - x0) * p), int((board_size[1] + 5 - y0) * p)), 0, -1)
     # fixed-point maps: a quarter less memory and a faster remap every frame
     map1, map2 = cv2.convertMaps(full[..., 0], full[..., 1], cv2.CV_16SC2)
-    return TableView((x0, y0), p, map1, map2, keep)
+    outline = None
+    if config.outline_ppm > 0 and config.outline_ppm != config.ppm:
+        import dataclasses
+
+        outline = build_table_view(dataclasses.replace(config, ppm=config.outline_ppm, outline_ppm=0.0),
+                                   calibration, registration, board_size, seats)
+    return TableView((x0, y0), p, map1, map2, keep, outline)
 
 
 def upright_card(image: Any, registration: Any, centre: tuple[float, float], angle: float, size: tuple[float, float],
@@ -317,7 +329,8 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
             continue
         kind = FIELD_KINDS[int(labels[ys[0], xs[0]])]
-        f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang)
+        f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang,
+                       card_game)
         if f is None:
             continue
         # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
@@ -325,12 +338,76 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         whole = area / (fw * fh * p * p)
         if kind not in finds or whole > best[kind]:
             finds[kind], best[kind] = f, whole
+    if tv.outline is not None and len(finds) < len(allowed):
+        for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game):
+            if f.pile not in finds:
+                finds[f.pile] = f
     return list(finds.values())
+
+
+def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                    art: CardArt, cream: Any, model: Any, card_game: bool) -> list[PileFind]:
+    """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
+    whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
+    field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read."""
+    import cv2
+    import numpy as np
+
+    from .cards import _nearest_kind, outlined_fields, piece_kind_distances, sized_for
+
+    ccfg = sized_for(card_config, art.size)
+    p = tv.ppm
+    view = tv.warp(image)
+    comp, stats, _sep = outlined_fields(ccfg, view, cream, p)
+    fw, fh = config.field_size_mm
+    lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
+    piles = (*COLOURS, *(("points",) if card_game else ()))
+    out: dict[str, tuple[float, PileFind]] = {}
+    for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
+        x, y, w, h, area = (int(v) for v in stats[i])
+        sub = comp[y:y + h, x:x + w] == i
+        if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+            continue
+        ys, xs = np.nonzero(sub)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+        short, long_ = sorted((rw + 1, rh + 1))
+        if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
+            continue
+        dists = piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game)
+        kind, _d = _nearest_kind(ccfg, dists)
+        if kind not in piles or _back_distance(ccfg, view, cream, sub, x, y, art) <= dists[kind]:
+            continue        # the draw pile's backs (or no card field) are no discard pile
+        theta = ang if rh >= rw else ang + 90.0
+        centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+        if f is None:
+            continue
+        whole = area / (fw * fh * p * p)
+        if kind not in out or abs(1 - whole) < out[kind][0]:
+            out[kind] = (abs(1 - whole), f)
+    return [f for _w, f in out.values()]
+
+
+def _back_distance(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt) -> float:
+    """piece_kind_distances' distance of an outlined piece to the card back's colour (the draw pile)."""
+    import numpy as np
+
+    ref = art.fields.get("back")
+    if ref is None:
+        return float("inf")
+    h, w = sub.shape
+    got = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    lg = np.log(np.maximum(got, 1.0) / np.maximum(cream, 1.0))
+    c = lg - lg.mean()
+    washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02)
+                    + np.asarray(config.piece_veils, np.float32)[:, None])
+    cw = washed - washed.mean(axis=1, keepdims=True)
+    return float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                cream: Any, model: Any, kind: str, tv: TableView, cx: float, cy: float, rw: float, rh: float,
-               ang: float) -> PileFind | None:
+               ang: float, card_game: bool = False) -> PileFind | None:
     """The top card of the pile whose field blob has this turned rectangle (table view px), or None when
     no card lies there (`_refine_pile`)."""
     import numpy as np
@@ -343,6 +420,19 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     if placed is None:
         return None
     centre, theta = placed
+    return _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+
+
+def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+                 cream: Any, model: Any, kind: str, centre: tuple[float, float], theta: float,
+                 card_game: bool = False) -> PileFind | None:
+    """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
+    which way up, then its value from both top corners. None for a card game's wish card taken for a pile
+    of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol)."""
+    import numpy as np
+
+    from .cards import kind_by_symbol, symbol_rival
+
     q = config.card_ppm
     # which way up: the numerals make the top corners far busier than the bottom ones
     img = upright_card(image, registration, centre, theta, art.size, q, 4.0)
@@ -360,6 +450,9 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     if up != theta:
         img = upright_card(image, registration, centre, up, art.size, q, 4.0)
         white = _whiteness(img.astype(np.float32), cream)
+    if card_game and symbol_rival(art, kind) == "wish" and \
+            kind_by_symbol(card_config, kind, img, cream, 4.0 + art.size[1] - card_config.border_mm, art, q) == "wish":
+        return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
     if code is not None and kind == "points":
         code = f"P{code}"

@@ -72,3 +72,28 @@ def test_a_row_touched_by_the_seat_rectangles_edge():
     truth, got = read_cards(rows=rows, edit=edit)
     assert moved
     assert _rows(got) == _rows(truth)
+
+
+def test_piles_under_a_glare_found_by_their_outlines_and_named_by_their_washed_out_colour():
+    """A lamp's reflection over the card game's piles washes their fields out: the colour finder alone
+    loses the points pile under a faint glare and the green pile under a stronger one; found by the
+    stock's border round each field and named by the colour the veil leaves, they are read."""
+    from dataclasses import replace
+
+    from simulator.conditions import Glare
+    from vision.reader import DEFAULT_READER_CONFIG
+
+    colour_only = replace(DEFAULT_READER_CONFIG, discards=replace(
+        DEFAULT_READER_CONFIG.discards, outline_ppm=0.0, glare_hue_max_rad=0.0))
+    tops = {"red": "7", "yellow": "2", "pink": "3", "green": "5", "blue": "9", "points": "P4"}
+    for intensity, pile in ((0.2, "points"), (0.4, "green")):
+        glare = Glare(0.5, 0.5, 0.09, intensity, 1.3, 20.0)
+        truth, got = read_cards(game="keltis-card", discard_tops=tops, glare=glare)
+        _, before = read_cards(game="keltis-card", discard_tops=tops, glare=glare, config=colour_only)
+        assert before.discard_tops[pile] is None
+        assert got.discard_tops[pile] == truth.discard_tops[pile]
+        # no pile read where the colour finder read one right, and no other colour's card taken for one
+        for key, code in before.discard_tops.items():
+            if code == truth.discard_tops[key]:
+                assert got.discard_tops[key] == code
+        assert all(code is None or code[0] != "P" or key == "points" for key, code in got.discard_tops.items())
