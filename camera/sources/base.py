@@ -153,17 +153,27 @@ class CaptureThreadSource(FrameSource):
         now; a recording gives that frame's still, whatever it has read since)."""
         return None
 
-    def still(self, timeout: float = 5.0, of_frame: int | None = None) -> Any:
+    #: how long a consumer waits for a still before reading the video frame instead: a live camera takes one in
+    #: ~0.5 s, and the table moves on meanwhile; a recording (ReplaySource) loses nothing by waiting longer
+    still_timeout: float = 5.0
+
+    def still(self, timeout: float | None = None, of_frame: int | None = None) -> Any:
         """A full-resolution picture of the table, taken by the capture thread between two frames
-        (only it may talk to the camera); None when none came within `timeout` seconds. Each Frame's
-        `still` asks it with that frame's index."""
+        (only it may talk to the camera); None when none came within `timeout` seconds (default
+        `still_timeout`). Each Frame's `still` asks it with that frame's index."""
+        timeout = self.still_timeout if timeout is None else timeout
         with self._cond:
             ticket = self._still_asked = self._still_asked + 1
             self._still_for = of_frame
             self._cond.notify_all()
             self._cond.wait_for(lambda: self._still_done >= ticket or self._finished() or self._stop.is_set(),
                                 timeout)
-            return self._still_picture if self._still_done >= ticket else None
+            got = self._still_done >= ticket
+            picture = self._still_picture if got else None
+        if not got and not self._stop.is_set() and not self._finished():
+            log.warning("%s: no full-resolution still within %.1f s (frame %s): the video frame is read instead",
+                        self.name, timeout, of_frame)
+        return picture
 
     def _serve_still(self) -> None:
         """On the capture thread: answer the stills asked for since the last one (one picture for all)."""

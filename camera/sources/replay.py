@@ -19,6 +19,11 @@ from .base import SKIP, CaptureThreadSource, log
 class ReplaySource(CaptureThreadSource):
     """Frames of a recorded session, at its pace (speed) or as fast as the consumer takes them."""
 
+    #: a simulated session's still is rendered when asked (seconds on a loaded machine, the first one longer:
+    #: the renderer is prepared then); a recording loses nothing by waiting, while reading its small video
+    #: frame instead would make the reader guess a table from too few pixels (the demo: 960x540)
+    still_timeout: float = 600.0
+
     def __init__(self, folder: str | Path, *, speed: float | None = 1.0, loop: bool = False,
                  start_after: int | None = None, still_of: Callable[[int], Any] | None = None, **kwargs: Any):
         if speed is not None and not speed > 0:

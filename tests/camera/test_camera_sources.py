@@ -342,3 +342,33 @@ def test_a_still_that_takes_longer_than_the_stall_timeout_is_no_lost_camera(tmp_
     with source:
         assert source.latest(timeout=5).still() is not None
     assert states == ["running"]
+
+
+def test_a_replay_waits_for_a_still_as_long_as_it_takes_a_live_camera_gives_up(tmp_path, caplog):
+    """A simulated session renders its stills when asked: on a loaded machine (the first one also
+    prepares the renderer) that takes longer than a live camera's still ever should. A replay loses
+    nothing by waiting, and reading its small video frame instead would make the reader guess a table
+    from too few pixels; a live camera gives up after `still_timeout`, says so, and the video frame is read."""
+    import logging
+
+    from camera.sources.base import CaptureThreadSource
+    from camera.sources.replay import ReplaySource
+
+    folder = tmp_path / "slow-render"
+    with SessionWriter(folder, SessionInfo(source="simulator", board="base")) as writer:
+        for i in range(3):
+            writer.add_frame(encode_jpeg(numbered(i), 95), 2.0 * i)
+
+    def slow_still(index):
+        time.sleep(0.4)
+        return numbered(index)
+
+    assert ReplaySource.still_timeout >= 60 > CaptureThreadSource.still_timeout
+    source = open_source(f"replay:{folder}?speed=1", still_of=slow_still)
+    with source:
+        assert frame_number(source.latest(timeout=5).still()) == 0
+    source = open_source(f"replay:{folder}?speed=1", still_of=slow_still)
+    source.still_timeout = 0.1       # as a live camera whose still did not come in time
+    with caplog.at_level(logging.WARNING), source:
+        assert source.latest(timeout=5).still() is None
+    assert any("no full-resolution still within 0.1 s" in r.getMessage() for r in caplog.records)
