@@ -318,7 +318,7 @@ class GameModel:
         self._check_draw_pile_end()
         # (after the end check: the turn that would begin the last plays by the count, drawing from a
         # discard pile, shows the count ran out early — RULES §3 End: the last plays draw nothing)
-        self._check_draw_pile_not_empty(tops)
+        self._check_draw_pile_not_empty(tops, facts.hidden_draws)
         phase = self.phase
         if phase == "final":
             if seat in self.final_queue:
@@ -401,12 +401,15 @@ class GameModel:
             return
         self._start_final(last.seat, "draw-pile")
 
-    def _check_draw_pile_not_empty(self, tops: Sequence[TopChange]) -> None:
+    def _check_draw_pile_not_empty(self, tops: Sequence[TopChange], hidden_draws: int = 0) -> None:
         """The tracker's own count ended the card game's play ("draw-pile", replays), yet a card is
-        drawn from a discard pile: the game was not at its end — a draw that left no trace (a card
-        taken off its twin) made the count run out early. Play goes on (RULES §3 End)."""
+        drawn — from a discard pile, or from the draw pile (the turn's player seen reaching in again
+        after their play, the table as it was: the decoder's `unseen_draws`): the game was not at its
+        end — a draw that left no trace (a card taken off its twin) made the count run out early.
+        Play goes on (RULES §3 End: the last plays draw nothing)."""
         if (self.rules.is_board or not self.config.auto_end_on_empty_draw_pile or self.end_reason != "draw-pile"
-                or self.phase not in ("final", "over") or not any(tp.kind == "draw" for tp in tops)):
+                or self.phase not in ("final", "over")
+                or not (hidden_draws or any(tp.kind == "draw" for tp in tops))):
             return
         self.phase, self.end_reason, self.final_queue = "play", None, ()
         # (at least one card was left when the count said none: count on from there)

@@ -355,14 +355,11 @@ def test_a_second_card_played_and_drawn_back_is_one_rule_break_of_the_player_who
     assert warnings == [("south", "two-cards")]
 
 
-def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_when_a_pile_is_drawn():
-    """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
-    card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
-    the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
-    a turn early; the next turn draws from a discard pile, so the game went on. Before session 11 that
-    was checked before the count ended the play, for the turn before: the turn that drew was taken as
-    the first of the last plays, the true last plays as moves after the end (two-cards and game-over
-    warnings on a legal game, card game 2 players seed 7106 of the session bench)."""
+def _card_game_counted_out_a_turn_early(draw_apart: bool):
+    """Frames of a two-player card game to its end whose tracker's count of the draw pile runs out a
+    turn early (a card taken off its twin leaves no trace and is counted as drawn from the draw pile),
+    and the seats of its turns. The turn after the count ran out draws from a discard pile, or (with
+    `draw_apart`) lays a card and draws the last card of the draw pile in a reach of its own."""
     seats = {"south": "black", "north": "grey"}
     piles = ("red", "yellow", "pink", "green", "blue", "points")
     values = {c: ["4", "5", "6", "7", "3", "4", "5", "6", "7", "0", "1", "2", "8", "9", "10"] for c in piles[:5]}
@@ -379,7 +376,7 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     frames: list = [obs(), obs()]
     turns: list = []
 
-    def turn(seat, discard=None, draw=None, lays=()):
+    def turn(seat, discard=None, draw=None, lays=(), quiet_draw=False):
         if discard is not None:
             colour, value = discard
             stacks[colour].append(value)
@@ -390,6 +387,8 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
         for colour in lays:
             rows[seat][colour] = rows[seat].get(colour, []) + ["E"]
         frames.extend([hand(seat), hand(seat), obs(), obs(), obs()])
+        if quiet_draw:      # (the draw pile's card drawn in a reach of its own: the table as it was)
+            frames.extend([hand(seat), hand(seat), obs(), obs(), obs()])
         turns.append(seat)
 
     order = ["south", "north"]
@@ -409,11 +408,32 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     turn(order[len(turns) % 2], discard=("green", values["green"].pop(0)), draw="red")   # off its twin: no trace
     for _ in range(41):
         regular()
-    turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: no card left)
-    turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
+    if draw_apart:
+        regular()                                                      # (the count: no card left)
+        turn(order[len(turns) % 2], lays=("yellow",), quiet_draw=True)   # the last card of the draw pile
+    else:
+        turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: none left)
+        turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
     last = order[(len(turns) - 1) % 2]
     turn(order[len(turns) % 2], lays=("red", "blue"))                 # the last plays: two cards each
     turn(last, lays=("green", "pink"))
+    return seats, frames, turns
+
+
+@pytest.mark.parametrize("draw_apart", [False, True], ids=["discard-pile", "draw-pile"])
+def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_when_a_card_is_drawn(draw_apart):
+    """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
+    card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
+    the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
+    a turn early; a card drawn by the next turn shows the game went on.
+    - From a discard pile: before session 11 that was checked before the count ended the play, for the
+      turn before: the turn that drew was taken as the first of the last plays, the true last plays as
+      moves after the end (two-cards and game-over warnings on a legal game, card 2 players seed 7106).
+    - From the draw pile (session 12): the player lays a card, then reaches in again and the table
+      reads as before — the decoder's draw from the draw pile (`unseen_draws`). It was no sign: that
+      turn was taken as the first of the last plays and the last of the true last plays as a move after
+      the end ("game-over" on a legal game: card game 4 players seed 76002 of the session bench)."""
+    seats, frames, turns = _card_game_counted_out_a_turn_early(draw_apart)
     tracker = decoding(auto_end_on_empty_draw_pile=True)
     tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}, "first": "south"})
     for i, frame in enumerate(frames):
