@@ -200,6 +200,10 @@ class GameModel:
         self.end_reason: str | None = None
         self.final_queue: tuple[str, ...] = ()
         self.draw_pile_found = 0                # cards the count missed (a draw seen after it ran out)
+        #: card game, the end by the tracker's own count (auto_end_on_empty_draw_pile): the first turn of
+        #: the last plays, when a turn came after the last plays were all made by the player who made it
+        #: (the count ran out a turn early: tracking.decoded.DecodedGame folds again with one card more)
+        self.count_early_at: int | None = None
         self.turn_override: str | None = None   # "turn" correction: whose turn it is
         self.points_adjust: dict[str, int] = {}
         self.last_t: float | None = None
@@ -326,6 +330,8 @@ class GameModel:
             elif not silent:
                 self.phase = phase = "over"
                 self.end_reason = self.end_reason or "last plays made"
+        if phase == "over" and not silent and self.count_early_at is None:
+            self._check_count_early(seat)
         if not silent:
             self.turn_override = None
         rec = self._record(seat, before, after, report, tops, skipped, facts, move_id=len(self.turns) + 1,
@@ -414,6 +420,18 @@ class GameModel:
         self.phase, self.end_reason, self.final_queue = "play", None, ()
         # (at least one card was left when the count said none: count on from there)
         self.draw_pile_found += 1 - min(0, self.draw_pile_left(closed_only=True))
+
+    def _check_count_early(self, seat: str) -> None:
+        """The card game's last plays, begun by the tracker's count of the draw pile (replays), are all
+        made, and the player who made the first of them plays again: the last plays of a game whose last
+        card that player drew (RULES §3 End: the one who triggers the end plays last) — the count ran out a
+        turn early (a card taken off its twin is counted as drawn from the draw pile), not a play after
+        the end. Noted in `count_early_at` (the first turn of the last plays, by index)."""
+        if self.rules.is_board or not self.config.auto_end_on_empty_draw_pile or self.end_reason != "draw-pile":
+            return
+        first = next((i for i, t in enumerate(self.turns) if t.phase == "final" and not t.silent), None)
+        if first is not None and self.turns[first].seat == seat:
+            self.count_early_at = first
 
     def _end(self, reason: str) -> None:
         self.phase = "over"

@@ -355,11 +355,12 @@ def test_a_second_card_played_and_drawn_back_is_one_rule_break_of_the_player_who
     assert warnings == [("south", "two-cards")]
 
 
-def _card_game_counted_out_a_turn_early(draw_apart: bool):
+def _card_game_counted_out_a_turn_early(last_draw: str):
     """Frames of a two-player card game to its end whose tracker's count of the draw pile runs out a
     turn early (a card taken off its twin leaves no trace and is counted as drawn from the draw pile),
-    and the seats of its turns. The turn after the count ran out draws from a discard pile, or (with
-    `draw_apart`) lays a card and draws the last card of the draw pile in a reach of its own."""
+    and the seats of its turns. The turn after the count ran out draws from a discard pile
+    ("discard-pile"), or lays a card and draws the last card of the draw pile in a reach of its own
+    ("draw-pile") or in the reach of its play ("hidden": no sign of it)."""
     seats = {"south": "black", "north": "grey"}
     piles = ("red", "yellow", "pink", "green", "blue", "points")
     values = {c: ["4", "5", "6", "7", "3", "4", "5", "6", "7", "0", "1", "2", "8", "9", "10"] for c in piles[:5]}
@@ -408,9 +409,9 @@ def _card_game_counted_out_a_turn_early(draw_apart: bool):
     turn(order[len(turns) % 2], discard=("green", values["green"].pop(0)), draw="red")   # off its twin: no trace
     for _ in range(41):
         regular()
-    if draw_apart:
+    if last_draw != "discard-pile":
         regular()                                                      # (the count: no card left)
-        turn(order[len(turns) % 2], lays=("yellow",), quiet_draw=True)   # the last card of the draw pile
+        turn(order[len(turns) % 2], lays=("yellow",), quiet_draw=last_draw == "draw-pile")  # the last card drawn
     else:
         turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: none left)
         turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
@@ -420,8 +421,8 @@ def _card_game_counted_out_a_turn_early(draw_apart: bool):
     return seats, frames, turns
 
 
-@pytest.mark.parametrize("draw_apart", [False, True], ids=["discard-pile", "draw-pile"])
-def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_when_a_card_is_drawn(draw_apart):
+@pytest.mark.parametrize("last_draw", ["discard-pile", "draw-pile", "hidden"])
+def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_ends_a_turn_later(last_draw):
     """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
     card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
     the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
@@ -432,8 +433,12 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     - From the draw pile (session 12): the player lays a card, then reaches in again and the table
       reads as before — the decoder's draw from the draw pile (`unseen_draws`). It was no sign: that
       turn was taken as the first of the last plays and the last of the true last plays as a move after
-      the end ("game-over" on a legal game: card game 4 players seed 76002 of the session bench)."""
-    seats, frames, turns = _card_game_counted_out_a_turn_early(draw_apart)
+      the end ("game-over" on a legal game: card game 4 players seed 76002 of the session bench).
+    - Hidden in the reach of its play (session 12): no sign until the last plays are made and the
+      player who made the first of them plays again — the one who drew the last card plays last
+      (GameModel._check_count_early): the end came a turn later, not a play after it ("two-cards" and
+      "game-over" on a legal game before: card 2 players seed 76010 at 1/2 s)."""
+    seats, frames, turns = _card_game_counted_out_a_turn_early(last_draw)
     tracker = decoding(auto_end_on_empty_draw_pile=True)
     tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}, "first": "south"})
     for i, frame in enumerate(frames):
