@@ -850,6 +850,9 @@ class TurnDecoder:
         hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
         if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
             cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
+        # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
+        if not self.card_game and len(turn.lays) > len(turn.steps):
+            cost += cfg.decoder_rule * (len(turn.lays) - len(turn.steps))
         cost += cfg.decoder_rule * turn.pawns_lost
         # a card leaves a row only for a discard-a-card tile (onto its pile)
         if len(turn.row_discards) > tiles_discard:

@@ -466,3 +466,25 @@ def test_a_wish_stone_taken_is_given_to_the_player_whose_pawn_landed_there():
         tracker.feed(parse_observation(truth), t, i)
     tracker.finish()
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+
+
+def test_a_pawn_step_stays_with_the_card_that_paid_for_it():
+    """RULES §1 Turn: a card laid moves a pawn one stone (one that no pawn can move with is discarded,
+    not laid). South brings a pawn onto h1 with a pink 4; two turns later a pink 9 moves it on to h2, a
+    discard-a-card stone, whose discard goes onto its twin (no trace; NWNZ 3 players, `sim session`
+    seed 76024 at 1 fps). Before session 12 a card laid with no pawn step cost the decoder nothing, so
+    the second step read as the first turn's step misread since (a held misread, cheaper than a discard
+    owed and not seen): "two-steps" on the pink 4 and "pawn-not-moved" on the pink 9, on a legal game."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(game="keltis", board="nwnz", players=3, seed=76024, fps=1, max_moves=70,
+                                          truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+    steps = [[st["to"] for st in m["summary"]["steps"]] for m in tracker.snapshot()["moves"]
+             if m["seat"] == "south" and [c for c, _v in m["summary"]["lays"]] == ["pink"]]
+    assert steps == [["h1"], ["h2"]]
