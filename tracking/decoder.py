@@ -487,6 +487,9 @@ class TurnDecoder:
                 new_table.pop(k, None)
             else:
                 new_table[k] = now
+            # (the turn's rule breaks as revised: a revision that leaves a card laid with no pawn step
+            # pays for it, as a turn read so at once would have)
+            cost += self._rules_cost(turn, new_table) - self._rules_cost(hyp.turns[i], table)
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
                                   tuple(m for m in hyp.misread if m[0] != k)))
@@ -660,6 +663,10 @@ class TurnDecoder:
                 elif below is None:                                              # nothing known below
                     opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below,
                                  stack[:-1] + ((new,) if new is not None else ())))
+                elif new is not None:
+                    # the record shows another card below: it was read wrong (a discard onto the twin of
+                    # the card below read as a draw uncovering it) — from here on nothing known below
+                    opts.append(((pile, old, new, "draw"), cfg.decoder_record_wrong, (None, new)))
             if new is not None:
                 # a card onto the pile (the twin of the card below its top: less likely than that card
                 # uncovered by a draw; a card all of whose copies are already seen: a rule break)
