@@ -67,10 +67,6 @@ class TrackingConfig:
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
     decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
     decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
-    decoder_record_wrong: float = 4.0    # ... where the record shows another card below (it was read wrong: a
-    #                                      card discarded onto the twin of the card below its top reads as that
-    #                                      card uncovered by a draw — until a later draw uncovers what truly lies
-    #                                      there; against it a pile top misread frame after frame, ≥ 4.9)
     decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
     #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
