@@ -155,7 +155,6 @@ def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live:
         else:
             groups.append([i])
     tracked_sigs = [_merged_signature([signature_of_turn(model, model.turns[i]) for i in g]) for g in groups]
-    check = compare_turns(true_sigs, tracked_sigs)
 
     # Injected rule breaks: a warning of the injected code on the tracked move of that turn (or beside it).
     turn_of_event: list[int] = []
@@ -166,6 +165,15 @@ def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live:
             k += 1
             seat = line.get("seat")
         turn_of_event.append(k)
+    for line, k in zip(stream["events"], turn_of_event):
+        # a pawn two stones on over a clover is, to a camera, a step onto the clover and the clover's
+        # step (RULES §1 Tiles): the true turn as the camera sees it has both steps
+        clover = _clover_between(stream, line) if line.get("injected") and line.get(
+            "expected_code") == "two-steps" else None
+        if clover and k < len(true_sigs):
+            big = "B" if (line.get("move") or {}).get("pawn") == 0 else "S"
+            true_sigs[k] = {**true_sigs[k], "steps": sorted(true_sigs[k]["steps"] + [f"{big}:{clover}"])}
+    check = compare_turns(true_sigs, tracked_sigs)
     turn_lines: dict[int, list[dict[str, Any]]] = {}
     for line, k in zip(stream["events"], turn_of_event):
         turn_lines.setdefault(k, []).append(line)
@@ -230,16 +238,16 @@ def _traceless_discard(stream: dict[str, Any], injected: dict[str, Any], lines: 
     return False
 
 
-def _clover_between(stream: dict[str, Any], injected: dict[str, Any]) -> bool:
-    """Does the injected two-stone pawn move pass over a clover (RULES §1 Tiles: a clover lets the pawn
-    that landed there go one stone further at once — the same change of the table, legal)?"""
+def _clover_between(stream: dict[str, Any], injected: dict[str, Any]) -> str | None:
+    """The clover the injected two-stone pawn move passes over, if any (RULES §1 Tiles: a clover lets
+    the pawn that landed there go one stone further at once — the same change of the table, legal)."""
     from engine.board import load_board
     from engine.boardgame.state import board_info
 
     move, board = injected.get("move") or {}, stream["setup"].get("board")
     frame = injected.get("frame")
     if not board or frame is None or move.get("to") is None:
-        return False
+        return None
     info = board_info(load_board(board))
     player = stream["setup"]["seats"].get(move.get("seat"))
     for i in range(int(frame) - 1, -1, -1):
@@ -248,9 +256,9 @@ def _clover_between(stream: dict[str, Any], injected: dict[str, Any]) -> bool:
             pawns = [p.get("stone") for p in truth.get("pawns") or [] if p.get("player") == player]
             tiles = truth.get("tiles") or {}
             # (any of the player's pawns: FORMATS §2 lists them by stone, not in the engine's order)
-            return any(tiles.get(m) == "clover" and move["to"] in info.next.get(m, ())
-                       for start in pawns for m in info.next.get(start, ()))
-    return False
+            return next((m for start in pawns for m in info.next.get(start, ())
+                         if tiles.get(m) == "clover" and move["to"] in info.next.get(m, ())), None)
+    return None
 
 
 def _merged_signature(sigs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -165,6 +165,24 @@ class DecodedGame:
         if same == len(turns) == len(self._folded) and not force and places == self._places:
             return False
         self._places = places
+        self._fold(same, best)
+        for _ in range(3):
+            # the card game's count of the draw pile ran out a turn early (GameModel._check_count_early,
+            # seen in this fold, not before it): the game as read with one card more in the draw pile
+            # from before the first turn of the last plays, folded again from there
+            early = self._final.count_early_at
+            if early is None or early >= len(self._models) or self._models[same].count_early_at is not None:
+                break
+            model = self._models[early].clone()
+            model.draw_pile_found += 1
+            self._models[early] = model
+            same = min(same, early)
+            self._fold(early, best)
+        return True
+
+    def _fold(self, same: int, best: Any) -> None:
+        """The turns of the reading `best` from the `same`-th on judged again (the checkpoints before kept)."""
+        turns = best.turns
         del self._models[same + 1:], self._tables[same + 1:], self._folded[same:]
         for i in range(same, len(turns)):
             turn = turns[i]
@@ -183,7 +201,6 @@ class DecodedGame:
             self._tables.append(table)
             self._folded.append((turn, turn.delta))
         self._final, _ = self._corrected(len(turns))
-        return True
 
     def _corrected(self, i: int) -> tuple[GameModel, Fields]:
         """The game and table after i turns with the corrections placed there applied (copies)."""

@@ -487,6 +487,9 @@ class TurnDecoder:
                 new_table.pop(k, None)
             else:
                 new_table[k] = now
+            # (the turn's rule breaks as revised: a revision that leaves a card laid with no pawn step
+            # pays for it, as a turn read so at once would have)
+            cost += self._rules_cost(turn, new_table) - self._rules_cost(hyp.turns[i], table)
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
                                   tuple(m for m in hyp.misread if m[0] != k)))
@@ -717,20 +720,7 @@ class TurnDecoder:
         budget = min(cfg.decoder_cut_budget, self._budget)
         owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
-        for slots, skipped, undrawn in variants:
-            owned_parts: dict[int, Turn] = {}
-            ok = True
-            for seat, keys in owned.items():
-                positions = [i for i, s in enumerate(slots[:reach + 1]) if s == seat]
-                if not positions:
-                    ok = False
-                    break
-                # a seat's own fields go to its first slot (its open turn, or its next turn)
-                pos = 1 if skipped and seat == slots[1] else positions[0] if (
-                    last is None or positions[0] > 0 or self._open_can_go_on(last)) else positions[-1]
-                owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
-            if not ok:
-                continue
+        for slots, skipped, undrawn, owned_parts in self._owned_placements(variants, owned, owned_turns, last, reach):
             fixed = (cfg.decoder_out_of_turn if skipped or undrawn else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
@@ -774,6 +764,32 @@ class TurnDecoder:
         out.sort(key=lambda x: x[0])
         return [(cost, parts, slots, tuple(sorted(new_piles.items())), undrawn)
                 for cost, parts, slots, new_piles, undrawn in out[:keep]]
+
+    def _owned_placements(self, variants, owned: Mapping[str, list], owned_turns: Mapping[str, Turn],
+                          last: Turn | None, reach: int):
+        """Each variant of the slots with the seats' own fields placed: a seat's fields go to its first
+        slot (its open turn going on, or its next turn) — or, when that is the open turn and the seat
+        comes round again within reach, to its next turn (a player's second card after the others'
+        turns, not their open turn going on: the priors judge which)."""
+        for slots, skipped, undrawn in variants:
+            options: list[list[int]] = []
+            for seat in owned:
+                positions = [i for i, s in enumerate(slots[:reach + 1]) if s == seat]
+                if not positions:
+                    break
+                if skipped and seat == slots[1]:
+                    options.append([1])
+                elif last is None or positions[0] > 0 or self._open_can_go_on(last):
+                    options.append(positions[:1] + ([positions[-1]] if last is not None and positions[0] == 0
+                                                    and positions[-1] > 0 else []))
+                else:
+                    options.append([positions[-1]])
+            else:
+                for combo in itertools.product(*options):
+                    owned_parts: dict[int, Turn] = {}
+                    for seat, pos in zip(owned, combo):
+                        owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
+                    yield slots, skipped, undrawn, owned_parts
 
     def _placements(self, n: int, events: int, owned: frozenset, loose: bool) -> list[tuple[float, tuple[int, ...]]]:
         """Every placement of `events` pile changes on the slots 0..n, with a lower bound of its cut's
@@ -850,6 +866,9 @@ class TurnDecoder:
         hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
         if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
             cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
+        # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
+        if not self.card_game and len(turn.lays) > len(turn.steps):
+            cost += cfg.decoder_rule * (len(turn.lays) - len(turn.steps))
         cost += cfg.decoder_rule * turn.pawns_lost
         # a card leaves a row only for a discard-a-card tile (onto its pile)
         if len(turn.row_discards) > tiles_discard:

@@ -200,6 +200,10 @@ class GameModel:
         self.end_reason: str | None = None
         self.final_queue: tuple[str, ...] = ()
         self.draw_pile_found = 0                # cards the count missed (a draw seen after it ran out)
+        #: card game, the end by the tracker's own count (auto_end_on_empty_draw_pile): the first turn of
+        #: the last plays, when a turn came after the last plays were all made by the player who made it
+        #: (the count ran out a turn early: tracking.decoded.DecodedGame folds again with one card more)
+        self.count_early_at: int | None = None
         self.turn_override: str | None = None   # "turn" correction: whose turn it is
         self.points_adjust: dict[str, int] = {}
         self.last_t: float | None = None
@@ -318,7 +322,7 @@ class GameModel:
         self._check_draw_pile_end()
         # (after the end check: the turn that would begin the last plays by the count, drawing from a
         # discard pile, shows the count ran out early — RULES §3 End: the last plays draw nothing)
-        self._check_draw_pile_not_empty(tops)
+        self._check_draw_pile_not_empty(tops, facts.hidden_draws)
         phase = self.phase
         if phase == "final":
             if seat in self.final_queue:
@@ -326,6 +330,8 @@ class GameModel:
             elif not silent:
                 self.phase = phase = "over"
                 self.end_reason = self.end_reason or "last plays made"
+        if phase == "over" and not silent and self.count_early_at is None:
+            self._check_count_early(seat)
         if not silent:
             self.turn_override = None
         rec = self._record(seat, before, after, report, tops, skipped, facts, move_id=len(self.turns) + 1,
@@ -401,16 +407,31 @@ class GameModel:
             return
         self._start_final(last.seat, "draw-pile")
 
-    def _check_draw_pile_not_empty(self, tops: Sequence[TopChange]) -> None:
+    def _check_draw_pile_not_empty(self, tops: Sequence[TopChange], hidden_draws: int = 0) -> None:
         """The tracker's own count ended the card game's play ("draw-pile", replays), yet a card is
-        drawn from a discard pile: the game was not at its end — a draw that left no trace (a card
-        taken off its twin) made the count run out early. Play goes on (RULES §3 End)."""
+        drawn — from a discard pile, or from the draw pile (the turn's player seen reaching in again
+        after their play, the table as it was: the decoder's `unseen_draws`): the game was not at its
+        end — a draw that left no trace (a card taken off its twin) made the count run out early.
+        Play goes on (RULES §3 End: the last plays draw nothing)."""
         if (self.rules.is_board or not self.config.auto_end_on_empty_draw_pile or self.end_reason != "draw-pile"
-                or self.phase not in ("final", "over") or not any(tp.kind == "draw" for tp in tops)):
+                or self.phase not in ("final", "over")
+                or not (hidden_draws or any(tp.kind == "draw" for tp in tops))):
             return
         self.phase, self.end_reason, self.final_queue = "play", None, ()
         # (at least one card was left when the count said none: count on from there)
         self.draw_pile_found += 1 - min(0, self.draw_pile_left(closed_only=True))
+
+    def _check_count_early(self, seat: str) -> None:
+        """The card game's last plays, begun by the tracker's count of the draw pile (replays), are all
+        made, and the player who made the first of them plays again: the last plays of a game whose last
+        card that player drew (RULES §3 End: the one who triggers the end plays last) — the count ran out a
+        turn early (a card taken off its twin is counted as drawn from the draw pile), not a play after
+        the end. Noted in `count_early_at` (the first turn of the last plays, by index)."""
+        if self.rules.is_board or not self.config.auto_end_on_empty_draw_pile or self.end_reason != "draw-pile":
+            return
+        first = next((i for i, t in enumerate(self.turns) if t.phase == "final" and not t.silent), None)
+        if first is not None and self.turns[first].seat == seat:
+            self.count_early_at = first
 
     def _end(self, reason: str) -> None:
         self.phase = "over"

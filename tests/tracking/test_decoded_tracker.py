@@ -355,14 +355,12 @@ def test_a_second_card_played_and_drawn_back_is_one_rule_break_of_the_player_who
     assert warnings == [("south", "two-cards")]
 
 
-def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_when_a_pile_is_drawn():
-    """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
-    card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
-    the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
-    a turn early; the next turn draws from a discard pile, so the game went on. Before session 11 that
-    was checked before the count ended the play, for the turn before: the turn that drew was taken as
-    the first of the last plays, the true last plays as moves after the end (two-cards and game-over
-    warnings on a legal game, card game 2 players seed 7106 of the session bench)."""
+def _card_game_counted_out_a_turn_early(last_draw: str):
+    """Frames of a two-player card game to its end whose tracker's count of the draw pile runs out a
+    turn early (a card taken off its twin leaves no trace and is counted as drawn from the draw pile),
+    and the seats of its turns. The turn after the count ran out draws from a discard pile
+    ("discard-pile"), or lays a card and draws the last card of the draw pile in a reach of its own
+    ("draw-pile") or in the reach of its play ("hidden": no sign of it)."""
     seats = {"south": "black", "north": "grey"}
     piles = ("red", "yellow", "pink", "green", "blue", "points")
     values = {c: ["4", "5", "6", "7", "3", "4", "5", "6", "7", "0", "1", "2", "8", "9", "10"] for c in piles[:5]}
@@ -379,7 +377,7 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     frames: list = [obs(), obs()]
     turns: list = []
 
-    def turn(seat, discard=None, draw=None, lays=()):
+    def turn(seat, discard=None, draw=None, lays=(), quiet_draw=False):
         if discard is not None:
             colour, value = discard
             stacks[colour].append(value)
@@ -390,6 +388,8 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
         for colour in lays:
             rows[seat][colour] = rows[seat].get(colour, []) + ["E"]
         frames.extend([hand(seat), hand(seat), obs(), obs(), obs()])
+        if quiet_draw:      # (the draw pile's card drawn in a reach of its own: the table as it was)
+            frames.extend([hand(seat), hand(seat), obs(), obs(), obs()])
         turns.append(seat)
 
     order = ["south", "north"]
@@ -409,11 +409,36 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_goes_on_
     turn(order[len(turns) % 2], discard=("green", values["green"].pop(0)), draw="red")   # off its twin: no trace
     for _ in range(41):
         regular()
-    turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: no card left)
-    turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
+    if last_draw != "discard-pile":
+        regular()                                                      # (the count: no card left)
+        turn(order[len(turns) % 2], lays=("yellow",), quiet_draw=last_draw == "draw-pile")  # the last card drawn
+    else:
+        turn(order[len(turns) % 2], discard=("pink", values["pink"].pop(0)), draw="yellow")  # (the count: none left)
+        turn(order[len(turns) % 2], discard=("blue", values["blue"].pop(0)))   # the last card of the draw pile
     last = order[(len(turns) - 1) % 2]
     turn(order[len(turns) % 2], lays=("red", "blue"))                 # the last plays: two cards each
     turn(last, lays=("green", "pink"))
+    return seats, frames, turns
+
+
+@pytest.mark.parametrize("last_draw", ["discard-pile", "draw-pile", "hidden"])
+def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_ends_a_turn_later(last_draw):
+    """RULES §3 End: the game ends at once when the last card is drawn; the last plays draw nothing. A
+    card taken off its twin (the red 3 below is a red 3) leaves no trace and is counted as drawn from
+    the draw pile, so the tracker's count (auto_end_on_empty_draw_pile, as replays end games) runs out
+    a turn early; a card drawn by the next turn shows the game went on.
+    - From a discard pile: before session 11 that was checked before the count ended the play, for the
+      turn before: the turn that drew was taken as the first of the last plays, the true last plays as
+      moves after the end (two-cards and game-over warnings on a legal game, card 2 players seed 7106).
+    - From the draw pile (session 12): the player lays a card, then reaches in again and the table
+      reads as before — the decoder's draw from the draw pile (`unseen_draws`). It was no sign: that
+      turn was taken as the first of the last plays and the last of the true last plays as a move after
+      the end ("game-over" on a legal game: card game 4 players seed 76002 of the session bench).
+    - Hidden in the reach of its play (session 12): no sign until the last plays are made and the
+      player who made the first of them plays again — the one who drew the last card plays last
+      (GameModel._check_count_early): the end came a turn later, not a play after it ("two-cards" and
+      "game-over" on a legal game before: card 2 players seed 76010 at 1/2 s)."""
+    seats, frames, turns = _card_game_counted_out_a_turn_early(last_draw)
     tracker = decoding(auto_end_on_empty_draw_pile=True)
     tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}, "first": "south"})
     for i, frame in enumerate(frames):
@@ -441,3 +466,47 @@ def test_a_wish_stone_taken_is_given_to_the_player_whose_pawn_landed_there():
         tracker.feed(parse_observation(truth), t, i)
     tracker.finish()
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+
+
+def test_a_pawn_step_stays_with_the_card_that_paid_for_it():
+    """RULES §1 Turn: a card laid moves a pawn one stone (one that no pawn can move with is discarded,
+    not laid). South brings a pawn onto h1 with a pink 4; two turns later a pink 9 moves it on to h2, a
+    discard-a-card stone, whose discard goes onto its twin (no trace; NWNZ 3 players, `sim session`
+    seed 76024 at 1 fps). Before session 12 a card laid with no pawn step cost the decoder nothing, so
+    the second step read as the first turn's step misread since (a held misread, cheaper than a discard
+    owed and not seen): "two-steps" on the pink 4 and "pawn-not-moved" on the pink 9, on a legal game."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(game="keltis", board="nwnz", players=3, seed=76024, fps=1, max_moves=70,
+                                          truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+    steps = [[st["to"] for st in m["summary"]["steps"]] for m in tracker.snapshot()["moves"]
+             if m["seat"] == "south" and [c for c, _v in m["summary"]["lays"]] == ["pink"]]
+    assert steps == [["h1"], ["h2"]]
+
+
+def test_a_players_next_card_after_the_others_turn_is_their_next_turn_not_their_open_turn_going_on():
+    """RULES §1 Turn: one card a turn, the players in turn. At one settled state every 2 s, one frame
+    shows south's pink 5 and north's pink 5 (south's reach, then north's; base board, 2 players, `sim
+    session` seed 76020 at 1/2 s), north's turn before not seen drawing (its draw hidden in its reach).
+    Before session 12 a seat's own fields always went to its open turn when that turn could go on:
+    north's pink 5 was its turn before going on (two cards), south's yellow 4 later alike — "two-cards"
+    twice and "tile-not-taken" on a legal game. North's next turn after south's is a cut the priors now
+    judge too."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=2, seed=76020, fps=0.5, max_moves=40,
+                                          truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+    lays = [(m["seat"], [c for c, _v in m["summary"]["lays"]]) for m in tracker.snapshot()["moves"]]
+    assert lays[11:15] == [("north", ["green"]), ("south", ["pink"]), ("north", ["pink"]), ("south", ["yellow"])]
