@@ -39,7 +39,6 @@ from __future__ import annotations
 import bisect
 import copy
 import dataclasses
-import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -54,6 +53,22 @@ _GONE = "<gone>"
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+class _cached:
+    """functools.cached_property without its lock (Python < 3.12 takes one on every first read, which
+    the cut search pays for on each of its many new turns): a value computed from a frozen turn."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @dataclass(frozen=True)
@@ -85,11 +100,11 @@ class Turn:
     no_draw: bool = False
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
-    @functools.cached_property
+    @_cached
     def plays(self) -> int:
         return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
 
-    @functools.cached_property
+    @_cached
     def draws(self) -> int:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
@@ -109,6 +124,10 @@ class Turn:
 
     def shape(self) -> tuple:
         """What the turn did on the table and the rules (not how many reaches were read as draws)."""
+        return self._shape
+
+    @_cached
+    def _shape(self) -> tuple:
         return (self.seat, self.lays, self.steps, self.row_discards, self.piles, self.wish_cards, self.tiles,
                 self.skipped, self.no_draw)
 
@@ -145,7 +164,7 @@ class Hypothesis:
         ones that read the recent turns otherwise stay apart (so a close call can be asked about);
         turns over that differ only in which reaches were draws from the draw pile are one (they
         would fill the beam with copies of one reading)."""
-        return (self.table, self.piles, tuple(t.shape() for t in self.turns[-recent:-1]), self.turns[-1:])
+        return (self.table, self.piles, tuple(t._shape for t in self.turns[-recent:-1]), self.turns[-1:])
 
 
 @dataclass
@@ -1001,7 +1020,7 @@ class TurnDecoder:
         for i in range(min(upto, len(best.turns))):
             turn = best.turns[i]
             if i < len(self.committed):
-                if self.committed[i] != turn:
+                if self.committed[i] is not turn and self.committed[i] != turn:
                     self.corrections.append({"turn": i + 1, "was": self.committed[i].signature(),
                                              "now": turn.signature(), "frame": self.frame})
                     self.committed[i] = turn
