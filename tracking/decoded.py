@@ -162,7 +162,7 @@ class DecodedGame:
                and self._folded[same][1] == turns[same].delta):
             same += 1
         # A correction comes after the turns begun before it was made (its frame), before the others.
-        starts = [turn.start for turn in turns]
+        starts = [turn.start for turn in turns] if self._corrections else []
         places = [bisect.bisect_right(starts, frame) for frame, _c, _ch in self._corrections]
         for old, new in zip(self._places, places):
             if old != new:
