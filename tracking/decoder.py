@@ -40,6 +40,7 @@ import bisect
 import dataclasses
 import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -108,12 +109,31 @@ class Turn:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
     def merged(self, other: "Turn") -> "Turn":
-        return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
-                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
-                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
-                    False, self.no_draw or other.no_draw)   # (quiet no more: a part leaves a trace, its
-        #                                                     traceless prior is paid back once, in _cut_cost)
+        # (made as Turn(...) would make it, its fields set at once: a frozen dataclass's __init__ sets
+        # them one by one, slowly, and the cut search merges turns very often)
+        out = object.__new__(Turn)
+        out.__dict__.update(
+            seat=self.seat, lays=self.lays + other.lays, steps=self.steps + other.steps,
+            row_discards=self.row_discards + other.row_discards, piles=self.piles + other.piles,
+            wish_cards=self.wish_cards + other.wish_cards, tiles=self.tiles + other.tiles,
+            unseen_draws=self.unseen_draws + other.unseen_draws, pawns_lost=self.pawns_lost + other.pawns_lost,
+            delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
+            before=self.before + other.before,
+            quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
+            no_draw=self.no_draw or other.no_draw)
+        return out
+
+    def __hash__(self) -> int:
+        # (the dataclass's hash of the fields that make a turn's identity, computed once: the beam's
+        # merging of hypotheses hashes the open turn of every candidate)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash(_turn_identity(self))
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a string's hash differs from process to process: a pickled turn hashes afresh)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def begun(self, frame: int) -> "Turn":
         """This turn begun at `frame` (a copy: dataclasses.replace, even copy.copy, is slow in the cut search)."""
@@ -145,6 +165,23 @@ class Turn:
                 "wish_cards": sorted(self.wish_cards)}
 
 
+#: the fields of a Turn that make its identity (compared and hashed)
+_TURN_IDENTITY = tuple(f.name for f in dataclasses.fields(Turn) if f.compare)
+assert len(_TURN_IDENTITY) + 4 == len(dataclasses.fields(Turn))   # (Turn.merged sets every field)
+_turn_identity = operator.attrgetter(*_TURN_IDENTITY)
+#: every field of a Turn that has a default, with it (all immutable)
+_TURN_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Turn) if f.default is not dataclasses.MISSING}
+
+
+def _new_turn(**fields: Any) -> Turn:
+    """Turn(**fields), made faster (a frozen dataclass's __init__ sets its fields one by one; the cut
+    search makes very many turns)."""
+    turn = object.__new__(Turn)
+    turn.__dict__.update(_TURN_DEFAULTS, **fields)
+    return turn
+_turn_shape = operator.attrgetter("_shape")
+
+
 @dataclass(frozen=True)
 class Hypothesis:
     """One reading of the game so far: table, piles, turns (the last one open), cost."""
@@ -164,7 +201,7 @@ class Hypothesis:
         ones that read the recent turns otherwise stay apart (so a close call can be asked about);
         turns over that differ only in which reaches were draws from the draw pile are one (they
         would fill the beam with copies of one reading)."""
-        return (self.table, self.piles, tuple(t._shape for t in self.turns[-recent:-1]), self.turns[-1:])
+        return (self.table, self.piles, tuple(map(_turn_shape, self.turns[-recent:-1])), self.turns[-1:])
 
 
 @dataclass
@@ -645,7 +682,7 @@ class TurnDecoder:
                         frames[-1] = self.frame
                     continue
                 turns.append(part.begun(self.frame) if part is not None
-                             else Turn(slots[pos], start=self.frame))
+                             else _new_turn(seat=slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -761,8 +798,8 @@ class TurnDecoder:
                     for c, pos in zip(choice, where):
                         ev = c[0]
                         key = ("top", ev[0])
-                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
-                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
+                        parts[pos] = (parts.get(pos) or _new_turn(seat=slots[pos])).merged(
+                            _new_turn(seat=slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
                                  before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
                         by_taker: dict[int, list[FieldKey]] = {}
@@ -905,7 +942,7 @@ class TurnDecoder:
                 if undrawn:
                     turn = dataclasses.replace(turn, no_draw=True)
             else:
-                turn = part if part is not None else Turn(slots[pos])
+                turn = part if part is not None else _new_turn(seat=slots[pos])
                 cost += cfg.decoder_turn
             if part is not None:
                 acting.add(turn.seat)
