@@ -464,6 +464,9 @@ class MisreadInjector:
         self._last_table: Observation | None = None
         self._seats: tuple[str, ...] = ()
         self._draws: dict[tuple[Any, ...], tuple[float, float]] = {}    # _chance_draws' memo
+        #: the last table misread, its targets by class and its table_key (a still table comes as the
+        #: same observation frame after frame)
+        self._targets: tuple[Observation | None, dict[tuple[str, bool], list], list[str]] = (None, {}, [])
 
     def observe(self, frame: Any) -> Observation:
         """The wrapped observer's reading of `frame`, sometimes misread."""
@@ -532,8 +535,9 @@ class MisreadInjector:
     def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
                         rate: float) -> Observation:
         out = obs
-        table = ""
-        targets_of: dict[tuple[str, bool], list] = {}     # (kinds of one class hit the same things)
+        if self._targets[0] is not obs:
+            self._targets = (obs, {}, [])
+        targets_of, table_keys = self._targets[1:]     # (kinds of one class hit the same things)
         for kind, m in model.items():
             p = min(1.0, rate * m.weight)
             if not p or kind not in MISREADS:
@@ -556,8 +560,9 @@ class MisreadInjector:
                         first, second = self._chance_draws(*chance)
                         used, u = 2, second
                         if first >= HELD_OVER_MOVES:
-                            table = table or table_key(obs)
-                            chance = (*chance, table)
+                            if not table_keys:
+                                table_keys.append(table_key(obs))
+                            chance = (*chance, table_keys[0])
                             used, u = 1, self._chance_draws(*chance)[0]
                         if u < q:
                             rng = self._chance(*chance, skip=used)
