@@ -167,8 +167,9 @@ class Turn:
 
 #: the fields of a Turn that make its identity (compared and hashed)
 _TURN_IDENTITY = tuple(f.name for f in dataclasses.fields(Turn) if f.compare)
-assert len(_TURN_IDENTITY) + 4 == len(dataclasses.fields(Turn))   # (Turn.merged sets every field)
+assert set(Turn("").merged(Turn("")).__dict__) == {f.name for f in dataclasses.fields(Turn)}  # (merged sets all)
 _turn_identity = operator.attrgetter(*_TURN_IDENTITY)
+_turn_shape = operator.attrgetter("_shape")
 #: every field of a Turn that has a default, with it (all immutable)
 _TURN_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Turn) if f.default is not dataclasses.MISSING}
 
@@ -179,7 +180,6 @@ def _new_turn(**fields: Any) -> Turn:
     turn = object.__new__(Turn)
     turn.__dict__.update(_TURN_DEFAULTS, **fields)
     return turn
-_turn_shape = operator.attrgetter("_shape")
 
 
 @dataclass(frozen=True)
@@ -800,7 +800,7 @@ class TurnDecoder:
                         key = ("top", ev[0])
                         parts[pos] = (parts.get(pos) or _new_turn(seat=slots[pos])).merged(
                             _new_turn(seat=slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
-                                 before=((key, before.get(key, _GONE)),)))
+                                      before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
                         by_taker: dict[int, list[FieldKey]] = {}
                         for k in loose_tiles:
