@@ -70,8 +70,13 @@ def render_table(calibration: Mapping[str, Any], homography: Any, size: tuple[in
         M = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
         warped = cv2.warpPerspective(tile, M, (w, h), flags=cv2.INTER_AREA, borderValue=0)
         mask = cv2.warpPerspective(np.full_like(tile, 255), M, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
-        alpha = (mask.astype(np.float32) / 255.0)[..., None]
-        img = (img * (1 - alpha) + cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR) * alpha).astype(np.uint8)
+        # blended where the mask is not 0 (elsewhere the blend gives the table's pixels back as they are):
+        # over the whole picture it took seconds at full resolution
+        x, y, bw_px, bh_px = cv2.boundingRect(mask)
+        if bw_px and bh_px:
+            roi = (slice(y, y + bh_px), slice(x, x + bw_px))
+            alpha = (mask[roi].astype(np.float32) / 255.0)[..., None]
+            img[roi] = (img[roi] * (1 - alpha) + cv2.cvtColor(warped[roi], cv2.COLOR_GRAY2BGR) * alpha).astype(np.uint8)
     if camera is not None:
         K, dist = camera
         xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))

@@ -235,6 +235,11 @@ class Frame:
     render: dict[str, Any]
 
 
+#: backgrounds drawn lately, by camera and table (Renderer.background): drawing one takes a third of a
+#: frame, and a new renderer of the same camera and table (a test, a data set's pinned view) draws the same
+_BACKGROUNDS: dict[tuple, np.ndarray] = {}
+
+
 class Renderer:
     """Renders frames of one table seen by one camera (a session, or a single dataset frame)."""
 
@@ -252,9 +257,20 @@ class Renderer:
 
     @property
     def background(self) -> np.ndarray:
-        """The bare table (and floor beyond its edge) on the canvas."""
+        """The bare table (and floor beyond its edge) on the canvas (read-only: shared by renderers of
+        the same camera and table)."""
         if self._background is None:
-            self._background = self._draw_background()
+            cam = self.camera
+            key = (tuple(cam.size), *(np.asarray(a, np.float64).tobytes() for a in (cam.K, cam.dist, cam.R, cam.C)),
+                   self.table)
+            hit = _BACKGROUNDS.get(key)
+            if hit is None:
+                hit = self._draw_background()
+                hit.flags.writeable = False
+                if len(_BACKGROUNDS) >= 4:
+                    _BACKGROUNDS.pop(next(iter(_BACKGROUNDS)))
+                _BACKGROUNDS[key] = hit
+            self._background = hit
         return self._background
 
     def _draw_background(self) -> np.ndarray:

@@ -15,9 +15,7 @@ def _forget_fake_modules() -> None:
             del sys.modules[name]
 
 
-@pytest.fixture
-def fake_picamera2(monkeypatch):
-    """The fake `picamera2` (and `libcamera`) importable for one test; yields the module (use .WORLD)."""
+def _fake_picamera2(monkeypatch):
     _forget_fake_modules()
     monkeypatch.syspath_prepend(str(FAKES))
     import picamera2
@@ -27,6 +25,19 @@ def fake_picamera2(monkeypatch):
     for cam in list(picamera2.WORLD.instances):
         cam.close()
     _forget_fake_modules()
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch):
+    """The fake `picamera2` (and `libcamera`) importable for one test; yields the module (use .WORLD)."""
+    yield from _fake_picamera2(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def module_fake_picamera2():
+    """fake_picamera2 for a module's fixture made once (its tests share what it filmed)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield from _fake_picamera2(monkeypatch)
 
 
 @pytest.fixture

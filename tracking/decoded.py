@@ -10,6 +10,7 @@ only the turns from the first one that changed are judged again.
 from __future__ import annotations
 
 import bisect
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -152,12 +153,16 @@ class DecodedGame:
             return False
         best = self.decoder.beam[0]
         turns = best.turns
-        same = 0
-        while (same < min(len(turns), len(self._folded)) and self._folded[same][0] == turns[same]
+        # (the turns folded before are mostly the very objects of this reading: those are skipped at
+        # C speed, the rest compared as turns and their deltas)
+        n = min(len(turns), len(self._folded))
+        moved = list(map(operator.is_not, map(operator.itemgetter(0), self._folded[:n]), turns[:n]))
+        same = moved.index(True) if True in moved else n
+        while (same < n and self._folded[same][0] == turns[same]
                and self._folded[same][1] == turns[same].delta):
             same += 1
         # A correction comes after the turns begun before it was made (its frame), before the others.
-        starts = [turn.start for turn in turns]
+        starts = [turn.start for turn in turns] if self._corrections else []
         places = [bisect.bisect_right(starts, frame) for frame, _c, _ch in self._corrections]
         for old, new in zip(self._places, places):
             if old != new:

@@ -37,11 +37,10 @@ The model (an HMM over table states, decoded by beam search):
 from __future__ import annotations
 
 import bisect
-import copy
 import dataclasses
-import functools
 import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -54,6 +53,22 @@ _GONE = "<gone>"
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+class _cached:
+    """functools.cached_property without its lock (Python < 3.12 takes one on every first read, which
+    the cut search pays for on each of its many new turns): a value computed from a frozen turn."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @dataclass(frozen=True)
@@ -85,30 +100,54 @@ class Turn:
     no_draw: bool = False
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
-    @functools.cached_property
+    @_cached
     def plays(self) -> int:
         return len(self.lays) + sum(1 for p in self.piles if p[3] == "discard")
 
-    @functools.cached_property
+    @_cached
     def draws(self) -> int:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
     def merged(self, other: "Turn") -> "Turn":
-        return Turn(self.seat, self.lays + other.lays, self.steps + other.steps, self.row_discards + other.row_discards,
-                    self.piles + other.piles, self.wish_cards + other.wish_cards, self.tiles + other.tiles,
-                    self.unseen_draws + other.unseen_draws, self.pawns_lost + other.pawns_lost,
-                    self.delta + other.delta, self.skipped or other.skipped, self.start, self.before + other.before,
-                    False, self.no_draw or other.no_draw)   # (quiet no more: a part leaves a trace, its
-        #                                                     traceless prior is paid back once, in _cut_cost)
+        # (made as Turn(...) would make it, its fields set at once: a frozen dataclass's __init__ sets
+        # them one by one, slowly, and the cut search merges turns very often)
+        out = object.__new__(Turn)
+        out.__dict__.update(
+            seat=self.seat, lays=self.lays + other.lays, steps=self.steps + other.steps,
+            row_discards=self.row_discards + other.row_discards, piles=self.piles + other.piles,
+            wish_cards=self.wish_cards + other.wish_cards, tiles=self.tiles + other.tiles,
+            unseen_draws=self.unseen_draws + other.unseen_draws, pawns_lost=self.pawns_lost + other.pawns_lost,
+            delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
+            before=self.before + other.before,
+            quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
+            no_draw=self.no_draw or other.no_draw)
+        return out
+
+    def __hash__(self) -> int:
+        # (the dataclass's hash of the fields that make a turn's identity, computed once: the beam's
+        # merging of hypotheses hashes the open turn of every candidate)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash(_turn_identity(self))
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        # (a string's hash differs from process to process: a pickled turn hashes afresh)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def begun(self, frame: int) -> "Turn":
-        """This turn begun at `frame` (a copy: dataclasses.replace is slow in the cut search)."""
-        other = copy.copy(self)
+        """This turn begun at `frame` (a copy: dataclasses.replace, even copy.copy, is slow in the cut search)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
         object.__setattr__(other, "start", frame)
         return other
 
     def shape(self) -> tuple:
         """What the turn did on the table and the rules (not how many reaches were read as draws)."""
+        return self._shape
+
+    @_cached
+    def _shape(self) -> tuple:
         return (self.seat, self.lays, self.steps, self.row_discards, self.piles, self.wish_cards, self.tiles,
                 self.skipped, self.no_draw)
 
@@ -124,6 +163,23 @@ class Turn:
                 "row_discards": sorted(self.row_discards),
                 "piles": sorted(f"{p}:{o}>{n}" for p, (o, n) in net.items() if o != n),
                 "wish_cards": sorted(self.wish_cards)}
+
+
+#: the fields of a Turn that make its identity (compared and hashed)
+_TURN_IDENTITY = tuple(f.name for f in dataclasses.fields(Turn) if f.compare)
+assert set(Turn("").merged(Turn("")).__dict__) == {f.name for f in dataclasses.fields(Turn)}  # (merged sets all)
+_turn_identity = operator.attrgetter(*_TURN_IDENTITY)
+_turn_shape = operator.attrgetter("_shape")
+#: every field of a Turn that has a default, with it (all immutable)
+_TURN_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Turn) if f.default is not dataclasses.MISSING}
+
+
+def _new_turn(**fields: Any) -> Turn:
+    """Turn(**fields), made faster (a frozen dataclass's __init__ sets its fields one by one; the cut
+    search makes very many turns)."""
+    turn = object.__new__(Turn)
+    turn.__dict__.update(_TURN_DEFAULTS, **fields)
+    return turn
 
 
 @dataclass(frozen=True)
@@ -145,7 +201,7 @@ class Hypothesis:
         ones that read the recent turns otherwise stay apart (so a close call can be asked about);
         turns over that differ only in which reaches were draws from the draw pile are one (they
         would fill the beam with copies of one reading)."""
-        return (self.table, self.piles, tuple(t.shape() for t in self.turns[-recent:-1]), self.turns[-1:])
+        return (self.table, self.piles, tuple(map(_turn_shape, self.turns[-recent:-1])), self.turns[-1:])
 
 
 @dataclass
@@ -629,7 +685,7 @@ class TurnDecoder:
                         frames[-1] = self.frame
                     continue
                 turns.append(part.begun(self.frame) if part is not None
-                             else Turn(slots[pos], start=self.frame))
+                             else _new_turn(seat=slots[pos], start=self.frame))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -732,9 +788,9 @@ class TurnDecoder:
                     for c, pos in zip(choice, where):
                         ev = c[0]
                         key = ("top", ev[0])
-                        parts[pos] = parts.get(pos, Turn(slots[pos])).merged(
-                            Turn(slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
-                                 before=((key, before.get(key, _GONE)),)))
+                        parts[pos] = (parts.get(pos) or _new_turn(seat=slots[pos])).merged(
+                            _new_turn(seat=slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
+                                      before=((key, before.get(key, _GONE)),)))
                     if loose_tiles:
                         by_taker: dict[int, list[FieldKey]] = {}
                         for k in loose_tiles:
@@ -905,7 +961,7 @@ class TurnDecoder:
                 if undrawn:
                     turn = dataclasses.replace(turn, no_draw=True)
             else:
-                turn = part if part is not None else Turn(slots[pos])
+                turn = part if part is not None else _new_turn(seat=slots[pos])
                 cost += cfg.decoder_turn
             if part is not None:
                 acting.add(turn.seat)
@@ -1020,7 +1076,7 @@ class TurnDecoder:
         for i in range(min(upto, len(best.turns))):
             turn = best.turns[i]
             if i < len(self.committed):
-                if self.committed[i] != turn:
+                if self.committed[i] is not turn and self.committed[i] != turn:
                     self.corrections.append({"turn": i + 1, "was": self.committed[i].signature(),
                                              "now": turn.signature(), "frame": self.frame})
                     self.committed[i] = turn

@@ -394,37 +394,47 @@ def _swap_pawn(obs: Observation, pawn: PawnObservation, new: tuple[PawnObservati
     return replace(obs, pawns=tuple(pawns) + tuple(new))
 
 
-def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Observation, Merge]]:
-    """The things a misread of `kind` can hit, each as (a key naming it and its content, the table
-    with only that thing on it, how to put that thing's misreading back into a table)."""
+def _target_class(kind: str) -> tuple[str, bool]:
+    """What a misread of `kind` hits (misread_targets gives kinds of one class the same targets):
+    pawns, tiles, discard tops, rows or seats, and whether empty spots and piles rather than full ones."""
     group = kind.split("-")[0]
-    out: list[tuple[str, Observation, Merge]] = []
+    return (group if group in ("pawn", "tile", "top", "row") else "seat"), kind in ("tile-phantom", "top-phantom")
+
+
+def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Callable[[], Observation], Merge]]:
+    """The things a misread of `kind` can hit, each as (a key naming it and its content, a function
+    giving the table with only that thing on it, how to put that thing's misreading back into a
+    table). The part is made only when asked for: most targets are never misread."""
+    group, phantom = _target_class(kind)
+    out: list[tuple[str, Callable[[], Observation], Merge]] = []
     if group == "pawn":
         seen: Counter = Counter()
         for p in obs.pawns or ():
             seen[p] += 1
-            out.append((f"{p.player}:{p.stone}:{p.big}:{seen[p]}", replace(obs, pawns=(p,)),
+            out.append((f"{p.player}:{p.stone}:{p.big}:{seen[p]}", lambda p=p: replace(obs, pawns=(p,)),
                         lambda o, w, p=p: _swap_pawn(o, p, w.pawns or ())))
     elif group == "tile":
         for spot, code in sorted((obs.tiles or {}).items()):
-            if (code is None) == (kind == "tile-phantom"):
-                out.append((f"{spot}:{code}", replace(obs, tiles={spot: code}),
+            if (code is None) == phantom:
+                out.append((f"{spot}:{code}", lambda spot=spot, code=code: replace(obs, tiles={spot: code}),
                             lambda o, w: replace(o, tiles={**(o.tiles or {}), **(w.tiles or {})})))
     elif group == "top":
         for pile, code in sorted(obs.discard_tops.items()):
-            if (code is None) == (kind == "top-phantom"):
-                out.append((f"{pile}:{code}", replace(obs, discard_tops={pile: code}),
+            if (code is None) == phantom:
+                out.append((f"{pile}:{code}", lambda pile=pile, code=code: replace(obs, discard_tops={pile: code}),
                             lambda o, w: replace(o, discard_tops={**o.discard_tops, **w.discard_tops})))
     elif group == "row":
         for seat, s in sorted(obs.seats.items()):
             for colour, row in sorted(s.rows.items()):
-                part = replace(obs, seats={seat: replace(s, rows={colour: row})})
-                out.append((f"{seat}:{colour}:{row}", part,
+                out.append((f"{seat}:{colour}:{row}",
+                            lambda seat=seat, s=s, colour=colour, row=row: replace(
+                                obs, seats={seat: replace(s, rows={colour: row})}),
                             lambda o, w, seat=seat, colour=colour: _with_row(
                                 o, seat, colour, tuple(w.seats[seat].rows.get(colour, ())))))
     else:   # points-row, wish-…, wishcard-…: one seat's
         for seat, s in sorted(obs.seats.items()):
-            out.append((f"{seat}:{s.points_row}:{sorted(s.wish.items())}:{s.wish_cards}", replace(obs, seats={seat: s}),
+            out.append((f"{seat}:{s.points_row}:{sorted(s.wish.items())}:{s.wish_cards}",
+                        lambda seat=seat, s=s: replace(obs, seats={seat: s}),
                         lambda o, w, seat=seat: replace(o, seats={**o.seats, seat: w.seats[seat]})))
     return out
 
@@ -453,6 +463,10 @@ class MisreadInjector:
         self.hand_misreads: dict[str, int] = {"drop": 0, "neighbour": 0, "added": 0}
         self._last_table: Observation | None = None
         self._seats: tuple[str, ...] = ()
+        self._draws: dict[tuple[Any, ...], tuple[float, float]] = {}    # _chance_draws' memo
+        #: the last table misread, its targets by class and its table_key (a still table comes as the
+        #: same observation frame after frame)
+        self._targets: tuple[Observation | None, dict[tuple[str, bool], list], list[str]] = (None, {}, [])
 
     def observe(self, frame: Any) -> Observation:
         """The wrapped observer's reading of `frame`, sometimes misread."""
@@ -474,8 +488,26 @@ class MisreadInjector:
                     return obs
         return None
 
-    def _chance(self, *key: Any) -> random.Random:
-        return random.Random(":".join(map(str, ("misread", self.seed, *key))))
+    def _chance_name(self, *key: Any) -> str:
+        return ":".join(map(str, ("misread", self.seed, *key)))
+
+    def _chance(self, *key: Any, skip: int = 0) -> random.Random:
+        """The random numbers of `key` (the same key, the same numbers), the first `skip` of them used."""
+        rng = random.Random(self._chance_name(*key))
+        for _ in range(skip):
+            rng.random()
+        return rng
+
+    def _chance_draws(self, *key: Any) -> tuple[float, float]:
+        """The first two numbers _chance(*key) gives, remembered: a held misread's key comes back on
+        every frame its thing stays as it is, and seeding a generator costs far more than a lookup."""
+        draws = self._draws.get(key)
+        if draws is None:
+            if len(self._draws) >= 500_000:     # (a bound for very long streams; only speed is lost)
+                self._draws.clear()
+            rng = random.Random(self._chance_name(*key))
+            draws = self._draws[key] = (rng.random(), rng.random())
+        return draws
 
     def corrupt(self, obs: Observation, index: int,
                 next_still: Callable[[], Observation | None] | None = None) -> Observation:
@@ -503,7 +535,9 @@ class MisreadInjector:
     def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
                         rate: float) -> Observation:
         out = obs
-        table = ""
+        if self._targets[0] is not obs:
+            self._targets = (obs, {}, [])
+        targets_of, table_keys = self._targets[1:]     # (kinds of one class hit the same things)
         for kind, m in model.items():
             p = min(1.0, rate * m.weight)
             if not p or kind not in MISREADS:
@@ -513,22 +547,34 @@ class MisreadInjector:
                 # Held: decided per thing misread (this pawn on this stone, this row as it lies...): a
                 # share HELD_OVER_MOVES of it stands as long as that thing does, through other moves,
                 # the rest as long as the whole table stays as it is.
-                targets = misread_targets(kind, obs)
+                targets = targets_of.get(_target_class(kind))
+                if targets is None:
+                    targets = targets_of[_target_class(kind)] = misread_targets(kind, obs)
                 if targets:
-                    table = table or table_key(obs)
                     q = 1.0 - (1.0 - p * m.held) ** (1.0 / len(targets))
-                    for key, part, merge in targets:
-                        rng = self._chance("held", kind, key)
-                        if rng.random() >= HELD_OVER_MOVES:
-                            rng = self._chance("held", kind, key, table)
-                        if rng.random() < q:
+                    for key, make_part, merge in targets:
+                        # (as rng = _chance("held", kind, key); if rng.random() >= HELD_OVER_MOVES: rng =
+                        # _chance("held", kind, key, table); if rng.random() < q: misread with rng —
+                        # with the draws remembered and a generator made only for a misread)
+                        chance: tuple[Any, ...] = ("held", kind, key)
+                        first, second = self._chance_draws(*chance)
+                        used, u = 2, second
+                        if first >= HELD_OVER_MOVES:
+                            if not table_keys:
+                                table_keys.append(table_key(obs))
+                            chance = (*chance, table_keys[0])
+                            used, u = 1, self._chance_draws(*chance)[0]
+                        if u < q:
+                            rng = self._chance(*chance, skip=used)
+                            part = make_part()
                             wrong = MISREADS[kind](part, rng)
                             if wrong is not None and wrong != part:
                                 out = merge(out, wrong)
                                 hit = True
-            if not hit:
+            fresh = p * (1 - m.held)
+            if not hit and fresh > 0:    # (no fresh misread of a kind that always holds: no draw needed)
                 rng = self._chance("fresh", kind, index)
-                if rng.random() < p * (1 - m.held):
+                if rng.random() < fresh:
                     wrong = MISREADS[kind](out, rng)
                     hit = wrong is not None and wrong != out
                     out = wrong if hit else out

@@ -357,9 +357,16 @@ class ServedPipeline:
             first = False
             source = self.make_source(self.resume_after) if resume else self.make_source()
             with self._lock:
-                self.pipeline = Pipeline(source, self.observer, self.tracker)
-                self.runs += 1
-                self.state = "running"
+                # (a stop() while the source was being made found no run to stop: none begins)
+                stopped = self._stop.is_set()
+                if not stopped:
+                    self.pipeline = Pipeline(source, self.observer, self.tracker)
+                    self.runs += 1
+                    self.state = "running"
+            if stopped:
+                if hasattr(source, "stop"):
+                    source.stop()
+                break
             if hasattr(source, "start"):
                 source.start()
             try:

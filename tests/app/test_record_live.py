@@ -18,9 +18,11 @@ from vision.reader import read_image
 SESSION = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "nwnz-3p"
 
 
-@pytest.fixture
-def live_recording(fake_picamera2, tmp_path):
-    """A fake Pi camera showing a still table, an arm laying a card, the table still again, recorded live."""
+@pytest.fixture(scope="module")
+def live_recording(module_fake_picamera2, tmp_path_factory):
+    """A fake Pi camera showing a still table, an arm laying a card, the table still again, recorded live
+    (once: 45 frames filmed at 15 fps; the tests only read the recording)."""
+    fake_picamera2, tmp_path = module_fake_picamera2, tmp_path_factory.mktemp("record-live")
     session = open_session(SESSION)
     frames = {i: read_image(SESSION / "frames" / f"{i:06d}.jpg") for i in (0, 12, 13, 14, 15, 16, 18)}
     h, w = frames[0].shape[:2]

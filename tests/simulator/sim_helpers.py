@@ -50,3 +50,11 @@ def nearest(colour: np.ndarray, palette: dict[str, np.ndarray]) -> str:
         c = np.asarray(c, np.float64) + 1.0
         return np.concatenate([c / c.sum(), [c.sum() / 765.0 * 0.5]])
     return min(palette, key=lambda k: float(np.linalg.norm(norm(colour) - norm(palette[k]))))
+
+
+def draw_afresh() -> None:
+    """Forget the backgrounds renderers share (simulator.render._BACKGROUNDS): a test of determinism
+    then draws everything again, not the same background twice."""
+    from simulator import render
+
+    render._BACKGROUNDS.clear()

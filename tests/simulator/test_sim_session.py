@@ -12,6 +12,8 @@ from camera.session import open_session
 from simulator.dataset import FrameSpec, render_single, sample_spec
 from simulator.record import SessionOptions, record_session
 
+from sim_helpers import draw_afresh
+
 SMALL = (480, 270)
 
 
@@ -91,6 +93,7 @@ def test_same_seed_same_bytes(tmp_path):
     opts = SessionOptions(game="keltis-card", board=None, players=3, seed=5, size=(320, 180), fps=1.0, max_moves=3)
     a, b = tmp_path / "a", tmp_path / "b"
     record_session(a, opts)
+    draw_afresh()
     record_session(b, opts)
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files and files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
@@ -101,6 +104,7 @@ def test_same_seed_same_bytes(tmp_path):
 def test_single_frames_are_deterministic_and_seed_dependent():
     spec = FrameSpec(game="keltis", board="base", players=4, seed=12, progress=0.5, size=(480, 270), hand="moving")
     j1, t1 = render_single(spec)
+    draw_afresh()
     j2, t2 = render_single(spec)
     assert j1 == j2 and json.dumps(t1) == json.dumps(t2)
     j3, _ = render_single(FrameSpec(**{**spec.__dict__, "seed": 13}))

@@ -9,7 +9,7 @@ from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.store import EventStore
 
 from test_decoder import SEATS, hand, table
-from tracking_helpers import feed, game, make_tracker, row_misread
+from tracking_helpers import feed, game, make_tracker, replayed, row_misread
 
 
 def decoding(store=None, **config):
@@ -36,9 +36,7 @@ def test_a_legal_game_is_decoded_exactly_with_no_warning_and_the_right_final_sco
 
 def test_a_card_game_ends_with_its_last_plays_and_scores_right():
     sim = game("keltis-card", None, 3, 62)
-    tracker = decoding()
-    tracker.new_game(sim.setup)
-    feed(tracker, sim)
+    tracker, _ = replayed(sim)      # (decoding(): test_tracker replays this game so too)
     snap = tracker.snapshot()
     assert snap["game_over"]
     assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
@@ -46,9 +44,7 @@ def test_a_card_game_ends_with_its_last_plays_and_scores_right():
 
 def test_injected_rule_breaks_are_warned_with_the_engines_codes_once_each():
     sim = game("keltis", "base", 3, 71, illegal_rate=0.3, max_moves=60)
-    tracker = decoding()
-    tracker.new_game(sim.setup)
-    events = feed(tracker, sim, finish=False)
+    tracker, events = replayed(sim, finish=False)   # (decoding(): test_tracker, test_misreads replay it so too)
     warnings = tracker.snapshot()["warnings"]
     codes = {w["code"] for w in warnings if not w["withdrawn"]}
     assert {t.injected for t in sim.turns if t.injected and not t.invisible} <= codes
@@ -195,9 +191,7 @@ def test_a_discard_owed_to_a_discard_tile_stays_with_its_player_when_every_hand_
                           "show on this legal game; it raised none under the old noise model")
 def test_a_legal_game_with_hands_and_misreads_is_decoded_exactly_without_a_warning():
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
-    tracker = decoding()
-    tracker.new_game(sim.setup)
-    feed(tracker, sim, noise=0.02, seed=3)
+    tracker, _ = replayed(sim, noise=0.02, seed=3)   # (decoding(): test_hands replays it so too)
     check = exact(tracker, sim)
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
     assert tracker.snapshot()["warnings"] == []

@@ -21,7 +21,7 @@ from tracking.stability import fields_equal, observation_fields
 from tracking.synth import TrueTurn, _like_legal_last_plays
 from engine.violations import Violation
 
-from tracking_helpers import feed, game, make_tracker
+from tracking_helpers import game, make_tracker, replayed
 
 SIM = game("keltis", "base", 3, 31)
 TABLE_A = SIM.frames[0][1]
@@ -246,9 +246,7 @@ def test_rule_breaks_no_camera_can_see_are_told_apart():
                           "show on this legal game; it raised none under the old noise model")
 def test_a_legal_game_with_hands_and_misreads_raises_no_warning_and_keeps_every_move():
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
-    tracker = make_tracker()
-    tracker.new_game(sim.setup)
-    feed(tracker, sim, noise=0.02, seed=3)
+    tracker, _ = replayed(sim, noise=0.02, seed=3)   # (test_decoded_tracker replays it so too)
     model = tracker.decoded.model
     check = compare_turns([signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns],
                           [signature_of_turn(model, t) for t in model.turns])

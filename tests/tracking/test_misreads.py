@@ -17,7 +17,7 @@ from tracking.stability import observation_fields
 from tracking.store import EventStore
 from tracking.synth import SimulatedGame
 
-from tracking_helpers import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker, replayed
 
 
 def _with_row(obs, seat, colour, row):
@@ -90,9 +90,7 @@ def test_a_real_rule_break_is_not_explained_away_as_a_misread():
     the tracker may read earlier states again (the fixture test covers a lay-and-discard whose
     discard the next discard covers)."""
     sim = game("keltis", "base", 3, 71, illegal_rate=0.3, max_moves=60)
-    tracker = make_tracker()
-    tracker.new_game(sim.setup)
-    _feed_frames(tracker, sim.frames)
+    tracker, _ = replayed(sim, finish=False)   # (every frame fed, as _feed_frames; test_tracker replays it so too)
     codes = {w["code"] for w in tracker.snapshot()["warnings"] if not w["withdrawn"]}
     assert {t.injected for t in sim.turns if t.injected and not t.invisible} <= codes
 

@@ -9,7 +9,7 @@ from engine.errors import MalformedInput
 from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.stability import changed_fields, fields_to_observation, observation_fields
 
-from tracking_helpers import feed, game, make_tracker
+from tracking_helpers import feed, game, make_tracker, replayed
 
 
 def tracked_vs_true(tracker, sim):
@@ -123,9 +123,7 @@ def test_a_turn_that_left_no_trace_before_the_players_said_the_game_ended_comes_
 
 def test_card_game_end_cards_then_last_plays():
     sim = game("keltis-card", None, 3, 62)
-    tracker = make_tracker()
-    tracker.new_game(sim.setup)
-    feed(tracker, sim)
+    tracker, _ = replayed(sim)      # (test_decoded_tracker replays this game so too)
     snap = tracker.snapshot()
     assert snap["game_over"]
     assert {s: p["total"] for s, p in snap["scores"]["scores"].items()} == sim.final_totals
@@ -136,9 +134,7 @@ def test_illegal_move_warned_once_with_the_engine_code_and_kept():
     sim = game("keltis", "base", 3, 71, illegal_rate=0.3, max_moves=60)
     injected = [t.injected for t in sim.turns if t.injected]
     assert injected
-    tracker = make_tracker()
-    tracker.new_game(sim.setup)
-    events = feed(tracker, sim, finish=False)
+    tracker, events = replayed(sim, finish=False)   # (test_decoded_tracker, test_misreads replay it so too)
     warnings = tracker.snapshot()["warnings"]
     codes = [w["code"] for w in warnings if not w["withdrawn"]]
     for code in set(injected):

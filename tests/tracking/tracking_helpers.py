@@ -45,6 +45,24 @@ def feed(tracker: GameTracker, sim: SimulatedGame, *, noise: float = 0.0, seed: 
     return events
 
 
+_REPLAYS: dict[tuple, tuple] = {}
+
+
+def replayed(sim: SimulatedGame, *, noise: float = 0.0, seed: int = 1,
+             finish: bool = True) -> tuple[GameTracker, tuple]:
+    """A tracker as replays use it (make_tracker()) fed every frame of `sim` (feed(..., noise, seed,
+    finish)), with its live events: cached, as several tests replay a game exactly so. Tests only
+    read it (snapshot, decoded, events); one that feeds, corrects, undoes or finishes it replays the
+    game itself."""
+    key = (id(sim), noise, seed, finish)
+    hit = _REPLAYS.get(key)
+    if hit is None or hit[0] is not sim:     # (the cache holds `sim`: its id is not reused meanwhile)
+        tracker = make_tracker()
+        tracker.new_game(sim.setup)
+        hit = _REPLAYS[key] = (sim, tracker, tuple(feed(tracker, sim, noise=noise, seed=seed, finish=finish)))
+    return hit[1], hit[2]
+
+
 @dataclasses.dataclass(frozen=True)
 class RowMisread:
     """A card the camera keeps misreading: the last card of `seat`'s `colour` row as laid in turn `turn`

@@ -47,9 +47,10 @@ def live_server(app):
     server.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's chromium through Playwright, one per test module (never a browser download)."""
+    """Debian's chromium through Playwright, one for the page tests of every module (each test opens
+    its own context: its own cookies, storage and pages); never a browser download."""
     from browser_support import launch, require_chromium, sync_api
 
     require_chromium()
