@@ -470,7 +470,7 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
 
 
 def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
-                         card_game: bool) -> dict[str, float]:
+                         card_game: bool, kinds: tuple[str, ...] | None = None) -> dict[str, float]:
     """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
 
     Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
@@ -479,7 +479,7 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
     out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
     the piece's hue (log-chroma) best names it; None when no kind comes near (no card field).
-    Here: each kind's distance (log-chroma at its best veil)."""
+    Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs)."""
     import numpy as np
 
     h, w = sub.shape
@@ -488,7 +488,7 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     c = lg - lg.mean()
     veils = np.asarray(config.piece_veils, np.float32)[:, None]
     out: dict[str, float] = {}
-    for kind in (*COLOURS, *(("points", "wish") if card_game else ())):
+    for kind in kinds if kinds is not None else (*COLOURS, *(("points", "wish") if card_game else ())):
         ref = art.fields.get(kind)
         if ref is None:
             continue

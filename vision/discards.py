@@ -382,7 +382,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             continue
         dists = piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game)
         kind, _d = _nearest_kind(ccfg, dists)
-        if kind not in piles or _back_distance(ccfg, view, cream, sub, x, y, art) <= dists[kind]:
+        if kind not in piles or \
+                piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
             continue        # the draw pile's backs (or no card field) are no discard pile
         off = abs(1 - area / (fw * fh * p * p))
         if kind not in best or off < best[kind][0]:
@@ -421,23 +422,6 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
     _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats
-
-
-def _back_distance(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt) -> float:
-    """piece_kind_distances' distance of an outlined piece to the card back's colour (the draw pile)."""
-    import numpy as np
-
-    ref = art.fields.get("back")
-    if ref is None:
-        return float("inf")
-    h, w = sub.shape
-    got = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
-    lg = np.log(np.maximum(got, 1.0) / np.maximum(cream, 1.0))
-    c = lg - lg.mean()
-    washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02)
-                    + np.asarray(config.piece_veils, np.float32)[:, None])
-    cw = washed - washed.mean(axis=1, keepdims=True)
-    return float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
