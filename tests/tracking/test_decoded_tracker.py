@@ -444,21 +444,27 @@ def test_a_card_game_whose_count_of_the_draw_pile_runs_out_a_turn_early_ends_a_t
     assert snap["game_over"]
 
 
+def decoded_session(**options):
+    """The decoding tracker fed every frame of a `sim session` truth stream (simulator.record.SessionOptions
+    with these options, no pictures), finished."""
+    from simulator.record import SessionOptions, session_truth
+
+    stream = session_truth(SessionOptions(**options, truth_render="none"))
+    tracker = decoding()
+    tracker.new_game(dict(stream["setup"]))
+    for i, (t, truth) in enumerate(stream["frames"]):
+        tracker.feed(parse_observation(truth), t, i)
+    tracker.finish()
+    return tracker
+
+
 def test_a_wish_stone_taken_is_given_to_the_player_whose_pawn_landed_there():
     """RULES §1 Tiles: a wish stone is taken by the player who lands there. At one settled state every
     2 s one frame shows the end of one turn and the next player's pawn landing on a wish stone with the
     tile gone (base board, 3 players, `sim session` seed 7104 at 0.5 fps): the tile went to the first
     turn of the change, whatever its pawns did (before session 11) — "tile-removed" on that turn and
     "wish-unexplained" on the lander's, on a legal game. It goes to the turn whose pawn landed there."""
-    from simulator.record import SessionOptions, session_truth
-
-    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=7104, fps=0.5, max_moves=110,
-                                          truth_render="none"))
-    tracker = decoding()
-    tracker.new_game(dict(stream["setup"]))
-    for i, (t, truth) in enumerate(stream["frames"]):
-        tracker.feed(parse_observation(truth), t, i)
-    tracker.finish()
+    tracker = decoded_session(game="keltis", board="base", players=3, seed=7104, fps=0.5, max_moves=110)
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
 
 
@@ -469,15 +475,7 @@ def test_a_pawn_step_stays_with_the_card_that_paid_for_it():
     seed 76024 at 1 fps). Before session 12 a card laid with no pawn step cost the decoder nothing, so
     the second step read as the first turn's step misread since (a held misread, cheaper than a discard
     owed and not seen): "two-steps" on the pink 4 and "pawn-not-moved" on the pink 9, on a legal game."""
-    from simulator.record import SessionOptions, session_truth
-
-    stream = session_truth(SessionOptions(game="keltis", board="nwnz", players=3, seed=76024, fps=1, max_moves=70,
-                                          truth_render="none"))
-    tracker = decoding()
-    tracker.new_game(dict(stream["setup"]))
-    for i, (t, truth) in enumerate(stream["frames"]):
-        tracker.feed(parse_observation(truth), t, i)
-    tracker.finish()
+    tracker = decoded_session(game="keltis", board="nwnz", players=3, seed=76024, fps=1, max_moves=70)
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
     steps = [[st["to"] for st in m["summary"]["steps"]] for m in tracker.snapshot()["moves"]
              if m["seat"] == "south" and [c for c, _v in m["summary"]["lays"]] == ["pink"]]
@@ -492,15 +490,7 @@ def test_a_players_next_card_after_the_others_turn_is_their_next_turn_not_their_
     north's pink 5 was its turn before going on (two cards), south's yellow 4 later alike — "two-cards"
     twice and "tile-not-taken" on a legal game. North's next turn after south's is a cut the priors now
     judge too."""
-    from simulator.record import SessionOptions, session_truth
-
-    stream = session_truth(SessionOptions(game="keltis", board="base", players=2, seed=76020, fps=0.5, max_moves=40,
-                                          truth_render="none"))
-    tracker = decoding()
-    tracker.new_game(dict(stream["setup"]))
-    for i, (t, truth) in enumerate(stream["frames"]):
-        tracker.feed(parse_observation(truth), t, i)
-    tracker.finish()
+    tracker = decoded_session(game="keltis", board="base", players=2, seed=76020, fps=0.5, max_moves=40)
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
     lays = [(m["seat"], [c for c, _v in m["summary"]["lays"]]) for m in tracker.snapshot()["moves"]]
     assert lays[11:15] == [("north", ["green"]), ("south", ["pink"]), ("north", ["pink"]), ("south", ["yellow"])]
