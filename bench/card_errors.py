@@ -30,7 +30,7 @@ from vision.cardart import card_art  # noqa: E402
 from vision.cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading  # noqa: E402
 from vision.components import load_components  # noqa: E402
 from vision.evaluation import count_points_row, count_rows, count_wish_cards, list_frames  # noqa: E402
-from vision.numerals import load_numeral_model  # noqa: E402
+from vision.numerals import numeral_model_for  # noqa: E402
 from vision.reader import DEFAULT_READER_CONFIG, Reader  # noqa: E402
 from vision.seatview import build_seat_views  # noqa: E402
 from vision.stagecli import read_image  # noqa: E402
@@ -74,7 +74,7 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     comps = load_components(args.components)
-    model = load_numeral_model(comps.folder)
+    model = numeral_model_for(comps)
     config = DEFAULT_READER_CONFIG.cards
     for item in args.set:
         name, _, value = item.partition("=")

@@ -1,12 +1,18 @@
 """Fixtures every floor's tests may use: the fake picamera2/libcamera of tests/fakes."""
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 FAKES = Path(__file__).resolve().parent / "fakes"
+
+# what the product keeps in the user's cache (numerals taught for a components folder) goes to a
+# folder of this test run, never into the home of whoever runs the suite
+os.environ["KELTIS_CAM_CACHE"] = tempfile.mkdtemp(prefix="keltis-cam-test-cache-")
 
 
 def _forget_fake_modules() -> None:

@@ -1328,7 +1328,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .cardart import card_art
     from .components import load_components
-    from .numerals import load_numeral_model
+    from .numerals import numeral_model_for
     from .seatview import build_seat_views
     from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
@@ -1348,7 +1348,7 @@ def main(argv: list[str] | None = None) -> int:
     tiles = []
     for seat, sv in views.items():
         art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-        sc = read_seat_cards(config, image, sv, art, white, load_numeral_model(comps.folder), args.game != "keltis")
+        sc = read_seat_cards(config, image, sv, art, white, numeral_model_for(comps), args.game != "keltis")
         for b in sc.bands:
             print(f"{seat} {b.kind:7s}: " + " ".join(f"{c.kind[:2]}:{c.code}({c.confidence:.2f})" for c in b.cards))
         tiles.append(draw_seat_cards(sv.warp(image), sc, sv))

@@ -544,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     from .cardart import card_art
     from .cards import paper_points, paper_white, seat_creams
     from .components import load_components
-    from .numerals import load_numeral_model
+    from .numerals import numeral_model_for
     from .stagecli import registered_inputs, seats_from_truth, stage_parser
 
     ap = stage_parser("vision.discards", __doc__)
@@ -563,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     art = card_art(comps, cfg.card_ppm, 1.2)
     white = paper_white(image, paper_points(cal, reg))
     cream = white * art.cream / 255.0 if white is not None else seat_creams(CardConfig(), tv.warp(image), None, art)[1]
-    finds = read_discards(cfg, CardConfig(), image, tv, reg, art, cream, load_numeral_model(comps.folder), card_game)
+    finds = read_discards(cfg, CardConfig(), image, tv, reg, art, cream, numeral_model_for(comps), card_game)
     print(discard_tops(finds, card_game))
     if args.overlay:
         out = tv.warp(image)

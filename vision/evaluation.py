@@ -650,6 +650,11 @@ def run_eval(folder: str | Path, *, jobs: int = 1, no_lens: bool = False, compon
     if limit:
         pairs = pairs[:limit]
     work = [(str(f), str(t), no_lens, components) for f, t in pairs]
+    # a components folder without numeral weights is taught here, once, before any reader (or worker) needs it
+    from .components import load_components
+    from .numerals import numeral_model_for
+
+    numeral_model_for(load_components(components))
     results: list[FrameResult] = []
     t0 = time.perf_counter()
     if jobs > 1:

@@ -9,11 +9,18 @@ the bottom), so it learns what tells the values apart at that resolution and not
 Input: the glyph box of one corner (CardArt.boxes) in the whiteness channel, resampled to
 FEATURE_SIZE and normalised (zero mean, unit norm). Output: a probability per label of LABELS.
 Weights live in the components folder as `numerals.npz` (the bundled set has its own);
-`keltis-cam teach DIR` trains them for another folder in a few minutes.
+`keltis-cam teach DIR` trains them for another folder in about half a minute. A folder without them
+is taught on first use (`numeral_model_for`): a group that scans its own cards, or the second art
+set, never reads its numerals with the bundled set's templates by mistake. Those weights are kept in
+the user's cache (`cache_dir`), named by a fingerprint of the folder's card pictures, so a changed
+card is taught again and the folder itself is never written to.
 """
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +29,17 @@ from typing import Any
 LABELS: tuple[str, ...] = (*(str(v) for v in range(11)), "E")
 FEATURE_SIZE = (14, 18)          # (w, h) of the resampled glyph box
 WEIGHTS_FILE = "numerals.npz"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TeachConfig:
+    """How a components folder's numerals are taught (`keltis-cam teach` and the first use alike)."""
+
+    per_face: int = 150      # degraded corners per card face
+    epochs: int = 25
+    seed: int = 1
 
 
 def features(patch: Any) -> Any:
@@ -63,15 +81,112 @@ class NumeralModel:
 @lru_cache(maxsize=8)
 def load_numeral_model(folder: str | Path) -> NumeralModel | None:
     """The weights of a components folder, or None when it has none (the reader then correlates templates)."""
+    return load_weights(Path(folder) / WEIGHTS_FILE)
+
+
+def load_weights(path: Path) -> NumeralModel | None:
+    """A weights file (NumeralModel.save), or None when there is none or it fits other labels or inputs."""
     import numpy as np
 
-    path = Path(folder) / WEIGHTS_FILE
     if not path.is_file():
         return None
     d = np.load(path)
     if tuple(str(x) for x in d["labels"]) != LABELS or tuple(int(x) for x in d["size"]) != FEATURE_SIZE:
         return None
     return NumeralModel(d["w1"].astype(np.float32), d["b1"], d["w2"].astype(np.float32), d["b2"])
+
+
+def cache_dir() -> Path:
+    """Where what keltis-cam works out once for a machine is kept: $KELTIS_CAM_CACHE, else
+    $XDG_CACHE_HOME/keltis-cam, else ~/.cache/keltis-cam."""
+    if os.environ.get("KELTIS_CAM_CACHE"):
+        return Path(os.environ["KELTIS_CAM_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "keltis-cam"
+
+
+def art_fingerprint(comps: Any, config: TeachConfig = TeachConfig()) -> str:
+    """A digest of what the numeral classifier learns from: the catalogue's card section and every
+    card picture of the folder (a rescanned card changes it; a new board picture does not), and how."""
+    import json
+
+    h = hashlib.sha256()
+    h.update(json.dumps(comps.catalogue.get("card", {}), sort_keys=True).encode())
+    h.update(repr((LABELS, FEATURE_SIZE, config)).encode())
+    for path in sorted(p for p in Path(comps.folder).iterdir() if p.name.startswith("card-") and p.is_file()):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def taught_weights_path(comps: Any, config: TeachConfig = TeachConfig()) -> Path:
+    """Where the weights taught on first use for this folder's cards are kept."""
+    return cache_dir() / f"numerals-{art_fingerprint(comps, config)}.npz"
+
+
+def teach(comps: Any, config: TeachConfig = TeachConfig(), log_line: Any = None) -> tuple[NumeralModel, float]:
+    """Train the classifier on the folder's own card faces: (model, accuracy on fresh degraded corners)."""
+    X, y = training_set(comps, config.per_face, seed=config.seed)
+    Xv, yv = training_set(comps, max(10, config.per_face // 5), seed=config.seed + 1000)
+    if log_line:
+        log_line(f"{len(X)} training corners, {len(Xv)} to check")
+    model = train(X, y, epochs=config.epochs, seed=config.seed, log=log_line)
+    return model, accuracy(model, Xv, yv)
+
+
+#: (folder, fingerprint) -> the model taught or loaded from the cache in this process
+_TAUGHT: dict[tuple[str, str], NumeralModel] = {}
+
+
+def numeral_model_for(comps: Any, teach_missing: bool = True, config: TeachConfig = TeachConfig()) -> NumeralModel | None:
+    """The numeral classifier for a components folder: its own weights (numerals.npz) when it has
+    them; else weights taught for its card pictures earlier (the cache); else, once, taught now
+    (about half a minute on a PC, a few on a Pi: logged) and kept in the cache. None when the folder
+    has no cards, or when `teach_missing` is off and nothing was taught yet (the reader then
+    correlates templates)."""
+    own = load_numeral_model(str(comps.folder))
+    if own is not None or not comps.has_cards:
+        return own
+    path = taught_weights_path(comps, config)
+    key = (str(Path(comps.folder).resolve()), path.name)
+    if key in _TAUGHT:
+        return _TAUGHT[key]
+    model = load_weights(path)
+    if model is None:
+        if not teach_missing:
+            return None
+        import time
+
+        log.warning("%s has no numeral weights (%s): teaching the card reader its cards once, "
+                    "about half a minute (a few minutes on a Raspberry Pi)", comps.folder, WEIGHTS_FILE)
+        t0 = time.perf_counter()
+        model, acc = teach(comps, config)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+            model.save(tmp)
+            os.replace(tmp, path)       # whole or not at all: another process may be reading it
+            where = f"kept in {path}"
+        except OSError as exc:          # a read-only home: taught again next time, still read right now
+            where = f"not kept ({exc})"
+        log.warning("taught in %.0f s, %.1f %% of fresh corners right; %s", time.perf_counter() - t0,
+                    100 * acc, where)
+        # the saved file holds float16 weights: read back what a later run will use, so both read alike
+        model = load_weights(path) or model
+    _TAUGHT[key] = model
+    return model
+
+
+def numeral_source(comps: Any) -> str:
+    """Which numeral classifier numeral_model_for gives this folder, in words (eval's header)."""
+    if load_numeral_model(str(comps.folder)) is not None:
+        return f"the folder's own weights ({Path(comps.folder) / WEIGHTS_FILE})"
+    if not comps.has_cards:
+        return "none (the folder has no card pictures)"
+    path = taught_weights_path(comps)
+    if path.is_file():
+        return f"taught for this folder's cards ({path})"
+    return "templates (nothing taught yet)"
 
 
 # ----------------------------------------------------------------------------- training data

@@ -34,7 +34,7 @@ from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_
 from .appearance import AppearanceConfig, difference, normalise_buffers, normalised_log, prepare_view
 from .cardart import card_art
 from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
-from .numerals import load_numeral_model
+from .numerals import numeral_model_for
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
 from .stagecli import read_image  # noqa: F401  (re-exported: the reader's way to read a file)
@@ -171,7 +171,7 @@ class Reader:
         self._kept: dict[str, tuple[Any, float, Any]] = {}   # seat -> (SeatObservation, confidence, cream) last read
         self._piles_kept = False                        # self.discard_tops is an incremental reading to keep
         self.reread: tuple[str, ...] = ()               # the regions the last incremental reading read again
-        self.numeral_model = load_numeral_model(self.components.folder)
+        self.numeral_model = numeral_model_for(self.components)   # a folder without weights is taught once
         self.frames = 0
         self.sharpness_reference: float | None = None   # the table's sharpness on settled frames (usable)
         players = list(self.seats.values()) if self.seats else list(self.components.pawn_bgr())

@@ -127,6 +127,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = run_eval(args.dir, jobs=max(1, args.jobs), no_lens=args.no_lens, components=args.components,
                        limit=args.limit, progress=progress_to_stderr)
     sys.stderr.write("\n")
+    from vision.components import load_components
+    from vision.numerals import numeral_source
+
+    print(f"card numerals read by: {numeral_source(load_components(args.components))}")
     print(summarise(results))
     if args.errors:
         print("\nerrors (frame, group, kind, truth -> read):")
