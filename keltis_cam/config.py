@@ -55,6 +55,8 @@ file = "calibration.json"
 
 [game]
 # board = "nwnz"
+# How your pieces look, if not like the bundled art: a components folder (README, "Your own cards").
+# components = "/home/pi/keltis-components"
 
 [tracking]
 # How the tracker turns camera readings into moves (every setting: `keltis-cam config show`).
@@ -102,6 +104,7 @@ class Config:
     board: str | None = None
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     sections: Mapping[str, Any] = field(default_factory=dict)
+    components: str | None = None    # [game] components: a components folder (how the pieces look)
 
     @property
     def calibration_path(self) -> Path:
@@ -136,6 +139,10 @@ def _get(table: Mapping[str, Any], key: str, types: tuple[type, ...], source: st
         names = " or ".join(t.__name__ for t in types)
         raise ConfigError(f"must be {names}, got {value!r}", source=source, field=f"{where}{key}")
     return value
+
+
+def _expand(path: str | None) -> str | None:
+    return str(Path(path).expanduser()) if path else None
 
 
 def parse_config(data: Mapping[str, Any], path: Path, *, exists: bool = True,
@@ -185,7 +192,8 @@ def parse_config(data: Mapping[str, Any], path: Path, *, exists: bool = True,
                 if k not in ("format", "data_dir", "camera", "calibration", "game", "tracking")}
     return Config(path=path, exists=exists, data_dir=resolved, camera=camera,
                   calibration_file=_get(cal_t, "file", (str,), source, "calibration.") or "calibration.json",
-                  board=_get(game_t, "board", (str,), source, "game."), tracking=tracking, sections=sections)
+                  board=_get(game_t, "board", (str,), source, "game."), tracking=tracking, sections=sections,
+                  components=_expand(_get(game_t, "components", (str,), source, "game.")))
 
 
 def load_config(path: str | Path | None = None, *, data_dir: str | Path | None = None) -> Config:

@@ -287,7 +287,8 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
                    speed: float | None = None, data_dir: str | Path | None = None, throwaway_replay: bool = False,
                    decode_frames: bool = True, start_after: Callable[[Any], int | None] | None = None,
                    source_options: dict[str, Any] | None = None,
-                   tracking: TrackingConfig | None = None, games: GameRegistry = GAMES) -> BuiltPipeline:
+                   tracking: TrackingConfig | None = None, games: GameRegistry = GAMES,
+                   observer_config: dict[str, Any] | None = None) -> BuiltPipeline:
     """Build source, observer, tracker and store for a spec.
 
     observer: "vision" (the default: the camera path), "truth" (a recording's truth files) or
@@ -298,7 +299,10 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
     frame list without decoding any image. start_after(tracker) names the last frame a resumed
     game already took. tracking: the tracker's settings (default TrackingConfig(); replays end the
     game by the draw-pile count since no player is there to say so). games: the games a setup may
-    name (engine/games.py).
+    name (engine/games.py). observer_config: what a live camera's vision reader starts from (its
+    "calibration", a file or mapping: the table's `keltis-cam calibrate`; "components": a components
+    folder; "board"); a game started on the table screen then names the board and seats it reads
+    (vision.observer.VisionObserver.follow_setup). A recording's reader follows its session instead.
     """
     from camera.sources import parse_spec
     from tracking.noise import MisreadInjector
@@ -320,7 +324,11 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
     observer_name = observer or "vision"
     if not 0 <= noise <= 1:
         raise MalformedInput(f"expected a share of frames between 0 and 1, got {noise}", field="--noise")
-    reader = make_observer(observer_name, session)
+    looks = None
+    if observer_name == "vision" and observer_config:
+        # a recording says where its table lay; how its pieces look may still be the group's own
+        looks = observer_config if session is None else {"components": observer_config.get("components")}
+    reader = make_observer(observer_name, session, looks)
     if noise:
         reader = MisreadInjector(reader, noise, seed)
 

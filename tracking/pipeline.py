@@ -119,6 +119,7 @@ class Pipeline:
         self._bad_logged: dict[str, float] = {}  # reason -> when a frame with it was last logged
         self.last_t: float | None = None
         self._realigned = 0
+        self._setup_followed: Any = None     # the tracker's setup the observer was last told of
         self.started: float | None = None
         self.state = "idle"
         self._stop = threading.Event()
@@ -196,6 +197,19 @@ class Pipeline:
     def step(self, frame: Any) -> list[Any]:
         """One frame: observe it (a frame that cannot be read becomes an unusable one) and feed it."""
         logged = False
+        setup = getattr(self.tracker, "setup", None)
+        if setup is not self._setup_followed:
+            # a game started (or resumed) names the board and seats on the table: a live camera's reader
+            # reads those from now on (vision.observer.VisionObserver.follow_setup)
+            self._setup_followed = setup
+            follow = getattr(self.observer, "follow_setup", None) or \
+                getattr(getattr(self.observer, "observer", None), "follow_setup", None)
+            if follow is not None and setup is not None:
+                try:
+                    follow(setup)
+                except Exception as exc:  # noqa: BLE001 - a setup the reader cannot follow stops nothing
+                    self.last_error = f"the reader cannot read this game's table: {exc}"
+                    log.warning("%s", self.last_error)
         try:
             obs = self.observer.observe(frame)
         except Exception as exc:  # noqa: BLE001 - one unreadable frame never stops the game

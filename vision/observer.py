@@ -52,6 +52,38 @@ class VisionObserver:
         self._mask: Any = None
         self.problems: list[str] = []
         self.stills = 0                             # full-resolution stills read (a camera that takes them)
+        #: the calibration the table was set up with (a live camera's `keltis-cam calibrate` file): the
+        #: markers' places for its board, the camera's lens (see follow_setup)
+        self.configured_calibration = calibration
+        self._setup_key: tuple | None = (game, getattr(board, "name", None), tuple(sorted((seats or {}).items())))
+
+    def follow_setup(self, setup: Any) -> bool:
+        """A game started on the table screen says what lies on the table: its game, board and seats
+        (seat -> player colour). A live camera's reader is made for them (the calibration's markers
+        for that board, its lens kept); a recording's reader keeps what its session says. Returns
+        whether the reader changed."""
+        if setup is None or self.session is not None:
+            return False
+        game, board_name = setup.game, (setup.board if setup.game == "keltis" else None)
+        key = (game, board_name, tuple(sorted(dict(setup.seats).items())))
+        if key == self._setup_key:
+            return False
+        from engine.board import bundled_board, load_board
+
+        board = None
+        if board_name:
+            board = load_board(board_name) if str(board_name).endswith(".json") else bundled_board(board_name)
+        calibration = calibration_for_board(self.configured_calibration, board)
+        self.reader = Reader(calibration, game=game, board=board, seats=dict(setup.seats),
+                             components=self.reader.components, config=self.reader.config)
+        self.game, self.calibration, self._setup_key = game, calibration, key
+        # nothing read so far belongs to this table
+        self.last, self._previous_small, self._mask_for, self._mask = None, None, None, None
+        if self.gate is not None:
+            self.gate = Gate(self.gate.config)
+        log.info("reading a %s table%s, seats %s", game, f" on the {board.name} board" if board else "",
+                 ", ".join(f"{s} {c}" for s, c in dict(setup.seats).items()))
+        return True
 
     def _board_name(self) -> str | None:
         return self.reader.board.name if (self.reader.board is not None and self.game == "keltis") else None
@@ -151,6 +183,23 @@ class VisionObserver:
             out.update(realigned=len(self.reader.realigned), realigned_why=last["why"],
                        realigned_at=last.get("at"))
         return out
+
+
+def calibration_for_board(calibration: Mapping[str, Any], board: Any) -> Mapping[str, Any]:
+    """The calibration to read a game on `board` (None: the card game) with: the given one when it
+    was made for that board; else the markers where the printed sheet puts them for that board
+    (calibration.model.default_calibration), with the given one's camera model (the lens does not
+    change with the game)."""
+    from calibration.model import default_calibration, parse_calibration
+
+    name = getattr(board, "name", None)
+    if calibration.get("board") == name:
+        return calibration
+    default = dict(default_calibration(board))
+    if calibration.get("camera"):
+        default["camera"] = calibration["camera"]
+        default = parse_calibration(default, source="<default calibration with the configured lens>")
+    return default
 
 
 def make_observer(session: Any = None, config: Any = None) -> VisionObserver:

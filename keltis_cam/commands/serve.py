@@ -124,10 +124,16 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     speed = parse_speed(args.speed) if args.speed is not None else options.get("speed", 1.0) if kind == "replay" else None
     # A replay is a demonstration: its games go to a throw-away directory unless --data-dir is given.
     keep = bool(args.data_dir) or kind != "replay"
+    # a live camera's reader starts from the table's calibration (markers, lens) and the configured
+    # components; the game started on the table screen then names its board and seats
+    live_calibration = args.calibration or (cfg.calibration_path if Path(cfg.calibration_path).is_file() else None)
+    components = getattr(args, "components", None) or cfg.components
+    observer_config = {"calibration": str(live_calibration) if live_calibration else None,
+                       "components": components, "board": cfg.board}
     built = build_pipeline(spec, why=why, observer=args.observer, speed=speed,
                            data_dir=cfg.data_dir if keep else None, throwaway_replay=not keep,
                            source_options=cfg.camera.source_options(), tracking=cfg.tracking,
-                           games=getattr(args, "games", None) or GAMES)
+                           games=getattr(args, "games", None) or GAMES, observer_config=observer_config)
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
     built.make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
     pipeline = built.served(loop=loop)
@@ -306,8 +312,12 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
     p.add_argument("--threads", type=int, help="server threads (default 48; each open phone page holds one)")
     p.add_argument("--public-url", metavar="URL", help="the address phones use, for the QR code "
                                                        "(default: this machine's LAN address)")
-    p.add_argument("--calibration", metavar="FILE", help="table calibration for the picture overlays "
-                                                         "(default: the session's or the config's)")
+    p.add_argument("--calibration", metavar="FILE", help="table calibration (markers, lens): what a live camera's "
+                   "reader and the picture overlays use (default: the config's [calibration] file, a "
+                   "recording's own)")
+    p.add_argument("--components", metavar="DIR", help="a components folder: how your pieces look (default: the "
+                   "config's [game] components, else the bundled art; a folder without numeral weights is "
+                   "taught its cards on first use)")
     p.add_argument("--speed", metavar="N|fast", help="replay speed (default 1: as recorded)")
     p.add_argument("--loop", action=argparse.BooleanOptionalAction, default=None,
                    help="start a replay again when it ends (default: on for the bundled example)")

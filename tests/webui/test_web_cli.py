@@ -97,3 +97,28 @@ def test_serve_runs_the_pipeline_and_the_server_until_sigterm(session_folder, tm
             raise
     assert proc.returncode == 0, err
     assert "stopping" in err
+
+
+def test_a_live_camera_is_read_with_the_tables_calibration_and_components(fake_picamera2, tmp_path, monkeypatch):
+    """`serve --source picamera2`: the vision reader starts from the table's calibration file and the
+    components given (the game started on the table screen then names board and seats:
+    tests/vision/test_live_setup.py)."""
+    import shutil
+
+    from calibration.model import load_calibration
+    from vision.components import load_components
+
+    monkeypatch.setenv("KELTIS_CAM_CONFIG", str(tmp_path / "none.toml"))
+    cal = ROOT / "fixtures" / "sessions" / "nwnz-3p" / "calibration.json"
+    cards = tmp_path / "our-cards"
+    shutil.copytree(load_components(None).folder, cards)
+    args = build_parser().parse_args(["serve", "--source", "picamera2", "--calibration", str(cal),
+                                      "--components", str(cards), "--data-dir", str(tmp_path / "data"),
+                                      "--pin", "1357"])
+    parts = cli.build(args)
+    try:
+        observer = parts["built"].observer
+        assert observer.configured_calibration == load_calibration(cal)
+        assert Path(observer.reader.components.folder) == cards
+    finally:
+        parts["built"].close()
