@@ -47,7 +47,8 @@ def run_replay(args: Any, out=None) -> int:
     built = build_pipeline(f"replay:{args.session}", observer=args.observer, noise=args.noise, seed=args.seed,
                            speed=parse_speed(args.speed), data_dir=args.data_dir, decode_frames=False,
                            start_after=_resume_point(args.data_dir, args.session) if args.resume else None,
-                           tracking=cfg.tracking)
+                           tracking=cfg.tracking,
+                           observer_config={"components": getattr(args, "components", None) or cfg.components})
     session, tracker, observer = built.session, built.tracker, built.observer
     if not args.resume:
         tracker.new_game(built.setup, origin=built.origin)
@@ -162,5 +163,7 @@ def register(sub: Any, games: GameRegistry = GAMES) -> None:
     p.add_argument("--data-dir", metavar="DIR", help="write the game to DIR/tracking.db (as serve does)")
     p.add_argument("--resume", action="store_true", help="continue the game stored in --data-dir")
     p.add_argument("--config", metavar="FILE", help="config file (its [tracking] settings apply)")
+    p.add_argument("--components", metavar="DIR", help="a components folder: how the recorded pieces look "
+                   "(default: the config's [game] components, else the bundled art)")
     p.set_defaults(func=run_replay)
 

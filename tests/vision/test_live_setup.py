@@ -94,3 +94,19 @@ def test_the_served_pipeline_tells_a_live_reader_of_each_new_game(fake_picamera2
     assert observer.reader.calibration["board"] is None          # the card game's marker layout, the lens kept
     assert observer.reader.calibration["camera"] == load_calibration(cal_file)["camera"]
     built.close()
+
+
+def test_a_replay_reads_its_sessions_table_with_the_components_given(tmp_path):
+    import shutil
+
+    from keltis_cam.pipeline import build_pipeline
+    from vision.components import load_components
+
+    cards = tmp_path / "our-cards"
+    shutil.copytree(load_components(None).folder, cards)
+    built = build_pipeline(f"replay:{SESSION}", observer="vision", observer_config={"components": str(cards),
+                                                                                    "board": "base"})
+    reader = built.observer.reader
+    assert Path(reader.components.folder) == cards
+    assert reader.board.name == "nwnz" and reader.calibration == load_calibration(SESSION / "calibration.json")
+    built.close()
