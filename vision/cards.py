@@ -69,6 +69,10 @@ class CardConfig:
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
     border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
     border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
+    border_noise_share: float = 0.2     # when the whiteness' pixel noise exceeds this share of border_tophat
+    border_smooth_px: float = 0.7       # (dim light: high gain, a warm lamp's weak blue channel) it is first
+                                        # smoothed with this Gaussian sigma (half-view px): noise then
+                                        # speckles the fields with "borders"; a 2 mm border stays a ridge
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
@@ -410,6 +414,18 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
+def pixel_noise(w: Any) -> float:
+    """A robust estimate of a picture's pixel-to-pixel noise (its sigma): the median absolute
+    difference from a 3-px median (taken at every other pixel each way). Smooth shading, edges and a
+    picture upsampled from fewer pixels count little."""
+    import cv2
+    import numpy as np
+
+    if w.shape[0] < 3 or w.shape[1] < 3:
+        return 0.0
+    return 1.4826 * float(np.median(np.abs(w - cv2.medianBlur(w, 3))[::2, ::2]))
+
+
 def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
     """(whiteness, top-hat, step): how white each pixel is over the cream, how much whiter than what
     lies either side within `border_open_mm`, and than the darkest pixel that near. All scale with
@@ -418,6 +434,8 @@ def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
     import cv2
 
     w = whiteness(view, cream)
+    if config.border_smooth_px > 0 and pixel_noise(w) > config.border_noise_share * config.border_tophat:
+        w = cv2.GaussianBlur(w, (0, 0), config.border_smooth_px)
     k = max(3, int(round(config.border_open_mm * ppm)) | 1)
     ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     eroded = cv2.erode(w, ker)
