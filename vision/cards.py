@@ -70,6 +70,7 @@ class CardConfig:
     border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
     border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
     border_noise_share: float = 0.2     # when the whiteness' pixel noise exceeds this share of border_tophat
+    white_local_mm: float = 30.0        # "simply white" is border_white of the whitest within this (mm; a glare's veil)
     border_smooth_px: float = 0.7       # (dim light: high gain, a warm lamp's weak blue channel) it is first
                                         # smoothed with this Gaussian sigma (half-view px): noise then
                                         # speckles the fields with "borders"; a 2 mm border stays a ridge
@@ -426,11 +427,11 @@ def pixel_noise(w: Any) -> float:
     return 1.4826 * float(np.median(np.abs(w - cv2.medianBlur(w, 3))[::2, ::2]))
 
 
-def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
-    """(whiteness, top-hat, step): how white each pixel is over the cream, how much whiter than what
-    lies either side within `border_open_mm`, and than the darkest pixel that near. All scale with
-    1/brightness of the cream: guesses of the stock's brightness at one hue share them
-    (outlined_fields' `scale`)."""
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any, Any]:
+    """(whiteness, top-hat, step, local white): how white each pixel is over the cream, how much whiter
+    than what lies either side within `border_open_mm`, and than the darkest pixel that near; and the
+    whitest (smoothed) within `white_local_mm` (or None). All scale with 1/brightness of the cream:
+    guesses of the stock's brightness at one hue share them (outlined_fields' `scale`)."""
     import cv2
 
     w = whiteness(view, cream)
@@ -442,11 +443,26 @@ def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
     opened = cv2.dilate(eroded, ker)
     # (w - eroded: how much whiter than the darkest pixel near it — a border beside a pale table is
     # no whiter than the table, but much whiter than the field it outlines)
-    return w, w - opened, w - eroded
+    return w, w - opened, w - eroded, local_white(config, w, ppm)
+
+
+def local_white(config: CardConfig, w: Any, ppm: float) -> Any:
+    """The whitest the picture is near each pixel (within `white_local_mm`, at a quarter of its
+    resolution, averaged first so that noise does not count): under a glare's veil, the stock there.
+    None when `white_local_mm` is 0."""
+    import cv2
+
+    if config.white_local_mm <= 0:
+        return None
+    h, wd = w.shape
+    q = cv2.resize(w, (max(1, wd // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
+    q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
-                    contrast: tuple[Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
+                    contrast: tuple[Any, Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
@@ -458,11 +474,15 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
     import numpy as np
 
     if contrast is None:
-        w, tophat, step = border_contrast(config, view, cream, ppm)
+        w, tophat, step, white = border_contrast(config, view, cream, ppm)
         scale = 1.0
     else:
-        w, tophat, step, scale = contrast
-    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale) | \
+        w, tophat, step, white, scale = contrast
+    # "simply white" is white for where it lies: under a glare's veil (whiter than the stock can be
+    # without one) a washed-out field is whiter than the stock elsewhere, but not than the stock beside it
+    bright = config.border_white * scale if white is None else \
+        config.border_white * np.maximum(white, scale)
+    sep = (tophat > config.border_tophat * scale) | (w > bright) | \
         ((step > config.border_step * scale) & (w > config.border_step_white * scale))
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
@@ -581,7 +601,7 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, float] | None = None,
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, Any, float] | None = None,
                         memo: dict | None = None, fields: tuple[Any, Any] | None = None,
                         labels: Any = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a
