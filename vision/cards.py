@@ -430,7 +430,7 @@ def pixel_noise(w: Any) -> float:
 def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any, Any]:
     """(whiteness, top-hat, step, local white): how white each pixel is over the cream, how much whiter
     than what lies either side within `border_open_mm`, and than the darkest pixel that near; and the
-    whitest (smoothed) within `white_local_mm` (or None). All scale with 1/brightness of the cream:
+    whitest of the stock's hue within `white_local_mm` (or None). All scale with 1/brightness of the cream:
     guesses of the stock's brightness at one hue share them (outlined_fields' `scale`)."""
     import cv2
 
@@ -443,19 +443,26 @@ def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
     opened = cv2.dilate(eroded, ker)
     # (w - eroded: how much whiter than the darkest pixel near it — a border beside a pale table is
     # no whiter than the table, but much whiter than the field it outlines)
-    return w, w - opened, w - eroded, local_white(config, w, ppm)
+    return w, w - opened, w - eroded, local_white(config, view, w, cream, ppm)
 
 
-def local_white(config: CardConfig, w: Any, ppm: float) -> Any:
-    """The whitest the picture is near each pixel (within `white_local_mm`, at a quarter of its
-    resolution, averaged first so that noise does not count): under a glare's veil, the stock there.
-    None when `white_local_mm` is 0."""
+def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -> Any:
+    """The whitest the stock's hue is near each pixel (within `white_local_mm`; at a quarter of the
+    view's resolution, averaged first so that noise does not count): under a glare's veil (the lamp's
+    own colour, as the stock's) the stock there; a pale table of another hue does not count. None
+    when `white_local_mm` is 0."""
     import cv2
+    import numpy as np
 
     if config.white_local_mm <= 0:
         return None
     h, wd = w.shape
-    q = cv2.resize(w, (max(1, wd // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    size = (max(1, wd // 4), max(1, h // 4))
+    q = cv2.resize(w, size, interpolation=cv2.INTER_AREA)
+    lg = np.log(np.maximum(cv2.resize(view, size, interpolation=cv2.INTER_AREA).astype(np.float32), 1.0)
+                / np.maximum(np.asarray(cream, np.float32), 1.0))
+    c = lg - lg.mean(axis=2, keepdims=True)
+    q[(c * c).sum(axis=2) > config.cream_hue_dist ** 2] = 0.0
     k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)

@@ -49,3 +49,39 @@ def test_rows_of_a_still_in_dim_warm_light():
     truth, got = read_cards(rows=ROWS, conditions=DIM_WARM, size=(4608, 2592))
     assert {c: list(v) for c, v in got.seats[SEAT].rows.items()} == \
         {c: list(v) for c, v in truth.seats[SEAT].rows.items()}
+
+
+def _card_under_a_veil(veil: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """A seat view's patch (1.25 px/mm, as the rows are looked for) in dim warm light: a dark table, one
+    card (a red field inside the stock's 2.2 mm border) and a glare's veil of the lamp's colour centred
+    on it, `veil` times the stock's brightness at its peak. (view, the unveiled stock's BGR, ppm)."""
+    ppm = 1.25
+    stock = np.array([90.0, 105.0, 115.0])
+    red = np.array([27.0, 32.0, 86.0])
+    table = np.array([40.0, 50.0, 63.0])
+    img = np.tile(table, (200, 200, 1))
+    x0, y0 = 65, 45
+    cw, ch, b = int(56 * ppm), int(87 * ppm), int(round(2.2 * ppm))
+    img[y0:y0 + ch, x0:x0 + cw] = stock
+    img[y0 + b:y0 + ch - b, x0 + b:x0 + cw - b] = red
+    yy, xx = np.mgrid[0:200, 0:200]
+    d2 = ((xx - (x0 + cw / 2)) ** 2 + (yy - (y0 + ch / 2)) ** 2) / (90.0 * ppm) ** 2
+    img += veil * np.exp(-d2)[..., None] * stock[None, None, :]
+    return np.clip(img, 0, 255).astype(np.uint8), stock.astype(np.float32), ppm
+
+
+def test_a_field_under_a_glare_is_outlined():
+    """A glare's veil lifts a field above the stock's unveiled whiteness: "simply white" (border_white, for
+    a table as pale as the stock) is judged against the whitest stock nearby (local_white), so the washed
+    field stays a field; judged against the seat's stock alone it turned all border and the card was lost."""
+    from vision.cards import field_piece_mm, outlined_fields
+
+    config = CardConfig()
+    for veil in (0.0, 0.6, 1.2):
+        view, stock, ppm = _card_under_a_veil(veil)
+        _comp, stats, _sep = outlined_fields(config, view, stock, ppm)
+        # the card's field: ~52 x 83 mm, one piece
+        assert 70.0 < field_piece_mm(config, stats, ppm) < 90.0, veil
+    view, stock, ppm = _card_under_a_veil(1.2)
+    _comp, stats, _sep = outlined_fields(replace(config, white_local_mm=0.0), view, stock, ppm)
+    assert field_piece_mm(replace(config, white_local_mm=0.0), stats, ppm) == 0.0
