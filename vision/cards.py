@@ -424,7 +424,8 @@ def pixel_noise(w: Any) -> float:
 
     if w.shape[0] < 3 or w.shape[1] < 3:
         return 0.0
-    return 1.4826 * float(np.median(np.abs(w - cv2.medianBlur(w, 3))[::2, ::2]))
+    r = np.ascontiguousarray(cv2.absdiff(w, cv2.medianBlur(w, 3))[::2, ::2]).ravel()
+    return 1.4826 * float(np.partition(r, r.size // 2)[r.size // 2])
 
 
 def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any, Any]:
@@ -448,7 +449,7 @@ def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tu
 
 def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -> Any:
     """The whitest the stock's hue is near each pixel (within `white_local_mm`; at a quarter of the
-    view's resolution, averaged first so that noise does not count): under a glare's veil (the lamp's
+    view's resolution, smoothed first so that noise does not count): under a glare's veil (the lamp's
     own colour, as the stock's) the stock there; a pale table of another hue does not count. None
     when `white_local_mm` is 0."""
     import cv2
@@ -457,12 +458,12 @@ def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -
     if config.white_local_mm <= 0:
         return None
     h, wd = w.shape
-    size = (max(1, wd // 4), max(1, h // 4))
-    q = cv2.resize(w, size, interpolation=cv2.INTER_AREA)
-    lg = np.log(np.maximum(cv2.resize(view, size, interpolation=cv2.INTER_AREA).astype(np.float32), 1.0)
-                / np.maximum(np.asarray(cream, np.float32), 1.0))
-    c = lg - lg.mean(axis=2, keepdims=True)
-    q[(c * c).sum(axis=2) > config.cream_hue_dist ** 2] = 0.0
+    q = cv2.pyrDown(cv2.pyrDown(w))
+    v = cv2.pyrDown(cv2.pyrDown(view))
+    c = np.maximum(np.asarray(cream, np.float32), 1.0)
+    lg = [np.log(np.maximum(v[..., i].astype(np.float32), 1.0) / c[i]) for i in range(3)]
+    m = (lg[0] + lg[1] + lg[2]) / 3
+    q[((lg[0] - m) ** 2 + (lg[1] - m) ** 2 + (lg[2] - m) ** 2) > config.cream_hue_dist ** 2] = 0.0
     k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)
