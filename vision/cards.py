@@ -70,10 +70,11 @@ class CardConfig:
     border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
     border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
     border_noise_share: float = 0.2     # when the whiteness' pixel noise exceeds this share of border_tophat
-    white_local_mm: float = 30.0        # "simply white" is border_white of the whitest within this (mm; a glare's veil)
     border_smooth_px: float = 0.7       # (dim light: high gain, a warm lamp's weak blue channel) it is first
                                         # smoothed with this Gaussian sigma (half-view px): noise then
                                         # speckles the fields with "borders"; a 2 mm border stays a ridge
+    white_local_mm: float = 30.0        # "simply white" is border_white of the whitest stock-hued pixel within
+                                        # this (mm): under a glare's veil, of the veiled stock
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
