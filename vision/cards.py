@@ -69,6 +69,12 @@ class CardConfig:
     border_white: float = 0.85          # or simply this white (a table as pale as the stock)
     border_step: float = 0.35           # or (beside a table nearly as pale) this much whiter than the darkest
     border_step_white: float = 0.6      # pixel within border_open_mm, and at least this white
+    border_noise_share: float = 0.2     # when the whiteness' pixel noise exceeds this share of border_tophat
+    border_smooth_px: float = 0.7       # (dim light: high gain, a warm lamp's weak blue channel) it is first
+                                        # smoothed with this Gaussian sigma (half-view px): noise then
+                                        # speckles the fields with "borders"; a 2 mm border stays a ridge
+    white_local_mm: float = 30.0        # "simply white" is border_white of the whitest stock-hued pixel within
+                                        # this (mm): under a glare's veil, of the veiled stock
     field_width_mm: tuple[float, float] = (38.0, 60.0)   # card: an outlined field piece is about a card's field wide
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
@@ -410,25 +416,62 @@ def whiteness(view: Any, cream: Any) -> Any:
                    cv2.multiply(r, 1.0 / c[2], dtype=cv2.CV_32F))
 
 
-def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any]:
-    """(whiteness, top-hat, step): how white each pixel is over the cream, how much whiter than what
-    lies either side within `border_open_mm`, and than the darkest pixel that near. All scale with
-    1/brightness of the cream: guesses of the stock's brightness at one hue share them
-    (outlined_fields' `scale`)."""
+def pixel_noise(w: Any) -> float:
+    """A robust estimate of a picture's pixel-to-pixel noise (its sigma): the median absolute
+    difference from a 3-px median (taken at every other pixel each way). Smooth shading, edges and a
+    picture upsampled from fewer pixels count little."""
+    import cv2
+    import numpy as np
+
+    if w.shape[0] < 3 or w.shape[1] < 3:
+        return 0.0
+    r = np.ascontiguousarray(cv2.absdiff(w, cv2.medianBlur(w, 3))[::2, ::2]).ravel()
+    return 1.4826 * float(np.partition(r, r.size // 2)[r.size // 2])
+
+
+def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any, Any]:
+    """(whiteness, top-hat, step, local white): how white each pixel is over the cream, how much whiter
+    than what lies either side within `border_open_mm`, and than the darkest pixel that near; and the
+    whitest of the stock's hue within `white_local_mm` (or None). All scale with 1/brightness of the cream:
+    guesses of the stock's brightness at one hue share them (outlined_fields' `scale`)."""
     import cv2
 
     w = whiteness(view, cream)
+    if config.border_smooth_px > 0 and pixel_noise(w) > config.border_noise_share * config.border_tophat:
+        w = cv2.GaussianBlur(w, (0, 0), config.border_smooth_px)
     k = max(3, int(round(config.border_open_mm * ppm)) | 1)
     ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     eroded = cv2.erode(w, ker)
     opened = cv2.dilate(eroded, ker)
     # (w - eroded: how much whiter than the darkest pixel near it — a border beside a pale table is
     # no whiter than the table, but much whiter than the field it outlines)
-    return w, w - opened, w - eroded
+    return w, w - opened, w - eroded, local_white(config, view, w, cream, ppm)
+
+
+def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -> Any:
+    """The whitest the stock's hue is near each pixel (within `white_local_mm`; at a quarter of the
+    view's resolution, smoothed first so that noise does not count): under a glare's veil (the lamp's
+    own colour, as the stock's) the stock there; a pale table of another hue does not count. None
+    when `white_local_mm` is 0."""
+    import cv2
+    import numpy as np
+
+    if config.white_local_mm <= 0:
+        return None
+    h, wd = w.shape
+    q = cv2.pyrDown(cv2.pyrDown(w))
+    v = cv2.pyrDown(cv2.pyrDown(view))
+    c = np.maximum(np.asarray(cream, np.float32), 1.0)
+    lg = [np.log(np.maximum(v[..., i].astype(np.float32), 1.0) / c[i]) for i in range(3)]
+    m = (lg[0] + lg[1] + lg[2]) / 3
+    q[((lg[0] - m) ** 2 + (lg[1] - m) ** 2 + (lg[2] - m) ** 2) > config.cream_hue_dist ** 2] = 0.0
+    k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
+    q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
-                    contrast: tuple[Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
+                    contrast: tuple[Any, Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view.
 
     Every card has a light border round its printed field; every top border of a row crosses its
@@ -440,11 +483,15 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
     import numpy as np
 
     if contrast is None:
-        w, tophat, step = border_contrast(config, view, cream, ppm)
+        w, tophat, step, white = border_contrast(config, view, cream, ppm)
         scale = 1.0
     else:
-        w, tophat, step, scale = contrast
-    sep = (tophat > config.border_tophat * scale) | (w > config.border_white * scale) | \
+        w, tophat, step, white, scale = contrast
+    # "simply white" is white for where it lies: under a glare's veil (whiter than the stock can be
+    # without one) a washed-out field is whiter than the stock elsewhere, but not than the stock beside it
+    bright = config.border_white * scale if white is None else \
+        config.border_white * np.maximum(white, scale)
+    sep = (tophat > config.border_tophat * scale) | (w > bright) | \
         ((step > config.border_step * scale) & (w > config.border_step_white * scale))
     n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats, sep
@@ -563,7 +610,7 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
 
 
 def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView, art: CardArt,
-                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, float] | None = None,
+                        card_game: bool = True, scale: float = 1.0, contrast: tuple[Any, Any, Any, Any, float] | None = None,
                         memo: dict | None = None, fields: tuple[Any, Any] | None = None,
                         labels: Any = None) -> list[Band]:
     """Rows as chains of outlined card fields (outlined_fields) one under the other, each about a

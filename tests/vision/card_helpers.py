@@ -26,21 +26,26 @@ def render_cards(*, game: str = "keltis", rows: dict[str, list[str]] | None = No
                  discard_tops: dict[str, str | None] | None = None, points_row: int | None = None,
                  wish_cards: list[int] | None = None, edit: Callable[[Any], None] | None = None,
                  seed: int = 5, table_top: tuple[str, tuple[int, int, int]] | None = None,
-                 sprites: Any = None, glare: Any = None) -> tuple[Any, dict, Observation, dict[str, str], str | None]:
+                 sprites: Any = None, glare: Any = None, conditions: Any = None,
+                 size: tuple[int, int] = SIZE) -> tuple[Any, dict, Observation, dict[str, str], str | None]:
     """(image, calibration, truth, seats, board) of the pinned 4-player table with SEAT's part replaced.
 
     `edit(scene)` may move pieces before the frame is drawn (the truth stays what it says);
     `table_top` = (kind, rgb) replaces the pinned table's top ("wood", "cloth" or "plain");
     `sprites` (a simulator.render.SpriteBank) draws the pieces instead of the default bank;
-    `glare` (a simulator.conditions.Glare) lays a reflection of the lamp over the picture."""
+    `glare` (a simulator.conditions.Glare) lays a reflection of the lamp over the picture;
+    `conditions` (simulator.conditions.Conditions) replaces the pinned light and sensor altogether;
+    `size` (w, h): the frame's pixels (the pinned camera's view at another resolution, e.g. a still)."""
     board = "nwnz" if game == "keltis" else None
     g = Game.new(game, board, 4, seed)
     pinned = PINNED[(5, False)]
-    camera = make_camera(SIZE, **pinned.camera) if game == "keltis" else None
-    table = setup_table(g, seed, SIZE, distractors=False, camera=camera)
+    camera = make_camera(size, **pinned.camera) if game == "keltis" else None
+    table = setup_table(g, seed, size, distractors=False, camera=camera)
     table.style, table.conditions = pinned.table, pinned.conditions
+    if conditions is not None:
+        table.conditions = conditions
     if glare is not None:
-        table.conditions = replace(pinned.conditions, glare=glare)
+        table.conditions = replace(table.conditions, glare=glare)
     if table_top is not None:
         table.style = replace(pinned.table, kind=table_top[0], rgb=tuple(table_top[1]))
     table.renderer = Renderer(table.camera, table.layout, table.style, seed=seed, sprites=sprites)
