@@ -55,6 +55,18 @@ _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "w
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
 
 
+def _drawn_back(piles: Iterable[tuple[str, Any, Any, str]]) -> int:
+    """Cards drawn back from the pile they were discarded onto in the same turn (its pile events in order)."""
+    drawn_back = 0
+    top_by: dict[str, tuple[str, Any]] = {}
+    for pile, old, new, kind in piles:
+        if kind == "draw" and top_by.get(pile) == ("discard", old):
+            drawn_back += 1
+        top_by[pile] = (kind, new)
+    return drawn_back
+
+
+
 class _cached:
     """functools.cached_property without its lock (Python < 3.12 takes one on every first read, which
     the cut search pays for on each of its many new turns): a value computed from a frozen turn."""
@@ -111,18 +123,11 @@ class Turn:
     @_cached
     def rule_facts(self) -> "_RuleFacts":
         """What the turn's rule costs need of it beside the table (TurnDecoder._turn_costs)."""
-        discards = sum(1 for p in self.piles if p[3] == "discard")
-        # (a card drawn back from the pile it was discarded onto this turn: counted as _rules_cost did)
-        drawn_back = 0
-        top_by: dict[str, tuple[str, Any]] = {}
-        for pile, old, new, kind in self.piles:
-            if kind == "draw" and top_by.get(pile) == ("discard", old):
-                drawn_back += 1
-            top_by[pile] = (kind, new)
-        return _RuleFacts(spots=tuple(("tile", st[2:]) for st in self.steps), discards=discards,
+        return _RuleFacts(spots=tuple(("tile", st[2:]) for st in self.steps),
+                          discards=sum(1 for p in self.piles if p[3] == "discard"),
                           takes_discard_tile="discard" in self.tiles,
                           wish_or_discard_tile=bool(self.wish_cards or "discard" in self.tiles),
-                          drawn_back=drawn_back)
+                          drawn_back=_drawn_back(self.piles))
 
     def merged(self, other: "Turn") -> "Turn":
         # (made as Turn(...) would make it, its fields set at once: a frozen dataclass's __init__ sets
@@ -253,6 +258,15 @@ class Hypothesis:
         turns over that differ only in which reaches were draws from the draw pile are one (they
         would fill the beam with copies of one reading)."""
         return (self.table, self.piles, tuple(map(_turn_shape, self.turns[-recent:-1])), self.turns[-1:])
+
+
+def _new_hypothesis(table: frozenset, piles: tuple, turns: tuple, cost: float, turn_frames: tuple = (),
+                    misread: tuple = ()) -> Hypothesis:
+    """Hypothesis(...), made faster (a frozen dataclass's __init__ sets its fields one by one; every
+    frame makes a hypothesis per reading judged)."""
+    hyp = object.__new__(Hypothesis)
+    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread)
+    return hyp
 
 
 @dataclass
@@ -475,6 +489,8 @@ class TurnDecoder:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
         self._memo: dict[tuple, list] = {}
+        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
+        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
@@ -499,7 +515,7 @@ class TurnDecoder:
             diff = diff_of(hyp.table)
             if not diff:
                 for turns, cost, frames in self._quiet_reaches(hyp):
-                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
+                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
             table = dict(hyp.table)
@@ -533,7 +549,7 @@ class TurnDecoder:
                 still_misread = tuple(still[k] for k in diff if k not in taken)
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
-                        self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
+                        self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
                                                           frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
@@ -551,7 +567,7 @@ class TurnDecoder:
                     back = sum(held[k][2] for k in taken if k in going_on)
                 for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
                     total = hyp.cost + emission + cost - back
-                    self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
+                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -825,7 +841,7 @@ class TurnDecoder:
         worst = math.inf          # the keep-th best cost so far
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
-        owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
+        owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
         costs: list[float] = []       # (the costs in `out`, sorted)
         # parts made in this search, by what they were made of (each entry keeps what its id names alive)
@@ -880,8 +896,8 @@ class TurnDecoder:
                         # the cuts kept
                         judged += 1
                         cost = base_cost + fixed
-                        cost += self._slot_cut_cost(last, slots, owned_parts, where, choice, skipped, undrawn,
-                                                    filled, hands, after, last_rules, slot_costs, event_part)
+                        cost += self._slot_cut_cost(last, slots, owned_parts, where, choice, undrawn, filled, hands, after,
+                                                    last_rules, slot_costs)
                         out.append((cost, None, slots, choice, undrawn, (owned_parts, where, skipped)))
                         bisect.insort(costs, cost)
                         if len(out) >= keep:
@@ -925,13 +941,13 @@ class TurnDecoder:
         return kept
 
     def _slot_cut_cost(self, last: Turn | None, slots: Sequence[str], owned_parts: Mapping[int, Turn],
-                       where: tuple[int, ...], choice: tuple, skipped: tuple[str, ...], undrawn: bool,
-                       filled: set[int], hands: Mapping[str, int], table: Fields, last_rules: float,
-                       memo: dict, event_part) -> float:
+                       where: tuple[int, ...], choice: tuple, undrawn: bool, filled: set[int],
+                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict) -> float:
         """_cut_cost of the cut that places the pile changes of `choice` on the slots `where` beside the
-        seats' own parts (no loose tile), judged slot by slot: what a slot adds to the cost (the same
-        terms, added in the same order as _cut_cost adds them) is kept in `memo` by what its part is
-        made of, so the parts recurring from cut to cut are neither made nor judged again."""
+        seats' own parts (no loose tile; `filled`: the slots with a part), judged slot by slot: what a
+        slot adds to the cost (the same terms, added in the same order as _cut_cost adds them) is kept
+        in `memo` by what its part is made of, so the parts recurring from cut to cut are judged once,
+        and no part is made to judge it."""
         cfg = self.config
         hand_costs = memo.get("hands")
         if hand_costs is None:
@@ -948,16 +964,11 @@ class TurnDecoder:
         for pos in range(top + 1):
             mine = owned_parts.get(pos)
             evs = events.get(pos, ())
-            key = (pos == 0, id(mine) if mine is not None else slots[pos], evs, pos == 1 and skipped,
-                   pos < top, pos == 0 and undrawn)
+            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key)
+            key = (pos == 0, id(mine) if mine is not None else slots[pos], evs, pos < top, pos == 0 and undrawn)
             hit = memo.get(key)
             if hit is None:
-                part = mine
-                for ev in evs:
-                    part = event_part(part, slots[pos], ev)
-                if pos == 1 and skipped:
-                    part = part.replaced(skipped=skipped)
-                hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], part, pos == 0 and last is not None,
+                hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], mine, evs, pos == 0 and last is not None,
                                                           pos < top, undrawn, hands, table, last_rules, hand_costs[0]))
             _mine, terms, turn_seat, part_seat = hit
             for term in terms:
@@ -986,37 +997,75 @@ class TurnDecoder:
                     cost += unused[seat]
         return cost
 
-    def _slot_terms(self, last: Turn | None, seat: str, part: Turn | None, opened: bool, complete: bool,
-                    undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
+    def _slot_terms(self, last: Turn | None, seat: str, mine: Turn | None, evs: tuple, opened: bool,
+                    complete: bool, undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
                     hand_missing: float) -> tuple[tuple[float, ...], str | None, str | None]:
         """What one slot of a cut adds to _cut_cost, term by term in its order, the seat that acted in it
-        (None: no part) and its part's seat (_slot_cut_cost)."""
+        (None: no part) and its part's seat (_slot_cut_cost). The slot's part is the seat's own part
+        `mine` (or a new turn of `seat`) with the pile changes `evs` merged in; it is judged from its
+        counts (Turn.merged adds them up), not made."""
         cfg = self.config
         terms: list[float] = []
-        if opened:
-            turn = last.merged(part) if part is not None else last
-            if undrawn:
-                turn = turn.replaced(no_draw=True)
+        part = mine is not None or bool(evs)
+        ev_plays = sum(1 for ev in evs if ev[3] == "discard")
+        ev_draws = sum(1 for ev in evs if ev[3] == "draw")
+        if mine is not None:
+            f = mine.rule_facts
+            p_seat, p_plays, p_draws = mine.seat, mine.plays + ev_plays, mine.draws + ev_draws
+            p_piles = mine.piles + evs
+            p_facts = (f.spots, f.discards + ev_plays, f.takes_discard_tile, f.wish_or_discard_tile)
+            p_counts = (len(mine.steps), len(mine.lays), mine.pawns_lost, len(mine.row_discards))
+            p_no_draw = mine.no_draw
         else:
-            turn = part if part is not None else _new_turn(seat=seat)
+            p_seat, p_plays, p_draws, p_piles = seat, ev_plays, ev_draws, evs
+            p_facts = ((), ev_plays, False, False)
+            p_counts = (0, 0, 0, 0)
+            p_no_draw = False
+        if opened:
+            # turn = last.merged(part) (or last), no_draw set when `undrawn`
+            lf = last.rule_facts
+            if part:
+                piles = last.piles + p_piles
+                facts = _RuleFacts(lf.spots + p_facts[0], lf.discards + p_facts[1], lf.takes_discard_tile or p_facts[2],
+                                   lf.wish_or_discard_tile or p_facts[3],
+                                   _drawn_back(piles) if last.piles and p_piles else lf.drawn_back + _drawn_back(p_piles))
+                plays, draws = last.plays + p_plays, last.draws + p_draws
+                steps, lays = len(last.steps) + p_counts[0], len(last.lays) + p_counts[1]
+                pawns_lost, row_discards = last.pawns_lost + p_counts[2], len(last.row_discards) + p_counts[3]
+                quiet, no_draw = False, last.no_draw or p_no_draw
+            else:
+                facts, plays, draws = lf, last.plays, last.draws
+                steps, lays, pawns_lost, row_discards = (len(last.steps), len(last.lays), last.pawns_lost,
+                                                         len(last.row_discards))
+                quiet, no_draw = last.quiet, last.no_draw
+            if undrawn:
+                no_draw = True
+            turn_seat = last.seat
+        else:
+            facts = _RuleFacts(p_facts[0], p_facts[1], p_facts[2], p_facts[3],
+                               mine.rule_facts.drawn_back if mine is not None and not evs else _drawn_back(p_piles))
+            plays, draws = p_plays, p_draws
+            steps, lays, pawns_lost, row_discards = p_counts
+            quiet, no_draw = False, p_no_draw
+            turn_seat = p_seat
             terms.append(cfg.decoder_turn)
-        rules, done = self._turn_costs(turn, table)
-        if part is not None and opened and last.draws and part.plays:
+        rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw)
+        if part and opened and last.draws and p_plays:
             terms.append(cfg.decoder_order)      # a card played after the turn's draw
-        if not (opened and part is None):
+        if not (opened and not part):
             terms.append(rules - (last_rules if opened else 0.0))
-        if opened and last.quiet and part is not None:
+        if opened and last.quiet and part:
             terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
         if complete:
             terms.append(done)
-            if (turn.plays == 0 and turn.draws == 0 and not turn.steps and not turn.row_discards and hands
-                    and not hands.get(turn.seat) and not opened):
+            if (plays == 0 and draws == 0 and not steps and not row_discards and hands
+                    and not hands.get(turn_seat) and not opened):
                 terms.append(hand_missing)
-        for pile, _old, new, kind in (part.piles if part is not None else ()):
+        for pile, _old, new, kind in (p_piles if part else ()):
             named = self.answers.get((pile, new))
-            if named is not None and kind == "discard" and named != turn.seat:
+            if named is not None and kind == "discard" and named != turn_seat:
                 terms.append(cfg.decoder_answer)
-        return tuple(terms), (turn.seat if part is not None else None), (part.seat if part is not None else None)
+        return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
     def _owned_placements(self, variants, owned: Mapping[str, list], owned_turns: Mapping[str, Turn],
                           last: Turn | None, reach: int):
@@ -1025,7 +1074,7 @@ class TurnDecoder:
         comes round again within reach, to its next turn (a player's second card after the others'
         turns, not their open turn going on: the priors judge which)."""
         # (each seat's part made once and shared by every placement: the cut search's memos know it by id)
-        seat_parts = {seat: Turn(seat).merged(owned_turns[seat]) for seat in owned}
+        seat_parts = {seat: self._seat_part(owned_turns[seat]) for seat in owned}
         for slots, skipped, undrawn in variants:
             options: list[list[int]] = []
             for seat in owned:
@@ -1108,10 +1157,15 @@ class TurnDecoder:
         """(_rules_cost, _completion_cost) of `turn` on `table`: the tiles under its steps looked up once,
         the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
         the two costs always did (the same floats)."""
+        return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
+                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw)
+
+    def _costs_of(self, facts: _RuleFacts, table: Fields, plays: int, draws: int, steps: int, lays: int,
+                  pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool) -> tuple[float, float]:
+        """_turn_costs of a turn given by its counts (steps, lays, row_discards: how many) — so the cut
+        search can judge a part without making it."""
         cfg = self.config
-        facts = turn.rule_facts
         tiles_discard, clovers = _tiles_under(facts.spots, table)
-        plays, draws = turn.plays, turn.draws
         # rule breaks
         cost = 0.0
         # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
@@ -1122,16 +1176,15 @@ class TurnDecoder:
         # leaves the row as it was: its pawn step is the card's only trace)
         landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (tiles_discard_landed)
         hidden_lays = min(landed, facts.discards)
-        steps, lays = len(turn.steps), len(turn.lays)
         if steps > lays + clovers + hidden_lays:
             cost += cfg.decoder_rule * (steps - lays - clovers - hidden_lays)
         # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
         if not self.card_game and lays > steps:
             cost += cfg.decoder_rule * (lays - steps)
-        cost += cfg.decoder_rule * turn.pawns_lost
+        cost += cfg.decoder_rule * pawns_lost
         # a card leaves a row only for a discard-a-card tile (onto its pile)
-        if len(turn.row_discards) > tiles_discard:
-            cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
+        if row_discards > tiles_discard:
+            cost += cfg.decoder_rule * (row_discards - tiles_discard)
         if self.card_game and plays == 2 and allow == 1 and lays == 2:
             cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
         elif plays > allow:
@@ -1147,9 +1200,10 @@ class TurnDecoder:
             cost += cfg.decoder_rule
         # completion: the discard owed (_owed_cost), the draw not seen (_undrawn_cost), no trace
         owed = landed - facts.discards
-        done = (cfg.decoder_rule * owed if owed > 0 else 0.0) + self._undrawn_cost(turn)
-        if plays == 0 and draws == 0 and not turn.steps and not turn.row_discards:
-            if not turn.quiet:
+        done = ((cfg.decoder_rule * owed if owed > 0 else 0.0)
+                + (0.0 if no_draw or draws or not plays else cfg.decoder_draw_unseen))
+        if plays == 0 and draws == 0 and not steps and not row_discards:
+            if not quiet:
                 done += cfg.decoder_traceless
         elif plays == 0:
             done += cfg.decoder_twin
@@ -1256,6 +1310,22 @@ class TurnDecoder:
             return self.seat_of_player.get(key[1])
         return None
 
+    def _owned_turn_of(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
+        """_owned_turn, made once per frame for the same change of the same fields (the hypotheses of a
+        frame, and the readings of one, often share a seat's change)."""
+        key = (seat, tuple((k, before.get(k, _GONE), after.get(k, _GONE)) for k in keys))
+        turn = self._owned_memo.get(key)
+        if turn is None:
+            turn = self._owned_memo[key] = self._owned_turn(seat, keys, before, after)
+        return turn
+
+    def _seat_part(self, owned_turn: Turn) -> Turn:
+        """A cut's part made of a seat's own change (Turn(seat).merged(owned_turn)), once per owned turn."""
+        made = self._seat_parts.get(id(owned_turn))
+        if made is None:   # (the entry keeps the owned turn its id names alive)
+            made = self._seat_parts[id(owned_turn)] = (owned_turn, _new_turn(seat=owned_turn.seat).merged(owned_turn))
+        return made[1]
+
     def _owned_turn(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
         lays: list[str] = []
         steps: list[str] = []
@@ -1288,9 +1358,9 @@ class TurnDecoder:
                         old.remove(c)
                     else:
                         wish.append(c)
-        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
-                    delta=tuple((k, after.get(k, _GONE)) for k in keys),
-                    before=tuple((k, before.get(k, _GONE)) for k in keys))
+        return _new_turn(seat=seat, lays=tuple(lays), steps=tuple(steps), row_discards=tuple(row_discards),
+                         wish_cards=tuple(wish), pawns_lost=lost, delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                         before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 
