@@ -490,6 +490,8 @@ class TurnDecoder:
         candidates: dict[tuple, Hypothesis] = {}
         self._memo: dict[tuple, list] = {}
         self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
+        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
+        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
         self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
@@ -844,20 +846,26 @@ class TurnDecoder:
         owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
         costs: list[float] = []       # (the costs in `out`, sorted)
-        # parts made in this search, by what they were made of (each entry keeps what its id names alive)
-        made_parts: dict[Any, tuple[Turn | None, Turn]] = {}
+        # parts made this frame, by what they were made of (each entry keeps what its id names alive)
+        made_parts = self._made_parts
         judged_parts: dict = {}       # (_cut_cost's memo: the parts' costs on `after`)
-        slot_costs: dict = {}         # (_slot_costs' memo)
+        # (_slot_cut_cost's memo, this frame's: what a slot's terms depend on beside its part — the open
+        # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
+        # the open turn's steps — then what its part is made of)
+        slot_costs = self._slot_memo
+        slot_context = (last, last.quiet if last is not None else None, id(self._cur),
+                        tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
+        call_memo: dict = {}          # (this search's: the hands' costs, the tiles under each owned part's steps)
 
         def event_part(mine: Turn | None, seat: str, ev: tuple) -> Turn:
-            """`mine` (or a new turn of `seat`) with the pile change `ev` (made once per search)."""
-            made_key = (id(mine) if mine is not None else seat, ev)
+            """`mine` (or a new turn of `seat`) with the pile change `ev` (made once per frame)."""
+            key = ("top", ev[0])
+            was, now = before.get(key, _GONE), after.get(key, _GONE)
+            made_key = (id(mine) if mine is not None else seat, ev, was, now)
             made = made_parts.get(made_key)
             if made is None:
-                key = ("top", ev[0])
                 made = made_parts[made_key] = (mine, (mine or _new_turn(seat=seat)).merged(
-                    _new_turn(seat=seat, piles=(ev,), delta=((key, after.get(key, _GONE)),),
-                              before=((key, before.get(key, _GONE)),))))
+                    _new_turn(seat=seat, piles=(ev,), delta=((key, now),), before=((key, was),))))
             return made[1]
 
         def made_cut(owned_parts: Mapping[int, Turn], slots: Sequence[str], where: tuple[int, ...], choice: tuple,
@@ -897,7 +905,7 @@ class TurnDecoder:
                         judged += 1
                         cost = base_cost + fixed
                         cost += self._slot_cut_cost(last, slots, owned_parts, where, choice, undrawn, filled, hands, after,
-                                                    last_rules, slot_costs)
+                                                    last_rules, slot_costs, slot_context, call_memo)
                         out.append((cost, None, slots, choice, undrawn, (owned_parts, where, skipped)))
                         bisect.insort(costs, cost)
                         if len(out) >= keep:
@@ -942,18 +950,20 @@ class TurnDecoder:
 
     def _slot_cut_cost(self, last: Turn | None, slots: Sequence[str], owned_parts: Mapping[int, Turn],
                        where: tuple[int, ...], choice: tuple, undrawn: bool, filled: set[int],
-                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict) -> float:
+                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict, context: tuple,
+                       call_memo: dict) -> float:
         """_cut_cost of the cut that places the pile changes of `choice` on the slots `where` beside the
         seats' own parts (no loose tile; `filled`: the slots with a part), judged slot by slot: what a
         slot adds to the cost (the same terms, added in the same order as _cut_cost adds them) is kept
         in `memo` by what its part is made of, so the parts recurring from cut to cut are judged once,
-        and no part is made to judge it."""
+        and no part is made to judge it. `memo` is the frame's (`context`: what the terms depend on
+        beside the part: _cuts), `call_memo` the cut search's."""
         cfg = self.config
-        hand_costs = memo.get("hands")
+        hand_costs = call_memo.get("hands")
         if hand_costs is None:
-            hand_costs = memo["hands"] = (self._hand_missing(hands, self._cur.period),
-                                          {seat: self._hand_unused(frames, self._cur.period)
-                                           for seat, frames in hands.items()})
+            hand_costs = call_memo["hands"] = (self._hand_missing(hands, self._cur.period),
+                                               {seat: self._hand_unused(frames, self._cur.period)
+                                                for seat, frames in hands.items()})
         events: dict[int, tuple] = {}
         for c, pos in zip(choice, where):
             events[pos] = events.get(pos, ()) + (c[0],)
@@ -965,7 +975,13 @@ class TurnDecoder:
             mine = owned_parts.get(pos)
             evs = events.get(pos, ())
             # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key)
-            key = (pos == 0, id(mine) if mine is not None else slots[pos], evs, pos < top, pos == 0 and undrawn)
+            if mine is not None:
+                tiles = call_memo.get(id(mine))    # (the tiles under its steps on this table)
+                if tiles is None:
+                    tiles = call_memo[id(mine)] = tuple(table.get(spot) for spot in mine.rule_facts.spots)
+                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn)
+            else:
+                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn)
             hit = memo.get(key)
             if hit is None:
                 hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], mine, evs, pos == 0 and last is not None,
