@@ -492,6 +492,7 @@ class TurnDecoder:
         self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
         self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
         self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
+        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
         self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
@@ -853,8 +854,10 @@ class TurnDecoder:
         # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
         # the open turn's steps — then what its part is made of)
         slot_costs = self._slot_memo
-        slot_context = (last, last.quiet if last is not None else None, id(self._cur),
-                        tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
+        context = (last, last.quiet if last is not None else None, id(self._cur),
+                   tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
+        # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
+        slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
         call_memo: dict = {}          # (this search's: the hands' costs, the tiles under each owned part's steps)
 
         def event_part(mine: Turn | None, seat: str, ev: tuple) -> Turn:
@@ -950,14 +953,14 @@ class TurnDecoder:
 
     def _slot_cut_cost(self, last: Turn | None, slots: Sequence[str], owned_parts: Mapping[int, Turn],
                        where: tuple[int, ...], choice: tuple, undrawn: bool, filled: set[int],
-                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict, context: tuple,
+                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict, context: int,
                        call_memo: dict) -> float:
         """_cut_cost of the cut that places the pile changes of `choice` on the slots `where` beside the
         seats' own parts (no loose tile; `filled`: the slots with a part), judged slot by slot: what a
         slot adds to the cost (the same terms, added in the same order as _cut_cost adds them) is kept
         in `memo` by what its part is made of, so the parts recurring from cut to cut are judged once,
-        and no part is made to judge it. `memo` is the frame's (`context`: what the terms depend on
-        beside the part: _cuts), `call_memo` the cut search's."""
+        and no part is made to judge it. `memo` is the frame's (`context`: the number of what the terms
+        depend on beside the part, _cuts), `call_memo` the cut search's."""
         cfg = self.config
         hand_costs = call_memo.get("hands")
         if hand_costs is None:
