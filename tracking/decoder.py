@@ -1193,7 +1193,7 @@ class TurnDecoder:
         # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
         # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
         # leaves the row as it was: its pawn step is the card's only trace)
-        landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (tiles_discard_landed)
+        landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (steps onto one, or one taken)
         hidden_lays = min(landed, facts.discards)
         if steps > lays + clovers + hidden_lays:
             cost += cfg.decoder_rule * (steps - lays - clovers - hidden_lays)
@@ -1449,12 +1449,6 @@ def _tiles_under(spots: Sequence[tuple[str, str]], table: Fields) -> tuple[int, 
         elif tile == "clover":
             clover += 1
     return discard, clover
-
-
-def tiles_discard_landed(turn: Turn, table: Fields) -> int:
-    """Steps of a turn onto a discard-a-card tile (still on the board, or taken by this turn)."""
-    landed = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
-    return landed + (1 if "discard" in turn.tiles else 0)
 
 
 def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
