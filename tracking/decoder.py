@@ -42,7 +42,7 @@ import itertools
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from engine.observation import Observation
 from .config import TrackingConfig
@@ -53,6 +53,18 @@ _GONE = "<gone>"
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+def _drawn_back(piles: Iterable[tuple[str, Any, Any, str]]) -> int:
+    """Cards drawn back from the pile they were discarded onto in the same turn (its pile events in order)."""
+    drawn_back = 0
+    top_by: dict[str, tuple[str, Any]] = {}
+    for pile, old, new, kind in piles:
+        if kind == "draw" and top_by.get(pile) == ("discard", old):
+            drawn_back += 1
+        top_by[pile] = (kind, new)
+    return drawn_back
+
 
 
 class _cached:
@@ -108,6 +120,15 @@ class Turn:
     def draws(self) -> int:
         return sum(1 for p in self.piles if p[3] == "draw") + self.unseen_draws
 
+    @_cached
+    def rule_facts(self) -> "_RuleFacts":
+        """What the turn's rule costs need of it beside the table (TurnDecoder._turn_costs)."""
+        return _RuleFacts(spots=tuple(("tile", st[2:]) for st in self.steps),
+                          discards=sum(1 for p in self.piles if p[3] == "discard"),
+                          takes_discard_tile="discard" in self.tiles,
+                          wish_or_discard_tile=bool(self.wish_cards or "discard" in self.tiles),
+                          drawn_back=_drawn_back(self.piles))
+
     def merged(self, other: "Turn") -> "Turn":
         # (made as Turn(...) would make it, its fields set at once: a frozen dataclass's __init__ sets
         # them one by one, slowly, and the cut search merges turns very often)
@@ -120,7 +141,27 @@ class Turn:
             delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
-            no_draw=self.no_draw or other.no_draw)
+            no_draw=self.no_draw or other.no_draw,
+            # (both counts add up over the concatenated fields: set now, not counted again)
+            plays=self.plays + other.plays, draws=self.draws + other.draws)
+        if not (self.piles and other.piles):
+            # (so do the rule facts, when only one of the two touched a pile: no card drawn back across them)
+            a, b = self.rule_facts, other.rule_facts
+            out.__dict__["rule_facts"] = _RuleFacts(
+                a.spots + b.spots, a.discards + b.discards, a.takes_discard_tile or b.takes_discard_tile,
+                a.wish_or_discard_tile or b.wish_or_discard_tile, a.drawn_back + b.drawn_back)
+        return out
+
+    def replaced(self, **changes: Any) -> "Turn":
+        """dataclasses.replace(self, **changes), made faster (the cut search marks turns skipped or
+        not drawing very often); the cached counts are kept when the fields they count are unchanged."""
+        out = object.__new__(Turn)
+        mine = self.__dict__
+        out.__dict__.update({name: mine[name] for name in _TURN_FIELDS}, **changes)
+        if not _COUNTED_FIELDS.intersection(changes):
+            for name in ("plays", "draws", "rule_facts"):
+                if name in mine:
+                    out.__dict__[name] = mine[name]
         return out
 
     def __hash__(self) -> int:
@@ -165,9 +206,24 @@ class Turn:
                 "wish_cards": sorted(self.wish_cards)}
 
 
+class _RuleFacts(NamedTuple):
+    """A turn's own part of its rule costs (Turn.rule_facts): the rest is the tiles under its steps.
+    (a named tuple: made for very many turns of the cut search, faster than a frozen dataclass)"""
+
+    spots: tuple[tuple[str, str], ...]   # the table's tile field under each pawn step, in order
+    discards: int                        # cards discarded onto piles
+    takes_discard_tile: bool             # a discard-a-card tile taken
+    wish_or_discard_tile: bool           # a wish-card pair laid or a discard-a-card tile taken (one more card)
+    drawn_back: int                      # cards drawn back from the pile they were discarded onto this turn
+
+
+#: the fields of a Turn (its dataclass fields, not its cached values)
+_TURN_FIELDS = tuple(f.name for f in dataclasses.fields(Turn))
+#: the fields Turn.plays, draws and rule_facts are counted from
+_COUNTED_FIELDS = frozenset({"lays", "piles", "unseen_draws", "steps", "tiles", "wish_cards"})
 #: the fields of a Turn that make its identity (compared and hashed)
 _TURN_IDENTITY = tuple(f.name for f in dataclasses.fields(Turn) if f.compare)
-assert set(Turn("").merged(Turn("")).__dict__) == {f.name for f in dataclasses.fields(Turn)}  # (merged sets all)
+assert set(Turn("").merged(Turn("")).__dict__) == set(_TURN_FIELDS) | {"plays", "draws", "rule_facts"}  # (merged sets all)
 _turn_identity = operator.attrgetter(*_TURN_IDENTITY)
 _turn_shape = operator.attrgetter("_shape")
 #: every field of a Turn that has a default, with it (all immutable)
@@ -202,6 +258,15 @@ class Hypothesis:
         turns over that differ only in which reaches were draws from the draw pile are one (they
         would fill the beam with copies of one reading)."""
         return (self.table, self.piles, tuple(map(_turn_shape, self.turns[-recent:-1])), self.turns[-1:])
+
+
+def _new_hypothesis(table: frozenset, piles: tuple, turns: tuple, cost: float, turn_frames: tuple = (),
+                    misread: tuple = ()) -> Hypothesis:
+    """Hypothesis(...), made faster (a frozen dataclass's __init__ sets its fields one by one; every
+    frame makes a hypothesis per reading judged)."""
+    hyp = object.__new__(Hypothesis)
+    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread)
+    return hyp
 
 
 @dataclass
@@ -424,6 +489,11 @@ class TurnDecoder:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
         self._memo: dict[tuple, list] = {}
+        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
+        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
+        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
+        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
+        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
@@ -448,7 +518,7 @@ class TurnDecoder:
             diff = diff_of(hyp.table)
             if not diff:
                 for turns, cost, frames in self._quiet_reaches(hyp):
-                    self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
+                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
             table = dict(hyp.table)
@@ -482,7 +552,7 @@ class TurnDecoder:
                 still_misread = tuple(still[k] for k in diff if k not in taken)
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
-                        self._keep(candidates, Hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
+                        self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
                                                           frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
@@ -500,7 +570,7 @@ class TurnDecoder:
                     back = sum(held[k][2] for k in taken if k in going_on)
                 for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
                     total = hyp.cost + emission + cost - back
-                    self._keep(candidates, Hypothesis(frozen, piles, turns, total, frames, still_misread))
+                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -599,7 +669,7 @@ class TurnDecoder:
         out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
         if last is not None and hands.get(last.seat) and last.draws == 0:
-            drew = dataclasses.replace(last, unseen_draws=last.unseen_draws + 1)
+            drew = last.replaced(unseen_draws=last.unseen_draws + 1)
             out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
             # the next player's reach that left no trace: their turn (a card onto its twin, a draw
@@ -676,7 +746,7 @@ class TurnDecoder:
             turns = list(hyp.turns)
             frames = list(hyp.turn_frames)
             if undrawn:
-                turns[-1] = dataclasses.replace(turns[-1], no_draw=True)
+                turns[-1] = turns[-1].replaced(no_draw=True)
             for pos in range(max(parts) + 1):
                 part = parts.get(pos)
                 if pos == 0 and last is not None:
@@ -774,32 +844,87 @@ class TurnDecoder:
         worst = math.inf          # the keep-th best cost so far
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
-        owned_turns = {seat: self._owned_turn(seat, keys, before, after) for seat, keys in owned.items()}
+        owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
         last_rules = self._rules_cost(last, after) if last is not None else 0.0
+        costs: list[float] = []       # (the costs in `out`, sorted)
+        # parts made this frame, by what they were made of (each entry keeps what its id names alive)
+        made_parts = self._made_parts
+        judged_parts: dict = {}       # (_cut_cost's memo: the parts' costs on `after`)
+        # (_slot_cut_cost's memo, this frame's: what a slot's terms depend on beside its part — the open
+        # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
+        # the open turn's steps — then what its part is made of)
+        slot_costs = self._slot_memo
+        context = (last, last.quiet if last is not None else None, id(self._cur),
+                   tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
+        # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
+        slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
+        call_memo: dict = {}          # (this search's: the hands' costs, the tiles under each owned part's steps)
+
+        def event_part(mine: Turn | None, seat: str, ev: tuple) -> Turn:
+            """`mine` (or a new turn of `seat`) with the pile change `ev` (made once per frame)."""
+            key = ("top", ev[0])
+            was, now = before.get(key, _GONE), after.get(key, _GONE)
+            made_key = (id(mine) if mine is not None else seat, ev, was, now)
+            made = made_parts.get(made_key)
+            if made is None:
+                made = made_parts[made_key] = (mine, (mine or _new_turn(seat=seat)).merged(
+                    _new_turn(seat=seat, piles=(ev,), delta=((key, now),), before=((key, was),))))
+            return made[1]
+
+        def made_cut(owned_parts: Mapping[int, Turn], slots: Sequence[str], where: tuple[int, ...], choice: tuple,
+                     skipped: tuple[str, ...]) -> dict[int, Turn]:
+            """The parts of a cut (as they always were made: the owned parts, each pile change merged
+            into its slot's part in turn, slot 1 marked as played out of turn)."""
+            parts = dict(owned_parts)
+            for c, pos in zip(choice, where):
+                parts[pos] = event_part(parts.get(pos), slots[pos], c[0])
+            if skipped:
+                made_key = ("skipped", id(parts[1]), skipped)
+                made = made_parts.get(made_key)
+                if made is None:
+                    made = made_parts[made_key] = (parts[1], parts[1].replaced(skipped=skipped))
+                parts[1] = made[1]
+            return parts
+
         for slots, skipped, undrawn, owned_parts in self._owned_placements(variants, owned, owned_turns, last, reach):
             fixed = (cfg.decoder_out_of_turn if skipped or undrawn else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
+                # (a placement every choice of which the checks below would pass over, before making its parts:
+                # a loose tile goes to a part there is, or to the open turn when there is none)
+                filled = set(owned_parts).union(where)
+                if not filled and loose_tiles:
+                    filled = {0}
+                if not filled or ((skipped or undrawn) and (1 not in filled or (undrawn and 0 in filled))):
+                    continue
                 for base_cost, choice in choices:
                     if fixed + bound + base_cost > worst or judged >= budget:
                         break
+                    if not loose_tiles:
+                        # (every choice here is judged: the placement passed the checks above) — judged
+                        # slot by slot from what each slot's part is made of; the parts are made only for
+                        # the cuts kept
+                        judged += 1
+                        cost = base_cost + fixed
+                        cost += self._slot_cut_cost(last, slots, owned_parts, where, choice, undrawn, filled, hands, after,
+                                                    last_rules, slot_costs, slot_context, call_memo)
+                        out.append((cost, None, slots, choice, undrawn, (owned_parts, where, skipped)))
+                        bisect.insort(costs, cost)
+                        if len(out) >= keep:
+                            worst = costs[keep - 1]
+                        continue
                     parts = dict(owned_parts)
                     for c, pos in zip(choice, where):
-                        ev = c[0]
-                        key = ("top", ev[0])
-                        parts[pos] = (parts.get(pos) or _new_turn(seat=slots[pos])).merged(
-                            _new_turn(seat=slots[pos], piles=(ev,), delta=((key, after.get(key, _GONE)),),
-                                      before=((key, before.get(key, _GONE)),)))
-                    if loose_tiles:
-                        by_taker: dict[int, list[FieldKey]] = {}
-                        for k in loose_tiles:
-                            by_taker.setdefault(_taker(parts, k[1]), []).append(k)
-                        for mover, keys in by_taker.items():
-                            parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
-                                Turn(slots[mover], tiles=tuple(str(before.get(k)) for k in keys),
-                                     delta=tuple((k, after.get(k, _GONE)) for k in keys),
-                                     before=tuple((k, before.get(k, _GONE)) for k in keys)))
+                        parts[pos] = event_part(parts.get(pos), slots[pos], c[0])
+                    by_taker: dict[int, list[FieldKey]] = {}
+                    for k in loose_tiles:
+                        by_taker.setdefault(_taker(parts, k[1]), []).append(k)
+                    for mover, keys in by_taker.items():
+                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                            Turn(slots[mover], tiles=tuple(str(before.get(k)) for k in keys),
+                                 delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                                 before=tuple((k, before.get(k, _GONE)) for k in keys)))
                     if not parts:
                         continue
                     cost = base_cost + fixed
@@ -807,19 +932,159 @@ class TurnDecoder:
                         if 1 not in parts or (undrawn and 0 in parts):
                             continue
                         if skipped:
-                            parts[1] = dataclasses.replace(parts[1], skipped=skipped)
+                            parts[1] = parts[1].replaced(skipped=skipped)
                     judged += 1
-                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules, undrawn)
-                    new_piles = dict(piles)
-                    for c in choice:
-                        new_piles[c[0][0]] = c[2]
-                    out.append((cost, parts, slots, new_piles, undrawn))
+                    cost += self._cut_cost(last, slots, parts, hands, after, last_rules, undrawn, judged_parts)
+                    out.append((cost, parts, slots, choice, undrawn, None))
+                    bisect.insort(costs, cost)
                     if len(out) >= keep:
-                        worst = sorted(x[0] for x in out)[keep - 1]
+                        worst = costs[keep - 1]
         self._budget -= judged
         out.sort(key=lambda x: x[0])
-        return [(cost, parts, slots, tuple(sorted(new_piles.items())), undrawn)
-                for cost, parts, slots, new_piles, undrawn in out[:keep]]
+        kept = []
+        for cost, parts, slots, choice, undrawn, recipe in out[:keep]:
+            if parts is None:
+                parts = made_cut(recipe[0], slots, recipe[1], choice, recipe[2])
+            new_piles = dict(piles)
+            for c in choice:
+                new_piles[c[0][0]] = c[2]
+            kept.append((cost, parts, slots, tuple(sorted(new_piles.items())), undrawn))
+        return kept
+
+    def _slot_cut_cost(self, last: Turn | None, slots: Sequence[str], owned_parts: Mapping[int, Turn],
+                       where: tuple[int, ...], choice: tuple, undrawn: bool, filled: set[int],
+                       hands: Mapping[str, int], table: Fields, last_rules: float, memo: dict, context: int,
+                       call_memo: dict) -> float:
+        """_cut_cost of the cut that places the pile changes of `choice` on the slots `where` beside the
+        seats' own parts (no loose tile; `filled`: the slots with a part), judged slot by slot: what a
+        slot adds to the cost (the same terms, added in the same order as _cut_cost adds them) is kept
+        in `memo` by what its part is made of, so the parts recurring from cut to cut are judged once,
+        and no part is made to judge it. `memo` is the frame's (`context`: the number of what the terms
+        depend on beside the part, _cuts), `call_memo` the cut search's."""
+        cfg = self.config
+        hand_costs = call_memo.get("hands")
+        if hand_costs is None:
+            hand_costs = call_memo["hands"] = (self._hand_missing(hands, self._cur.period),
+                                               {seat: self._hand_unused(frames, self._cur.period)
+                                                for seat, frames in hands.items()})
+        events: dict[int, tuple] = {}
+        for c, pos in zip(choice, where):
+            events[pos] = events.get(pos, ()) + (c[0],)
+        top = max(filled)
+        cost = 0.0
+        acting: set[str] = set()
+        first_seat = None
+        for pos in range(top + 1):
+            mine = owned_parts.get(pos)
+            evs = events.get(pos, ())
+            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key)
+            if mine is not None:
+                tiles = call_memo.get(id(mine))    # (the tiles under its steps on this table)
+                if tiles is None:
+                    tiles = call_memo[id(mine)] = tuple(table.get(spot) for spot in mine.rule_facts.spots)
+                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn)
+            else:
+                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn)
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], mine, evs, pos == 0 and last is not None,
+                                                          pos < top, undrawn, hands, table, last_rules, hand_costs[0]))
+            _mine, terms, turn_seat, part_seat = hit
+            for term in terms:
+                cost += term
+            if turn_seat is not None:
+                acting.add(turn_seat)
+                if first_seat is None:
+                    first_seat = part_seat
+        # Hands and the pause, as in _cut_cost
+        pause = self._cur.pause
+        goes_on = last is not None and first_seat == last.seat
+        if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
+            cost += cfg.decoder_pause
+        elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
+            cost += cfg.decoder_pause
+        if self._cur.hand_frames == 0 and self._cur.covered < 2:
+            cost += self._unseen_reach_cost(self._cur)
+        if hands:
+            missing, unused = hand_costs
+            for seat in acting:
+                if not hands.get(seat):
+                    cost += missing
+            open_seat = last.seat if last is not None and last.draws == 0 else None
+            for seat in hands:
+                if seat not in acting and seat != open_seat:
+                    cost += unused[seat]
+        return cost
+
+    def _slot_terms(self, last: Turn | None, seat: str, mine: Turn | None, evs: tuple, opened: bool,
+                    complete: bool, undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
+                    hand_missing: float) -> tuple[tuple[float, ...], str | None, str | None]:
+        """What one slot of a cut adds to _cut_cost, term by term in its order, the seat that acted in it
+        (None: no part) and its part's seat (_slot_cut_cost). The slot's part is the seat's own part
+        `mine` (or a new turn of `seat`) with the pile changes `evs` merged in; it is judged from its
+        counts (Turn.merged adds them up), not made."""
+        cfg = self.config
+        terms: list[float] = []
+        part = mine is not None or bool(evs)
+        ev_plays = sum(1 for ev in evs if ev[3] == "discard")
+        ev_draws = sum(1 for ev in evs if ev[3] == "draw")
+        if mine is not None:
+            f = mine.rule_facts
+            p_seat, p_plays, p_draws = mine.seat, mine.plays + ev_plays, mine.draws + ev_draws
+            p_piles = mine.piles + evs
+            p_facts = (f.spots, f.discards + ev_plays, f.takes_discard_tile, f.wish_or_discard_tile)
+            p_counts = (len(mine.steps), len(mine.lays), mine.pawns_lost, len(mine.row_discards))
+            p_no_draw = mine.no_draw
+        else:
+            p_seat, p_plays, p_draws, p_piles = seat, ev_plays, ev_draws, evs
+            p_facts = ((), ev_plays, False, False)
+            p_counts = (0, 0, 0, 0)
+            p_no_draw = False
+        if opened:
+            # turn = last.merged(part) (or last), no_draw set when `undrawn`
+            lf = last.rule_facts
+            if part:
+                piles = last.piles + p_piles
+                facts = _RuleFacts(lf.spots + p_facts[0], lf.discards + p_facts[1], lf.takes_discard_tile or p_facts[2],
+                                   lf.wish_or_discard_tile or p_facts[3],
+                                   _drawn_back(piles) if last.piles and p_piles else lf.drawn_back + _drawn_back(p_piles))
+                plays, draws = last.plays + p_plays, last.draws + p_draws
+                steps, lays = len(last.steps) + p_counts[0], len(last.lays) + p_counts[1]
+                pawns_lost, row_discards = last.pawns_lost + p_counts[2], len(last.row_discards) + p_counts[3]
+                quiet, no_draw = False, last.no_draw or p_no_draw
+            else:
+                facts, plays, draws = lf, last.plays, last.draws
+                steps, lays, pawns_lost, row_discards = (len(last.steps), len(last.lays), last.pawns_lost,
+                                                         len(last.row_discards))
+                quiet, no_draw = last.quiet, last.no_draw
+            if undrawn:
+                no_draw = True
+            turn_seat = last.seat
+        else:
+            facts = _RuleFacts(p_facts[0], p_facts[1], p_facts[2], p_facts[3],
+                               mine.rule_facts.drawn_back if mine is not None and not evs else _drawn_back(p_piles))
+            plays, draws = p_plays, p_draws
+            steps, lays, pawns_lost, row_discards = p_counts
+            quiet, no_draw = False, p_no_draw
+            turn_seat = p_seat
+            terms.append(cfg.decoder_turn)
+        rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw)
+        if part and opened and last.draws and p_plays:
+            terms.append(cfg.decoder_order)      # a card played after the turn's draw
+        if not (opened and not part):
+            terms.append(rules - (last_rules if opened else 0.0))
+        if opened and last.quiet and part:
+            terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
+        if complete:
+            terms.append(done)
+            if (plays == 0 and draws == 0 and not steps and not row_discards and hands
+                    and not hands.get(turn_seat) and not opened):
+                terms.append(hand_missing)
+        for pile, _old, new, kind in (p_piles if part else ()):
+            named = self.answers.get((pile, new))
+            if named is not None and kind == "discard" and named != turn_seat:
+                terms.append(cfg.decoder_answer)
+        return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
     def _owned_placements(self, variants, owned: Mapping[str, list], owned_turns: Mapping[str, Turn],
                           last: Turn | None, reach: int):
@@ -827,6 +1092,8 @@ class TurnDecoder:
         slot (its open turn going on, or its next turn) — or, when that is the open turn and the seat
         comes round again within reach, to its next turn (a player's second card after the others'
         turns, not their open turn going on: the priors judge which)."""
+        # (each seat's part made once and shared by every placement: the cut search's memos know it by id)
+        seat_parts = {seat: self._seat_part(owned_turns[seat]) for seat in owned}
         for slots, skipped, undrawn in variants:
             options: list[list[int]] = []
             for seat in owned:
@@ -844,7 +1111,8 @@ class TurnDecoder:
                 for combo in itertools.product(*options):
                     owned_parts: dict[int, Turn] = {}
                     for seat, pos in zip(owned, combo):
-                        owned_parts[pos] = owned_parts.get(pos, Turn(seat)).merged(owned_turns[seat])
+                        owned_parts[pos] = (owned_parts[pos].merged(owned_turns[seat]) if pos in owned_parts
+                                            else seat_parts[seat])
                     yield slots, skipped, undrawn, owned_parts
 
     def _placements(self, n: int, events: int, owned: frozenset, loose: bool) -> list[tuple[float, tuple[int, ...]]]:
@@ -889,47 +1157,54 @@ class TurnDecoder:
 
     def _owed_cost(self, turn: Turn, table: Fields) -> float:
         """A turn over without the discard its pawn's landing on a discard-a-card tile owed (a rule break)."""
-        owed = tiles_discard_landed(turn, table) - sum(1 for p in turn.piles if p[3] == "discard")
+        facts = turn.rule_facts
+        owed = _tiles_under(facts.spots, table)[0] + (1 if facts.takes_discard_tile else 0) - facts.discards
         return self.config.decoder_rule * owed if owed > 0 else 0.0
 
     def _completion_cost(self, turn: Turn, table: Fields) -> float:
         """Priors paid when a turn is over: a discard owed to a discard-a-card tile not made (RULES §2
         Tiles: a rule break), no trace at all (decoder_traceless, unless paid when it began), no card
         played that the camera saw (decoder_twin: it went onto its twin)."""
-        cfg = self.config
-        cost = self._owed_cost(turn, table) + self._undrawn_cost(turn)
-        if turn.plays == 0 and turn.draws == 0 and not turn.steps and not turn.row_discards:
-            if not turn.quiet:
-                cost += cfg.decoder_traceless
-        elif turn.plays == 0:
-            cost += cfg.decoder_twin
-        return cost
+        return self._turn_costs(turn, table)[1]
 
     def _rules_cost(self, turn: Turn, table: Fields) -> float:
         """decoder_rule per card played or drawn beyond what the turn allows, per pawn step no card
         explains, per pawn gone or come, per card leaving a row (decoder_pair: the card game's pair laid)."""
+        return self._turn_costs(turn, table)[0]
+
+    def _turn_costs(self, turn: Turn, table: Fields) -> tuple[float, float]:
+        """(_rules_cost, _completion_cost) of `turn` on `table`: the tiles under its steps looked up once,
+        the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
+        the two costs always did (the same floats)."""
+        return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
+                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw)
+
+    def _costs_of(self, facts: _RuleFacts, table: Fields, plays: int, draws: int, steps: int, lays: int,
+                  pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool) -> tuple[float, float]:
+        """_turn_costs of a turn given by its counts (steps, lays, row_discards: how many) — so the cut
+        search can judge a part without making it."""
         cfg = self.config
+        tiles_discard, clovers = _tiles_under(facts.spots, table)
+        # rule breaks
         cost = 0.0
         # a pawn landing on a discard-a-card tile (it stays on the board) or a wish-card pair
         # allows a second card played and drawn
-        tiles_discard = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
-        allow = 1 + tiles_discard + (1 if turn.wish_cards or "discard" in turn.tiles else 0)
-        plays, draws = turn.plays, turn.draws
+        allow = 1 + tiles_discard + (1 if facts.wish_or_discard_tile else 0)
         # pawns: one step per card laid, one more per clover landed on; a pawn gone or come is a rule break
-        clovers = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "clover")
         # (a card laid onto a discard-a-card tile's row and then discarded from that row by it
         # leaves the row as it was: its pawn step is the card's only trace)
-        hidden_lays = min(tiles_discard_landed(turn, table), sum(1 for p in turn.piles if p[3] == "discard"))
-        if len(turn.steps) > len(turn.lays) + clovers + hidden_lays:
-            cost += cfg.decoder_rule * (len(turn.steps) - len(turn.lays) - clovers - hidden_lays)
+        landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (steps onto one, or one taken)
+        hidden_lays = min(landed, facts.discards)
+        if steps > lays + clovers + hidden_lays:
+            cost += cfg.decoder_rule * (steps - lays - clovers - hidden_lays)
         # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
-        if not self.card_game and len(turn.lays) > len(turn.steps):
-            cost += cfg.decoder_rule * (len(turn.lays) - len(turn.steps))
-        cost += cfg.decoder_rule * turn.pawns_lost
+        if not self.card_game and lays > steps:
+            cost += cfg.decoder_rule * (lays - steps)
+        cost += cfg.decoder_rule * pawns_lost
         # a card leaves a row only for a discard-a-card tile (onto its pile)
-        if len(turn.row_discards) > tiles_discard:
-            cost += cfg.decoder_rule * (len(turn.row_discards) - tiles_discard)
-        if self.card_game and plays == 2 and allow == 1 and len(turn.lays) == 2:
+        if row_discards > tiles_discard:
+            cost += cfg.decoder_rule * (row_discards - tiles_discard)
+        if self.card_game and plays == 2 and allow == 1 and lays == 2:
             cost += cfg.decoder_pair          # the card game's last plays lay up to two cards
         elif plays > allow:
             cost += cfg.decoder_rule * (plays - allow)
@@ -940,48 +1215,75 @@ class TurnDecoder:
             cost += cfg.decoder_rule * (draws - max(allow, plays))
         # a card drawn back from the pile it was discarded onto this turn (RULES §1 Turn, card game
         # "Drawing": cards discarded this turn cannot be drawn)
-        top_by: dict[str, tuple[str, Any]] = {}
-        for pile, old, new, kind in turn.piles:
-            if kind == "draw" and top_by.get(pile) == ("discard", old):
-                cost += cfg.decoder_rule
-            top_by[pile] = (kind, new)
-        return cost
+        for _ in range(facts.drawn_back):
+            cost += cfg.decoder_rule
+        # completion: the discard owed (_owed_cost), the draw not seen (_undrawn_cost), no trace
+        owed = landed - facts.discards
+        done = ((cfg.decoder_rule * owed if owed > 0 else 0.0)
+                + (0.0 if no_draw or draws or not plays else cfg.decoder_draw_unseen))
+        if plays == 0 and draws == 0 and not steps and not row_discards:
+            if not quiet:
+                done += cfg.decoder_traceless
+        elif plays == 0:
+            done += cfg.decoder_twin
+        return cost, done
 
     def _cut_cost(self, last: Turn | None, slots: Sequence[str], parts: Mapping[int, Turn],
-                  hands: Mapping[str, int], table: Fields, last_rules: float, undrawn: bool = False) -> float:
-        """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers."""
+                  hands: Mapping[str, int], table: Fields, last_rules: float, undrawn: bool = False,
+                  memo: dict | None = None) -> float:
+        """Priors of one cut: rule breaks (cards per turn), traceless turns, hands, page answers.
+        memo: the turns judged so far on this `table` with their costs (one cut search's parts recur
+        from cut to cut; it keeps each part it names alive, so a part's id names it)."""
         cfg = self.config
+        if memo is None:
+            memo = {}
+        # (a turn whose seat no hand frame named, a seat named that made no turn: the same for every cut)
+        hand_costs = memo.get("hands")
+        if hand_costs is None:
+            hand_costs = memo["hands"] = (self._hand_missing(hands, self._cur.period),
+                                          {seat: self._hand_unused(frames, self._cur.period)
+                                           for seat, frames in hands.items()})
         cost = 0.0
         top = max(parts)
         acting: set[str] = set()
         for pos in range(top + 1):
             part = parts.get(pos)
-            if pos == 0 and last is not None:
-                turn = last.merged(part) if part is not None else last
-                if undrawn:
-                    turn = dataclasses.replace(turn, no_draw=True)
+            opened = pos == 0 and last is not None
+            if opened:
+                key: Any = ("open", id(part), undrawn)
+                hit = memo.get(key)
+                if hit is None:
+                    turn = last.merged(part) if part is not None else last
+                    if undrawn:
+                        turn = turn.replaced(no_draw=True)
+                    hit = memo[key] = (part, turn, *self._turn_costs(turn, table))
             else:
-                turn = part if part is not None else _new_turn(seat=slots[pos])
+                key = id(part) if part is not None else ("empty", slots[pos])
+                hit = memo.get(key)
+                if hit is None:
+                    turn = part if part is not None else _new_turn(seat=slots[pos])
+                    hit = memo[key] = (part, turn, *self._turn_costs(turn, table))
                 cost += cfg.decoder_turn
+            _part, turn, rules, done = hit
             if part is not None:
                 acting.add(turn.seat)
-                if pos == 0 and last is not None and last.draws and part.plays:
+                if opened and last.draws and part.plays:
                     cost += cfg.decoder_order      # a card played after the turn's draw
             complete = pos < top
             # (the open turn's own rule breaks were paid when it was read so far: only the change counts)
-            if pos == 0 and last is not None and part is None:
+            if opened and part is None:
                 pass                      # (unchanged: its rule breaks were paid)
             else:
-                cost += self._rules_cost(turn, table) - (last_rules if pos == 0 and last is not None else 0.0)
+                cost += rules - (last_rules if opened else 0.0)
             plays, draws = turn.plays, turn.draws
-            if pos == 0 and last is not None and last.quiet and part is not None:
+            if opened and last.quiet and part is not None:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
-                cost += self._completion_cost(turn, table)
+                cost += done
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
-                        and not hands.get(turn.seat) and not (pos == 0 and last is not None)):
-                    cost += self._hand_missing(hands, self._cur.period)
+                        and not hands.get(turn.seat) and not opened):
+                    cost += hand_costs[0]
             for pile, _old, new, kind in (part.piles if part is not None else ()):
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
@@ -1000,13 +1302,14 @@ class TurnDecoder:
         if self._cur.hand_frames == 0 and self._cur.covered < 2:
             cost += self._unseen_reach_cost(self._cur)
         if hands:
+            missing, unused = hand_costs
             for seat in acting:
                 if not hands.get(seat):
-                    cost += self._hand_missing(hands, self._cur.period)
+                    cost += missing
             open_seat = last.seat if last is not None and last.draws == 0 else None
-            for seat, frames in hands.items():
+            for seat in hands:
                 if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
-                    cost += self._hand_unused(frames, self._cur.period)
+                    cost += unused[seat]
         return cost
 
     def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
@@ -1025,6 +1328,22 @@ class TurnDecoder:
         if kind == "pawns":
             return self.seat_of_player.get(key[1])
         return None
+
+    def _owned_turn_of(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
+        """_owned_turn, made once per frame for the same change of the same fields (the hypotheses of a
+        frame, and the readings of one, often share a seat's change)."""
+        key = (seat, tuple((k, before.get(k, _GONE), after.get(k, _GONE)) for k in keys))
+        turn = self._owned_memo.get(key)
+        if turn is None:
+            turn = self._owned_memo[key] = self._owned_turn(seat, keys, before, after)
+        return turn
+
+    def _seat_part(self, owned_turn: Turn) -> Turn:
+        """A cut's part made of a seat's own change (Turn(seat).merged(owned_turn)), once per owned turn."""
+        made = self._seat_parts.get(id(owned_turn))
+        if made is None:   # (the entry keeps the owned turn its id names alive)
+            made = self._seat_parts[id(owned_turn)] = (owned_turn, _new_turn(seat=owned_turn.seat).merged(owned_turn))
+        return made[1]
 
     def _owned_turn(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
         lays: list[str] = []
@@ -1058,9 +1377,9 @@ class TurnDecoder:
                         old.remove(c)
                     else:
                         wish.append(c)
-        return Turn(seat, tuple(lays), tuple(steps), tuple(row_discards), (), tuple(wish), pawns_lost=lost,
-                    delta=tuple((k, after.get(k, _GONE)) for k in keys),
-                    before=tuple((k, before.get(k, _GONE)) for k in keys))
+        return _new_turn(seat=seat, lays=tuple(lays), steps=tuple(steps), row_discards=tuple(row_discards),
+                         wish_cards=tuple(wish), pawns_lost=lost, delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                         before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
 
@@ -1120,10 +1439,16 @@ def _taker(parts: Mapping[int, Turn], spot: str) -> int:
     return min(parts) if parts else 0
 
 
-def tiles_discard_landed(turn: Turn, table: Fields) -> int:
-    """Steps of a turn onto a discard-a-card tile (still on the board, or taken by this turn)."""
-    landed = sum(1 for st in turn.steps if table.get(("tile", st[2:])) == "discard")
-    return landed + (1 if "discard" in turn.tiles else 0)
+def _tiles_under(spots: Sequence[tuple[str, str]], table: Fields) -> tuple[int, int]:
+    """How many of the tile fields `spots` show a discard-a-card tile, and how many a clover."""
+    discard = clover = 0
+    for spot in spots:
+        tile = table.get(spot)
+        if tile == "discard":
+            discard += 1
+        elif tile == "clover":
+            clover += 1
+    return discard, clover
 
 
 def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
