@@ -409,8 +409,6 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple
     import cv2
     import numpy as np
 
-    from .cards import local_white
-
     c = np.maximum(np.asarray(cream, np.float64), 1.0)
     b, g, r = cv2.split(view)
     w = cv2.min(cv2.min(cv2.convertScaleAbs(b, alpha=_WHITE_BYTE / c[0]), cv2.convertScaleAbs(g, alpha=_WHITE_BYTE / c[1])),
@@ -420,12 +418,7 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple
     eroded = cv2.erode(w, ker)
     tophat = cv2.subtract(w, cv2.dilate(eroded, ker))
     step = cv2.subtract(w, eroded)
-    # "simply white" against the whitest stock nearby, as vision.cards.outlined_fields judges it: under a
-    # glare's veil a washed-out field is whiter than the stock elsewhere, not than the stock beside it
-    white = local_white(config, view, w, cream, ppm)
-    bright = config.border_white * _WHITE_BYTE if white is None else \
-        config.border_white * cv2.max(white, _WHITE_BYTE).astype(np.float32)
-    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (w > bright) | \
+    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (w > config.border_white * _WHITE_BYTE) | \
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
     _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats
