@@ -961,7 +961,6 @@ class TurnDecoder:
         in `memo` by what its part is made of, so the parts recurring from cut to cut are judged once,
         and no part is made to judge it. `memo` is the frame's (`context`: the number of what the terms
         depend on beside the part, _cuts), `call_memo` the cut search's."""
-        cfg = self.config
         hand_costs = call_memo.get("hands")
         if hand_costs is None:
             hand_costs = call_memo["hands"] = (self._hand_missing(hands, self._cur.period),
@@ -997,24 +996,7 @@ class TurnDecoder:
                 if first_seat is None:
                     first_seat = part_seat
         # Hands and the pause, as in _cut_cost
-        pause = self._cur.pause
-        goes_on = last is not None and first_seat == last.seat
-        if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
-            cost += cfg.decoder_pause
-        elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
-            cost += cfg.decoder_pause
-        if self._cur.hand_frames == 0 and self._cur.covered < 2:
-            cost += self._unseen_reach_cost(self._cur)
-        if hands:
-            missing, unused = hand_costs
-            for seat in acting:
-                if not hands.get(seat):
-                    cost += missing
-            open_seat = last.seat if last is not None and last.draws == 0 else None
-            for seat in hands:
-                if seat not in acting and seat != open_seat:
-                    cost += unused[seat]
-        return cost
+        return self._reach_cost(cost, last, first_seat, acting, top, hands, hand_costs)
 
     def _slot_terms(self, last: Turn | None, seat: str, mine: Turn | None, evs: tuple, opened: bool,
                     complete: bool, undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
@@ -1288,12 +1270,19 @@ class TurnDecoder:
                 named = self.answers.get((pile, new))
                 if named is not None and kind == "discard" and named != turn.seat:
                     cost += cfg.decoder_answer
-        # Hands: every turn that acted should have been seen reaching in, every reach should act.
-        # The pause before the reach: short, the open turn's player going on; long, the next player.
-        # (the pause tells who reaches: the player of the last reach again, or another — not whether a
-        # turn ends: a player going on out of turn after their own turn is the same hand)
+        return self._reach_cost(cost, last, parts[min(parts)].seat, acting, top, hands, hand_costs)
+
+    def _reach_cost(self, cost: float, last: Turn | None, first_seat: str | None, acting: set[str], top: int,
+                    hands: Mapping[str, int], hand_costs: tuple) -> float:
+        """`cost` with the reach's terms added (in this order, so that _cut_cost and _slot_cut_cost give the
+        same float): every turn that acted should have been seen reaching in, every reach should act; the
+        pause before the reach: short, the open turn's player going on; long, the next player (the pause
+        tells who reaches: the player of the last reach again, or another — not whether a turn ends: a
+        player going on out of turn after their own turn is the same hand). `first_seat`: the seat of the
+        cut's first part."""
+        cfg = self.config
         pause = self._cur.pause
-        goes_on = last is not None and parts[min(parts)].seat == last.seat
+        goes_on = last is not None and first_seat == last.seat
         if pause is not None and pause <= cfg.decoder_quick_seconds and not goes_on:
             cost += cfg.decoder_pause
         elif pause is not None and pause >= cfg.decoder_slow_seconds and goes_on and top == 0:
