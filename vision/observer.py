@@ -68,11 +68,7 @@ class VisionObserver:
         key = (game, board_name, tuple(sorted(dict(setup.seats).items())))
         if key == self._setup_key:
             return False
-        from engine.board import bundled_board, load_board
-
-        board = None
-        if board_name:
-            board = load_board(board_name) if str(board_name).endswith(".json") else bundled_board(board_name)
+        board = board_named(board_name) if board_name else None
         calibration = calibration_for_board(self.configured_calibration, board)
         self.reader = Reader(calibration, game=game, board=board, seats=dict(setup.seats),
                              components=self.reader.components, config=self.reader.config)
@@ -185,6 +181,13 @@ class VisionObserver:
         return out
 
 
+def board_named(name: str) -> Any:
+    """A board by its bundled name ("nwnz", "base") or a board file's path (*.json)."""
+    from engine.board import bundled_board, load_board
+
+    return load_board(name) if str(name).endswith(".json") else bundled_board(name)
+
+
 def calibration_for_board(calibration: Mapping[str, Any], board: Any) -> Mapping[str, Any]:
     """The calibration to read a game on `board` (None: the card game) with: the given one when it
     was made for that board; else the markers where the printed sheet puts them for that board
@@ -206,7 +209,6 @@ def make_observer(session: Any = None, config: Any = None) -> VisionObserver:
     """The vision observer for a recorded session (its calibration, board and seats) or a live camera
     (`config`: a mapping with "calibration" (dict or file), "game", "board", "seats", "components")."""
     from calibration.model import default_calibration, load_calibration
-    from engine.board import bundled_board, load_board
 
     from .components import load_components
 
@@ -221,9 +223,7 @@ def make_observer(session: Any = None, config: Any = None) -> VisionObserver:
         cal = load_calibration(session.folder / session.info.calibration)
     if cal is None:
         cal = default_calibration(board_name if game == "keltis" else None)
-    board = None
-    if game == "keltis" and board_name:
-        board = load_board(board_name) if str(board_name).endswith(".json") else bundled_board(board_name)
+    board = board_named(board_name) if game == "keltis" and board_name else None
     return VisionObserver(cal, game, board, seats, session=session,
                           components=load_components(cfg.get("components")),
                           gate=None if cfg.get("gate") is False else GateConfig())
