@@ -39,11 +39,12 @@ class ChangeConfig:
 @dataclass(eq=False)
 class _Region:
     name: str
-    map_x: Any = field(repr=False)      # sample points in the scaled-down frame
-    map_y: Any = field(repr=False)
-    valid: Any = field(repr=False)      # samples inside the frame (and, for the table, where piles may lie)
-    spread: Any = field(repr=False)     # flat indices of every 7th valid sample (the light's shift)
-    outside: Any = field(default=None, repr=False)     # samples next to the region's outside edge (None: not used)
+    map_x: Any = field(repr=False)      # the sample points in the scaled-down frame, only those inside the frame
+    map_y: Any = field(repr=False)      # (and, for the table, where piles may lie), in rows of _BLOCK (_block)
+    where: Any = field(repr=False)      # their flat indices in the region's sample grid
+    grid: tuple[int, int]               # that grid's shape (rows, columns)
+    spread: Any = field(repr=False)     # every 7th sample (the light's shift)
+    outside: Any = field(default=None, repr=False)     # the grid's samples next to its outside edge (None: not used)
     reference: Any = field(default=None, repr=False)   # colour samples when last read
     age: int = 0                        # readings since the region was last read
 
@@ -82,9 +83,10 @@ class RegionWatch:
             if keep is not None:
                 valid &= keep[::step, ::step] > 0
             if valid.any():
-                spread = np.flatnonzero(valid)[::7]
-                self.regions[name] = _Region(name, mx.astype(np.float32), my.astype(np.float32), valid, spread,
-                                             outside)
+                # only the samples that count are sampled and compared (the table around is ~60 % of its grid)
+                where = np.flatnonzero(valid)
+                self.regions[name] = _Region(name, _block(mx.ravel()[where]), _block(my.ravel()[where]), where,
+                                             valid.shape, np.arange(0, where.size, 7), outside)
 
         for seat, sv in seat_views.items():
             add(seat, sv.map_x, sv.map_y, sv.ppm, config.sample_mm)
@@ -96,7 +98,9 @@ class RegionWatch:
         import cv2
 
         small = box_shrink(image, self.size).astype("float32")
-        return {name: cv2.remap(small, r.map_x, r.map_y, cv2.INTER_LINEAR) for name, r in self.regions.items()}
+        # each region's samples as one column of colours (n x 1 x 3), cut from the remap's block
+        return {name: cv2.remap(small, r.map_x, r.map_y, cv2.INTER_LINEAR).reshape(-1, 1, 3)[:r.where.size]
+                for name, r in self.regions.items()}
 
     def changed(self, image: Any) -> tuple[set[str], dict[str, int]]:
         """The regions to read again in `image` (changed, never read, or due), and how many samples
@@ -117,15 +121,14 @@ class RegionWatch:
             cur = samples[name]
             # the light changed over the whole region: no change (the median gain, per channel: a dimmer
             # lamp darkens a white card more than a black marker)
-            ref = r.reference.reshape(-1, 3)[r.spread]
-            gain = np.median(cur.reshape(-1, 3)[r.spread] / np.maximum(ref, 8.0), axis=0)
+            ref = r.reference[r.spread]
+            gain = np.median(cur[r.spread] / np.maximum(ref, 8.0), axis=0)
             diff = cv2.absdiff(cur, r.reference * gain.astype(np.float32))
             # per colour channel: a yellow card on a cream table differs in blue, hardly in grey
             b, g, red = cv2.split(diff)
-            most = cv2.max(cv2.max(b, g), red)
-            hit = (most > cfg.pixel_delta) & r.valid
+            hit = (cv2.max(cv2.max(b, g), red) > cfg.pixel_delta).ravel()
             if r.outside is not None and hit.any():
-                hit = _apart_from(hit, r.outside)
+                hit = _apart_from(r, hit)
             self.last_changed[name] = hit
             counts[name] = int(np.count_nonzero(hit))
             if counts[name] >= cfg.min_changed:
@@ -165,16 +168,33 @@ def box_shrink(image: Any, size: tuple[int, int]) -> Any:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
-def _apart_from(hit: Any, outside: Any) -> Any:
-    """The changed samples not joined (8-connected, through changed samples) to the outside edge."""
+#: a region's samples are remapped in rows of this many (cv2.remap takes at most 32767 a row)
+_BLOCK = 1024
+
+
+def _block(values: Any) -> Any:
+    """n sample positions as rows of _BLOCK (float32), the last row filled with -1 (outside any picture)."""
+    import numpy as np
+
+    cols = min(_BLOCK, max(1, values.size))
+    out = np.full(-(-values.size // cols) * cols, -1.0, np.float32)
+    out[:values.size] = values
+    return out.reshape(-1, cols)
+
+
+def _apart_from(region: _Region, hit: Any) -> Any:
+    """The changed samples (`hit`, over the region's samples) not joined, 8-connected through changed
+    samples, to the region's outside edge."""
     import cv2
     import numpy as np
 
-    n, labels = cv2.connectedComponents(hit.astype(np.uint8), connectivity=8)
+    grid = np.zeros(region.grid, np.uint8)
+    grid.flat[region.where[hit]] = 1
+    n, labels = cv2.connectedComponents(grid, connectivity=8)
     if n <= 1:
         return hit
-    joined = np.unique(labels[outside & hit])
-    return hit & ~np.isin(labels, joined[joined > 0])
+    joined = np.unique(labels[region.outside & (grid > 0)])
+    return hit & ~np.isin(labels.ravel()[region.where], joined[joined > 0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,11 +239,12 @@ def main(argv: list[str] | None = None) -> int:
             # every third sample of each region (green: the region kept its reading, orange: read again),
             # and every changed sample that counted in red
             colour = (0, 140, 255) if name in changed else (0, 200, 0)
-            for x, y in zip(r.map_x[r.valid].ravel()[::3], r.map_y[r.valid].ravel()[::3]):
+            xs, ys = r.map_x.ravel()[:r.where.size], r.map_y.ravel()[:r.where.size]
+            for x, y in zip(xs[::3], ys[::3]):
                 cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 1, colour, -1)
             hit = watch.last_changed.get(name)
             if hit is not None:
-                for x, y in zip(r.map_x[hit].ravel(), r.map_y[hit].ravel()):
+                for x, y in zip(xs[hit], ys[hit]):
                     cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 3, (0, 0, 255), -1)
         cv2.imwrite(args.overlay, out)
     return 0
