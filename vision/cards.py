@@ -93,6 +93,10 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    veil_shade: float = 0.25            # a veil lightens: a piece more than this (log) darker than its kind
+    veil_dark_weight: float = 1.0       # under a veil would be, less shading, costs this per log unit of it
+                                        # (a grey points card is no veiled pink: a veil that greys a
+                                        # colour also brings it near the stock's brightness)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
@@ -526,22 +530,32 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
     out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
     the piece's hue (log-chroma) best names it; None when no kind comes near (no card field).
+    A veil also lightens: the field then shows at least (f + t) / (1 + t) of the stock's brightness (more
+    when the veil lies on the piece only, less by the light's shading). A veil that would make the piece
+    brighter than it is by more than `veil_shade` (log) costs `veil_dark_weight` per log unit over that
+    (never below the kind's unveiled brightness: a stock guess too bright darkens every piece alike): a
+    grey points card, ~0.7 of the stock, is not a pink washed grey, which would be nearly as bright as
+    the stock.
     Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs)."""
     import numpy as np
 
     h, w = sub.shape
     field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
-    c = lg - lg.mean()
+    m = float(lg.mean())
+    c = lg - m
     veils = np.asarray(config.piece_veils, np.float32)[:, None]
     out: dict[str, float] = {}
     for kind in kinds if kinds is not None else (*COLOURS, *(("points", "wish") if card_game else ())):
         ref = art.fields.get(kind)
         if ref is None:
             continue
-        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
-        cw = washed - washed.mean(axis=1, keepdims=True)
-        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils) - np.log1p(veils)
+        bright = washed.mean(axis=1)
+        cw = washed - bright[:, None]
+        floor = max(m + config.veil_shade, float(bright[int(np.argmin(veils[:, 0]))]))
+        dark = config.veil_dark_weight * np.maximum(0.0, bright - floor)
+        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1) + dark))
     return out
 
 
@@ -630,7 +644,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     def add_piece(x: int, y: int, mask: Any, area: int, was_leaked: bool) -> None:
         """A field piece of a card kind (its colour nearest one; memoised by box and area) joins."""
         h, w = mask.shape
-        key = ("kind", x, y, w, h, area)
+        key = ("kind", x, y, w, h, area, round(float(np.sum(cream)), 1))
         if key not in memo:
             memo[key] = piece_kind_distances(config, view, cream, mask, x, y, art, card_game)
         kind, dists = _nearest_kind(config, memo[key])
