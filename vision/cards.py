@@ -212,19 +212,35 @@ def paper_points(calibration: Any, registration: Any, quiet: float = 0.25) -> An
     return np.round(registration.board_to_image(np.array(pts))).astype(np.int32)
 
 
-def paper_white(image: Any, points: Any) -> Any | None:
+#: a channel this bright is taken as clipped (the camera's 255 less JPEG's ringing)
+PAPER_CLIPPED = 250.0
+
+
+def paper_white(image: Any, points: Any, clipped: float = PAPER_CLIPPED) -> Any | None:
     """The light's colour: the median BGR of the markers' paper (its brighter half: a shadow or a
-    hand on one marker does not count), or None when no marker paper is in the frame."""
+    hand on one marker does not count), or None when no marker paper is in the frame.
+
+    Where that median has a channel at `clipped` or more (an exposure bright enough to clip the paper
+    in the light's strongest channel), 255 says nothing of the light's colour there: the colour is then
+    that of the paper's pixels with no channel clipped (if at least 8: its dimmer parts, the same light),
+    brought up to the median's brightness in the channels not clipped; the clipped ones come out above
+    255, as the light has them."""
     import numpy as np
 
     h, w = image.shape[:2]
     ok = (points[:, 0] >= 0) & (points[:, 0] < w) & (points[:, 1] >= 0) & (points[:, 1] < h)
     if ok.sum() < 8:
         return None
-    px = image[points[ok, 1], points[ok, 0]].astype(np.float32)
-    lum = px.sum(axis=1)
-    px = px[lum >= np.median(lum)]
-    return np.median(px, 0)
+    every = image[points[ok, 1], points[ok, 0]].astype(np.float32)
+    lum = every.sum(axis=1)
+    white = np.median(every[lum >= np.median(lum)], 0)
+    high = white >= clipped
+    if high.any() and not high.all():
+        fine = every[every.max(axis=1) < clipped]
+        if len(fine) >= 8:
+            hue = np.maximum(np.median(fine, 0), 1.0)
+            white = hue * float(np.max(white[~high] / hue[~high]))
+    return white
 
 
 def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) -> list[Any]:
