@@ -863,12 +863,18 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
 
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
-              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = ()) -> list[float]:
+              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
+              field_end: float | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
     own picture may make ridges too, but only well below its top, and the row ends a card's height
-    below the last top: the last top is the latest ridge a whole card still fits under."""
+    below the last top: the last top is the latest ridge a whole card still fits under. Where the
+    field begins and ends comes from the colour labels of the middle columns; where they show none of
+    the band's kinds and `field_end` is given, from its outlined pieces: the first one's top
+    (`field_tops`) and the last one's end (`field_end`). (read_band gives it for a points row: the
+    colour table names a grey field by its being darker than the stock guess, which a guess too dim
+    for the seat denies; a coloured field's label does not hang on the guess's brightness.)"""
     import numpy as np
 
     h = white.shape[0]
@@ -881,10 +887,13 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     field_rows = np.nonzero(inside > 0.5)[0]
     # the row begins `pad_mm` down (above: room for a lost strip, _strip_above, not a field start)
     field_rows = field_rows[field_rows >= int((pad_mm - 6.0) * ppm)]
-    if len(field_rows) == 0:
+    if len(field_rows):
+        first = field_rows[0] / ppm          # the first card's field begins under its top border
+        last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
+    elif field_tops and field_end is not None and field_end > min(field_tops):
+        first, last = min(field_tops), field_end
+    else:
         return []
-    first = field_rows[0] / ppm          # the first card's field begins under its top border
-    last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
     border = config.border_mm
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
@@ -947,7 +956,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
-                     tuple(t - v_start for t in band.field_tops))
+                     tuple(t - v_start for t in band.field_tops),
+                     band.v1 - v_start if _colourless(config, art, band.kind) else None)
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
     spans = []
@@ -990,6 +1000,18 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         top, visible, code, conf, scores = got
         cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+
+
+def _colourless(config: CardConfig, art: CardArt, kind: str) -> bool:
+    """Whether the art's field of `kind` is grey (the points cards in the bundled art): field_labels
+    names such a field by its brightness under the stock, not by its hue."""
+    import numpy as np
+
+    ref = art.fields.get(kind)
+    if ref is None:
+        return False
+    lg = np.log(np.maximum(np.asarray(ref, np.float64), 0.02))
+    return float(np.linalg.norm(lg - lg.mean())) < config.grey_sat
 
 
 def symbol_rival(art: CardArt, kind: str) -> str | None:
