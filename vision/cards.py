@@ -1394,9 +1394,37 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
         elif band.kind == "points" and card_game:
             points_row += len(band.cards)
         elif band.kind == "wish" and card_game:
-            wish += [int(card.code) for card in band.cards if card.code.isdigit()]
+            wish += [card for card in band.cards if card.code.isdigit()]
             conf = min(conf, c)
-    return SeatReading(rows, points_row, tuple(sorted(wish)), conf)
+    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf)
+
+
+def distinct_values(cards: list[CardRead]) -> list[int]:
+    """The values of a seat's wish cards, each at most once: the card game has one wish card of each
+    value (engine.cardgame.rules.WISH_VALUES). Where two cards read the same value, the one that loses
+    least by it (its score for the value less its score for its best value no other card holds) takes
+    that other value; a card with no scores keeps its reading."""
+    codes = [card.code for card in cards]
+    for _ in range(len(cards) * len(cards)):
+        seen: dict[str, list[int]] = {}
+        for i, code in enumerate(codes):
+            seen.setdefault(code, []).append(i)
+        best: tuple[float, int, str] | None = None
+        for code, idx in seen.items():
+            if len(idx) < 2:
+                continue
+            for i in idx:
+                alts = [(v, lb) for lb, v in cards[i].scores.items() if lb not in seen and lb.isdigit()]
+                if not alts or code not in cards[i].scores:
+                    continue
+                v, lb = max(alts)
+                loss = cards[i].scores[code] - v
+                if best is None or loss < best[0]:
+                    best = (loss, i, lb)
+        if best is None:
+            break
+        codes[best[1]] = best[2]
+    return [int(code) for code in codes]
 
 
 def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:
