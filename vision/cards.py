@@ -787,7 +787,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         coloured = [q for q in ch if q["kind"] in NUMBER_KINDS]
         weight = sum(q["area"] for q in coloured)
         colour_dist = {c: sum(q["area"] * q["dists"].get(c, 9.0) for q in coloured) / weight
-                       for c in COLOURS} if weight else {}
+                       for c in (*COLOURS, *(("wish",) if card_game else ()))} if weight else {}
         # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
         # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
         bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
@@ -1326,12 +1326,14 @@ def settle_colours(config: CardConfig, bands: list[Band]) -> None:
     each other takes the colour its fields lie nearest of those no row claims (a red washed out to
     pink by warm light next to the pink row), if near enough; which one keeps it is the choice with
     the least distance of all its rows' fields to their colours. A row with no colour near enough
-    keeps its claim (seat_reading then keeps the longer)."""
+    keeps its claim (seat_reading then keeps the longer). In the card game the wish row is one more
+    kind to take when no row is named it (wish cards washed toward yellow beside the yellow row)."""
     for colour in COLOURS:
         claims = [b for b in bands if b.kind == colour]
         if len(claims) < 2 or any(not b.colour_dist for b in claims):
             continue
-        free = [c for c in COLOURS if all(b.kind != c for b in bands)]
+        # (card game: a row washed toward the wish cards' hue may be the wish row, when none is found)
+        free = [c for c in (*COLOURS, "wish") if all(b.kind != c for b in bands)]
         best_total, best_plan = math.inf, None
         for keeper in claims:
             plan, taken, total = {}, set(), keeper.colour_dist.get(colour, math.inf)
@@ -1366,6 +1368,7 @@ class SeatReading:
     points_row: int
     wish_cards: tuple[int, ...]
     confidence: float
+    wish_reads: tuple[CardRead, ...] = ()    # the wish cards as read (their scores), for distinct_values
 
 
 def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
@@ -1396,15 +1399,17 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
         elif band.kind == "wish" and card_game:
             wish += [card for card in band.cards if card.code.isdigit()]
             conf = min(conf, c)
-    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf)
+    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf, tuple(wish))
 
 
-def distinct_values(cards: list[CardRead]) -> list[int]:
-    """The values of a seat's wish cards, each at most once: the card game has one wish card of each
-    value (engine.cardgame.rules.WISH_VALUES). Where two cards read the same value, the one that loses
-    least by it (its score for the value less its score for its best value no other card holds) takes
-    that other value; a card with no scores keeps its reading."""
+def distinct_values(cards: list[CardRead], held: tuple[int, ...] = ()) -> list[int]:
+    """The values of wish cards (a seat's, or every seat's of one frame), each at most once: the card
+    game has one wish card of each value (engine.cardgame.rules.WISH_VALUES). Where two cards read the
+    same value, the one that loses least by it (its score for the value less its score for its best
+    value no other card holds, nor `held`: values other seats are known to hold) takes that other value;
+    a card with no scores keeps its reading."""
     codes = [card.code for card in cards]
+    others = {str(v) for v in held}
     for _ in range(len(cards) * len(cards)):
         seen: dict[str, list[int]] = {}
         for i, code in enumerate(codes):
@@ -1414,7 +1419,8 @@ def distinct_values(cards: list[CardRead]) -> list[int]:
             if len(idx) < 2:
                 continue
             for i in idx:
-                alts = [(v, lb) for lb, v in cards[i].scores.items() if lb not in seen and lb.isdigit()]
+                alts = [(v, lb) for lb, v in cards[i].scores.items()
+                        if lb not in seen and lb not in others and lb.isdigit()]
                 if not alts or code not in cards[i].scores:
                     continue
                 v, lb = max(alts)

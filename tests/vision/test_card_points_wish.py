@@ -107,3 +107,12 @@ def test_a_wish_value_read_twice_goes_to_the_card_least_sure_of_it():
     # distinct readings stay; a card without scores keeps its value
     assert sorted(distinct_values([a, c])) == [5, 7]
     assert sorted(distinct_values([replace(a, scores={}), replace(b, scores={})])) == [7, 7]
+
+
+def test_a_wish_value_another_seat_holds_is_not_taken():
+    # the frame's other seats are known to hold 1 (kept from an earlier reading): the card least sure of
+    # the 7 both read takes its next value no one holds
+    a = _card("7", {"7": 0.9, "1": 0.05, "4": 0.05})
+    b = _card("7", {"7": 0.5, "1": 0.45, "4": 0.05})
+    assert sorted(distinct_values([a, b], held=(1,))) == [4, 7]
+    assert sorted(distinct_values([a, b])) == [1, 7]
