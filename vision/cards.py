@@ -560,18 +560,40 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
     m = float(lg.mean())
     c = lg - m
-    veils = np.asarray(config.piece_veils, np.float32)[:, None]
-    out: dict[str, float] = {}
-    for kind in kinds if kinds is not None else (*COLOURS, *(("points", "wish") if card_game else ())):
-        ref = art.fields.get(kind)
-        if ref is None:
-            continue
-        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils) - np.log1p(veils)
-        bright = washed.mean(axis=1)
-        cw = washed - bright[:, None]
-        floor = max(m + config.veil_shade, float(bright[int(np.argmin(veils[:, 0]))]))
-        dark = config.veil_dark_weight * np.maximum(0.0, bright - floor)
-        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1) + dark))
+    names, cw, bright, bare = _washed_fields(config.piece_veils, art,
+                                             kinds if kinds is not None else
+                                             (*COLOURS, *(("points", "wish") if card_game else ())))
+    if not names:
+        return {}
+    # (kinds × veils) at once: the hue distance, plus what the veil's lightening costs
+    floor = np.maximum(m + config.veil_shade, bare)[:, None]
+    d = np.linalg.norm(cw - c, axis=2) + config.veil_dark_weight * np.maximum(0.0, bright - floor)
+    return dict(zip(names, (float(v) for v in d.min(axis=1))))
+
+
+_WASHED: dict[Any, Any] = {}
+
+
+def _washed_fields(veils: tuple[float, ...], art: CardArt, kinds: tuple[str, ...]) -> tuple[Any, Any, Any, Any]:
+    """For each of `kinds` the art has, its field over the stock under each veil t, (f + t) / (1 + t) in
+    log: (names, log-chroma K×V×3, brightness K×V, brightness under no veil K); kept per art."""
+    import numpy as np
+
+    key = (id(art), veils, kinds)
+    got = _WASHED.get(key)
+    if got is not None and got[0] is art:
+        return got[1]
+    names = tuple(k for k in kinds if art.fields.get(k) is not None)
+    t = np.asarray(veils, np.float32)[None, :, None]
+    refs = np.asarray([np.maximum(np.asarray(art.fields[k], np.float32), 0.02) for k in names],
+                      np.float32).reshape(len(names), 1, 3)
+    washed = np.log(refs + t) - np.log1p(t)
+    bright = washed.mean(axis=2)
+    bare = bright[:, int(np.argmin(veils))] if len(veils) else np.zeros(len(names), np.float32)
+    out = (names, washed - bright[:, :, None], bright, bare)
+    if len(_WASHED) >= 64:
+        _WASHED.pop(next(iter(_WASHED)))
+    _WASHED[key] = (art, out)
     return out
 
 
