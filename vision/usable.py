@@ -636,19 +636,23 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
         else:
             outline[k] = c
     out_dist = model.out_dist
-    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area, root, reach
+    # each region's farthest and nearest pixel from the play area, all regions at once: its pixels are
+    # one run of the pixels ordered by label (every label 1..n-1 has pixels: the labels are the mask's)
+    order = np.argsort(rl, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(count)[:-1]))[1:]
+    kk = np.array(keep)
+    d_max = np.maximum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
+    d_min = np.minimum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
+    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area, root
     for k in keep:
-        own = out_d[rl == k]
         pts = outline[k].reshape(-1, 2).astype(np.float32)
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
         # the root (the part farthest from the middle) lies how far out of the play area
         far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
         shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
-                      cv2.contourArea(cv2.convexHull(pts)), out_dist[int(pts[far, 1]), int(pts[far, 0])],
-                      own.max(), own.min()))
+                      cv2.contourArea(cv2.convexHull(pts)), out_dist[int(pts[far, 1]), int(pts[far, 0])]))
     # the measurements of all kept regions at once
-    long_px, short_px, ang, cx, cy, hull, root_out, d_max, d_min = np.array(shape, np.float64).T
-    kk = np.array(keep)
+    long_px, short_px, ang, cx, cy, hull, root_out = np.array(shape, np.float64).T
     tot, cnt, a_in = total[kk], count[kk].astype(np.float64), area_in[kk]
     scale = np.sqrt(tot / cnt)
     length, width = long_px * scale + scale, short_px * scale + scale
