@@ -121,6 +121,7 @@ class VisionObserver:
         if decision == REUSE and self.last is not None:
             return self.last
         self.last_decision = READ
+        took_still = False
         still = getattr(frame, "still", None)
         if still is not None:
             # a camera that takes full-resolution stills (the card strips need the pixels): read one
@@ -137,10 +138,13 @@ class VisionObserver:
             picture = still()
             if picture is not None:
                 image = picture
+                took_still = True
             self.stills += picture is not None
         self.last_image = image
         before = len(self.reader.realigned)
-        obs = self.reader.read(image, previous=previous, incremental=True).observation
+        # the video frame's small picture is its usable test's input too (a still is judged on its own)
+        obs = self.reader.read(image, previous=previous, incremental=True,
+                               small=None if took_still else small).observation
         if len(self.reader.realigned) > before:
             self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
         self.gate.read_done(grey(small), t, obs.usable)

@@ -266,9 +266,11 @@ class Reader:
         self.realigned.append({"frame": self.frames, "why": why})
 
     def read(self, image: Any, *, reregister: bool = False, previous: Any = None,
-             incremental: bool = False) -> FrameReading:
+             incremental: bool = False, small: Any = None) -> FrameReading:
         """The observed state one frame shows (see the module docstring). `previous`: the frame before it
         in a stream (any size; a live pipeline passes its 320×180 preview), which tells a moving arm.
+        `small`: this very frame already at the usable stage's size (a live pipeline's preview of it),
+        which spares scaling the frame down again (~14 ms for a 2304×1296 frame here).
         `incremental` (a live pipeline's readings of one table): seats and discard piles that look as
         they did when last read keep that reading (vision.changes); `reread` names those read again."""
         import cv2
@@ -292,7 +294,7 @@ class Reader:
             return FrameReading(Observation(self.game, board_name, False, reason,
                                             extra={"detail": reg.reason}), timings, usable_reason=reason)
         t0 = _clock()
-        unusable = self.judge_unusable(image, previous)
+        unusable = self.judge_unusable(image, previous, small=small)
         timings["usable"] = (_clock() - t0) * 1000
         if unusable is not None:
             return FrameReading(unusable, timings, usable_reason=unusable.reason)
@@ -472,15 +474,17 @@ class Reader:
             self.reread = tuple(read)
         return seats, {"rows": round(conf, 3)}
 
-    def judge_unusable(self, image: Any, previous: Any = None) -> Observation | None:
+    def judge_unusable(self, image: Any, previous: Any = None, *, small: Any = None) -> Observation | None:
         """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
         between readings; `previous`: the frame before it, any size, which tells a moving arm): the
         unusable observation (with the arm's seat in `hands`), or None when the frame can be read.
+        `small`: the frame already at the stage's size, if the caller has it (used only at that size).
         Needs a registration (None without one: nothing to judge against)."""
         if self.registration is None or not self.registration.ok:
             return None
         ucfg = self.config.usable
-        small = small_image(ucfg, image)
+        if small is None or (small.shape[1], small.shape[0]) != tuple(ucfg.size) or small.ndim != 3:
+            small = small_image(ucfg, image)
         prev = small_image(ucfg, previous) if previous is not None else None
         verdict = judge_small(ucfg, self.usable_model, small, prev, self.sharpness_reference)
         if verdict.usable:

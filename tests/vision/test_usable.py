@@ -266,3 +266,19 @@ def test_without_region_weights_the_hand_set_rules_decide():
     assert model.region_net is None
     verdict = judge_small(cfg, model, small_image(cfg, image))
     assert not verdict.usable and verdict.hands == ["north"]
+
+
+def test_a_live_pipelines_small_picture_is_what_the_usable_test_judges():
+    """Reader.read(image, small=...): the frame's preview at the stage's size is judged instead of the
+    frame scaled down again (a live pipeline has it already); a picture of another size is not used."""
+    image, cal, seats, _truth = empty_table()
+    hand_image, _cal, _seats, _t = render(hand_seat="west", target=(280.0, 200.0))
+    reader = reader_for(cal, seats)
+    assert reader.read(image).observation.usable
+    with_arm = small_image(DEFAULT_CONFIG, hand_image)
+    got = reader.read(image, small=with_arm).observation
+    assert not got.usable and got.reason in ("occluded", "motion")
+    assert got.extra.get("hands") == [{"seat": "west"}]
+    # the same picture but at another size is no preview of this stage: the frame itself is judged
+    other = cv2.resize(hand_image, (400, 225), interpolation=cv2.INTER_AREA)
+    assert reader.read(image, small=other).observation.usable
