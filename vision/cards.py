@@ -79,6 +79,12 @@ class CardConfig:
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
     leak_max_mm: float = 1e4            # (wider: the table itself)
+    leak_cover: float = 0.6             # a leaking field goes on past its straight sides while its rows span
+                                        # it and cover this much of its width (numerals are holes), one
+                                        # side straight (_trim_leak)
+    leak_closed: float = 0.5            # and is closed where a row beyond each end (within chain_gap_mm)
+                                        # lies at most this much within its sides (a card's border, or the
+                                        # piece ends): it may then start a row
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
@@ -606,9 +612,15 @@ def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | No
     return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
-def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
+def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any, bool]]:
     """The top of a too wide piece down to where it first grows wider than a field (a field leaking
-    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask)]."""
+    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask, closed)].
+
+    Where one side of the field stays straight and the rows still cover the field's width, the
+    field goes on past the straight run (its border broken on the other side only: a pale table
+    round it); cut at the field's sides. `closed`: the part ends at a border above and below it
+    (the rows beyond, within its sides, lie mostly outside the piece) and is a card field tall —
+    a card whose border broke on one side, not table between two rows (whose ends run on)."""
     import numpy as np
 
     rows = np.nonzero(sub.any(axis=1))[0]
@@ -618,21 +630,63 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
     right = sub.shape[1] - 1 - np.argmax(sub[:, ::-1], axis=1)
     width = np.where(sub.any(axis=1), right - left + 1, 0)
     ok = (width >= config.field_width_mm[0] * ppm) & (width <= config.field_width_mm[1] * ppm)
-    start = np.argmax(ok)
-    if not ok[start]:
+    if not ok.any():
         return []
-    # a field's sides are straight: where a side moves off, the table begins
+    # a field's sides are straight: where a side moves off, the table begins; no field is taller
+    # than a card's. Of the runs of field-wide rows with straight sides, the tallest.
     drift = config.chain_shift_mm / 2 * ppm
-    ok &= (np.abs(left - left[start]) <= drift) & (np.abs(right - right[start]) <= drift)
-    ok[int(start + field_h_mm * ppm):] = False     # and no field is taller than a card's
-    end = start + (np.argmin(ok[start:]) if not ok[start:].all() else len(ok) - start)
+    max_h = int(field_h_mm * ppm)
+    start, end, r = 0, 0, 0
+    while r < len(ok):
+        if not ok[r]:
+            r += 1
+            continue
+        e = r + 1
+        while e < len(ok) and e - r < max_h and ok[e] and abs(left[e] - left[r]) <= drift and \
+                abs(right[e] - right[r]) <= drift:
+            e += 1
+        if e - r > end - start:
+            start, end = r, e
+        r = e
+    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
+
+    def goes_on(r: int) -> bool:
+        # row r still holds the field: it spans the field's width and covers most of it (numerals
+        # and the picture are holes), one side where the field's is
+        if not 0 <= r < sub.shape[0] or not sub[r, x0:x1].mean() >= config.leak_cover:
+            return False
+        if left[r] > x0 + drift or right[r] < x1 - 1 - drift:
+            return False
+        return bool(abs(left[r] - x0) <= drift or abs(right[r] - (x1 - 1)) <= drift)
+
+    # (and past a top border, as the row's strips do: a row is one column)
+    gap = int(round(config.chain_gap_mm * ppm))
+    while True:
+        up = next((g for g in range(1, gap + 2) if goes_on(start - g)), 0)
+        if not up:
+            break
+        start -= up
+    while True:
+        down = next((g for g in range(0, gap + 1) if goes_on(end + g)), -1)
+        if down < 0:
+            break
+        end += down + 1
     # the rounded top corners above the first full row belong to it too
     top = rows[0] if start - rows[0] < config.min_strip_mm * ppm / 2 else start
+
+    def open_at(r: int) -> bool:
+        return 0 <= r < sub.shape[0] and sub[r, x0:x1].mean() > config.leak_closed
+
+    def shut(r: int, step: int) -> bool:
+        # a border (or the piece's end) within a top border's reach beyond row r (its rounded corners
+        # and the blur lie between)
+        return any(not open_at(r + step * g) for g in range(gap + 1))
+
+    closed = end - top >= config.min_row_field_mm * ppm and shut(top - 1, -1) and shut(end, 1)
     part = sub[top:end].copy()
-    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
     part[:, :x0] = False
     part[:, x1:] = False
-    return [(x0, int(top), part[:, x0:x1])]
+    return [(x0, int(top), part[:, x0:x1], closed)]
 
 
 def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: list[int]) -> list[tuple[int, int, Any]]:
@@ -707,7 +761,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                 key = ("leak", x, y, w, h, area)
                 if key not in memo:
                     memo[key] = _trim_leak(config, comp[y:y + h, x:x + w] == i, p, art.size[1] - 3.0)
-                leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
+                leaked.extend((x + dx, y + dy, part, closed) for dx, dy, part, closed in memo[key])
                 if labels is not None:
                     leaking.append(i)
             continue
@@ -720,14 +774,16 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         key = ("leak colour", x, y, w, h, area)
         if key not in memo:
             memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i, labels[y:y + h, x:x + w], p, field_kinds)
-        leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
-    for px, py, part in leaked:
+        leaked.extend((x + dx, y + dy, part, False) for dx, dy, part in memo[key])
+    for px, py, part, closed in leaked:
         ph, pw = part.shape
         area = int(part.sum())
         if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
                 ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        add_piece(px, py, part, area, True)
+        # (a side on the view's edge is the picture's cut, no border)
+        on_edge = px <= 0 or py <= 0 or px + pw >= comp.shape[1] or py + ph >= comp.shape[0]
+        add_piece(px, py, part, area, not closed or on_edge)
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
