@@ -1166,6 +1166,10 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     above = (cs[ys - gap + r] - cs[ys - gap]) / r
     below = (cs[ys + gap + r + 1] - cs[ys + gap + 1]) / r
     score = peak - np.maximum(above, below)
+    # on a table as pale as the stock the top border is no ridge but a step: table and border alike
+    # white above, the field below (its whiter side counted no whiter than the border)
+    step = np.where(above >= config.border_white, np.minimum(peak, above) - below, -np.inf)
+    score = np.maximum(score, step)
     j = int(np.argmax(score))
     if score[j] < config.ridge_min:
         return None
