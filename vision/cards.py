@@ -619,8 +619,9 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
     Where one side of the field stays straight and the rows still cover the field's width, the
     field goes on past the straight run (its border broken on the other side only: a pale table
     round it); cut at the field's sides. `closed`: the part ends at a border above and below it
-    (the rows beyond, within its sides, lie mostly outside the piece) and is a card field tall —
-    a card whose border broke on one side, not table between two rows (whose ends run on)."""
+    (the rows beyond, within its sides, lie mostly outside the piece) and is a whole card's field
+    tall (`field_h_mm`, less `last_card_slack_mm`): a card whose border broke on one side, not table
+    between two rows (whose ends run on)."""
     import numpy as np
 
     rows = np.nonzero(sub.any(axis=1))[0]
@@ -682,7 +683,9 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
         # and the blur lie between)
         return any(not open_at(r + step * g) for g in range(gap + 1))
 
-    closed = end - top >= config.min_row_field_mm * ppm and shut(top - 1, -1) and shut(end, 1)
+    # (and it shows a whole card's field at least, as a row's last card does: a patch of table between
+    # rows, closed by their borders and the table's grain, is seldom that long)
+    closed = end - top >= (field_h_mm - config.last_card_slack_mm) * ppm and shut(top - 1, -1) and shut(end, 1)
     part = sub[top:end].copy()
     part[:, :x0] = False
     part[:, x1:] = False

@@ -83,3 +83,31 @@ def test_a_points_card_whose_border_breaks_on_one_side_starts_a_row():
     assert _outlined_rows(_leaking_points_card(), at_edge=True) == []
     # table running on below the field: the piece may only join a row found anyway (none here)
     assert _outlined_rows(_leaking_points_card(open_below=True)) == []
+
+
+def test_a_patch_of_table_shorter_than_a_card_is_not_closed():
+    # table between two rows, closed above and below by their borders and the table's grain, 55 mm
+    # tall: no card's whole field (a row's last card shows one)
+    m = np.zeros((120, 140), bool)
+    m[30:99, FIELD[0]:FIELD[1]] = True              # 55 mm of field-wide table, closed above and below
+    m[0:50, FIELD[1]:FIELD[1] + 30] = True          # joined to more table beside it
+    x, y, part, closed = _trim_leak(CardConfig(), m, P, 84.0)[0]
+    assert abs(y - 30) <= 2 and abs(y + part.shape[0] - 99) <= 2 and not closed
+    # the same as tall as a card's field is closed (the test exercises the height, not another rule)
+    m[30:140 - 20, FIELD[0]:FIELD[1]] = True
+    assert _trim_leak(CardConfig(), m, P, 84.0)[0][3]
+
+
+def test_a_pale_grey_cloth_between_the_rows_is_no_points_row():
+    """(A rendered guard: under the pinned light, a grey cloth's cloudy patch below the red row, closed
+    by the rows' borders and its grain and 55 mm tall, was read as a third points card while closed
+    pieces needed only most of a card's field.)"""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from card_helpers import SEAT, read_cards
+
+    truth, got = read_cards(game="keltis-card", rows={"red": ["2", "4"], "blue": ["3", "5"]}, points_row=2,
+                            wish_cards=[7, 1], table_top=("cloth", (186, 184, 178)), seed=5)
+    assert got.seats[SEAT].points_row == truth.seats[SEAT].points_row == 2
+    assert sorted(got.seats[SEAT].wish_cards) == [1, 7]
