@@ -1143,12 +1143,10 @@ def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end:
     return rival if score[rival] > score[kind] + config.symbol_margin else kind
 
 
-def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
-                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
-    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
-    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
-    a strip's height above `first` (mm from row 0), a top border ridge, between it and `first` the
-    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
+    """Where a covered strip's top lies above `first` (mm from the straightened band's row 0), from the
+    whiteness of the card's middle columns: a top border ridge between `min_strip_mm` + 4 and
+    `strip_above_mm` above it, or, on a table as pale as the stock, a step from white to the field."""
     import numpy as np
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
@@ -1176,8 +1174,21 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     j = int(np.argmax(score))
     if score[j] < config.ridge_min:
         return None
-    y = y_lo + j
-    top = (y + r / 2) / ppm - 0.6
+    return (y_lo + j + r / 2) / ppm - 0.6
+
+
+def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
+                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
+    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
+    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
+    a strip's height above `first` (mm from row 0), a top border (_strip_top), between it and `first` the
+    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    top = _strip_top(config, white, first, ppm)
+    if top is None:
+        return None
 
     def chroma(y0: float, y1: float) -> Any:
         part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)

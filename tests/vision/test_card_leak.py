@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.cardart import card_art
-from vision.cards import CardConfig, _trim_leak, find_bands_outlined
+from vision.cards import CardConfig, _strip_top, _trim_leak, find_bands_outlined
 from vision.components import load_components
 
 P = 1.25                       # px/mm of the half view the rows are found in
@@ -111,3 +111,27 @@ def test_a_pale_grey_cloth_between_the_rows_is_no_points_row():
                             wish_cards=[7, 1], table_top=("cloth", (186, 184, 178)), seed=5)
     assert got.seats[SEAT].points_row == truth.seats[SEAT].points_row == 2
     assert sorted(got.seats[SEAT].wish_cards) == [1, 7]
+
+
+def _strip_profile(table: float, ridge: float | None) -> np.ndarray:
+    """The whiteness of a straightened band (2.5 px/mm, 140 px wide): `table` above 12 mm, a covered
+    strip's field (0.35) from 14 mm to its first card's top border at 30 mm (0.66), the card's field
+    below (as d78201 #94 south's wish row showed); `ridge`: its top border at 12-14 mm this white."""
+    ppm = 2.5
+    white = np.full((int(80 * ppm), 140), 0.35, np.float32)
+    white[:int(12 * ppm)] = table
+    white[int(12 * ppm):int(14 * ppm)] = table if ridge is None else ridge
+    white[int(30 * ppm):int(31.5 * ppm)] = 0.66
+    return white
+
+
+def test_a_strips_top_border_on_a_pale_table_is_a_step():
+    config = CardConfig()
+    # a pale table swallows the border: no ridge, a step from white to the field
+    top = _strip_top(config, _strip_profile(0.89, None), 30.0, 2.5)
+    assert top is not None and 11.0 <= top <= 15.0, top
+    # a darker table and the border a ridge between it and the field: the ridge, as before
+    top = _strip_top(config, _strip_profile(0.6, 0.9), 30.0, 2.5)
+    assert top is not None and 11.0 <= top <= 14.5, top
+    # a darker table and no border: no strip (a step down from a table not as pale as the stock)
+    assert _strip_top(config, _strip_profile(0.6, None), 30.0, 2.5) is None
