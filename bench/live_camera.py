@@ -60,6 +60,19 @@ def render_session(out: Path, seed: int, players: int, board: str, moves: int, s
     return out
 
 
+def kept_stills_folder(session_folder: Path) -> Path:
+    """Where a simulated session's rendered stills are kept for the next run: in keltis-cam's cache folder
+    (vision.numerals.cache_dir), never in the session (it may be a bundled fixture), under a digest of
+    its simulator.json (the seed and every option the stills are rendered from)."""
+    import hashlib
+
+    from simulator.stills import SIMULATOR_FILE
+    from vision.numerals import cache_dir
+
+    digest = hashlib.sha1((Path(session_folder) / SIMULATOR_FILE).read_bytes()).hexdigest()[:16]
+    return cache_dir() / "bench-stills" / digest
+
+
 #: stills rendered once per process: (session folder, recorded position) -> JPEG bytes
 _RENDERED_STILLS: dict[tuple[str, int], bytes] = {}
 
@@ -103,12 +116,21 @@ class Recording:
             return
         self.stills = SessionStills(self.session.folder)
         wanted = sorted({self.still_onset(p) for p in range(len(self.refs)) if self.usable[p] or arms})
+        kept = kept_stills_folder(self.session.folder)   # a kept session's stills, rendered by an earlier run
         for n, pos in enumerate(wanted):
             key = (str(self.session.folder), pos)
+            path = kept / f"{self.refs[pos].index:06d}.jpg"
+            if key not in _RENDERED_STILLS and path.is_file():
+                _RENDERED_STILLS[key] = path.read_bytes()
             if key not in _RENDERED_STILLS:
                 print(f"\r  rendering the stills: {n + 1}/{len(wanted)}", end="", flush=True)
                 picture = self.stills.still(self.refs[pos].index)
                 _RENDERED_STILLS[key] = cv2.imencode(".jpg", picture, [int(cv2.IMWRITE_JPEG_QUALITY), 95])[1].tobytes()
+                try:
+                    kept.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(_RENDERED_STILLS[key])
+                except OSError:
+                    pass   # no cache folder: rendered again next time
             self._stills[pos] = _RENDERED_STILLS[key]
         print("\r" + " " * 60 + "\r", end="")
 

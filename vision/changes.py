@@ -71,12 +71,13 @@ class RegionWatch:
             step = max(1, int(round(sample_mm * ppm)))
             mx = (map_x[::step, ::step] + 0.5) / f - 0.5
             my = (map_y[::step, ::step] + 0.5) / f - 0.5
-            valid = (mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1)
+            inside = (mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1)
+            valid = inside.copy()
             outside = None
             if edge:
                 # the outside edge: the view's own border and whatever lies beyond the picture (the seats'
                 # and the board's holes in the table are inside: an arm over them spoils the frame anyway)
-                beyond = ~((mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1))
+                beyond = ~inside
                 beyond[0, :] = beyond[-1, :] = True
                 beyond[:, 0] = beyond[:, -1] = True
                 outside = cv2.dilate(beyond.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
@@ -160,7 +161,7 @@ def box_shrink(image: Any, size: tuple[int, int]) -> Any:
     import cv2
 
     w, h = image.shape[1], image.shape[0]
-    while w % 2 == 0 and h % 2 == 0 and w // 2 >= size[0] and h // 2 >= size[1] and (w, h) != tuple(size):
+    while w % 2 == 0 and h % 2 == 0 and w // 2 >= size[0] and h // 2 >= size[1]:
         w, h = w // 2, h // 2
         image = cv2.resize(image, (w, h), interpolation=cv2.INTER_LINEAR)
     if (w, h) == tuple(size):
