@@ -810,10 +810,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             shift = abs(q["cx"] - r["cx"])
             if gap < config.chain_gap_mm * p and shift < config.chain_shift_mm * p + config.max_slope * dy:
                 parent[root(i)] = root(j)
-            elif gap < config.chain_far_gap_mm * p and q["kind"] == r["kind"] and \
+            elif gap < config.chain_far_gap_mm * p and _far_kinds(q, r, card_game) and \
                     shift < config.chain_far_shift_mm * p + config.max_slope * dy and \
                     abs(q["w"] - r["w"]) < config.chain_far_width_mm * p:
                 # one column of one colour with a gap: strips in between whose outlines were lost
+                # (card game: or a colour's strips and, below them, a points card laid on the row)
                 parent[root(i)] = root(j)
     groups: dict[int, list[dict]] = {}
     for i, q in enumerate(pieces):
@@ -880,6 +881,17 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                           float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
+
+
+def _far_kinds(q: dict, r: dict, card_game: bool) -> bool:
+    """Whether two pieces of one column a gap apart may be one row by their kinds: of one kind, or (card
+    game) a colour's piece and, below it, a points piece (a points card laid on that colour's row)."""
+    if q["kind"] == r["kind"]:
+        return True
+    if not card_game:
+        return False
+    upper, lower = (q, r) if q["y"] < r["y"] else (r, q)
+    return upper["kind"] in NUMBER_KINDS and lower["kind"] == "points"
 
 
 def _split_points_wish(ch: list[dict]) -> list[list[dict]]:

@@ -54,3 +54,14 @@ def test_a_seats_points_row_is_one_band():
     assert seat_reading(SeatCards("south", one_column), True).points_row == 3
     two_columns = [_band("points", 300.0, 10.0, 140.0, 2), _band("points", 160.0, 10.0, 130.0, 3)]
     assert seat_reading(SeatCards("south", two_columns), True).points_row == 3
+
+
+def test_a_colours_strips_and_a_points_card_below_them_may_chain_across_a_gap():
+    from vision.cards import _far_kinds
+    red, pts = {"kind": "red", "y": 28}, {"kind": "points", "y": 101}
+    assert _far_kinds(red, pts, True) and _far_kinds(pts, red, True)
+    # not a points piece above a colour (a points card is laid on a row, after its cards), not in a
+    # board game, not two colours
+    assert not _far_kinds({"kind": "points", "y": 0}, {"kind": "red", "y": 80}, True)
+    assert not _far_kinds(red, pts, False)
+    assert not _far_kinds(red, {"kind": "blue", "y": 101}, True)
