@@ -18,8 +18,9 @@ from card_helpers import SEAT, read_cards  # noqa: E402
 
 @pytest.mark.parametrize("rgb", [(196, 170, 130), (206, 186, 150)])
 def test_a_colour_row_ending_in_a_points_card_on_a_wood_table(rgb):
-    # (both woods: the yellow strips gave no piece; the points card stood as a points row of its own,
-    # 2 -> 3 points cards, and the yellow row was lost or read as one card)
+    # (196/170/130, main and wt14-points: the yellow strips gave no piece; the points card stood as a
+    # points row of its own, 2 -> 3 points cards, and the yellow row was lost. 206/186/150, main: points
+    # 3, the yellow row read as one card)
     truth, got = read_cards(game="keltis-card", rows={"yellow": ["10", "9", "P9"], "red": ["2", "4"],
                                                       "blue": ["3", "5", "6"]},
                             points_row=2, wish_cards=[7, 1], table_top=("wood", rgb), seed=5)
