@@ -79,6 +79,12 @@ class CardConfig:
     min_piece_mm: float = 4.0           # and at least this tall (a covered strip shows 18-25 mm)
     leak_min_mm: float = 30.0           # card: a wider piece this tall may be a card's field leaking into the table
     leak_max_mm: float = 1e4            # (wider: the table itself)
+    leak_cover: float = 0.6             # a leaking field goes on past its straight sides while its rows span
+                                        # it and cover this much of its width (numerals are holes), one
+                                        # side straight (_trim_leak)
+    leak_closed: float = 0.5            # and is closed where a row beyond each end (within chain_gap_mm)
+                                        # lies at most this much within its sides (a card's border, or the
+                                        # piece ends): it may then start a row
     piece_fill: float = 0.4             # of its bounding box (a field, not a table's loop)
     piece_field_fraction: float = 0.3   # of its pixels of a field colour (vision.cardart)
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
@@ -97,6 +103,9 @@ class CardConfig:
     veil_dark_weight: float = 1.0       # under a veil would be, less shading, costs this per log unit of it
                                         # (a grey points card is no veiled pink: a veil that greys a
                                         # colour also brings it near the stock's brightness)
+    side_border_mm: float = 5.0         # card: a card's side border looked for this far in from the band's edges
+    single_sides_min: float = 0.06      # a row (or wish row) of one card shows its side borders this much whiter
+                                        # than its field (whiteness over the stock; a patch of table: ~0)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
@@ -112,7 +121,7 @@ class CardConfig:
 
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
-_ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm")
+_ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
 _ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
                  "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
 
@@ -158,6 +167,8 @@ class Band:
     cards: list[CardRead] = field(default_factory=list)
     field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
     colour_dist: dict[str, float] = field(default_factory=dict)   # each colour's distance to its fields' hue
+    sides: float | None = None      # a one-card band: how much whiter than its field its side borders are
+    above: float = 0.0              # a one-card band: the share of its kind's field in a strip's height above it
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -606,9 +617,16 @@ def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | No
     return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
 
-def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any]]:
+def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> list[tuple[int, int, Any, bool]]:
     """The top of a too wide piece down to where it first grows wider than a field (a field leaking
-    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask)]."""
+    out under its bottom border or past a token on its side): [(x, y offsets in `sub`, mask, closed)].
+
+    Where one side of the field stays straight and the rows still cover the field's width, the
+    field goes on past the straight run (its border broken on the other side only: a pale table
+    round it); cut at the field's sides. `closed`: the part ends at a border above and below it
+    (the rows beyond, within its sides, lie mostly outside the piece) and is a whole card's field
+    tall (`field_h_mm`, less `last_card_slack_mm`): a card whose border broke on one side, not table
+    between two rows (whose ends run on)."""
     import numpy as np
 
     rows = np.nonzero(sub.any(axis=1))[0]
@@ -618,21 +636,65 @@ def _trim_leak(config: CardConfig, sub: Any, ppm: float, field_h_mm: float) -> l
     right = sub.shape[1] - 1 - np.argmax(sub[:, ::-1], axis=1)
     width = np.where(sub.any(axis=1), right - left + 1, 0)
     ok = (width >= config.field_width_mm[0] * ppm) & (width <= config.field_width_mm[1] * ppm)
-    start = np.argmax(ok)
-    if not ok[start]:
+    if not ok.any():
         return []
-    # a field's sides are straight: where a side moves off, the table begins
+    # a field's sides are straight: where a side moves off, the table begins; no field is taller
+    # than a card's. Of the runs of field-wide rows with straight sides, the tallest.
     drift = config.chain_shift_mm / 2 * ppm
-    ok &= (np.abs(left - left[start]) <= drift) & (np.abs(right - right[start]) <= drift)
-    ok[int(start + field_h_mm * ppm):] = False     # and no field is taller than a card's
-    end = start + (np.argmin(ok[start:]) if not ok[start:].all() else len(ok) - start)
+    max_h = int(field_h_mm * ppm)
+    start, end, r = 0, 0, 0
+    while r < len(ok):
+        if not ok[r]:
+            r += 1
+            continue
+        e = r + 1
+        while e < len(ok) and e - r < max_h and ok[e] and abs(left[e] - left[r]) <= drift and \
+                abs(right[e] - right[r]) <= drift:
+            e += 1
+        if e - r > end - start:
+            start, end = r, e
+        r = e
+    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
+
+    def goes_on(r: int) -> bool:
+        # row r still holds the field: it spans the field's width and covers most of it (numerals
+        # and the picture are holes), one side where the field's is
+        if not 0 <= r < sub.shape[0] or not sub[r, x0:x1].mean() >= config.leak_cover:
+            return False
+        if left[r] > x0 + drift or right[r] < x1 - 1 - drift:
+            return False
+        return bool(abs(left[r] - x0) <= drift or abs(right[r] - (x1 - 1)) <= drift)
+
+    # (and past a top border, as the row's strips do: a row is one column)
+    gap = int(round(config.chain_gap_mm * ppm))
+    while True:
+        up = next((g for g in range(1, gap + 2) if goes_on(start - g)), 0)
+        if not up:
+            break
+        start -= up
+    while True:
+        down = next((g for g in range(0, gap + 1) if goes_on(end + g)), -1)
+        if down < 0:
+            break
+        end += down + 1
     # the rounded top corners above the first full row belong to it too
     top = rows[0] if start - rows[0] < config.min_strip_mm * ppm / 2 else start
+
+    def open_at(r: int) -> bool:
+        return 0 <= r < sub.shape[0] and sub[r, x0:x1].mean() > config.leak_closed
+
+    def shut(r: int, step: int) -> bool:
+        # a border (or the piece's end) within a top border's reach beyond row r (its rounded corners
+        # and the blur lie between)
+        return any(not open_at(r + step * g) for g in range(gap + 1))
+
+    # (and it shows a whole card's field at least, as a row's last card does: a patch of table between
+    # rows, closed by their borders and the table's grain, is seldom that long)
+    closed = end - top >= (field_h_mm - config.last_card_slack_mm) * ppm and shut(top - 1, -1) and shut(end, 1)
     part = sub[top:end].copy()
-    x0, x1 = int(left[start:end].min()), int(right[start:end].max()) + 1
     part[:, :x0] = False
     part[:, x1:] = False
-    return [(x0, int(top), part[:, x0:x1])]
+    return [(x0, int(top), part[:, x0:x1], closed)]
 
 
 def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: list[int]) -> list[tuple[int, int, Any]]:
@@ -707,7 +769,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                 key = ("leak", x, y, w, h, area)
                 if key not in memo:
                     memo[key] = _trim_leak(config, comp[y:y + h, x:x + w] == i, p, art.size[1] - 3.0)
-                leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
+                leaked.extend((x + dx, y + dy, part, closed) for dx, dy, part, closed in memo[key])
                 if labels is not None:
                     leaking.append(i)
             continue
@@ -720,14 +782,16 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         key = ("leak colour", x, y, w, h, area)
         if key not in memo:
             memo[key] = _colour_parts(config, comp[y:y + h, x:x + w] == i, labels[y:y + h, x:x + w], p, field_kinds)
-        leaked.extend((x + dx, y + dy, part) for dx, dy, part in memo[key])
-    for px, py, part in leaked:
+        leaked.extend((x + dx, y + dy, part, False) for dx, dy, part in memo[key])
+    for px, py, part, closed in leaked:
         ph, pw = part.shape
         area = int(part.sum())
         if not (config.field_width_mm[0] * p <= pw <= config.field_width_mm[1] * p) or \
                 ph < config.min_piece_mm * p or area < config.piece_fill * pw * ph:
             continue
-        add_piece(px, py, part, area, True)
+        # (a side on the view's edge is the picture's cut, no border)
+        on_edge = px <= 0 or py <= 0 or px + pw >= comp.shape[1] or py + ph >= comp.shape[0]
+        add_piece(px, py, part, area, not closed or on_edge)
     # pieces of one row: centres near (a crooked row drifts a little with the distance) and no more
     # than a top border apart (overlapping: one piece may have leaked into the table below)
     parent = list(range(len(pieces)))
@@ -746,10 +810,11 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             shift = abs(q["cx"] - r["cx"])
             if gap < config.chain_gap_mm * p and shift < config.chain_shift_mm * p + config.max_slope * dy:
                 parent[root(i)] = root(j)
-            elif gap < config.chain_far_gap_mm * p and q["kind"] == r["kind"] and \
+            elif gap < config.chain_far_gap_mm * p and _far_kinds(q, r, card_game) and \
                     shift < config.chain_far_shift_mm * p + config.max_slope * dy and \
                     abs(q["w"] - r["w"]) < config.chain_far_width_mm * p:
                 # one column of one colour with a gap: strips in between whose outlines were lost
+                # (card game: or a colour's strips and, below them, a points card laid on the row)
                 parent[root(i)] = root(j)
     groups: dict[int, list[dict]] = {}
     for i, q in enumerate(pieces):
@@ -816,6 +881,17 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
                           float(y1 / p - m), field_tops=[q["y"] / p - m for q in ch], colour_dist=colour_dist))
     bands.sort(key=lambda bd: bd.centre_u(0.0))
     return bands
+
+
+def _far_kinds(q: dict, r: dict, card_game: bool) -> bool:
+    """Whether two pieces of one column a gap apart may be one row by their kinds: of one kind, or (card
+    game) a colour's piece and, below it, a points piece (a points card laid on that colour's row)."""
+    if q["kind"] == r["kind"]:
+        return True
+    if not card_game:
+        return False
+    upper, lower = (q, r) if q["y"] < r["y"] else (r, q)
+    return upper["kind"] in NUMBER_KINDS and lower["kind"] == "points"
 
 
 def _split_points_wish(ch: list[dict]) -> list[list[dict]]:
@@ -959,9 +1035,10 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
-              model: Any = None, card_game: bool = True, from_frame: bool = False) -> None:
+              model: Any = None, card_game: bool = True, from_frame: bool = False, renamed: bool = False) -> None:
     """Find and read the cards of one band (fills band.cards); `view` is the seat view, or with
-    `from_frame` the frame (see straighten)."""
+    `from_frame` the frame (see straighten). A points band under a covered strip of a colour is that
+    colour's row ending in a points card (_colour_above; `renamed`: it was, and is read again)."""
     import cv2
     import numpy as np
 
@@ -1012,6 +1089,23 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    if card_game and band.kind == "points" and cards and not renamed:
+        # a points card laid last on a colour row whose own strips gave no piece (a wood table of
+        # their colour): above it a covered strip of a colour, not a points row's grey. The band is
+        # that colour's row, read again from the strip's top (its further strips: _strip_above)
+        # (or its covered strips are of one colour: a colour row's strips and its last card, a points
+        # card, outlined as one piece through the table)
+        colour = _coloured_strips(config, upright, lb, cream, spans, c0, c1, p)
+        above = None if colour is not None else \
+            _colour_above(config, upright, lb, wb, cream, cards[0].top - v_start, art, p, model)
+        if colour is not None or above is not None:
+            if above is not None:
+                colour, top = above
+                band.v0 = top + v_start + config.border_mm
+                band.field_tops = [band.v0, *band.field_tops]
+            band.kind = colour
+            read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True)
+            return
     for _ in range(2):
         if not cards:
             break
@@ -1022,6 +1116,120 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         top, visible, code, conf, scores = got
         cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+    if len(cards) == 1:
+        band.sides = _side_borders(config, wb, cards[0].top - v_start, min(cards[0].visible, ch), p)
+        t = cards[0].top - v_start
+        above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
+        band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def _side_borders(config: CardConfig, white: Any, top: float, visible: float, ppm: float) -> float:
+    """How much whiter than its field a card's side borders are (the lesser side; median over its
+    visible rows): a card shows its light border on both sides of its field, a patch of table taken for
+    a field does not. `white`: the straightened band's whiteness (x 0 = the card's left edge)."""
+    import numpy as np
+
+    y0 = max(0, int(round((top + config.border_mm + 2.0) * ppm)))
+    y1 = min(white.shape[0], int(round((top + visible - 3.0) * ppm)))
+    if y1 - y0 < 3:
+        return 0.0
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    w = max(1, int(round(config.side_border_mm * ppm)))
+    rows = white[y0:y1]
+    field = np.median(rows[:, c0:c1], axis=1)
+    left = rows[:, :w].max(axis=1) - field
+    right = rows[:, -w:].max(axis=1) - field
+    return float(min(np.median(left), np.median(right)))
+
+
+def _log_chroma(upright: Any, cream: Any, y0: float, y1: float, c0: int, c1: int, ppm: float) -> Any:
+    """The log-chroma over the stock of the straightened band's middle columns between y0 and y1 (mm),
+    or None where too few rows lie there."""
+    import numpy as np
+
+    part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)
+    if len(part) < 4:
+        return None
+    lg = np.log(np.maximum(np.median(part, 0), 1.0) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    return lg - lg.mean()
+
+
+def _coloured_strips(config: CardConfig, upright: Any, labels: Any, cream: Any, spans: list, c0: int, c1: int,
+                     ppm: float) -> str | None:
+    """The colour of a points band's covered strips (card game), when most of them are named one colour
+    by the labels (`kind_min_fraction` of a strip's middle) and its last card's field is at most
+    `points_chroma_share` as coloured as the most coloured of them: a colour row ending in a points
+    card, not a points row. `spans`: read_band's (top, visible, y0, y1) per card."""
+    import numpy as np
+
+    if len(spans) < 2:
+        return None
+    named: list[str | None] = []
+    for _t, _v, y0, y1 in spans[:-1]:
+        mid = labels[max(0, y0):max(y0 + 1, y1), c0:c1]
+        votes = {c: int((mid == FIELD_KINDS.index(c)).sum()) for c in COLOURS}
+        best = max(votes, key=votes.get)
+        named.append(best if votes[best] >= config.kind_min_fraction * max(1, mid.size) else None)
+    colours = [c for c in named if c is not None]
+    if not colours:
+        return None
+    colour = max(set(colours), key=colours.count)
+    if 2 * colours.count(colour) <= len(named):
+        return None
+    strips = [_log_chroma(upright, cream, t + 3.0, t + v - 1.0, c0, c1, ppm)
+              for (t, v, _y0, _y1), c in zip(spans[:-1], named) if c == colour]
+    last_t = spans[-1][0]
+    last = _log_chroma(upright, cream, last_t + 3.0, last_t + 20.0, c0, c1, ppm)
+    most = max((float(np.linalg.norm(g)) for g in strips if g is not None), default=0.0)
+    if last is None or most <= 0.0 or float(np.linalg.norm(last)) > config.points_chroma_share * most:
+        return None
+    return colour
+
+
+def _colour_above(config: CardConfig, upright: Any, labels: Any, white: Any, cream: Any, first: float, art: CardArt,
+                  ppm: float, model: Any) -> tuple[str, float] | None:
+    """(colour, top in mm from row 0) of a covered strip of a colour above a points band's first card at
+    `first` (card game): a top border a strip's height above it (_strip_top), its middle named one colour
+    by the labels (`kind_min_fraction`), the points card's field at most `points_chroma_share` as
+    coloured as the strip (the ratio holds under glare and warm light alike), and the strip's numerals
+    read at least `strip_above_confidence` surely as that colour's."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    top = _strip_top(config, white, first, ppm)
+    if top is None:
+        # (its top border lost to a table as pale as the stock: where the colour's field begins above
+        # the card, a covered strip's height at least)
+        lo = max(0, int(round((first - config.strip_above_mm) * ppm)))
+        hi = max(lo, int(round((first - 1.0) * ppm)))
+        mid = labels[lo:hi, c0:c1]
+        if mid.size == 0:
+            return None
+        counts = {c: (mid == FIELD_KINDS.index(c)).mean(axis=1) for c in COLOURS}
+        colour = max(counts, key=lambda c: counts[c].sum())
+        run = hi - lo
+        while run > 0 and counts[colour][run - 1] > 0.5:
+            run -= 1
+        start = (lo + run) / ppm
+        if start - lo / ppm < 1.0 or first - start < config.min_strip_mm:
+            return None
+        top = start - config.border_mm
+    mid = labels[max(0, int(round((top + 3.0) * ppm))):max(0, int(round((first - 1.0) * ppm))), c0:c1]
+    if mid.size == 0:
+        return None
+    votes = {c: int((mid == FIELD_KINDS.index(c)).sum()) for c in COLOURS}
+    colour = max(votes, key=votes.get)
+    if votes[colour] < config.kind_min_fraction * mid.size:
+        return None
+    strip = _log_chroma(upright, cream, top + 3.0, first - 1.0, c0, c1, ppm)
+    card = _log_chroma(upright, cream, first + 3.0, first + 3.0 + (first - top), c0, c1, ppm)
+    if strip is None or card is None or \
+            float(np.linalg.norm(card)) > config.points_chroma_share * float(np.linalg.norm(strip)):
+        return None
+    code, conf, _scores = read_corners(config, white, top, first - top, colour, art, ppm, model, ())
+    if code == "?" or conf < config.strip_above_confidence:
+        return None
+    return colour, top
 
 
 def _colourless(config: CardConfig, art: CardArt, kind: str) -> bool:
@@ -1084,12 +1292,10 @@ def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end:
     return rival if score[rival] > score[kind] + config.symbol_margin else kind
 
 
-def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
-                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
-    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
-    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
-    a strip's height above `first` (mm from row 0), a top border ridge, between it and `first` the
-    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
+    """Where a covered strip's top lies above `first` (mm from the straightened band's row 0), from the
+    whiteness of the card's middle columns: a top border ridge between `min_strip_mm` + 4 and
+    `strip_above_mm` above it, or, on a table as pale as the stock, a step from white to the field."""
     import numpy as np
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
@@ -1110,11 +1316,28 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     above = (cs[ys - gap + r] - cs[ys - gap]) / r
     below = (cs[ys + gap + r + 1] - cs[ys + gap + 1]) / r
     score = peak - np.maximum(above, below)
+    # on a table as pale as the stock the top border is no ridge but a step: table and border alike
+    # white above, the field below (its whiter side counted no whiter than the border)
+    step = np.where(above >= config.border_white, np.minimum(peak, above) - below, -np.inf)
+    score = np.maximum(score, step)
     j = int(np.argmax(score))
     if score[j] < config.ridge_min:
         return None
-    y = y_lo + j
-    top = (y + r / 2) / ppm - 0.6
+    return (y_lo + j + r / 2) / ppm - 0.6
+
+
+def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
+                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
+    """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
+    top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
+    a strip's height above `first` (mm from row 0), a top border (_strip_top), between it and `first` the
+    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    top = _strip_top(config, white, first, ppm)
+    if top is None:
+        return None
 
     def chroma(y0: float, y1: float) -> Any:
         part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)
@@ -1309,9 +1532,16 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
                 bands.append(extra)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     settle_colours(config, bands)
+    if card_game:
+        bands = join_under_colour(config, bands)
     t2 = time.process_time()
     for band in bands:
         read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True)
+    # a row of one card must be a card: its light border seen on both sides of its field (a patch of
+    # light table outlined beside a notepad or a box shows none). Not for the points row: a points card's
+    # grey field is nearly as light as its border
+    bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
+             or b.sides >= config.single_sides_min]
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
@@ -1341,6 +1571,23 @@ def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: Seat
             pts.append(((u + sv.margin) * p, (v + sv.margin) * p))
         cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 0)
     return float(np.count_nonzero(mask)) / (p * p)
+
+
+def join_under_colour(config: CardConfig, bands: list[Band]) -> list[Band]:
+    """A points band that continues a colour row (card game: its top within `chain_gap_mm` below the
+    row's end, its centre within `chain_shift_mm` of the row's line there) is that row's last card, a
+    points card laid on it: it joins the row instead of standing as a points row of its own."""
+    out = list(bands)
+    for pb in [b for b in bands if b.kind == "points"]:
+        above = [b for b in out if b.kind in NUMBER_KINDS and -config.chain_gap_mm <= pb.v0 - b.v1 <= config.chain_gap_mm
+                 and abs(pb.centre_u(pb.v0) - b.centre_u(pb.v0)) <= config.chain_shift_mm and b.v0 < pb.v0]
+        if not above:
+            continue
+        row = min(above, key=lambda b: abs(pb.v0 - b.v1))
+        row.v1 = max(row.v1, pb.v1)
+        row.field_tops = sorted({*row.field_tops, *pb.field_tops})
+        out.remove(pb)
+    return out
 
 
 def settle_colours(config: CardConfig, bands: list[Band]) -> None:
@@ -1398,7 +1645,8 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
     holds the wish cards. Two bands of one colour cannot both be rows: the longer is kept."""
     rows: dict[str, tuple[str, ...]] = {}
     conf = 1.0
-    points_row = 0
+    points: list[Band] = []
+    width = seat_cards.card_mm[0]
     wish: list[int] = []
     for band in sorted(seat_cards.bands, key=lambda b: -len(b.cards)):
         if not band.cards:
@@ -1417,10 +1665,22 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
                 rows[band.kind] = codes
             conf = min(conf, c)
         elif band.kind == "points" and card_game:
-            points_row += len(band.cards)
+            points.append(band)
         elif band.kind == "wish" and card_game:
             wish += [card for card in band.cards if card.code.isdigit()]
             conf = min(conf, c)
+    # a seat has one points row: points bands in one column (a row whose middle strips lost their
+    # outlines) add up; of bands in different columns (a colour row misnamed points beside it) the
+    # column holding the most cards is the points row
+    columns: list[list[Band]] = []
+    for band in sorted(points, key=lambda b: b.v0):
+        vm = (band.v0 + band.v1) / 2
+        col = next((c for c in columns if abs(c[0].centre_u(vm) - band.centre_u(vm)) <= width / 2), None)
+        if col is None:
+            columns.append([band])
+        else:
+            col.append(band)
+    points_row = max((sum(len(b.cards) for b in c) for c in columns), default=0)
     return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf, tuple(wish))
 
 

