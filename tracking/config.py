@@ -82,6 +82,19 @@ class TrackingConfig:
     decoder_draw_unseen: float = 0.5     # a turn over that played and was seen drawing nothing: its draw from
     #                                      the draw pile made within the reach of its play (against it: it never
     #                                      drew and the next player played out of turn, decoder_out_of_turn)
+    decoder_no_draw: float = 5.5         # a turn over without its draw: the next player played before it was over
+    #                                      (the board game's out-of-turn, the card game's draw-count; a rule break
+    #                                      against its draw hidden from the camera, decoder_draw_reach_seconds)
+    decoder_draw_reach_seconds: float = 5.2  # a turn over that played and drew nothing the camera saw: its draw
+    #                                      from the draw pile hidden in the reach of its play (two moves in one
+    #                                      reach) is even odds when that reach covered the table this long
+    #                                      ((frames covered + 1/2) x the frame period), likelier the longer
+    #                                      (a logistic of the seconds, decoder_draw_reach_spread); or the draw's
+    #                                      own reach fell between two frames (decoder_reach_seconds_min..max);
+    #                                      at least decoder_draw_unseen. On the session-14 dev sessions a play's
+    #                                      reach of 2 frames at 1 fps held its draw 0.2-0.5 % of the time, 3
+    #                                      frames 1 %, 4: 8-12 %, 5: 63-75 %, 6: 95 %; at 1/2 s 2 frames 70-100 %
+    decoder_draw_reach_spread: float = 0.45  # ... its spread (seconds)
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than

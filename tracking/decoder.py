@@ -110,6 +110,9 @@ class Turn:
     #: the turn ended without its player drawing (a rule break: the next player played before it
     #: was over) — against a draw from the draw pile hidden in one of its reaches (decoder_draw_unseen)
     no_draw: bool = False
+    #: seconds the longest reach in which the turn acted covered the table (TurnDecoder._reach_seconds):
+    #: a draw from the draw pile hidden in a reach with its play makes that reach long; not part of its identity
+    reach: float = field(default=0.0, compare=False)
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
     @_cached
@@ -141,7 +144,7 @@ class Turn:
             delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
-            no_draw=self.no_draw or other.no_draw,
+            no_draw=self.no_draw or other.no_draw, reach=max(self.reach, other.reach),
             # (both counts add up over the concatenated fields: set now, not counted again)
             plays=self.plays + other.plays, draws=self.draws + other.draws)
         if not (self.piles and other.piles):
@@ -275,6 +278,7 @@ class _Interval:
 
     hands: dict[str, int] = field(default_factory=dict)
     hand_frames: int = 0
+    unnamed: int = 0        # hand frames that named no seat (anyone's hand)
     covered: int = 0
     #: seconds the table lay still before this reach (None: unknown): players go on with their own
     #: turn quickly and take over from another after a moment
@@ -306,6 +310,7 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self._period = 1.0                     # seconds between two frames fed (1 when not timed)
         self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
@@ -320,6 +325,8 @@ class TurnDecoder:
     def feed(self, obs: Observation, frame_index: int | None = None, t: float | None = None) -> None:
         """One frame (t: its time in seconds): a hand frame adds evidence, a usable frame advances the beam."""
         self.frame = frame_index if frame_index is not None else self.frame + 1
+        if t is not None and self._last_t is not None and t > self._last_t:
+            self._period = t - self._last_t
         if not obs.usable:
             self.interval.covered += 1
             if t is not None and self._last_t is not None and t > self._last_t:
@@ -335,6 +342,8 @@ class TurnDecoder:
                 if t is not None:
                     self._hand_left = t
                 self.interval.hand_frames += 1
+                if not any(isinstance(h, dict) and h.get("seat") in self.seats for h in hands):
+                    self.interval.unnamed += 1
                 for h in hands:
                     seat = h.get("seat") if isinstance(h, dict) else None
                     if seat in self.seats:
@@ -668,7 +677,10 @@ class TurnDecoder:
         base = sum(self._hand_unused(n, period) for n in hands.values())
         out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
-        if last is not None and hands.get(last.seat) and last.draws == 0:
+        if last is not None and hands.get(last.seat) and (last.draws == 0 or (
+                last.draws <= max(1, last.plays) and self._owed_draw(hyp.turns))):
+            # (a player whose turn before ended without its draw draws the card owed too: RULES §1 Turn,
+            # the hand of 8; §3: drawn back to 8)
             drew = last.replaced(unseen_draws=last.unseen_draws + 1)
             out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
@@ -679,7 +691,7 @@ class TurnDecoder:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
                             + self.config.decoder_turn + self.config.decoder_traceless
-                            + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last),
+                            + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
 
@@ -701,21 +713,52 @@ class TurnDecoder:
         between the frames. A reach covers the table for decoder_reach_seconds_min..max (spread
         evenly); one shorter than the time between the frames is missed with probability
         (span − reach) / span: the chance is (span − min)² / (2·span·(max − min)). At most decoder_no_hand."""
+        return self._missed_reach_cost(interval.span)
+
+    def _missed_reach_cost(self, span: float | None) -> float:
+        """−log of the chance a reach falls between two usable frames `span` seconds apart (_unseen_reach_cost)."""
         cfg = self.config
-        span, lo, hi = interval.span, cfg.decoder_reach_seconds_min, cfg.decoder_reach_seconds_max
+        lo, hi = cfg.decoder_reach_seconds_min, cfg.decoder_reach_seconds_max
         if span is None or span <= lo or hi <= lo:
             return cfg.decoder_no_hand
         # E[max(0, span − d)] / span for d uniform on [lo, hi]
         p = ((span - lo) ** 2 - max(0.0, span - hi) ** 2) / (2.0 * span * (hi - lo))
         return min(cfg.decoder_no_hand, -math.log(max(p, 1e-9)))
 
-    def _undrawn_cost(self, turn: Turn) -> float:
+    def _undrawn_cost(self, turn: Turn, interval: "_Interval") -> float:
         """A turn over that played and was seen drawing nothing: its draw from the draw pile hidden
-        in the reach of its play (decoder_draw_unseen) — unless it is read as never drawing (no_draw:
-        a rule break paid with the next turn's cut)."""
+        from the camera (_draw_hidden_cost) — unless it is read as never drawing (no_draw: a rule
+        break paid with the next turn's cut)."""
         if turn.no_draw or turn.draws or not turn.plays:
             return 0.0
-        return self.config.decoder_draw_unseen
+        return self._draw_hidden_cost(turn.seat, turn.reach, interval)
+
+    def _draw_hidden_cost(self, seat: str, reach: float, interval: "_Interval") -> float:
+        """The draw from the draw pile of a turn over that played and was seen drawing nothing, with no
+        reach of its own between (RULES §1 Turn: play, then draw): made in the reach of its play — two
+        moves in one reach, likely only when that reach was long (`reach` seconds, the turn's longest:
+        a logistic around decoder_draw_reach_seconds) —, or its own reach fell between two frames
+        (_missed_reach_cost at the frame period), or in the reach now seen (`interval`) with the seat's
+        hand in it, or a hand whose seat was not read (decoder_draw_unseen, the least it costs)."""
+        cfg = self.config
+        if interval.hands.get(seat) or interval.unnamed:
+            return cfg.decoder_draw_unseen
+        z = (cfg.decoder_draw_reach_seconds - reach) / max(cfg.decoder_draw_reach_spread, 1e-6)
+        p = (1.0 / (1.0 + math.exp(z)) if z < 50 else 0.0) + math.exp(-self._missed_reach_cost(self._period))
+        return max(cfg.decoder_draw_unseen, -math.log(min(1.0, max(p, 1e-9))))
+
+    def _reach_seconds(self, interval: "_Interval") -> float:
+        """How long a reach covered the table: its frames covered (and half a frame more: it began and
+        ended between frames) times the time between frames; 0 when no frame was covered."""
+        return (interval.covered + 0.5) * interval.period if interval.covered else 0.0
+
+    def _owed_draw(self, turns: Sequence[Turn]) -> bool:
+        """Did the open turn's player's turn before end without its draw (no_draw: a card owed)?"""
+        seat = turns[-1].seat
+        for turn in reversed(turns[:-1]):
+            if turn.seat == seat:
+                return turn.no_draw
+        return False
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key(len(self.order) + 1)
@@ -742,6 +785,7 @@ class TurnDecoder:
                     after.pop(k, None)
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
+        seconds = self._reach_seconds(interval)
         for cost, parts, slots, new_piles, undrawn in cuts:
             turns = list(hyp.turns)
             frames = list(hyp.turn_frames)
@@ -752,10 +796,12 @@ class TurnDecoder:
                 if pos == 0 and last is not None:
                     if part is not None:
                         turns[-1] = turns[-1].merged(part)
+                        if seconds > turns[-1].reach:
+                            turns[-1] = turns[-1].replaced(reach=seconds)
                         frames[-1] = self.frame
                     continue
-                turns.append(part.begun(self.frame) if part is not None
-                             else _new_turn(seat=slots[pos], start=self.frame))
+                turns.append(part.begun(self.frame).replaced(reach=seconds) if part is not None
+                             else _new_turn(seat=slots[pos], start=self.frame, reach=seconds))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -815,7 +861,8 @@ class TurnDecoder:
                 nxt = self.order.index(last.skipped[0])
                 variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], (), False))
             variants.append((slots, (), False))
-            if last is not None and last.plays and not last.draws and not last.no_draw and n > 1:
+            undrawn_ok = last is not None and last.plays and not last.draws and not last.no_draw and n > 1
+            if undrawn_ok:
                 # the open turn played and was not seen drawing: the next player playing now may
                 # have played before it was over (it never drew: the board game's "out of turn",
                 # the card game's hand not drawn back up)
@@ -826,6 +873,9 @@ class TurnDecoder:
                 for seat in list(owned) + [s for s in self._cur.hands if s not in owned]:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
                         variants.append(([slots[0], seat] + slots[1:], (slots[1],), False))
+                        if undrawn_ok and seat != slots[0]:
+                            # ... while the open turn was not over (it never drew: one rule break, out of turn)
+                            variants.append(([slots[0], seat] + slots[1:], (slots[1],), True))
         # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
         # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
         # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
@@ -854,7 +904,7 @@ class TurnDecoder:
         # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
         # the open turn's steps — then what its part is made of)
         slot_costs = self._slot_memo
-        context = (last, last.quiet if last is not None else None, id(self._cur),
+        context = (last, last.quiet if last is not None else None, last.reach if last is not None else None, id(self._cur),
                    tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
         # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
         slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
@@ -887,7 +937,10 @@ class TurnDecoder:
             return parts
 
         for slots, skipped, undrawn, owned_parts in self._owned_placements(variants, owned, owned_turns, last, reach):
-            fixed = (cfg.decoder_out_of_turn if skipped or undrawn else 0.0) + tiles_cost
+            # (out of turn: a seat played before another whose turn it was; the next player before the open
+            # turn drew: decoder_no_draw)
+            fixed = (cfg.decoder_out_of_turn if skipped and skipped[0] != slots[0] else cfg.decoder_no_draw if undrawn
+                     else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
@@ -1059,6 +1112,12 @@ class TurnDecoder:
             terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
         if complete:
             terms.append(done)
+            if plays and not draws and not no_draw:
+                # (its draw hidden: decoder_draw_unseen in `done`, the rest by how long its reaches were)
+                reach = self._reach_seconds(self._cur)
+                if opened:
+                    reach = max(last.reach, reach) if part else last.reach
+                terms.append(self._draw_hidden_cost(turn_seat, reach, self._cur) - cfg.decoder_draw_unseen)
             if (plays == 0 and draws == 0 and not steps and not row_discards and hands
                     and not hands.get(turn_seat) and not opened):
                 terms.append(hand_missing)
@@ -1262,6 +1321,12 @@ class TurnDecoder:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
                 cost += done
+                if plays and not draws and not turn.no_draw:
+                    # (its draw hidden, as in _slot_terms)
+                    reach = self._reach_seconds(self._cur)
+                    if opened:
+                        reach = max(last.reach, reach) if part is not None else last.reach
+                    cost += self._draw_hidden_cost(turn.seat, reach, self._cur) - cfg.decoder_draw_unseen
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not opened):
