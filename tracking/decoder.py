@@ -743,9 +743,20 @@ class TurnDecoder:
         cfg = self.config
         if interval.hands.get(seat) or interval.unnamed:
             return cfg.decoder_draw_unseen
-        z = (cfg.decoder_draw_reach_seconds - reach) / max(cfg.decoder_draw_reach_spread, 1e-6)
-        p = (1.0 / (1.0 + math.exp(z)) if z < 50 else 0.0) + math.exp(-self._missed_reach_cost(self._period))
+        p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period))
         return max(cfg.decoder_draw_unseen, -math.log(min(1.0, max(p, 1e-9))))
+
+    def _two_moves(self, reach: float) -> float:
+        """The chance a reach that covered the table `reach` seconds held two moves, not one (a logistic
+        around decoder_draw_reach_seconds, decoder_draw_reach_spread)."""
+        cfg = self.config
+        z = (cfg.decoder_draw_reach_seconds - reach) / max(cfg.decoder_draw_reach_spread, 1e-6)
+        return 1.0 / (1.0 + math.exp(z)) if z < 50 else 0.0
+
+    def _no_draw_cost(self, last: Turn) -> float:
+        """The open turn read as over without its draw: each of its reaches held one move, so its longest
+        reach is evidence against it the longer it was (the other side of _draw_hidden_cost)."""
+        return -math.log(max(1e-9, 1.0 - self._two_moves(last.reach)))
 
     def _reach_seconds(self, interval: "_Interval") -> float:
         """How long a reach covered the table: its frames covered (and half a frame more: it began and
@@ -940,7 +951,7 @@ class TurnDecoder:
             # (out of turn: a seat played before another whose turn it was; the next player before the open
             # turn drew: decoder_no_draw)
             fixed = (cfg.decoder_out_of_turn if skipped and skipped[0] != slots[0] else cfg.decoder_no_draw if undrawn
-                     else 0.0) + tiles_cost
+                     else 0.0) + (self._no_draw_cost(last) if undrawn else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
