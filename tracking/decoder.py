@@ -311,6 +311,9 @@ class TurnDecoder:
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
         self._period = 1.0                     # seconds between two frames fed (1 when not timed)
+        #: the draw pile is empty (the engine's count of the best reading, tracking/decoded.py): no turn
+        #: owes a draw (RULES §3 End: the last plays draw nothing)
+        self.draws_over = False
         self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
@@ -741,7 +744,7 @@ class TurnDecoder:
         (_missed_reach_cost at the frame period), or in the reach now seen (`interval`) with the seat's
         hand in it, or a hand whose seat was not read (decoder_draw_unseen, the least it costs)."""
         cfg = self.config
-        if interval.hands.get(seat) or interval.unnamed:
+        if interval.hands.get(seat) or interval.unnamed or self.draws_over:
             return cfg.decoder_draw_unseen
         p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period))
         return max(cfg.decoder_draw_unseen, -math.log(min(1.0, max(p, 1e-9))))
@@ -872,7 +875,8 @@ class TurnDecoder:
                 nxt = self.order.index(last.skipped[0])
                 variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], (), False))
             variants.append((slots, (), False))
-            undrawn_ok = last is not None and last.plays and not last.draws and not last.no_draw and n > 1
+            undrawn_ok = (last is not None and last.plays and not last.draws and not last.no_draw and n > 1
+                          and not self.draws_over)
             if undrawn_ok:
                 # the open turn played and was not seen drawing: the next player playing now may
                 # have played before it was over (it never drew: the board game's "out of turn",
