@@ -113,6 +113,9 @@ class Turn:
     #: seconds the longest reach in which the turn acted covered the table (TurnDecoder._reach_seconds):
     #: a draw from the draw pile hidden in a reach with its play makes that reach long; not part of its identity
     reach: float = field(default=0.0, compare=False)
+    #: played out of turn by the player of the turn before, right after it (owes no draw of its own: the
+    #: turn is still the skipped player's; they draw back up at their next turn); not part of its identity
+    again: bool = field(default=False, compare=False)
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
     @_cached
@@ -144,7 +147,7 @@ class Turn:
             delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
-            no_draw=self.no_draw or other.no_draw, reach=max(self.reach, other.reach),
+            no_draw=self.no_draw or other.no_draw, reach=max(self.reach, other.reach), again=self.again or other.again,
             # (both counts add up over the concatenated fields: set now, not counted again)
             plays=self.plays + other.plays, draws=self.draws + other.draws)
         if not (self.piles and other.piles):
@@ -734,6 +737,8 @@ class TurnDecoder:
         break paid with the next turn's cut)."""
         if turn.no_draw or turn.draws or not turn.plays:
             return 0.0
+        if turn.again:      # (no draw owed: Turn.again)
+            return self.config.decoder_draw_unseen
         return self._draw_hidden_cost(turn.seat, turn.reach, interval)
 
     def _draw_hidden_cost(self, seat: str, reach: float, interval: "_Interval") -> float:
@@ -814,8 +819,9 @@ class TurnDecoder:
                             turns[-1] = turns[-1].replaced(reach=seconds)
                         frames[-1] = self.frame
                     continue
-                turns.append(part.begun(self.frame).replaced(reach=seconds) if part is not None
-                             else _new_turn(seat=slots[pos], start=self.frame, reach=seconds))
+                again = pos == 1 and last is not None and slots[1] == last.seat
+                turns.append(part.begun(self.frame).replaced(reach=seconds, again=again) if part is not None
+                             else _new_turn(seat=slots[pos], start=self.frame, reach=seconds, again=again))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -919,7 +925,8 @@ class TurnDecoder:
         # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
         # the open turn's steps — then what its part is made of)
         slot_costs = self._slot_memo
-        context = (last, last.quiet if last is not None else None, last.reach if last is not None else None, id(self._cur),
+        context = (last, last.quiet if last is not None else None, last.reach if last is not None else None,
+                   last.again if last is not None else None, id(self._cur),
                    tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
         # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
         slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
@@ -1044,18 +1051,21 @@ class TurnDecoder:
         for pos in range(top + 1):
             mine = owned_parts.get(pos)
             evs = events.get(pos, ())
-            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key)
+            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key; the
+            # open turn's player again in slot 1, going on out of turn, does: no draw owed by that turn)
+            again = pos == 1 and last is not None and slots[1] == last.seat
             if mine is not None:
                 tiles = call_memo.get(id(mine))    # (the tiles under its steps on this table)
                 if tiles is None:
                     tiles = call_memo[id(mine)] = tuple(table.get(spot) for spot in mine.rule_facts.spots)
-                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn)
+                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn, again)
             else:
-                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn)
+                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn, again)
             hit = memo.get(key)
             if hit is None:
                 hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], mine, evs, pos == 0 and last is not None,
-                                                          pos < top, undrawn, hands, table, last_rules, hand_costs[0]))
+                                                          pos < top, undrawn, hands, table, last_rules, hand_costs[0],
+                                                          again))
             _mine, terms, turn_seat, part_seat = hit
             for term in terms:
                 cost += term
@@ -1068,7 +1078,7 @@ class TurnDecoder:
 
     def _slot_terms(self, last: Turn | None, seat: str, mine: Turn | None, evs: tuple, opened: bool,
                     complete: bool, undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
-                    hand_missing: float) -> tuple[tuple[float, ...], str | None, str | None]:
+                    hand_missing: float, again: bool = False) -> tuple[tuple[float, ...], str | None, str | None]:
         """What one slot of a cut adds to _cut_cost, term by term in its order, the seat that acted in it
         (None: no part) and its part's seat (_slot_cut_cost). The slot's part is the seat's own part
         `mine` (or a new turn of `seat`) with the pile changes `evs` merged in; it is judged from its
@@ -1127,7 +1137,7 @@ class TurnDecoder:
             terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
         if complete:
             terms.append(done)
-            if plays and not draws and not no_draw:
+            if plays and not draws and not no_draw and not (last.again if opened else again):
                 # (its draw hidden: decoder_draw_unseen in `done`, the rest by how long its reaches were)
                 reach = self._reach_seconds(self._cur)
                 if opened:
@@ -1336,8 +1346,10 @@ class TurnDecoder:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
                 cost += done
-                if plays and not draws and not turn.no_draw:
-                    # (its draw hidden, as in _slot_terms)
+                if plays and not draws and not turn.no_draw and not (
+                        last.again if opened else pos == 1 and last is not None and slots[1] == last.seat):
+                    # (its draw hidden, as in _slot_terms; none owed by a player going on out of turn after
+                    # their own turn: the turn is still the skipped player's, they draw back up at their next)
                     reach = self._reach_seconds(self._cur)
                     if opened:
                         reach = max(last.reach, reach) if part is not None else last.reach
