@@ -683,10 +683,10 @@ class TurnDecoder:
         base = sum(self._hand_unused(n, period) for n in hands.values())
         out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
-        if last is not None and hands.get(last.seat) and (last.draws == 0 or (
-                last.draws <= max(1, last.plays) and self._owed_draw(hyp.turns))):
-            # (a player whose turn before ended without its draw draws the card owed too: RULES §1 Turn,
-            # the hand of 8; §3: drawn back to 8)
+        if last is not None and hands.get(last.seat) and (
+                last.draws == 0 or last.draws < last.plays + (1 if self._owed_draw(hyp.turns) else 0)):
+            # (as many cards as it played — a pair, a discard-a-card tile: two —, and the card owed by its turn
+            # before if that ended without its draw: RULES §1 Turn, the hand of 8; §3: drawn back to 8)
             drew = last.replaced(unseen_draws=last.unseen_draws + 1)
             out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
