@@ -80,11 +80,16 @@ class TrackingConfig:
     decoder_reach_seconds_max: float = 6.0   # ... and at most (spread evenly; a reach shorter than the time
     #                                          between two usable frames may fall between them unseen)
     decoder_draw_unseen: float = 0.5     # a turn over that played and was seen drawing nothing: its draw from
-    #                                      the draw pile made within the reach of its play (against it: it never
-    #                                      drew and the next player played out of turn, decoder_out_of_turn)
+    #                                      the draw pile hidden from the camera, at least (more after short
+    #                                      reaches: decoder_draw_reach_seconds; against it: it never drew and
+    #                                      the next player played before it was over, decoder_no_draw)
     decoder_no_draw: float = 5.5         # a turn over without its draw: the next player played before it was over
-    #                                      (the board game's out-of-turn, the card game's draw-count; a rule break
-    #                                      against its draw hidden from the camera, decoder_draw_reach_seconds)
+    #                                      (the board game's out-of-turn, the card game's draw-count; a rule break;
+    #                                      plus its longest reach's evidence of holding a draw, -log(1 - P two
+    #                                      moves)): below decoder_traceless + decoder_turn it may stand in for a
+    #                                      traceless turn, so that evidence is needed (session-14 dev seeds, base
+    #                                      78104 at 1/2 s). A third seat out of turn while the turn never drew:
+    #                                      decoder_out_of_turn, with the same evidence
     decoder_draw_reach_seconds: float = 5.2  # a turn over that played and drew nothing the camera saw: its draw
     #                                      from the draw pile hidden in the reach of its play (two moves in one
     #                                      reach) is even odds when that reach covered the table this long
