@@ -97,8 +97,8 @@ class TrackingConfig:
     #                                      (a logistic of the seconds, decoder_draw_reach_spread); or the draw's
     #                                      own reach fell between two frames (decoder_reach_seconds_min..max);
     #                                      at least decoder_draw_unseen. On the session-14 dev sessions a play's
-    #                                      reach of 2 frames at 1 fps held its draw 0.2-0.5 % of the time, 3
-    #                                      frames 1 %, 4: 8-12 %, 5: 63-75 %, 6: 95 %; at 1/2 s 2 frames 70-100 %
+    #                                      reach of 2 frames at 1 fps held its draw 0.3 % of the time, 3 frames
+    #                                      1.2 %, 4: 15 %, 5: 81 %, 6+: 96 %; at 1/2 s 1 frame 1.9 %, 2: 77 %
     decoder_draw_reach_spread: float = 0.45  # ... its spread (seconds)
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
