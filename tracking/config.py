@@ -100,6 +100,10 @@ class TrackingConfig:
     #                                      reach of 2 frames at 1 fps held its draw 0.3 % of the time, 3 frames
     #                                      1.2 %, 4: 15 %, 5: 81 %, 6+: 96 %; at 1/2 s 1 frame 1.9 %, 2: 77 %
     decoder_draw_reach_spread: float = 0.45  # ... its spread (seconds)
+    decoder_draw_hidden_max: float = 5.0     # ... a draw hidden from the camera costs at most this however short the
+    #                                      reaches (players reach at their own pace: tracking.synth's streams at
+    #                                      5 fps hold a whole turn in one reach of 1-2 s). No effect at 1 fps and
+    #                                      1/2 s, where a reach between two frames keeps it below 4.3
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than

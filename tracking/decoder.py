@@ -681,8 +681,12 @@ class TurnDecoder:
         hands = self.interval.hands
         period = self.interval.period
         base = sum(self._hand_unused(n, period) for n in hands.values())
-        out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
+        # (a quiet reach of the open turn's player after it played and before it drew is its draw: not a reach
+        # that did nothing, so the turn is not read later as never drawing for the price of an unused hand)
+        drawing = (last is not None and hands.get(last.seat) and last.plays and not last.draws and not last.no_draw
+                   and not self.draws_over)
+        out = [] if drawing else [(hyp.turns, base, hyp.turn_frames)]
         if last is not None and hands.get(last.seat) and (
                 last.draws == 0 or last.draws < last.plays + (1 if self._owed_draw(hyp.turns) else 0)):
             # (as many cards as it played — a pair, a discard-a-card tile: two —, and the card owed by its turn
@@ -747,12 +751,13 @@ class TurnDecoder:
         moves in one reach, likely only when that reach was long (`reach` seconds, the turn's longest:
         a logistic around decoder_draw_reach_seconds) —, or its own reach fell between two frames
         (_missed_reach_cost at the frame period), or in the reach now seen (`interval`) with the seat's
-        hand in it, or a hand whose seat was not read (decoder_draw_unseen, the least it costs)."""
+        hand in it, or a hand whose seat was not read (decoder_draw_unseen, the least it costs); at most
+        decoder_draw_hidden_max (players' pace differs)."""
         cfg = self.config
         if interval.hands.get(seat) or interval.unnamed or self.draws_over:
             return cfg.decoder_draw_unseen
         p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period))
-        return max(cfg.decoder_draw_unseen, -math.log(min(1.0, max(p, 1e-9))))
+        return max(cfg.decoder_draw_unseen, min(cfg.decoder_draw_hidden_max, -math.log(min(1.0, max(p, 1e-9)))))
 
     def _two_moves(self, reach: float) -> float:
         """The chance a reach that covered the table `reach` seconds held two moves, not one (a logistic
