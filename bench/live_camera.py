@@ -60,6 +60,23 @@ def render_session(out: Path, seed: int, players: int, board: str, moves: int, s
     return out
 
 
+def kept_stills_folder(session_folder: Path) -> Path:
+    """Where a simulated session's rendered stills are kept for the next run: in keltis-cam's cache folder
+    (vision.numerals.cache_dir), never in the session (it may be a bundled fixture), under a digest of
+    its simulator.json (the seed and every option the stills are rendered from)."""
+    import hashlib
+
+    from simulator.stills import SIMULATOR_FILE
+    from vision.numerals import cache_dir
+
+    digest = hashlib.sha1((Path(session_folder) / SIMULATOR_FILE).read_bytes()).hexdigest()[:16]
+    return cache_dir() / "bench-stills" / digest
+
+
+#: stills rendered once per process: (session folder, recorded position) -> JPEG bytes
+_RENDERED_STILLS: dict[tuple[str, int], bytes] = {}
+
+
 class Recording:
     """The session's frames as a camera at `fps` shows them: the recorded picture of each instant."""
 
@@ -79,14 +96,18 @@ class Recording:
         truth = make_observer("truth", session)   # which recorded frames show an arm
         self.usable = [truth.observe(type("Ref", (), {"index": r.index, "timestamp": r.t})()).usable
                        for r in self.refs]
+        self.state_ids = [(session.truth(r) or {}).get("state_id") for r in self.refs]
         self._stills: dict[int, bytes] = {}   # still run's first recorded position -> its still (JPEG)
         self.stills = None
         self.camera_cpu = 0.0                  # CPU the camera's part of a still took here (not the reader's)
 
-    def prepare_stills(self) -> None:
+    def prepare_stills(self, arms: bool = False) -> None:
         """Render, before the camera runs, the still of every still table of a session filmed with
         stills (one per run of still frames: the table does not change within it). A Pi camera takes
-        one in ~0.5 s; the simulator needs seconds, which must not count as the camera path's time."""
+        one in ~0.5 s; the simulator needs seconds, which must not count as the camera path's time.
+        `arms` (the real-time latency part): the stills of the frames that show an arm too — the gate
+        watches only the play area, so an arm withdrawing beyond it is no motion and may be in a still;
+        rendered then, it would cost the camera seconds no Pi camera spends."""
         import cv2
 
         from simulator.stills import SessionStills, stills_size
@@ -94,11 +115,23 @@ class Recording:
         if stills_size(self.session.folder) is None:
             return
         self.stills = SessionStills(self.session.folder)
-        onsets = sorted({self.still_onset(p) for p in range(len(self.refs)) if self.usable[p]})
-        for n, onset in enumerate(onsets):
-            print(f"\r  rendering the stills: {n + 1}/{len(onsets)}", end="", flush=True)
-            picture = self.stills.still(self.refs[onset].index)
-            self._stills[onset] = cv2.imencode(".jpg", picture, [int(cv2.IMWRITE_JPEG_QUALITY), 95])[1].tobytes()
+        wanted = sorted({self.still_onset(p) for p in range(len(self.refs)) if self.usable[p] or arms})
+        kept = kept_stills_folder(self.session.folder)   # a kept session's stills, rendered by an earlier run
+        for n, pos in enumerate(wanted):
+            key = (str(self.session.folder), pos)
+            path = kept / f"{self.refs[pos].index:06d}.jpg"
+            if key not in _RENDERED_STILLS and path.is_file():
+                _RENDERED_STILLS[key] = path.read_bytes()
+            if key not in _RENDERED_STILLS:
+                print(f"\r  rendering the stills: {n + 1}/{len(wanted)}", end="", flush=True)
+                picture = self.stills.still(self.refs[pos].index)
+                _RENDERED_STILLS[key] = cv2.imencode(".jpg", picture, [int(cv2.IMWRITE_JPEG_QUALITY), 95])[1].tobytes()
+                try:
+                    kept.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(_RENDERED_STILLS[key])
+                except OSError:
+                    pass   # no cache folder: rendered again next time
+            self._stills[pos] = _RENDERED_STILLS[key]
         print("\r" + " " * 60 + "\r", end="")
 
     def still_of(self, k: int) -> Any:
@@ -109,7 +142,7 @@ class Recording:
         t0 = time.process_time()
         pos = self.shown(k)
         data = self._stills.get(self.still_onset(pos))
-        if data is None:   # an arm in the picture: the still shows it (rendered now, rarely asked)
+        if data is None:   # an arm in the picture: the still shows it (rendered now; prepared for the latency part)
             picture = self.stills.still(self.refs[pos].index)
         else:
             picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
@@ -157,6 +190,22 @@ class Recording:
         noisy = small.astype(np.float32) + self.rng.normal(0.0, self.noise, small.shape).astype(np.float32)
         return image, np.clip(noisy, 0, 255).astype(np.uint8), pos
 
+    def table_shown(self, pos: int) -> int:
+        """The recorded frame whose truth is the table recorded frame `pos` shows: itself, or for a frame
+        with an arm (no state in its truth) the nearest frame without one in the same game state (the
+        gate watches only the play area: an arm beyond it leaves a still table that the reader reads as
+        usable, and its table is that state's)."""
+        if self.usable[pos]:
+            return pos
+        sid = self.state_ids[pos]
+        for way in (range(pos + 1, len(self.refs)), range(pos - 1, -1, -1)):
+            for q in way:
+                if self.state_ids[q] != sid:
+                    break
+                if self.usable[q]:
+                    return q
+        return pos
+
     def still_onset(self, pos: int) -> int:
         """The first recorded frame of the still run `pos` belongs to (after the last arm)."""
         while pos > 0 and self.usable[pos - 1] and self.usable[pos]:
@@ -193,7 +242,7 @@ class TruthContent:
             # the gate repeats its last reading: the truth of the picture it read then, not of
             # the picture now (a change the gate has not seen must not reach the tracker early)
             pos = getattr(self, "read_pos", pos)
-        ref = self.recording.refs[pos]
+        ref = self.recording.refs[self.recording.table_shown(pos)]
         obs = self.truth.observe(type("Ref", (), {"index": ref.index, "timestamp": ref.t})())
         if self.vision.last_decision == READ and not obs.usable:
             # what a full reading says is the truth: its gate must know the reading was unusable (an arm
@@ -300,7 +349,7 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
     from webui.server import make_server, shutdown
 
     recording = Recording(session, fps, seed=1)
-    recording.prepare_stills()
+    recording.prepare_stills(arms=True)
     positions: dict[int, int] = {}
     first_shown: dict[int, float] = {}     # recorded position -> perf_counter when the camera first gave it
 

@@ -15,6 +15,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+#: the longest smear drawn at full size (px); a longer one is drawn on the hand's layer scaled down
+MAX_BLUR_PX = 256
+#: the widest softening of a hand's shading bands (Gaussian sigma, px)
+MAX_BAND_SOFTEN_PX = 12.0
+
 SKIN_RGB = ((234, 192, 160), (222, 170, 134), (198, 142, 104), (160, 110, 76), (118, 78, 52), (88, 58, 40))
 SLEEVE_RGB = ((40, 52, 90), (150, 30, 40), (60, 60, 64), (220, 220, 214), (70, 100, 60), (190, 150, 60),
               (30, 30, 30), (110, 130, 170))
@@ -157,7 +162,9 @@ def draw_hand(canvas: np.ndarray, camera, pose: HandPose, light_dir: np.ndarray,
         layer = np.clip(layer.astype(np.float32) + n[..., None], 0, 255).astype(np.uint8)
     # Soften the shading bands in proportion to the hand's size on the picture.
     finger_px = camera.K[0, 0] * 9.0 / max(1.0, float(camera.depth(np.asarray(pose.tip)[None])[0]))
-    layer = cv2.GaussianBlur(layer, (0, 0), max(0.8, 0.25 * finger_px))
+    # (capped: a hand a hand's length from a low camera's lens has fingers ~150 px wide on a still, and a
+    # blur of that size over the whole picture takes the simulator ~10 s for bands no one can see)
+    layer = cv2.GaussianBlur(layer, (0, 0), min(MAX_BAND_SOFTEN_PX, max(0.8, 0.25 * finger_px)))
     alpha = cv2.GaussianBlur(alpha, (0, 0), 0.8)
     if pose.moving:
         layer, alpha = _motion_blur(layer, alpha, pose.motion)
@@ -171,7 +178,19 @@ def draw_hand(canvas: np.ndarray, camera, pose: HandPose, light_dir: np.ndarray,
 def _motion_blur(layer, alpha, motion):
     """Smear the hand along its motion during the exposure (a line kernel)."""
     dx, dy = motion
-    n = int(max(3, math.ceil(math.hypot(dx, dy))))
+    length = math.hypot(dx, dy)
+    if length > MAX_BLUR_PX:
+        # a hand passing close under a low camera moves thousands of pixels in one exposure (a 4608-wide
+        # still: ~9000): a kernel that long is gigabytes and a filter that never ends. Its smear is a ghost
+        # without detail, so it is drawn on the layer scaled down until the kernel is short, then scaled up.
+        f = math.ceil(length / MAX_BLUR_PX)
+        h, w = alpha.shape
+        small = (max(1, w // f), max(1, h // f))
+        col, a = _motion_blur(cv2.resize(layer, small, interpolation=cv2.INTER_AREA),
+                              cv2.resize(alpha, small, interpolation=cv2.INTER_AREA), (dx / f, dy / f))
+        return (cv2.resize(col, (w, h), interpolation=cv2.INTER_LINEAR),
+                cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR))
+    n = int(max(3, math.ceil(length)))
     k = np.zeros((2 * n + 1, 2 * n + 1), np.float32)
     for t in np.linspace(-0.5, 0.5, 2 * n + 1):
         k[int(round(n + t * dy)), int(round(n + t * dx))] += 1

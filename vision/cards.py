@@ -93,6 +93,10 @@ class CardConfig:
     max_slope: float = 0.15             # a row crooked by at most ~8 degrees
     piece_veils: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0)
     piece_max_chroma_dist: float = 0.35  # a piece's log-chroma at most this far from its kind's washed out
+    veil_shade: float = 0.25            # a veil lightens: a piece more than this (log) darker than its kind
+    veil_dark_weight: float = 1.0       # under a veil would be, less shading, costs this per log unit of it
+                                        # (a grey points card is no veiled pink: a veil that greys a
+                                        # colour also brings it near the stock's brightness)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
@@ -208,19 +212,35 @@ def paper_points(calibration: Any, registration: Any, quiet: float = 0.25) -> An
     return np.round(registration.board_to_image(np.array(pts))).astype(np.int32)
 
 
-def paper_white(image: Any, points: Any) -> Any | None:
+#: a channel this bright is taken as clipped (the camera's 255 less JPEG's ringing)
+PAPER_CLIPPED = 250.0
+
+
+def paper_white(image: Any, points: Any, clipped: float = PAPER_CLIPPED) -> Any | None:
     """The light's colour: the median BGR of the markers' paper (its brighter half: a shadow or a
-    hand on one marker does not count), or None when no marker paper is in the frame."""
+    hand on one marker does not count), or None when no marker paper is in the frame.
+
+    Where that median has a channel at `clipped` or more (an exposure bright enough to clip the paper
+    in the light's strongest channel), 255 says nothing of the light's colour there: the colour is then
+    that of the paper's pixels with no channel clipped (if at least 8: its dimmer parts, the same light),
+    brought up to the median's brightness in the channels not clipped; the clipped ones come out above
+    255, as the light has them."""
     import numpy as np
 
     h, w = image.shape[:2]
     ok = (points[:, 0] >= 0) & (points[:, 0] < w) & (points[:, 1] >= 0) & (points[:, 1] < h)
     if ok.sum() < 8:
         return None
-    px = image[points[ok, 1], points[ok, 0]].astype(np.float32)
-    lum = px.sum(axis=1)
-    px = px[lum >= np.median(lum)]
-    return np.median(px, 0)
+    every = image[points[ok, 1], points[ok, 0]].astype(np.float32)
+    lum = every.sum(axis=1)
+    white = np.median(every[lum >= np.median(lum)], 0)
+    high = white >= clipped
+    if high.any() and not high.all():
+        fine = every[every.max(axis=1) < clipped]
+        if len(fine) >= 8:
+            hue = np.maximum(np.median(fine, 0), 1.0)
+            white = hue * float(np.max(white[~high] / hue[~high]))
+    return white
 
 
 def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) -> list[Any]:
@@ -526,22 +546,54 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     colour f (over the stock) then shows (f + t) / (1 + t) for some veil t >= 0, its colour washed
     out but not turned. Each kind's best veil is searched; the kind whose washed-out colour matches
     the piece's hue (log-chroma) best names it; None when no kind comes near (no card field).
+    A veil also lightens: the field then shows at least (f + t) / (1 + t) of the stock's brightness (more
+    when the veil lies on the piece only, less by the light's shading). A veil that would make the piece
+    brighter than it is by more than `veil_shade` (log) costs `veil_dark_weight` per log unit over that
+    (never below the kind's unveiled brightness: a stock guess too bright darkens every piece alike): a
+    grey points card, ~0.7 of the stock, is not a pink washed grey, which would be nearly as bright as
+    the stock.
     Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs)."""
     import numpy as np
 
     h, w = sub.shape
     field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
-    c = lg - lg.mean()
-    veils = np.asarray(config.piece_veils, np.float32)[:, None]
-    out: dict[str, float] = {}
-    for kind in kinds if kinds is not None else (*COLOURS, *(("points", "wish") if card_game else ())):
-        ref = art.fields.get(kind)
-        if ref is None:
-            continue
-        washed = np.log(np.maximum(np.asarray(ref, np.float32)[None, :], 0.02) + veils)
-        cw = washed - washed.mean(axis=1, keepdims=True)
-        out[kind] = float(np.min(np.linalg.norm(cw - c[None, :], axis=1)))
+    m = float(lg.mean())
+    c = lg - m
+    names, cw, bright, bare = _washed_fields(config.piece_veils, art,
+                                             kinds if kinds is not None else
+                                             (*COLOURS, *(("points", "wish") if card_game else ())))
+    if not names:
+        return {}
+    # (kinds × veils) at once: the hue distance, plus what the veil's lightening costs
+    floor = np.maximum(m + config.veil_shade, bare)[:, None]
+    d = np.linalg.norm(cw - c, axis=2) + config.veil_dark_weight * np.maximum(0.0, bright - floor)
+    return dict(zip(names, (float(v) for v in d.min(axis=1))))
+
+
+_WASHED: dict[Any, Any] = {}
+
+
+def _washed_fields(veils: tuple[float, ...], art: CardArt, kinds: tuple[str, ...]) -> tuple[Any, Any, Any, Any]:
+    """For each of `kinds` the art has, its field over the stock under each veil t, (f + t) / (1 + t) in
+    log: (names, log-chroma K×V×3, brightness K×V, brightness under no veil K); kept per art."""
+    import numpy as np
+
+    key = (id(art), veils, kinds)
+    got = _WASHED.get(key)
+    if got is not None and got[0] is art:
+        return got[1]
+    names = tuple(k for k in kinds if art.fields.get(k) is not None)
+    t = np.asarray(veils, np.float32)[None, :, None]
+    refs = np.asarray([np.maximum(np.asarray(art.fields[k], np.float32), 0.02) for k in names],
+                      np.float32).reshape(len(names), 1, 3)
+    washed = np.log(refs + t) - np.log1p(t)
+    bright = washed.mean(axis=2)
+    bare = bright[:, int(np.argmin(veils))] if len(veils) else np.zeros(len(names), np.float32)
+    out = (names, washed - bright[:, :, None], bright, bare)
+    if len(_WASHED) >= 64:
+        _WASHED.pop(next(iter(_WASHED)))
+    _WASHED[key] = (art, out)
     return out
 
 
@@ -630,7 +682,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     def add_piece(x: int, y: int, mask: Any, area: int, was_leaked: bool) -> None:
         """A field piece of a card kind (its colour nearest one; memoised by box and area) joins."""
         h, w = mask.shape
-        key = ("kind", x, y, w, h, area)
+        key = ("kind", x, y, w, h, area, round(float(np.sum(cream)), 1))
         if key not in memo:
             memo[key] = piece_kind_distances(config, view, cream, mask, x, y, art, card_game)
         kind, dists = _nearest_kind(config, memo[key])
@@ -757,7 +809,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         coloured = [q for q in ch if q["kind"] in NUMBER_KINDS]
         weight = sum(q["area"] for q in coloured)
         colour_dist = {c: sum(q["area"] * q["dists"].get(c, 9.0) for q in coloured) / weight
-                       for c in COLOURS} if weight else {}
+                       for c in (*COLOURS, *(("wish",) if card_game else ()))} if weight else {}
         # view px → seat mm: u = (a + b·row)/p - m with row = (v + m)·p
         # (a + b·row) is in pixel edges, row r spans v = r/p - m ... so u = (a + b·((v + m)·p - ½))/p - m
         bands.append(Band(kind, float((a - 0.5 * b) / p + b * m - m), float(b), float(y0 / p - m),
@@ -833,12 +885,18 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
 
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
-              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = ()) -> list[float]:
+              kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
+              field_end: float | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
     own picture may make ridges too, but only well below its top, and the row ends a card's height
-    below the last top: the last top is the latest ridge a whole card still fits under."""
+    below the last top: the last top is the latest ridge a whole card still fits under. Where the
+    field begins and ends comes from the colour labels of the middle columns; where they show none of
+    the band's kinds and `field_end` is given, from its outlined pieces: the first one's top
+    (`field_tops`) and the last one's end (`field_end`). (read_band gives it for a points row: the
+    colour table names a grey field by its being darker than the stock guess, which a guess too dim
+    for the seat denies; a coloured field's label does not hang on the guess's brightness.)"""
     import numpy as np
 
     h = white.shape[0]
@@ -851,10 +909,13 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     field_rows = np.nonzero(inside > 0.5)[0]
     # the row begins `pad_mm` down (above: room for a lost strip, _strip_above, not a field start)
     field_rows = field_rows[field_rows >= int((pad_mm - 6.0) * ppm)]
-    if len(field_rows) == 0:
+    if len(field_rows):
+        first = field_rows[0] / ppm          # the first card's field begins under its top border
+        last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
+    elif field_tops and field_end is not None and field_end > min(field_tops):
+        first, last = min(field_tops), field_end
+    else:
         return []
-    first = field_rows[0] / ppm          # the first card's field begins under its top border
-    last = (field_rows[-1] + 1) / ppm    # the last card's field ends above its bottom border (or a little before)
     border = config.border_mm
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
@@ -917,7 +978,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
-                     tuple(t - v_start for t in band.field_tops))
+                     tuple(t - v_start for t in band.field_tops),
+                     band.v1 - v_start if _colourless(config, art, band.kind) else None)
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
     spans = []
@@ -960,6 +1022,18 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         top, visible, code, conf, scores = got
         cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+
+
+def _colourless(config: CardConfig, art: CardArt, kind: str) -> bool:
+    """Whether the art's field of `kind` is grey (the points cards in the bundled art): field_labels
+    names such a field by its brightness under the stock, not by its hue."""
+    import numpy as np
+
+    ref = art.fields.get(kind)
+    if ref is None:
+        return False
+    lg = np.log(np.maximum(np.asarray(ref, np.float64), 0.02))
+    return float(np.linalg.norm(lg - lg.mean())) < config.grey_sat
 
 
 def symbol_rival(art: CardArt, kind: str) -> str | None:
@@ -1274,12 +1348,14 @@ def settle_colours(config: CardConfig, bands: list[Band]) -> None:
     each other takes the colour its fields lie nearest of those no row claims (a red washed out to
     pink by warm light next to the pink row), if near enough; which one keeps it is the choice with
     the least distance of all its rows' fields to their colours. A row with no colour near enough
-    keeps its claim (seat_reading then keeps the longer)."""
+    keeps its claim (seat_reading then keeps the longer). In the card game the wish row is one more
+    kind to take when no row is named it (wish cards washed toward yellow beside the yellow row)."""
     for colour in COLOURS:
         claims = [b for b in bands if b.kind == colour]
         if len(claims) < 2 or any(not b.colour_dist for b in claims):
             continue
-        free = [c for c in COLOURS if all(b.kind != c for b in bands)]
+        # (card game: a row washed toward the wish cards' hue may be the wish row, when none is found)
+        free = [c for c in (*COLOURS, "wish") if all(b.kind != c for b in bands)]
         best_total, best_plan = math.inf, None
         for keeper in claims:
             plan, taken, total = {}, set(), keeper.colour_dist.get(colour, math.inf)
@@ -1314,6 +1390,7 @@ class SeatReading:
     points_row: int
     wish_cards: tuple[int, ...]
     confidence: float
+    wish_reads: tuple[CardRead, ...] = ()    # the wish cards as read (their scores), for distinct_values
 
 
 def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
@@ -1342,9 +1419,40 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
         elif band.kind == "points" and card_game:
             points_row += len(band.cards)
         elif band.kind == "wish" and card_game:
-            wish += [int(card.code) for card in band.cards if card.code.isdigit()]
+            wish += [card for card in band.cards if card.code.isdigit()]
             conf = min(conf, c)
-    return SeatReading(rows, points_row, tuple(sorted(wish)), conf)
+    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf, tuple(wish))
+
+
+def distinct_values(cards: list[CardRead], held: tuple[int, ...] = ()) -> list[int]:
+    """The values of wish cards (a seat's, or every seat's of one frame), each at most once: the card
+    game has one wish card of each value (engine.cardgame.rules.WISH_VALUES). Where two cards read the
+    same value, the one that loses least by it (its score for the value less its score for its best
+    value no other card holds, nor `held`: values other seats are known to hold) takes that other value;
+    a card with no scores keeps its reading."""
+    codes = [card.code for card in cards]
+    others = {str(v) for v in held}
+    for _ in range(len(cards) * len(cards)):
+        seen: dict[str, list[int]] = {}
+        for i, code in enumerate(codes):
+            seen.setdefault(code, []).append(i)
+        best: tuple[float, int, str] | None = None
+        for code, idx in seen.items():
+            if len(idx) < 2:
+                continue
+            for i in idx:
+                alts = [(v, lb) for lb, v in cards[i].scores.items()
+                        if lb not in seen and lb not in others and lb.isdigit()]
+                if not alts or code not in cards[i].scores:
+                    continue
+                v, lb = max(alts)
+                loss = cards[i].scores[code] - v
+                if best is None or loss < best[0]:
+                    best = (loss, i, lb)
+        if best is None:
+            break
+        codes[best[1]] = best[2]
+    return [int(code) for code in codes]
 
 
 def draw_seat_cards(view: Any, seat_cards: SeatCards, sv: SeatView) -> Any:

@@ -7,8 +7,11 @@ registration from the seat views' and the table view's remaps, sampled from the 
 `average_px`, which averages sensor noise away). A region whose samples changed by more than
 `pixel_delta` levels (of 255, in any colour channel) in `min_changed` places, after taking out the
 region's overall gain so that a lamp dimming is no change, is read again; the others keep their last
-reading. Every region is read again at least every `reread_every` readings, so a change missed once
-does not stand for long.
+reading. In the table around (the discard piles' region) changed places joined to its outside edge are
+left out (`edge_joined_ignored`): an arm resting at the table's edge or reaching in from beyond the
+picture is no pile, and a hand over the play area makes the frame unusable before this test runs;
+a discard lies apart from the edge once the arm is gone. Every region is read again at least every
+`reread_every` readings, so a change missed once does not stand for long.
 
     python -m vision.changes BEFORE.jpg AFTER.jpg [--game keltis-card] [--calibration FILE] [--seats ...]
         [--overlay OUT.png]
@@ -30,15 +33,18 @@ class ChangeConfig:
     pixel_delta: float = 22.0   # a sample changed by more than this (after the region's median shift) ...
     min_changed: int = 5        # ... in at least this many places: the region changed
     reread_every: int = 6       # read every region again at least every n readings
+    edge_joined_ignored: bool = True   # the table around: changes joined to its outside edge (arms) do not count
 
 
 @dataclass(eq=False)
 class _Region:
     name: str
-    map_x: Any = field(repr=False)      # sample points in the scaled-down frame
-    map_y: Any = field(repr=False)
-    valid: Any = field(repr=False)      # samples inside the frame (and, for the table, where piles may lie)
-    spread: Any = field(repr=False)     # flat indices of every 7th valid sample (the light's shift)
+    map_x: Any = field(repr=False)      # the sample points in the scaled-down frame, only those inside the frame
+    map_y: Any = field(repr=False)      # (and, for the table, where piles may lie), in rows of _BLOCK (_block)
+    where: Any = field(repr=False)      # their flat indices in the region's sample grid
+    grid: tuple[int, int]               # that grid's shape (rows, columns)
+    spread: Any = field(repr=False)     # every 7th sample (the light's shift)
+    outside: Any = field(default=None, repr=False)     # the grid's samples next to its outside edge (None: not used)
     reference: Any = field(default=None, repr=False)   # colour samples when last read
     age: int = 0                        # readings since the region was last read
 
@@ -54,8 +60,10 @@ class RegionWatch:
         f = float(config.average_px)
         self.size = (max(1, int(image_size[0] // config.average_px)), max(1, int(image_size[1] // config.average_px)))
         self.regions: dict[str, _Region] = {}
+        self.last_changed: dict[str, Any] = {}          # per region: its changed samples in the last test
 
-        def add(name: str, map_x: Any, map_y: Any, ppm: float, sample_mm: float, keep: Any = None) -> None:
+        def add(name: str, map_x: Any, map_y: Any, ppm: float, sample_mm: float, keep: Any = None,
+                edge: bool = False) -> None:
             import cv2
 
             if getattr(map_x, "ndim", 2) == 3:   # fixed-point maps (cv2.convertMaps): back to pixel positions
@@ -63,23 +71,37 @@ class RegionWatch:
             step = max(1, int(round(sample_mm * ppm)))
             mx = (map_x[::step, ::step] + 0.5) / f - 0.5
             my = (map_y[::step, ::step] + 0.5) / f - 0.5
-            valid = (mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1)
+            inside = (mx >= 0) & (my >= 0) & (mx <= self.size[0] - 1) & (my <= self.size[1] - 1)
+            valid = inside.copy()
+            outside = None
+            if edge:
+                # the outside edge: the view's own border and whatever lies beyond the picture (the seats'
+                # and the board's holes in the table are inside: an arm over them spoils the frame anyway)
+                beyond = ~inside
+                beyond[0, :] = beyond[-1, :] = True
+                beyond[:, 0] = beyond[:, -1] = True
+                outside = cv2.dilate(beyond.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
             if keep is not None:
                 valid &= keep[::step, ::step] > 0
             if valid.any():
-                spread = np.flatnonzero(valid)[::7]
-                self.regions[name] = _Region(name, mx.astype(np.float32), my.astype(np.float32), valid, spread)
+                # only the samples that count are sampled and compared (the table around is ~60 % of its grid)
+                where = np.flatnonzero(valid)
+                self.regions[name] = _Region(name, _block(mx.ravel()[where]), _block(my.ravel()[where]), where,
+                                             valid.shape, np.arange(0, where.size, 7), outside)
 
         for seat, sv in seat_views.items():
             add(seat, sv.map_x, sv.map_y, sv.ppm, config.sample_mm)
         if table_view is not None:
-            add("discards", table_view.map_x, table_view.map_y, table_view.ppm, config.pile_sample_mm, table_view.keep)
+            add("discards", table_view.map_x, table_view.map_y, table_view.ppm, config.pile_sample_mm, table_view.keep,
+                edge=config.edge_joined_ignored)
 
     def _samples(self, image: Any) -> dict[str, Any]:
         import cv2
 
-        small = cv2.resize(image, self.size, interpolation=cv2.INTER_AREA).astype("float32")
-        return {name: cv2.remap(small, r.map_x, r.map_y, cv2.INTER_LINEAR) for name, r in self.regions.items()}
+        small = box_shrink(image, self.size).astype("float32")
+        # each region's samples as one column of colours (n x 1 x 3), cut from the remap's block
+        return {name: cv2.remap(small, r.map_x, r.map_y, cv2.INTER_LINEAR).reshape(-1, 1, 3)[:r.where.size]
+                for name, r in self.regions.items()}
 
     def changed(self, image: Any) -> tuple[set[str], dict[str, int]]:
         """The regions to read again in `image` (changed, never read, or due), and how many samples
@@ -100,13 +122,16 @@ class RegionWatch:
             cur = samples[name]
             # the light changed over the whole region: no change (the median gain, per channel: a dimmer
             # lamp darkens a white card more than a black marker)
-            ref = r.reference.reshape(-1, 3)[r.spread]
-            gain = np.median(cur.reshape(-1, 3)[r.spread] / np.maximum(ref, 8.0), axis=0)
+            ref = r.reference[r.spread]
+            gain = np.median(cur[r.spread] / np.maximum(ref, 8.0), axis=0)
             diff = cv2.absdiff(cur, r.reference * gain.astype(np.float32))
             # per colour channel: a yellow card on a cream table differs in blue, hardly in grey
             b, g, red = cv2.split(diff)
-            most = cv2.max(cv2.max(b, g), red)
-            counts[name] = int(np.count_nonzero(most[r.valid] > cfg.pixel_delta))
+            hit = (cv2.max(cv2.max(b, g), red) > cfg.pixel_delta).ravel()
+            if r.outside is not None and hit.any():
+                hit = _apart_from(r, hit)
+            self.last_changed[name] = hit
+            counts[name] = int(np.count_nonzero(hit))
             if counts[name] >= cfg.min_changed:
                 out.add(name)
         self._last = samples
@@ -127,6 +152,50 @@ class RegionWatch:
                 r.reference, r.age = samples[name], 0
             else:
                 r.age += 1
+
+
+def box_shrink(image: Any, size: tuple[int, int]) -> Any:
+    """`image` scaled down to `size` by averaging: INTER_AREA, but a halving first wherever the size halves
+    exactly (INTER_LINEAR at exactly half the size is the mean of each 2x2 block, ~3x cheaper on a
+    full-resolution still than INTER_AREA over the whole factor)."""
+    import cv2
+
+    w, h = image.shape[1], image.shape[0]
+    while w % 2 == 0 and h % 2 == 0 and w // 2 >= size[0] and h // 2 >= size[1]:
+        w, h = w // 2, h // 2
+        image = cv2.resize(image, (w, h), interpolation=cv2.INTER_LINEAR)
+    if (w, h) == tuple(size):
+        return image
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+#: a region's samples are remapped in rows of this many (cv2.remap takes at most 32767 a row)
+_BLOCK = 1024
+
+
+def _block(values: Any) -> Any:
+    """n sample positions as rows of _BLOCK (float32), the last row filled with -1 (outside any picture)."""
+    import numpy as np
+
+    cols = min(_BLOCK, max(1, values.size))
+    out = np.full(-(-values.size // cols) * cols, -1.0, np.float32)
+    out[:values.size] = values
+    return out.reshape(-1, cols)
+
+
+def _apart_from(region: _Region, hit: Any) -> Any:
+    """The changed samples (`hit`, over the region's samples) not joined, 8-connected through changed
+    samples, to the region's outside edge."""
+    import cv2
+    import numpy as np
+
+    grid = np.zeros(region.grid, np.uint8)
+    grid.flat[region.where[hit]] = 1
+    n, labels = cv2.connectedComponents(grid, connectivity=8)
+    if n <= 1:
+        return hit
+    joined = np.unique(labels[region.outside & (grid > 0)])
+    return hit & ~np.isin(labels.ravel()[region.where], joined[joined > 0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,9 +237,16 @@ def main(argv: list[str] | None = None) -> int:
         out = after.copy()
         f = watch.config.average_px
         for name, r in watch.regions.items():
-            colour = (0, 0, 255) if name in changed else (0, 200, 0)
-            for x, y in zip(r.map_x[r.valid].ravel()[::3], r.map_y[r.valid].ravel()[::3]):
-                cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 2, colour, -1)
+            # every third sample of each region (green: the region kept its reading, orange: read again),
+            # and every changed sample that counted in red
+            colour = (0, 140, 255) if name in changed else (0, 200, 0)
+            xs, ys = r.map_x.ravel()[:r.where.size], r.map_y.ravel()[:r.where.size]
+            for x, y in zip(xs[::3], ys[::3]):
+                cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 1, colour, -1)
+            hit = watch.last_changed.get(name)
+            if hit is not None:
+                for x, y in zip(xs[hit], ys[hit]):
+                    cv2.circle(out, (int((x + 0.5) * f), int((y + 0.5) * f)), 3, (0, 0, 255), -1)
         cv2.imwrite(args.overlay, out)
     return 0
 

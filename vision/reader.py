@@ -33,7 +33,7 @@ from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_
                         measure_slide, shifted_registration, slid_calibration)
 from .appearance import AppearanceConfig, difference, normalise_buffers, normalised_log, prepare_view
 from .cardart import card_art
-from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
+from .cards import CardConfig, distinct_values, paper_points, paper_white, read_seat_cards, seat_reading
 from .numerals import numeral_model_for
 from .components import Components, load_components
 from .geometry import BoardView, GeometryConfig, Pose, board_view, estimate_pose
@@ -399,6 +399,7 @@ class Reader:
         conf = 1.0
         white = paper_white(image, self.paper) if self.paper is not None else None
         creams: list[Any] = []
+        wish_reads: dict[str, tuple] = {}
         parts: dict[str, float] = {}
         read: list[str] = []
         for seat, sv in self.seat_views.items():
@@ -425,11 +426,25 @@ class Reader:
                 wish = count_held(finds)
                 parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)
+            if got.wish_reads:
+                wish_reads[seat] = got.wish_reads
             if again is not None:
                 self._kept[seat] = (seats[seat], got.confidence, sc.cream)
                 read.append(seat)
             conf = min(conf, got.confidence)
             creams.append(sc.cream)
+        if card_game and wish_reads:
+            # one wish card of each value in the game: a value two seats read goes to the card least sure of it
+            held = tuple(v for seat, so in seats.items() if seat not in wish_reads for v in so.wish_cards)
+            order = list(wish_reads)
+            values = distinct_values([card for seat in order for card in wish_reads[seat]], held)
+            k = 0
+            for seat in order:
+                n = len(wish_reads[seat])
+                seats[seat] = replace(seats[seat], wish_cards=tuple(sorted(values[k:k + n])))
+                k += n
+                if again is not None and seat in self._kept:
+                    self._kept[seat] = (seats[seat], *self._kept[seat][1:])
         t1 = _clock()
         timings["cards"] = (t1 - t0) * 1000
         timings.update({f"cards.{k}": v for k, v in parts.items()})

@@ -121,3 +121,57 @@ def test_the_stage_runs_alone_and_draws_its_overlay(card_table, tmp_path, capsys
     lines = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines())
     assert lines[lay["seat"]].startswith("CHANGED")
     assert overlay.stat().st_size > 1000
+
+
+def _arm_and_card(image):
+    """The frame with an arm reaching in from the picture's left edge over the table around (short of every
+    seat), and the frame with a card-sized patch of a pile's colour lying apart from any edge."""
+    import cv2
+
+    arm = image.copy()
+    cv2.line(arm, (0, 290), (300, 300), (120, 150, 200), 36)
+    cv2.circle(arm, (300, 300), 20, (120, 150, 200), -1)
+    card = image.copy()
+    cv2.fillConvexPoly(card, np.array([[590, 530], [640, 524], [648, 590], [598, 596]], np.int32), (40, 40, 200))
+    return arm, card
+
+
+def test_an_arm_at_the_tables_edge_is_no_new_discard_pile(card_table):
+    """A player's arm resting at the table's edge or reaching in from beyond the picture changes the table
+    around the seats, but no pile: the discard piles are not read again for it (each such reading costs a
+    live table ~0.1 s). A card put down apart from the edge is read again."""
+    s, _lay, before = card_table
+    image = _image(s, before)
+    arm, card = _arm_and_card(image)
+    reader = _reader(s)
+    reader.read(image, incremental=True)
+    assert reader.watch.changed(arm)[0] == set()
+    assert reader.watch.changed(card)[0] == {"discards"}
+    both = card.copy()
+    both[arm != image] = arm[arm != image]
+    assert reader.watch.changed(both)[0] == {"discards"}
+    # the arm does lie in the table around: without the edge rule it is a change of the piles
+    plain = _reader(s, replace(DEFAULT_READER_CONFIG, changes=ChangeConfig(edge_joined_ignored=False)))
+    plain.read(image, incremental=True)
+    assert plain.watch.changed(arm)[0] == {"discards"}
+
+
+def test_the_change_tests_shrink_averages_like_inter_area():
+    """vision.changes.box_shrink halves where it can (cheaper on a 12-megapixel still) and averages as
+    INTER_AREA does, to rounding."""
+    import cv2
+
+    from vision.changes import box_shrink
+
+    rng = np.random.default_rng(3)
+    for size, out in (((4608, 2592), (1152, 648)), ((2304, 1296), (576, 324))):
+        image = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+        ref = cv2.resize(image, out, interpolation=cv2.INTER_AREA).astype(np.int16)
+        got = box_shrink(image, out)
+        assert got.shape == ref.shape
+        assert np.abs(got.astype(np.int16) - ref).max() <= 1       # whole 4x4 blocks: the same mean
+    # a size that does not halve all the way: the last step is INTER_AREA over a fraction of a pixel more
+    # or less, which on a picture (not pixel noise) is the same to a level or two
+    image = cv2.GaussianBlur(rng.integers(0, 256, (750, 1000, 3), dtype=np.uint8), (0, 0), 3)
+    ref = cv2.resize(image, (250, 187), interpolation=cv2.INTER_AREA).astype(np.int16)
+    assert np.abs(box_shrink(image, (250, 187)).astype(np.int16) - ref).max() <= 2
