@@ -62,6 +62,9 @@ class TrackingConfig:
     decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
     #                                      the bound on time per frame when many fields change at once
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
+    decoder_lag_seconds: float = 8.0     # ... and seconds (a window as long at every frame rate: at 5 fps 20
+    #                                      frames are 4 s, shorter than the turns after one that tell it; no
+    #                                      effect at 1 fps and 1/2 s). 0: off
     decoder_turn: float = 0.5            # one more turn in a cut
     decoder_rule: float = 10.0           # a card played or drawn beyond what a turn allows (a rule break)
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
@@ -104,6 +107,15 @@ class TrackingConfig:
     #                                      reaches (players reach at their own pace: tracking.synth's streams at
     #                                      5 fps hold a whole turn in one reach of 1-2 s). No effect at 1 fps and
     #                                      1/2 s, where a reach between two frames keeps it below 4.3
+    decoder_one_move_seconds: float = 2.0    # the pace those four are set for: a reach holding one move covers
+    #                                      the table this long (frames covered x the frame period; the median
+    #                                      of the simulator's one-move reaches at 1 fps and at 1/2 s alike).
+    #                                      Each game learns its own (TurnDecoder._learn_pace: reaches of one
+    #                                      seat one after another held one move each; a turn seen in a single
+    #                                      reach held two, decoder_two_move_ratio); the two-move reach and the
+    #                                      reach between two frames scale by its pace over this. 0: off
+    decoder_pace_prior: float = 0.5      # ... the prior weighs as much as this many of the game's own reaches
+    decoder_two_move_ratio: float = 3.0  # ... a reach holding a play and a draw lasts this many one-move reaches
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than

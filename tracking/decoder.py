@@ -325,6 +325,12 @@ class TurnDecoder:
         self._known: dict[tuple[FieldKey, int | None], tuple[Any, Any]] = {}
         self._prev: tuple[_Interval, int] | None = None   # the last reach and the first usable frame after it
         self._cur = self.interval              # the reach a change is judged under
+        #: the game's own pace (_learn_pace): estimates of its one-move reach in seconds, sorted; the run of
+        #: reaches of one seat going on (seat, seconds of each, whether they are in the estimates yet); and
+        #: the game's one-move reach over the prior's (decoder_one_move_seconds): the two-move reach scales by it
+        self._one_move: list[float] = []
+        self._run: tuple[str | None, list[float], bool] | None = None
+        self._pace = 1.0
 
     # ------------------------------------------------------------------ input
 
@@ -366,6 +372,8 @@ class TurnDecoder:
         if t is not None:
             self.times[self.frame] = t
             self._last_t = t
+        if self.interval.hand_frames:
+            self._learn_pace(self.interval)
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
@@ -375,6 +383,42 @@ class TurnDecoder:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         self.interval = _Interval()
         self._commit()
+
+    def _learn_pace(self, interval: _Interval) -> None:
+        """Learn how long this game's players take for one move from the reach just over (RULES §1 Turn: a
+        turn plays, then draws — two moves). A seat's reaches one after another (its run) held one move
+        each (a play, then the draw, or its turn going on); a turn seen in a single reach held both, so that
+        reach over decoder_two_move_ratio is one more estimate. The pace is the weighted median of the
+        estimates and decoder_one_move_seconds (the prior, weighing decoder_pace_prior reaches) over
+        decoder_one_move_seconds. A reach naming no seat or several (two turns in one reach) ends the run
+        and tells nothing. Deterministic in the frames fed: a replay of the stored frames learns the same."""
+        seconds = interval.covered * interval.period
+        seat = next(iter(interval.hands)) if len(interval.hands) == 1 and not interval.unnamed else None
+        run = self._run
+        if run is not None and seat is not None and run[0] == seat:
+            if not run[2]:
+                for x in run[1]:
+                    bisect.insort(self._one_move, x)
+            bisect.insort(self._one_move, seconds)
+            self._run = (seat, run[1] + [seconds], True)
+        else:
+            if run is not None and run[0] is not None and len(run[1]) == 1:
+                bisect.insort(self._one_move, run[1][0] / max(self.config.decoder_two_move_ratio, 1e-6))
+            self._run = (seat, [seconds], False)
+        cfg = self.config
+        prior, weight = cfg.decoder_one_move_seconds, cfg.decoder_pace_prior
+        if prior <= 0 or not self._one_move:
+            return
+        # (the weighted median: the smallest estimate with more than half the weight at or below it)
+        values, half, total, i, prior_taken = self._one_move, (len(self._one_move) + weight) / 2.0, 0.0, 0, False
+        while True:
+            if not prior_taken and (i >= len(values) or prior <= values[i]):
+                median, total, prior_taken = prior, total + weight, True
+            else:
+                median, total, i = values[i], total + 1.0, i + 1
+            if total > half:
+                break
+        self._pace = max(median, 1e-3) / prior
 
     def _corrected(self, fields: Fields) -> Fields:
         """A frame's readings with the misreads the players corrected read as they said."""
@@ -725,10 +769,11 @@ class TurnDecoder:
         (span − reach) / span: the chance is (span − min)² / (2·span·(max − min)). At most decoder_no_hand."""
         return self._missed_reach_cost(interval.span)
 
-    def _missed_reach_cost(self, span: float | None) -> float:
-        """−log of the chance a reach falls between two usable frames `span` seconds apart (_unseen_reach_cost)."""
+    def _missed_reach_cost(self, span: float | None, pace: float = 1.0) -> float:
+        """−log of the chance a reach falls between two usable frames `span` seconds apart (_unseen_reach_cost;
+        `pace`: reaches last this many times decoder_reach_seconds_min..max)."""
         cfg = self.config
-        lo, hi = cfg.decoder_reach_seconds_min, cfg.decoder_reach_seconds_max
+        lo, hi = cfg.decoder_reach_seconds_min * pace, cfg.decoder_reach_seconds_max * pace
         if span is None or span <= lo or hi <= lo:
             return cfg.decoder_no_hand
         # E[max(0, span − d)] / span for d uniform on [lo, hi]
@@ -756,14 +801,15 @@ class TurnDecoder:
         cfg = self.config
         if interval.hands.get(seat) or interval.unnamed or self.draws_over:
             return cfg.decoder_draw_unseen
-        p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period))
+        p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period, self._pace))
         return max(cfg.decoder_draw_unseen, min(cfg.decoder_draw_hidden_max, -math.log(min(1.0, max(p, 1e-9)))))
 
     def _two_moves(self, reach: float) -> float:
         """The chance a reach that covered the table `reach` seconds held two moves, not one (a logistic
-        around decoder_draw_reach_seconds, decoder_draw_reach_spread)."""
+        around decoder_draw_reach_seconds, decoder_draw_reach_spread — both at the prior's pace, times this
+        game's own: _learn_pace)."""
         cfg = self.config
-        z = (cfg.decoder_draw_reach_seconds - reach) / max(cfg.decoder_draw_reach_spread, 1e-6)
+        z = (cfg.decoder_draw_reach_seconds * self._pace - reach) / max(cfg.decoder_draw_reach_spread * self._pace, 1e-6)
         return 1.0 / (1.0 + math.exp(z)) if z < 50 else 0.0
 
     def _no_draw_cost(self, last: Turn) -> float:
@@ -1470,13 +1516,18 @@ class TurnDecoder:
     # ------------------------------------------------------------------ output
 
     def _commit(self, final: bool = False) -> None:
-        """Turns older than decoder_lag frames in the best hypothesis are committed; a committed turn
-        read otherwise now is logged as a correction."""
+        """Turns older than decoder_lag frames and decoder_lag_seconds in the best hypothesis are committed;
+        a committed turn read otherwise now is logged as a correction."""
         if not self.beam:
             return
         best = self.beam[0]
-        horizon = self.frame - self.config.decoder_lag
-        upto = len(best.turns) if final else sum(1 for f in best.turn_frames if f <= horizon)
+        cfg = self.config
+        horizon = self.frame - cfg.decoder_lag
+        # (and as many seconds: at 5 fps 20 frames are 4 s, less than a turn — the turns after it, its
+        # evidence, not seen yet)
+        since = self._last_t - cfg.decoder_lag_seconds if self._last_t is not None and cfg.decoder_lag_seconds else None
+        upto = len(best.turns) if final else sum(
+            1 for f in best.turn_frames if f <= horizon and (since is None or self.times.get(f, since) <= since))
         upto = max(upto, 0)
         for i in range(min(upto, len(best.turns))):
             turn = best.turns[i]
