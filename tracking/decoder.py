@@ -27,8 +27,11 @@ The model (an HMM over table states, decoded by beam search):
 - cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
   decoder_frame_budget per frame (the bound on time per frame);
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
-  Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
-  committed turn a later best hypothesis reads otherwise is logged as a correction;
+  Viterbi); turns older than `decoder_lag` frames and `decoder_lag_seconds` in the best hypothesis
+  are committed, and a committed turn a later best hypothesis reads otherwise is logged as a correction;
+- a turn over that played and was seen drawing nothing drew where the camera did not see it (in the
+  reach of its play: likely when that reach was long against the game's own one-move reach, which
+  each game learns from its reaches as it goes, `_learn_pace`) or never drew (a rule break);
 - a discard-only turn whose seat the best hypothesis and a close runner-up (within
   `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
   with the seats as answers); an answer (and a correction naming who played) enters as evidence:
