@@ -62,6 +62,9 @@ class TrackingConfig:
     decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
     #                                      the bound on time per frame when many fields change at once
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
+    decoder_lag_seconds: float = 8.0     # ... and seconds (a window as long at every frame rate: at 5 fps 20
+    #                                      frames are 4 s, shorter than the turns after one that tell it; no
+    #                                      effect at 1 fps and 1/2 s). 0: off
     decoder_turn: float = 0.5            # one more turn in a cut
     decoder_rule: float = 10.0           # a card played or drawn beyond what a turn allows (a rule break)
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
@@ -80,8 +83,39 @@ class TrackingConfig:
     decoder_reach_seconds_max: float = 6.0   # ... and at most (spread evenly; a reach shorter than the time
     #                                          between two usable frames may fall between them unseen)
     decoder_draw_unseen: float = 0.5     # a turn over that played and was seen drawing nothing: its draw from
-    #                                      the draw pile made within the reach of its play (against it: it never
-    #                                      drew and the next player played out of turn, decoder_out_of_turn)
+    #                                      the draw pile hidden from the camera, at least (more after short
+    #                                      reaches: decoder_draw_reach_seconds; against it: it never drew and
+    #                                      the next player played before it was over, decoder_no_draw)
+    decoder_no_draw: float = 5.5         # a turn over without its draw: the next player played before it was over
+    #                                      (the board game's out-of-turn, the card game's draw-count; a rule break;
+    #                                      plus its longest reach's evidence of holding a draw, -log(1 - P two
+    #                                      moves)): below decoder_traceless + decoder_turn it may stand in for a
+    #                                      traceless turn, so that evidence is needed (session-14 dev seeds, base
+    #                                      78104 at 1/2 s). A third seat out of turn while the turn never drew:
+    #                                      decoder_out_of_turn, with the same evidence
+    decoder_draw_reach_seconds: float = 5.2  # a turn over that played and drew nothing the camera saw: its draw
+    #                                      from the draw pile hidden in the reach of its play (two moves in one
+    #                                      reach) is even odds when that reach covered the table this long
+    #                                      ((frames covered + 1/2) x the frame period), likelier the longer
+    #                                      (a logistic of the seconds, decoder_draw_reach_spread); or the draw's
+    #                                      own reach fell between two frames (decoder_reach_seconds_min..max);
+    #                                      at least decoder_draw_unseen. On the session-14 dev sessions a play's
+    #                                      reach of 2 frames at 1 fps held its draw 0.3 % of the time, 3 frames
+    #                                      1.2 %, 4: 15 %, 5: 81 %, 6+: 96 %; at 1/2 s 1 frame 1.9 %, 2: 77 %
+    decoder_draw_reach_spread: float = 0.45  # ... its spread (seconds)
+    decoder_draw_hidden_max: float = 5.0     # ... a draw hidden from the camera costs at most this however short the
+    #                                      reaches (players reach at their own pace: tracking.synth's streams at
+    #                                      5 fps hold a whole turn in one reach of 1-2 s). No effect at 1 fps and
+    #                                      1/2 s, where a reach between two frames keeps it below 4.3
+    decoder_one_move_seconds: float = 2.0    # the pace those four are set for: a reach holding one move covers
+    #                                      the table this long (frames covered x the frame period; the median
+    #                                      of the simulator's one-move reaches at 1 fps and at 1/2 s alike).
+    #                                      Each game learns its own (TurnDecoder._learn_pace: reaches of one
+    #                                      seat one after another held one move each; a turn seen in a single
+    #                                      reach held two, decoder_two_move_ratio); the two-move reach and the
+    #                                      reach between two frames scale by its pace over this. 0: off
+    decoder_pace_prior: float = 0.5      # ... the prior weighs as much as this many of the game's own reaches
+    decoder_two_move_ratio: float = 3.0  # ... a reach holding a play and a draw lasts this many one-move reaches
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than

@@ -140,7 +140,11 @@ class DecodedGame:
             self._places = [0] * len(self._corrections)
             self._final, _ = self._corrected(0)
             return True
-        return self.refresh()
+        changed = self.refresh()
+        # (the draw pile empty by the best reading's count: no turn owes a draw — RULES §3 End, the last
+        # plays draw nothing — so none is priced as hidden from the camera nor read as never made)
+        self.decoder.draws_over = self._final.phase != "play" or self._final.draw_pile_left() <= 0
+        return changed
 
     def finish(self) -> bool:
         """The stream ended: every turn is committed."""

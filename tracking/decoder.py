@@ -27,8 +27,11 @@ The model (an HMM over table states, decoded by beam search):
 - cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
   decoder_frame_budget per frame (the bound on time per frame);
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
-  Viterbi); turns older than `decoder_lag` frames in the best hypothesis are committed, and a
-  committed turn a later best hypothesis reads otherwise is logged as a correction;
+  Viterbi); turns older than `decoder_lag` frames and `decoder_lag_seconds` in the best hypothesis
+  are committed, and a committed turn a later best hypothesis reads otherwise is logged as a correction;
+- a turn over that played and was seen drawing nothing drew where the camera did not see it (in the
+  reach of its play: likely when that reach was long against the game's own one-move reach, which
+  each game learns from its reaches as it goes, `_learn_pace`) or never drew (a rule break);
 - a discard-only turn whose seat the best hypothesis and a close runner-up (within
   `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
   with the seats as answers); an answer (and a correction naming who played) enters as evidence:
@@ -110,6 +113,12 @@ class Turn:
     #: the turn ended without its player drawing (a rule break: the next player played before it
     #: was over) — against a draw from the draw pile hidden in one of its reaches (decoder_draw_unseen)
     no_draw: bool = False
+    #: seconds the longest reach in which the turn acted covered the table (TurnDecoder._reach_seconds):
+    #: a draw from the draw pile hidden in a reach with its play makes that reach long; not part of its identity
+    reach: float = field(default=0.0, compare=False)
+    #: played out of turn by the player of the turn before, right after it (owes no draw of its own: the
+    #: turn is still the skipped player's; they draw back up at their next turn); not part of its identity
+    again: bool = field(default=False, compare=False)
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
     @_cached
@@ -141,7 +150,7 @@ class Turn:
             delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
-            no_draw=self.no_draw or other.no_draw,
+            no_draw=self.no_draw or other.no_draw, reach=max(self.reach, other.reach), again=self.again or other.again,
             # (both counts add up over the concatenated fields: set now, not counted again)
             plays=self.plays + other.plays, draws=self.draws + other.draws)
         if not (self.piles and other.piles):
@@ -275,6 +284,7 @@ class _Interval:
 
     hands: dict[str, int] = field(default_factory=dict)
     hand_frames: int = 0
+    unnamed: int = 0        # hand frames that named no seat (anyone's hand)
     covered: int = 0
     #: seconds the table lay still before this reach (None: unknown): players go on with their own
     #: turn quickly and take over from another after a moment
@@ -306,6 +316,10 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        self._period = 1.0                     # seconds between two frames fed (1 when not timed)
+        #: the draw pile is empty (the engine's count of the best reading, tracking/decoded.py): no turn
+        #: owes a draw (RULES §3 End: the last plays draw nothing)
+        self.draws_over = False
         self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
@@ -314,12 +328,20 @@ class TurnDecoder:
         self._known: dict[tuple[FieldKey, int | None], tuple[Any, Any]] = {}
         self._prev: tuple[_Interval, int] | None = None   # the last reach and the first usable frame after it
         self._cur = self.interval              # the reach a change is judged under
+        #: the game's own pace (_learn_pace): estimates of its one-move reach in seconds, sorted; the run of
+        #: reaches of one seat going on (seat, seconds of each, whether they are in the estimates yet); and
+        #: the game's one-move reach over the prior's (decoder_one_move_seconds): the two-move reach scales by it
+        self._one_move: list[float] = []
+        self._run: tuple[str | None, list[float], bool] | None = None
+        self._pace = 1.0
 
     # ------------------------------------------------------------------ input
 
     def feed(self, obs: Observation, frame_index: int | None = None, t: float | None = None) -> None:
         """One frame (t: its time in seconds): a hand frame adds evidence, a usable frame advances the beam."""
         self.frame = frame_index if frame_index is not None else self.frame + 1
+        if t is not None and self._last_t is not None and t > self._last_t:
+            self._period = t - self._last_t
         if not obs.usable:
             self.interval.covered += 1
             if t is not None and self._last_t is not None and t > self._last_t:
@@ -335,6 +357,8 @@ class TurnDecoder:
                 if t is not None:
                     self._hand_left = t
                 self.interval.hand_frames += 1
+                if not any(isinstance(h, dict) and h.get("seat") in self.seats for h in hands):
+                    self.interval.unnamed += 1
                 for h in hands:
                     seat = h.get("seat") if isinstance(h, dict) else None
                     if seat in self.seats:
@@ -351,6 +375,8 @@ class TurnDecoder:
         if t is not None:
             self.times[self.frame] = t
             self._last_t = t
+        if self.interval.hand_frames:
+            self._learn_pace(self.interval)
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
@@ -360,6 +386,42 @@ class TurnDecoder:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         self.interval = _Interval()
         self._commit()
+
+    def _learn_pace(self, interval: _Interval) -> None:
+        """Learn how long this game's players take for one move from the reach just over (RULES §1 Turn: a
+        turn plays, then draws — two moves). A seat's reaches one after another (its run) held one move
+        each (a play, then the draw, or its turn going on); a turn seen in a single reach held both, so that
+        reach over decoder_two_move_ratio is one more estimate. The pace is the weighted median of the
+        estimates and decoder_one_move_seconds (the prior, weighing decoder_pace_prior reaches) over
+        decoder_one_move_seconds. A reach naming no seat or several (two turns in one reach) ends the run
+        and tells nothing. Deterministic in the frames fed: a replay of the stored frames learns the same."""
+        seconds = interval.covered * interval.period
+        seat = next(iter(interval.hands)) if len(interval.hands) == 1 and not interval.unnamed else None
+        run = self._run
+        if run is not None and seat is not None and run[0] == seat:
+            if not run[2]:
+                for x in run[1]:
+                    bisect.insort(self._one_move, x)
+            bisect.insort(self._one_move, seconds)
+            self._run = (seat, run[1] + [seconds], True)
+        else:
+            if run is not None and run[0] is not None and len(run[1]) == 1:
+                bisect.insort(self._one_move, run[1][0] / max(self.config.decoder_two_move_ratio, 1e-6))
+            self._run = (seat, [seconds], False)
+        cfg = self.config
+        prior, weight = cfg.decoder_one_move_seconds, cfg.decoder_pace_prior
+        if prior <= 0 or not self._one_move:
+            return
+        # (the weighted median: the smallest estimate with more than half the weight at or below it)
+        values, half, total, i, prior_taken = self._one_move, (len(self._one_move) + weight) / 2.0, 0.0, 0, False
+        while True:
+            if not prior_taken and (i >= len(values) or prior <= values[i]):
+                median, total, prior_taken = prior, total + weight, True
+            else:
+                median, total, i = values[i], total + 1.0, i + 1
+            if total > half:
+                break
+        self._pace = max(median, 1e-3) / prior
 
     def _corrected(self, fields: Fields) -> Fields:
         """A frame's readings with the misreads the players corrected read as they said."""
@@ -666,9 +728,16 @@ class TurnDecoder:
         hands = self.interval.hands
         period = self.interval.period
         base = sum(self._hand_unused(n, period) for n in hands.values())
-        out = [(hyp.turns, base, hyp.turn_frames)]
         last = hyp.turns[-1] if hyp.turns else None
-        if last is not None and hands.get(last.seat) and last.draws == 0:
+        # (a quiet reach of the open turn's player after it played and before it drew is its draw: not a reach
+        # that did nothing, so the turn is not read later as never drawing for the price of an unused hand)
+        drawing = (last is not None and hands.get(last.seat) and last.plays and not last.draws and not last.no_draw
+                   and not self.draws_over)
+        out = [] if drawing else [(hyp.turns, base, hyp.turn_frames)]
+        if last is not None and hands.get(last.seat) and (
+                last.draws == 0 or last.draws < last.plays + (1 if self._owed_draw(hyp.turns) else 0)):
+            # (as many cards as it played — a pair, a discard-a-card tile: two —, and the card owed by its turn
+            # before if that ended without its draw: RULES §1 Turn, the hand of 8; §3: drawn back to 8)
             drew = last.replaced(unseen_draws=last.unseen_draws + 1)
             out.append((hyp.turns[:-1] + (drew,), base - self._hand_unused(hands[last.seat], period), hyp.turn_frames))
         if last is not None:
@@ -679,7 +748,7 @@ class TurnDecoder:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
                             + self.config.decoder_turn + self.config.decoder_traceless
-                            + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last),
+                            + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
 
@@ -701,21 +770,68 @@ class TurnDecoder:
         between the frames. A reach covers the table for decoder_reach_seconds_min..max (spread
         evenly); one shorter than the time between the frames is missed with probability
         (span − reach) / span: the chance is (span − min)² / (2·span·(max − min)). At most decoder_no_hand."""
+        return self._missed_reach_cost(interval.span)
+
+    def _missed_reach_cost(self, span: float | None, pace: float = 1.0) -> float:
+        """−log of the chance a reach falls between two usable frames `span` seconds apart (_unseen_reach_cost;
+        `pace`: reaches last this many times decoder_reach_seconds_min..max)."""
         cfg = self.config
-        span, lo, hi = interval.span, cfg.decoder_reach_seconds_min, cfg.decoder_reach_seconds_max
+        lo, hi = cfg.decoder_reach_seconds_min * pace, cfg.decoder_reach_seconds_max * pace
         if span is None or span <= lo or hi <= lo:
             return cfg.decoder_no_hand
         # E[max(0, span − d)] / span for d uniform on [lo, hi]
         p = ((span - lo) ** 2 - max(0.0, span - hi) ** 2) / (2.0 * span * (hi - lo))
         return min(cfg.decoder_no_hand, -math.log(max(p, 1e-9)))
 
-    def _undrawn_cost(self, turn: Turn) -> float:
+    def _undrawn_cost(self, turn: Turn, interval: "_Interval") -> float:
         """A turn over that played and was seen drawing nothing: its draw from the draw pile hidden
-        in the reach of its play (decoder_draw_unseen) — unless it is read as never drawing (no_draw:
-        a rule break paid with the next turn's cut)."""
+        from the camera (_draw_hidden_cost) — unless it is read as never drawing (no_draw: a rule
+        break paid with the next turn's cut)."""
         if turn.no_draw or turn.draws or not turn.plays:
             return 0.0
-        return self.config.decoder_draw_unseen
+        if turn.again:      # (no draw owed: Turn.again)
+            return self.config.decoder_draw_unseen
+        return self._draw_hidden_cost(turn.seat, turn.reach, interval)
+
+    def _draw_hidden_cost(self, seat: str, reach: float, interval: "_Interval") -> float:
+        """The draw from the draw pile of a turn over that played and was seen drawing nothing, with no
+        reach of its own between (RULES §1 Turn: play, then draw): made in the reach of its play — two
+        moves in one reach, likely only when that reach was long (`reach` seconds, the turn's longest:
+        a logistic around decoder_draw_reach_seconds) —, or its own reach fell between two frames
+        (_missed_reach_cost at the frame period), or in the reach now seen (`interval`) with the seat's
+        hand in it, or a hand whose seat was not read (decoder_draw_unseen, the least it costs); at most
+        decoder_draw_hidden_max (players' pace differs)."""
+        cfg = self.config
+        if interval.hands.get(seat) or interval.unnamed or self.draws_over:
+            return cfg.decoder_draw_unseen
+        p = self._two_moves(reach) + math.exp(-self._missed_reach_cost(self._period, self._pace))
+        return max(cfg.decoder_draw_unseen, min(cfg.decoder_draw_hidden_max, -math.log(min(1.0, max(p, 1e-9)))))
+
+    def _two_moves(self, reach: float) -> float:
+        """The chance a reach that covered the table `reach` seconds held two moves, not one (a logistic
+        around decoder_draw_reach_seconds, decoder_draw_reach_spread — both at the prior's pace, times this
+        game's own: _learn_pace)."""
+        cfg = self.config
+        z = (cfg.decoder_draw_reach_seconds * self._pace - reach) / max(cfg.decoder_draw_reach_spread * self._pace, 1e-6)
+        return 1.0 / (1.0 + math.exp(z)) if z < 50 else 0.0
+
+    def _no_draw_cost(self, last: Turn) -> float:
+        """The open turn read as over without its draw: each of its reaches held one move, so its longest
+        reach is evidence against it the longer it was (the other side of _draw_hidden_cost)."""
+        return -math.log(max(1e-9, 1.0 - self._two_moves(last.reach)))
+
+    def _reach_seconds(self, interval: "_Interval") -> float:
+        """How long a reach covered the table: its frames covered (and half a frame more: it began and
+        ended between frames) times the time between frames; 0 when no frame was covered."""
+        return (interval.covered + 0.5) * interval.period if interval.covered else 0.0
+
+    def _owed_draw(self, turns: Sequence[Turn]) -> bool:
+        """Did the open turn's player's turn before end without its draw (no_draw: a card owed)?"""
+        seat = turns[-1].seat
+        for turn in reversed(turns[:-1]):
+            if turn.seat == seat:
+                return turn.no_draw
+        return False
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
         key = hyp.key(len(self.order) + 1)
@@ -742,6 +858,7 @@ class TurnDecoder:
                     after.pop(k, None)
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
+        seconds = self._reach_seconds(interval)
         for cost, parts, slots, new_piles, undrawn in cuts:
             turns = list(hyp.turns)
             frames = list(hyp.turn_frames)
@@ -752,10 +869,13 @@ class TurnDecoder:
                 if pos == 0 and last is not None:
                     if part is not None:
                         turns[-1] = turns[-1].merged(part)
+                        if seconds > turns[-1].reach:
+                            turns[-1] = turns[-1].replaced(reach=seconds)
                         frames[-1] = self.frame
                     continue
-                turns.append(part.begun(self.frame) if part is not None
-                             else _new_turn(seat=slots[pos], start=self.frame))
+                again = pos == 1 and last is not None and slots[1] == last.seat
+                turns.append(part.begun(self.frame).replaced(reach=seconds, again=again) if part is not None
+                             else _new_turn(seat=slots[pos], start=self.frame, reach=seconds, again=again))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
@@ -815,7 +935,9 @@ class TurnDecoder:
                 nxt = self.order.index(last.skipped[0])
                 variants.append(([last.seat] + [self.order[(nxt + i) % n] for i in range(n)], (), False))
             variants.append((slots, (), False))
-            if last is not None and last.plays and not last.draws and not last.no_draw and n > 1:
+            undrawn_ok = (last is not None and last.plays and not last.draws and not last.no_draw and n > 1
+                          and not self.draws_over)
+            if undrawn_ok:
                 # the open turn played and was not seen drawing: the next player playing now may
                 # have played before it was over (it never drew: the board game's "out of turn",
                 # the card game's hand not drawn back up)
@@ -826,6 +948,9 @@ class TurnDecoder:
                 for seat in list(owned) + [s for s in self._cur.hands if s not in owned]:
                     if seat != slots[1] and (seat != slots[0] or last.plays):
                         variants.append(([slots[0], seat] + slots[1:], (slots[1],), False))
+                        if undrawn_ok and seat != slots[0]:
+                            # ... while the open turn was not over (it never drew: one rule break, out of turn)
+                            variants.append(([slots[0], seat] + slots[1:], (slots[1],), True))
         # Branch and bound: a cut costs at least its pile choices, decoder_turn per new turn, a
         # traceless turn per empty slot before the last one and the out-of-turn prior; placements are
         # tried cheapest bound first and stop once the bound reaches the decoder_cuts-th best cost
@@ -854,7 +979,8 @@ class TurnDecoder:
         # turn with its `quiet` (no part of a turn's identity), the reach judged under, the tiles under
         # the open turn's steps — then what its part is made of)
         slot_costs = self._slot_memo
-        context = (last, last.quiet if last is not None else None, id(self._cur),
+        context = (last, last.quiet if last is not None else None, last.reach if last is not None else None,
+                   last.again if last is not None else None, id(self._cur),
                    tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
         # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
         slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
@@ -887,7 +1013,10 @@ class TurnDecoder:
             return parts
 
         for slots, skipped, undrawn, owned_parts in self._owned_placements(variants, owned, owned_turns, last, reach):
-            fixed = (cfg.decoder_out_of_turn if skipped or undrawn else 0.0) + tiles_cost
+            # (out of turn: a seat played before another whose turn it was; the next player before the open
+            # turn drew: decoder_no_draw)
+            fixed = (cfg.decoder_out_of_turn if skipped and skipped[0] != slots[0] else cfg.decoder_no_draw if undrawn
+                     else 0.0) + (self._no_draw_cost(last) if undrawn else 0.0) + tiles_cost
             for bound, where in self._placements(reach, len(tops), frozenset(owned_parts), bool(loose_tiles)):
                 if fixed + bound + choices[0][0] > worst or judged >= budget:
                     break
@@ -976,18 +1105,21 @@ class TurnDecoder:
         for pos in range(top + 1):
             mine = owned_parts.get(pos)
             evs = events.get(pos, ())
-            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key)
+            # (slot 1 marked as played out of turn costs the same: `skipped` is no part of the key; the
+            # open turn's player again in slot 1, going on out of turn, does: no draw owed by that turn)
+            again = pos == 1 and last is not None and slots[1] == last.seat
             if mine is not None:
                 tiles = call_memo.get(id(mine))    # (the tiles under its steps on this table)
                 if tiles is None:
                     tiles = call_memo[id(mine)] = tuple(table.get(spot) for spot in mine.rule_facts.spots)
-                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn)
+                key = (context, pos == 0, id(mine), tiles, evs, pos < top, pos == 0 and undrawn, again)
             else:
-                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn)
+                key = (context, pos == 0, slots[pos], (), evs, pos < top, pos == 0 and undrawn, again)
             hit = memo.get(key)
             if hit is None:
                 hit = memo[key] = (mine, *self._slot_terms(last, slots[pos], mine, evs, pos == 0 and last is not None,
-                                                          pos < top, undrawn, hands, table, last_rules, hand_costs[0]))
+                                                          pos < top, undrawn, hands, table, last_rules, hand_costs[0],
+                                                          again))
             _mine, terms, turn_seat, part_seat = hit
             for term in terms:
                 cost += term
@@ -1000,7 +1132,7 @@ class TurnDecoder:
 
     def _slot_terms(self, last: Turn | None, seat: str, mine: Turn | None, evs: tuple, opened: bool,
                     complete: bool, undrawn: bool, hands: Mapping[str, int], table: Fields, last_rules: float,
-                    hand_missing: float) -> tuple[tuple[float, ...], str | None, str | None]:
+                    hand_missing: float, again: bool = False) -> tuple[tuple[float, ...], str | None, str | None]:
         """What one slot of a cut adds to _cut_cost, term by term in its order, the seat that acted in it
         (None: no part) and its part's seat (_slot_cut_cost). The slot's part is the seat's own part
         `mine` (or a new turn of `seat`) with the pile changes `evs` merged in; it is judged from its
@@ -1059,6 +1191,12 @@ class TurnDecoder:
             terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
         if complete:
             terms.append(done)
+            if plays and not draws and not no_draw and not (last.again if opened else again):
+                # (its draw hidden: decoder_draw_unseen in `done`, the rest by how long its reaches were)
+                reach = self._reach_seconds(self._cur)
+                if opened:
+                    reach = max(last.reach, reach) if part else last.reach
+                terms.append(self._draw_hidden_cost(turn_seat, reach, self._cur) - cfg.decoder_draw_unseen)
             if (plays == 0 and draws == 0 and not steps and not row_discards and hands
                     and not hands.get(turn_seat) and not opened):
                 terms.append(hand_missing)
@@ -1262,6 +1400,14 @@ class TurnDecoder:
                 cost -= cfg.decoder_traceless   # (it left a trace after all)
             if complete:
                 cost += done
+                if plays and not draws and not turn.no_draw and not (
+                        last.again if opened else pos == 1 and last is not None and slots[1] == last.seat):
+                    # (its draw hidden, as in _slot_terms; none owed by a player going on out of turn after
+                    # their own turn: the turn is still the skipped player's, they draw back up at their next)
+                    reach = self._reach_seconds(self._cur)
+                    if opened:
+                        reach = max(last.reach, reach) if part is not None else last.reach
+                    cost += self._draw_hidden_cost(turn.seat, reach, self._cur) - cfg.decoder_draw_unseen
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not opened):
@@ -1373,13 +1519,18 @@ class TurnDecoder:
     # ------------------------------------------------------------------ output
 
     def _commit(self, final: bool = False) -> None:
-        """Turns older than decoder_lag frames in the best hypothesis are committed; a committed turn
-        read otherwise now is logged as a correction."""
+        """Turns older than decoder_lag frames and decoder_lag_seconds in the best hypothesis are committed;
+        a committed turn read otherwise now is logged as a correction."""
         if not self.beam:
             return
         best = self.beam[0]
-        horizon = self.frame - self.config.decoder_lag
-        upto = len(best.turns) if final else sum(1 for f in best.turn_frames if f <= horizon)
+        cfg = self.config
+        horizon = self.frame - cfg.decoder_lag
+        # (and as many seconds: at 5 fps 20 frames are 4 s, less than a turn — the turns after it, its
+        # evidence, not seen yet)
+        since = self._last_t - cfg.decoder_lag_seconds if self._last_t is not None and cfg.decoder_lag_seconds else None
+        upto = len(best.turns) if final else sum(
+            1 for f in best.turn_frames if f <= horizon and (since is None or self.times.get(f, since) <= since))
         upto = max(upto, 0)
         for i in range(min(upto, len(best.turns))):
             turn = best.turns[i]

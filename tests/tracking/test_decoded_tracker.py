@@ -494,3 +494,30 @@ def test_a_players_next_card_after_the_others_turn_is_their_next_turn_not_their_
     assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
     lays = [(m["seat"], [c for c, _v in m["summary"]["lays"]]) for m in tracker.snapshot()["moves"]]
     assert lays[11:15] == [("north", ["green"]), ("south", ["pink"]), ("north", ["pink"]), ("south", ["yellow"])]
+
+
+def test_the_next_player_playing_before_the_turn_drew_is_warned_when_the_turn_had_no_reach_to_draw_in():
+    """RULES §1 Turn: play one card, then draw one. South discards (a reach of one or two frames at
+    1 fps), no hand comes back for the draw, and north discards (`sim session` seed 78103, 2 players,
+    injected rule breaks, 1 fps; NWNZ board and base board): north played before south's turn was over.
+    Before session 14 a draw hidden from the camera cost decoder_draw_unseen (0.5) however short the
+    reach of the play, against decoder_out_of_turn (10): no warning. A reach that short held one move,
+    not the play and the draw (decoder_draw_reach_seconds); south's next turn draws the card owed."""
+    for board in ("nwnz", "base"):
+        tracker = decoded_session(game="keltis", board=board, players=2, seed=78103, fps=1, illegal=3)
+        warned = [(w["seat"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]]
+        assert ("north", "out-of-turn") in warned
+        # (the other injected breaks as before: a card in the wrong colour's row on NWNZ; a draw of one's
+        # own discard, which no camera sees, on both)
+        assert sorted(warned) == sorted([("north", "out-of-turn")] + ([("north", "wrong-colour")] if board == "nwnz" else []))
+
+
+def test_the_card_games_last_plays_owe_no_draw():
+    """RULES §3 End: when the last card is drawn each player lays up to two more cards without drawing.
+    Once the draw pile is empty by the best reading's count no turn's draw is priced as hidden from the
+    camera (card game, 3 players, `sim session` seed 78114 at 1 fps): priced as after a short reach, a
+    reach of west's read as a draw (between the two end cards it laid) cost less, the count ran out a
+    turn later and west's two last plays were "two-cards" on a legal game."""
+    tracker = decoded_session(game="keltis-card", board=None, players=3, seed=78114, fps=1)
+    assert [(w["move_id"], w["code"]) for w in tracker.snapshot()["warnings"] if not w["withdrawn"]] == []
+    assert tracker.snapshot()["game_over"]
