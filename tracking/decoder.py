@@ -844,7 +844,9 @@ class TurnDecoder:
         """Cuts of the change of `changed` fields of `before` to their readings in `fields` into turns
         (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
         last = hyp.turns[-1] if hyp.turns else None
-        key = (last, hyp.piles, hyp.table, tuple(changed), id(interval))
+        # (the open turn's quiet, reach and again are not part of its identity, but its cuts' costs read them)
+        key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
+               tuple(changed), id(interval))
         cuts = self._memo.get(key)
         if cuts is None and self._budget <= 0:
             return []      # (this frame's budget of cuts is spent: no cut would be judged)
