@@ -2,14 +2,17 @@
 
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
   in the card game (no art) or without a registration, the brightest pixels of the frame are below
-  `dark_level`.
+  `dark_level`. Such a frame is still searched for an arm (`dark_arms`): with one it is `occluded` (or
+  `motion`) and names the arm's seat, as a lit frame would.
 - `occluded`: an arm reaches in. The play area is the middle of the table (the board and what lies
   between the markers: the card game's piles) and every seat area of the calibration (FORMATS §4; a
   board game's piles may lie in a free seat's area; `play_hull` takes their hull instead, which
   measured no better). What is not table is
   found against the table's own colour, measured on a ring around the play area in this very frame
   (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
-  quadratic fall-off fitted to the ring; a glare's grey veil stays table), and over the board against
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table; when the ring is not the
+  table — a table narrower than the seat areas, the ring on the floor — the table beside the board tells,
+  `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
   largest table-coloured region. A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
