@@ -2,14 +2,17 @@
 
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
   in the card game (no art) or without a registration, the brightest pixels of the frame are below
-  `dark_level`.
+  `dark_level`. Such a frame is still searched for an arm (`dark_arms`): with one it is `occluded` (or
+  `motion`) and names the arm's seat, as a lit frame would.
 - `occluded`: an arm reaches in. The play area is the middle of the table (the board and what lies
   between the markers: the card game's piles) and every seat area of the calibration (FORMATS §4; a
   board game's piles may lie in a free seat's area; `play_hull` takes their hull instead, which
   measured no better). What is not table is
   found against the table's own colour, measured on a ring around the play area in this very frame
   (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
-  quadratic fall-off fitted to the ring; a glare's grey veil stays table), and over the board against
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table; when the ring is not the
+  table — a table narrower than the seat areas, the ring on the floor — the table beside the board tells,
+  `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
   largest table-coloured region. A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
@@ -75,6 +78,20 @@ class UsableConfig:
     table_chroma: tuple[float, float] = (0.07, 0.2)
     table_lum: tuple[float, float] = (0.3, 0.6)
     surface_outlier: float = 0.3       # ring pixels this far off the first brightness fit are left out of the second
+    # the ring checked against the table beside the board (the board lies on the table; the ring may not: seat
+    # areas of free seats or a close camera put it on the floor): pixels `near_mm` out from the board (the
+    # card game: from the markers' middle), away from the markers, are the table's but for cards; when less
+    # than `ring_agree_min` of them lie within `agree_chroma`/`agree_lum` of the ring's colour, the ring is
+    # not the table, and the table's colour is taken from those near pixels (their largest part: within the
+    # same limits of their median) and the ring pixels that agree with it
+    ring_check: bool = True
+    # a frame too dark to read is still searched for an arm: found, the frame is `occluded` (or `motion`)
+    # with the arm's seat (the tracker attributes a reach in a dim room too); else `too-dark`
+    dark_arms: bool = True
+    near_mm: tuple[float, float] = (8.0, 60.0)
+    ring_agree_min: float = 0.2
+    agree_chroma: float = 0.15
+    agree_lum: float = 0.5
     # a glare (or a lamp's veil) adds the same light to every channel: not an arm
     glare_tint: float = 0.35           # a brighter pixel whose extra light is this close to grey
     glare_tol: float = 14.0            # (+ this many grey levels) is the table or board under a glare
@@ -153,6 +170,7 @@ class UsableModel:
     art_quantiles: Any = field(repr=False, default=None) # the art's `quantiles` (low, 50, high) at board_idx
     mid_mm: tuple[float, float] = (0.0, 0.0)             # the middle of the table (board mm)
     seat_dirs: Any = field(repr=False, default=None)     # (seats, 2): unit direction from the middle to each seat area
+    near_idx: Any = field(repr=False, default=None)      # flat indices of a sample of the table beside the board
 
 
 @dataclass(frozen=True)
@@ -269,6 +287,17 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
     sample = np.zeros((sh, sw), bool)
     sample[::step, ::step] = True
     ring_idx = np.flatnonzero(ring & sample)
+    # the table beside the board (or between the markers' middle and the seats in the card game), off the markers
+    if board is not None:
+        bw, bh = board.size_mm
+        d_near = _rect_distance(mm, (0.0, 0.0, float(bw), float(bh)))
+    else:
+        d_near = d_mid
+    near = (d_near >= config.near_mm[0]) & (d_near <= config.near_mm[1])
+    for item in (calibration.get("markers") or {}).get("items", []):
+        half = float(item.get("size", 40.0)) * 0.75 + 15.0
+        near &= (np.abs(mm[..., 0] - float(item["x"])) > half) | (np.abs(mm[..., 1] - float(item["y"])) > half)
+    near_idx = np.flatnonzero(near & sample)
     u = (np.arange(sw * sh) % sw) / sw * 2 - 1.0
     v = (np.arange(sw * sh) // sw) / sh * 2 - 1.0
     full = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], 1)
@@ -325,7 +354,8 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        (board_mask if board_mask is not None else np.zeros((sh, sw), bool)).astype(np.uint8),
                        np.percentile(art_sample, [config.quantiles[0], 50, config.quantiles[1]], axis=0)
                        if art_sample is not None and len(art_sample) else None,
-                       ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid))
+                       ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid),
+                       near_idx if len(near_idx) >= 20 else None)
 
 
 def _seat_dirs(cal_seats: Mapping[str, Any], seats: tuple[str, ...], mid: tuple[float, float, float, float]) -> Any:
@@ -408,15 +438,19 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     import cv2
     import numpy as np
 
+    dark = False
     if model is None or model.board_mask is None:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        if float(np.percentile(grey[::2, ::2], 99)) < config.dark_level:
+        dark = float(np.percentile(grey[::2, ::2], 99)) < config.dark_level
+        if dark and (model is None or not config.dark_arms):
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
-    px = not_table_pixels(config, model, small)
+    px = not_table_pixels(config, model, small, dark_ok=config.dark_arms)
     if px.gain is not None and px.gain < config.dark_gain:
-        return UsableVerdict(False, "too-dark", gain=px.gain)
+        dark = True
+        if px.mask is None:
+            return UsableVerdict(False, "too-dark", gain=px.gain)
     mask, hull_mask, edge_zone, gain = px.mask, px.hull, px.edge_zone, px.gain
 
     # (BBDT: the same labels as the default algorithm, about 3x faster here)
@@ -475,6 +509,8 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                 arms.append(k)
         anomaly = float(max(area_in[1:].max(), 0.0))
     if not arms:
+        if dark:
+            return UsableVerdict(False, "too-dark", anomaly_mm2=anomaly, gain=gain)
         if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
             return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
         return UsableVerdict(True, anomaly_mm2=anomaly, gain=gain)
@@ -500,9 +536,10 @@ class TablePixels:
     thresholds: Any = None   # (chroma, brightness) thresholds used
 
 
-def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> TablePixels:
+def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_ok: bool = False) -> TablePixels:
     """Pixels that are neither the table (its colour measured on the ring around the play area) nor the
-    board's art (over the board), within the table's extent; `mask` is None when too dark to judge."""
+    board's art (over the board), within the table's extent; `mask` is None when too dark to judge (unless
+    `dark_ok`: an arm is still looked for in a frame too dark to read)."""
     import cv2
     import numpy as np
 
@@ -518,7 +555,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> Ta
         qa = (model.art_quantiles if model.art_quantiles is not None
               else np.percentile(art_px, [lo, 50, hi], axis=0))
         gain = float(medians(px @ np.full(3, 1 / 3, np.float32))) / max(model.art_lum, 1.0)
-        if gain < config.dark_gain:
+        if gain < config.dark_gain and not dark_ok:
             return TablePixels(None, None, None, gain, None, None, None)
         gain_c = (qv[2] - qv[0]) / np.maximum(qa[2] - qa[0], 1.0)
         off_c = qv[1] - gain_c * qa[1]
@@ -537,16 +574,19 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any) -> Ta
     blurred = cv2.blur(small, (3, 3))
     log_lut = _log_lut(config.offset)
     bflat = blurred.reshape(-1, 3)
-    if len(model.ring_idx) >= 20:
-        table = medians(log_lut[bflat[model.ring_idx]])
+    ring_idx = model.ring_idx
+    if len(ring_idx) >= 20:
+        table = medians(log_lut[bflat[ring_idx]])
+        if config.ring_check and model.near_idx is not None:
+            ring_idx, table = _ring_on_table(config, model, log_lut, bflat, table)
     else:
         table = medians(log_lut[bflat[::7]])
     # each pixel's log colour less the table's, by one table lookup per channel (as log(v + offset) - table)
     lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
-    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum)))
-    if len(model.ring_idx) >= 20:
-        spread_c, spread_l = (float(percentiles(v.ravel()[model.ring_idx], (75,))[0]) for v in (chroma2, lum))
+    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum, ring_idx)))
+    if len(ring_idx) >= 20:
+        spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
         spread_c = max(spread_c, 0.0) ** 0.5
     else:
         spread_c = spread_l = 0.0
@@ -742,16 +782,52 @@ def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
     return (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
 
 
-def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any) -> Any:
-    """The table's brightness over the picture: a quadratic in x, y fitted to the ring around the play
-    area (a lamp's fall-off, vignetting), refitted without the ring pixels far off it (an arm, a glare)."""
+def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:
+    """The table's samples and colour (log BGR): the ring's, unless the ring is not the table. The table
+    beside the board is (the board lies on it; cards beside it are a minority): when less than
+    `ring_agree_min` of those pixels lie near the ring's colour, the ring lies on something else (the floor
+    beyond a table smaller than the seat areas), and the table's colour is the near pixels' own (their part
+    within the same limits of their median), its samples those near pixels and the ring pixels that agree."""
     import numpy as np
 
-    if len(model.ring_idx) < 20:
+    near = log_lut[bflat[model.near_idx]]
+
+    def agree(samples: Any, colour: Any) -> Any:
+        d = samples - colour
+        lum = d.mean(axis=1)
+        chroma2 = (d * d).sum(axis=1) - 3 * lum * lum
+        return (chroma2 < config.agree_chroma ** 2) & (np.abs(lum) < config.agree_lum)
+
+    if float(agree(near, table).mean()) >= config.ring_agree_min:
+        return model.ring_idx, table
+    colour = medians(near)
+    ok = agree(near, colour)
+    if ok.sum() >= 20:
+        colour = medians(near[ok])
+        ok = agree(near, colour)
+    ring = log_lut[bflat[model.ring_idx]]
+    ring_ok = agree(ring, colour)
+    idx = np.concatenate([model.ring_idx[ring_ok], model.near_idx[ok]])
+    if len(idx) < 20:
+        return model.ring_idx, table
+    return idx, medians(log_lut[bflat[idx]])
+
+
+def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: Any = None) -> Any:
+    """The table's brightness over the picture: a quadratic in x, y fitted to the ring around the play
+    area (a lamp's fall-off, vignetting), refitted without the ring pixels far off it (an arm, a glare).
+    `ring_idx`: the table's samples when they are not the ring's (`_ring_on_table`)."""
+    import numpy as np
+
+    if ring_idx is None or ring_idx is model.ring_idx:
+        ring_idx, basis, pinv = model.ring_idx, model.ring_basis, model.ring_pinv
+    else:
+        basis = model.full_basis[ring_idx].astype(np.float64)
+        pinv = np.linalg.pinv(basis) if len(ring_idx) >= 20 else None
+    if len(ring_idx) < 20 or pinv is None:
         return np.zeros_like(lum)
-    y = lum.ravel()[model.ring_idx].astype(np.float64)
-    basis = model.ring_basis
-    coef = model.ring_pinv @ y
+    y = lum.ravel()[ring_idx].astype(np.float64)
+    coef = pinv @ y
     keep = np.abs(y - basis @ coef) < config.surface_outlier
     if keep.sum() >= 20:
         # least squares by its normal equations (6 x 6; the basis is 1, u, v and their products on [-1, 1],
