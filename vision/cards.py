@@ -104,7 +104,10 @@ class CardConfig:
                                         # (a grey points card is no veiled pink: a veil that greys a
                                         # colour also brings it near the stock's brightness)
     side_border_mm: float = 5.0         # card: a card's side border looked for this far in from the band's edges
-    single_sides_min: float = 0.06      # a row (or wish row) of one card shows its side borders this much whiter
+    # a row (or wish row) of one card shows its side borders this much whiter (None: not required). Off:
+    # the bundled demo's real one-card rows score 0.00-0.01 (0.06 dropped their first cards: 81 -> 76 of 95
+    # turns; 0.01 too), dev phantoms -0.02-0.04: no margin on either side (docs/vision.md, session 15)
+    single_sides_min: float | None = None
                                         # than its field (whiteness over the stock; a patch of table: ~0)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
@@ -1540,8 +1543,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # a row of one card must be a card: its light border seen on both sides of its field (a patch of
     # light table outlined beside a notepad or a box shows none). Not for the points row: a points card's
     # grey field is nearly as light as its border
-    bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
-             or b.sides >= config.single_sides_min]
+    if config.single_sides_min is not None:
+        bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
+                 or b.sides >= config.single_sides_min]
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},

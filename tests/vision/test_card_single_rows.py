@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from engine.board import bundled_board
 from simulator.dataset import render_single, sample_spec
@@ -24,14 +25,17 @@ def _white_band(side: float, field: float = 0.35, ppm: float = 2.5) -> np.ndarra
 
 def test_a_cards_side_borders_are_whiter_than_its_field():
     config = CardConfig()
-    assert _side_borders(config, _white_band(0.9), 5.0, 87.0, 2.5) > config.single_sides_min
+    both = _side_borders(config, _white_band(0.9), 5.0, 87.0, 2.5)
     # a patch of table: no border either side, or on one side only (the notepad's edge)
-    assert _side_borders(config, _white_band(0.35), 5.0, 87.0, 2.5) < config.single_sides_min
+    none = _side_borders(config, _white_band(0.35), 5.0, 87.0, 2.5)
     one_side = _white_band(0.9)
     one_side[:, :int(2 * 2.5)] = 0.35
-    assert _side_borders(config, one_side, 5.0, 87.0, 2.5) < config.single_sides_min
+    one = _side_borders(config, one_side, 5.0, 87.0, 2.5)
+    assert both > 0.3 and none < 0.01 and one < 0.01
 
 
+@pytest.mark.xfail(strict=True, reason="the one-card rule (CardConfig.single_sides_min) is off since session 15: "
+                   "the bundled demo's real one-card rows show no more side border than this patch of table")
 def test_a_patch_of_light_wood_beside_a_box_is_no_row_of_one_card():
     jpeg, truth = render_single(sample_spec(79200, 21, (2304, 1296)))
     assert truth["render"]["table"]["kind"] == "wood" and truth["seats"]["east"]["rows"] == {}
