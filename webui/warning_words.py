@@ -191,8 +191,9 @@ class WarningWords:
 
     def decorate(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The snapshot with each warning's sentences (`text`: {lang: sentence}) and, in
-        `current_warnings`, the ids of the warnings about the last move still standing (what a phone
-        that joins now should see in its banner)."""
+        `current_warnings`, the ids of the warnings still standing about the last move, or raised since
+        it was made (what a phone that joins now should see in its banner: the decoder raises a warning
+        once it is sure of its move, which may be after the next move began)."""
         warnings = snapshot.get("warnings") or []
         game = snapshot.get("game") or {}
         seat_of_move = {m.get("id"): m.get("seat") for m in snapshot.get("moves") or [] if isinstance(m, dict)}
@@ -210,8 +211,17 @@ class WarningWords:
         if any(isinstance(m, dict) and m.get("violations") for m in moves):
             moves = [self._move(m, game) for m in moves]
         last = moves[-1].get("id") if moves and isinstance(moves[-1], dict) else None
-        current = [w["id"] for w in out if isinstance(w, dict) and not w.get("withdrawn")
-                   and last is not None and w.get("move_id") == last]
+        last_t = moves[-1].get("t") if moves and isinstance(moves[-1], dict) else None
+
+        def current_one(w: dict[str, Any]) -> bool:
+            if w.get("withdrawn") or last is None:
+                return False
+            if w.get("move_id") == last:
+                return True
+            t = w.get("t")
+            return isinstance(t, (int, float)) and isinstance(last_t, (int, float)) and t >= last_t
+
+        current = [w["id"] for w in out if isinstance(w, dict) and current_one(w)]
         return {**snapshot, "warnings": out, "moves": moves, "current_warnings": current}
 
     def _move(self, move: Any, game: dict[str, Any]) -> Any:

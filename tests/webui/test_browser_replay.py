@@ -117,9 +117,14 @@ def test_the_story_is_told_in_italian(browser, server, replay):
 @pytest.mark.parametrize("locale, words", [("en-GB", "laid {colour} {value} but a pawn went onto"),
                                            ("it-IT", "ha posato il {value} {colour} ma una pedina")])
 def test_a_phone_joining_after_a_warning_sees_it_in_its_language(browser, server, replay, locale, words):
-    snap = replay.step_until(lambda s: any(not w["withdrawn"] for w in s["warnings"]), "a warning")
-    warning = next(w for w in snap["warnings"] if not w["withdrawn"])
-    assert warning["move_id"] == snap["moves"][-1]["id"]  # a warning about the last move: still current
+    # a warning still current: about the last move, or raised since it was made (the decoder shows a
+    # warning once sure of its move, which may be after the next move began)
+    def current(s, w):
+        last = s["moves"][-1]
+        return not w["withdrawn"] and (w["move_id"] == last["id"] or w["t"] >= last["t"])
+
+    snap = replay.step_until(lambda s: any(current(s, w) for w in s["warnings"]), "a current warning")
+    warning = next(w for w in snap["warnings"] if current(snap, w))
     colour, value = warning["details"]["card"]
     if locale.startswith("it"):
         colour = {"red": "rosso", "blue": "blu", "green": "verde", "yellow": "giallo", "pink": "rosa"}[colour]

@@ -111,3 +111,16 @@ def test_a_warning_without_a_seat_names_the_player_of_its_move_and_italian_contr
     out = WORDS.decorate(snap)["warnings"]
     assert out[0]["text"]["en"].startswith("Anna laid a card and discarded onto the pink pile")
     assert "dalla partenza a " in out[1]["text"]["it"] and "da la" not in out[1]["text"]["it"]
+
+
+def test_a_warning_raised_after_the_next_move_began_is_still_current():
+    """The decoder raises a warning once it is sure of its move, which may be after the next move was
+    shown: a phone joining then still sees it; once a later move is made, it is history."""
+    snap = {"game": GAME, "moves": [{"id": 1, "seat": "south", "t": 10.0}, {"id": 2, "seat": "west", "t": 14.0}],
+            "warnings": [{"id": 1, "code": "out-of-turn", "seat": "south", "move_id": 1, "t": 15.5,
+                          "withdrawn": False},
+                         {"id": 2, "code": "no-card", "seat": "south", "move_id": 1, "t": 12.0, "withdrawn": False}]}
+    assert WORDS.decorate(snap)["current_warnings"] == [1]
+    later = {**snap, "moves": [*snap["moves"], {"id": 3, "seat": "north", "t": 20.0}]}
+    assert WORDS.decorate(later)["current_warnings"] == []
+
