@@ -188,16 +188,24 @@ def test_region_features_measure_sizes_and_shares_not_colours():
     assert va.reason == vb.reason == "occluded" and va.hands == vb.hands == ["west"]
 
 
-@pytest.mark.parametrize("seat", ["west", "north"])
-def test_region_features_all_at_once_match_the_region_by_region_reference(seat):
-    from vision.usable import not_table_pixels, region_features
+def arm_regions(seat: str, distractors: tuple[str, ...]):
+    """(usable model, not-table pixels, labels, stats, n) of a frame with `seat`'s arm over the table."""
+    from vision.usable import not_table_pixels
 
-    image, cal, seats, _truth = render(hand_seat=seat, target=(280.0, 200.0), distractors=("mug", "phone"))
+    image, cal, seats, _truth = render(hand_seat=seat, target=(280.0, 200.0), distractors=distractors)
     reader = reader_for(cal, seats)
     reader.read(image)
     model = reader.usable_model
     px = not_table_pixels(DEFAULT_CONFIG, model, small_image(DEFAULT_CONFIG, image))
     n, labels, stats, _c = cv2.connectedComponentsWithStats(px.mask, connectivity=8)
+    return model, px, labels, stats, n
+
+
+@pytest.mark.parametrize("seat", ["west", "north"])
+def test_region_features_all_at_once_match_the_region_by_region_reference(seat):
+    from vision.usable import region_features
+
+    model, px, labels, stats, n = arm_regions(seat, ("mug", "phone"))
     keep, feats = region_features(DEFAULT_CONFIG, model, px, labels, stats, n)
     want_keep, want = region_features_one_by_one(DEFAULT_CONFIG, model, px, labels, stats, n)
     assert keep == want_keep and len(keep) >= 1

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.usable import (DEFAULT_CONFIG, _log_image, _lum_chroma, _lum_chroma_lut, _lum_surface, _log_lut,
-                           not_table_pixels, percentiles, region_features, small_image)
+                           percentiles, region_features, small_image)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 20, 423, 691])
@@ -55,14 +55,9 @@ def test_the_fall_off_by_rows_and_columns_is_the_full_bases_product():
 
 
 def test_region_sums_over_the_not_table_pixels_are_those_over_the_whole_picture():
-    from test_usable import reader_for, render
+    from test_usable import arm_regions
 
-    image, cal, seats, _truth = render(hand_seat="north", target=(280.0, 200.0), distractors=("mug",))
-    reader = reader_for(cal, seats)
-    reader.read(image)
-    model = reader.usable_model
-    px = not_table_pixels(DEFAULT_CONFIG, model, small_image(DEFAULT_CONFIG, image))
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(px.mask, connectivity=8)
+    model, px, labels, stats, n = arm_regions("north", ("mug",))
     keep, feats = region_features(DEFAULT_CONFIG, model, px, labels, stats, n)
     keep2, feats2 = region_features(DEFAULT_CONFIG, model, px, labels, stats, n, np.flatnonzero(px.mask))
     total = np.bincount(labels.ravel(), weights=model.area_flat, minlength=n)
