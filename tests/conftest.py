@@ -53,3 +53,20 @@ def no_picamera2(monkeypatch):
     monkeypatch.setitem(sys.modules, "picamera2", None)
     yield
     _forget_fake_modules()
+
+
+# The whole suite (`bash scripts/dev.sh test`) runs on two workers, but the tests that time a real
+# server, a browser or a camera thread against the wall clock run alone afterwards, so another
+# worker's load cannot make them late. They are marked `serial` by where they live (and by hand).
+SERIAL_FOLDERS = ("webui", "camera", "app")
+
+
+def pytest_collection_modifyitems(config, items):
+    tests_root = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            folder = Path(str(item.fspath)).resolve().relative_to(tests_root).parts[0]
+        except ValueError:
+            continue
+        if folder in SERIAL_FOLDERS:
+            item.add_marker(pytest.mark.serial)

@@ -7,12 +7,16 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from camera.sources.base import CaptureThreadSource, SourceLost, SourceUnavailable
 from engine.observation import Observation
 from tracking.pipeline import Pipeline
 
 from test_tracker import tracked_vs_true
 from tracking_helpers import game, make_tracker
+
+pytestmark = pytest.mark.serial  # a camera thread that goes away and comes back, timed: run alone (tests/conftest.py)
 
 FPS = 5.0
 

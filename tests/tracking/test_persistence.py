@@ -18,6 +18,8 @@ from tracking.store import EventStore, StoreError, default_db_path
 
 from tracking_helpers import REPO, feed, game, make_tracker
 
+pytestmark = pytest.mark.serial  # a replay process stopped and resumed against the wall clock: run alone (tests/conftest.py)
+
 
 def test_wal_mode_and_full_sync(tmp_path):
     store = EventStore(tmp_path / "tracking.db")

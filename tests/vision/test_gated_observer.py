@@ -6,11 +6,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 
 from camera.session import open_session
 from camera.sources import open_source
 from vision.observer import make_observer
 from vision.reader import read_image
+
+pytestmark = pytest.mark.serial  # a live (fake) camera filming at 15 fps: run alone (tests/conftest.py)
 
 SESSION = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "nwnz-3p"
 
