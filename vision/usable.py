@@ -675,6 +675,14 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
             outline[k] = np.concatenate([outline[k], c])
         else:
             outline[k] = c
+    # a region lying in a hole of another (a hand inside a ring of shadow) has no outer contour of
+    # the whole mask: its own, from its own pixels
+    for k in keep:
+        if k not in outline:
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            own, _h = cv2.findContours((labels[y:y + h, x:x + w] == k).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+            outline[k] = np.concatenate(own) + np.array([x, y], dtype=own[0].dtype)
     out_dist = model.out_dist
     # each region's farthest and nearest pixel from the play area, all regions at once: its pixels are
     # one run of the pixels ordered by label (every label 1..n-1 has pixels: the labels are the mask's)
