@@ -5,6 +5,8 @@
 #   - five short sessions (a few turns each) for the tests: one per game, one with rule breaks, one
 #     in hard light; those the calibration tests register stay 960x540 (20-px markers), the others
 #     640x360; per-frame truth without the `render` extension (simulator.json keeps the geometry);
+#     filmed as a live camera gives them, with full-resolution stills (2304x1296) rendered on request,
+#     so the camera path reads them (tests/vision/test_fixture_replays.py);
 #   - demo: a whole game of NWNZ with 3 players (1 frame/s, stills on request), what `keltis-cam serve`
 #     replays (looping) through the camera path for a newcomer: it plays to its end (the draw pile runs out), the result and the chart.
 #   usage: bash scripts/make_fixtures.sh [OUT_DIR]     (default fixtures/sessions)
@@ -12,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-fixtures/sessions}
 KC=${KELTIS_CAM:-.venv/bin/keltis-cam}
-COMMON=(--fps 2 --truth-render none --overwrite)
+COMMON=(--fps 2 --truth-render none --overwrite --stills 2304x1296)
 LARGE=(--size 960x540 --quality 50)
 SMALL=(--size 640x360 --quality 60)
 mkdir -p "$OUT"

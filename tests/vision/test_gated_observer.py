@@ -4,6 +4,7 @@ still, a few times, and again after it changed (issue 20 items 2 and 8)."""
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,17 @@ from vision.reader import read_image
 pytestmark = pytest.mark.serial  # a live (fake) camera filming at 15 fps: run alone (tests/conftest.py)
 
 SESSION = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "nwnz-3p"
+STILL = (4608, 2592)      # the fake camera's sensor (a Camera Module 3)
+
+
+@lru_cache(maxsize=None)
+def still_of(frame_no: int, width: int, height: int):
+    """The full-resolution still a camera takes of the session's table at that frame (the session is
+    filmed with stills: simulator/stills.py renders it as the camera would have taken it). Rendered
+    before the camera opens (STILL): a live camera's consumer waits only seconds for its still."""
+    from simulator.stills import SessionStills
+
+    return SessionStills(SESSION, size=(width, height)).still(frame_no)
 
 
 def test_live_camera_reads_the_table_only_when_it_is_still(fake_picamera2):
@@ -59,16 +71,14 @@ def test_a_camera_that_takes_stills_is_read_from_full_resolution_stills(fake_pic
     """`picamera2?stills=on`: once the table is still the observer reads a full-resolution still (the
     card strips need its pixels) instead of the video frame, once per still period; the reader's
     registration is the still's, and the motion test keeps working on the small pictures."""
-    import cv2
-
     session = open_session(SESSION)
     frame0 = read_image(SESSION / "frames" / "000000.jpg")
     h, w = frame0.shape[:2]
 
     def movie(frame_no, width, height):
-        return frame0 if (width, height) == (w, h) else cv2.resize(frame0, (width, height),
-                                                                   interpolation=cv2.INTER_CUBIC)
+        return frame0 if (width, height) == (w, h) else still_of(0, width, height)
 
+    still_of(0, *STILL)
     fake_picamera2.WORLD.movie = movie
     observer = make_observer(session=session)
     deadline = time.monotonic() + 60
@@ -90,7 +100,6 @@ def test_a_camera_that_takes_stills_is_read_from_full_resolution_stills(fake_pic
 def test_no_still_is_taken_for_a_hand_resting_over_the_table(fake_picamera2):
     """With stills on, a reading the small picture already shows to be unusable (an arm resting over
     the table) costs no still: the camera's video is not paused for it."""
-    import cv2
 
     session = open_session(SESSION)
     frames = {i: read_image(SESSION / "frames" / f"{i:06d}.jpg") for i in (0, 13)}
@@ -98,9 +107,10 @@ def test_no_still_is_taken_for_a_hand_resting_over_the_table(fake_picamera2):
     script = [0] * 20 + [13] * 400        # the table, then an arm that stays where it is
 
     def movie(frame_no, width, height):
-        img = frames[script[min(frame_no, len(script) - 1)]]
-        return img if (width, height) == (w, h) else cv2.resize(img, (width, height), interpolation=cv2.INTER_CUBIC)
+        k = script[min(frame_no, len(script) - 1)]
+        return frames[k] if (width, height) == (w, h) else still_of(k, width, height)
 
+    still_of(0, *STILL)
     fake_picamera2.WORLD.movie = movie
     observer = make_observer(session=session)
     deadline = time.monotonic() + 60

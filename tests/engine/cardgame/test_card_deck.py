@@ -106,11 +106,12 @@ def test_a_draw_writes_its_pile_as_from_and_still_reads_the_old_source():
 
 
 def test_a_recorded_session_written_with_source_still_loads():
-    """fixtures/sessions/card-3p/truth/events.jsonl was written with "source": every move reads back."""
+    """A recording's truth/events.jsonl written with "source" (fixtures/sessions/card-3p's until it was
+    filmed again in session 16, kept here as it was): every move reads back."""
     import json
     from pathlib import Path
 
-    events = Path(__file__).resolve().parents[3] / "fixtures" / "sessions" / "card-3p" / "truth" / "events.jsonl"
+    events = Path(__file__).resolve().parent / "data" / "card-3p-events-with-source.jsonl"
     moves = [json.loads(line)["move"] for line in events.read_text(encoding="utf-8").splitlines() if line.strip()]
     moves = [m for m in moves if m]
     old = [m for m in moves if m.get("move") == "draw" and "source" in m]
