@@ -110,7 +110,15 @@ class CardConfig:
     single_sides_min: float | None = None
                                         # than its field (whiteness over the stock; a patch of table: ~0)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
-    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
+    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
+    points_grey_near: float | None = 0.08  # when it lies at most this far from the points' grey itself (None: any;
+                                         # a pink strip, the palest colour, is as near the grey as its own pink
+                                         # when both are far: 0.147 against 0.145)
+    leaked_points_on_row: bool = True    # card game: a leaked points piece may end a colour row (a points card
+                                         # laid last on it, its border lost on a wood table)
+    ends_from_pieces: bool = True        # card game: a wish band whose labels show no wish field (washed out
+                                         # below grey_sat) is read between its outlined pieces, as a points
+                                         # band is (not colour bands: patches of table read as one-card rows)
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
     symbol_margin: float = 0.15          # and a wish row and its rival colour's renamed when the other's
                                          # picture correlates better by this (kind_by_symbol)
@@ -613,7 +621,8 @@ def _washed_fields(veils: tuple[float, ...], art: CardArt, kinds: tuple[str, ...
 
 def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
     best = min(dists, key=dists.get) if dists else None
-    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin:
+    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin and \
+            (config.points_grey_near is None or dists["points"] <= config.points_grey_near):
         # every colour washed out by a strong enough veil turns grey: a piece about as near the
         # points cards' grey as its colour shows no colour to go by (card game)
         best = "points"
@@ -830,6 +839,12 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             del groups[key]
             continue
         kinds = {q["kind"] for q in clean}
+        if card_game and config.leaked_points_on_row and kinds & NUMBER_KINDS:
+            # (a colour row may end in a points card: its field, leaked, joins below the row's pieces)
+            bottom = max(q["y"] + q["h"] for q in clean)
+            groups[key] = clean + [q for q in g if q["leaked"] and (q["kind"] in kinds or (
+                q["kind"] == "points" and q["y"] + q["h"] / 2 > bottom))]
+            continue
         groups[key] = clean + [q for q in g if q["leaked"] and q["kind"] in kinds]
     chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
     if card_game:
@@ -1059,7 +1074,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops),
-                     band.v1 - v_start if _colourless(config, art, band.kind) else None)
+                     band.v1 - v_start if _colourless(config, art, band.kind) or (
+                         config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None)
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
     spans = []
