@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 
 from vision.cardart import card_art
-from vision.cards import CardConfig, _nearest_kind, find_bands_outlined, piece_kind_distances
+from vision.cards import (CardConfig, _nearest_kind, find_bands_outlined, grey_chroma_max, piece_chroma,
+                          piece_kind_distances)
 from vision.components import load_components
 
 P = 1.25                       # px/mm of the half view the rows are found in
@@ -25,24 +26,31 @@ def _named(config, field, cream, art):
     """The kind the rows name a flat piece of colour `field` over a stock of `cream`, and every distance."""
     view = np.empty((20, 40, 3), np.uint8)
     view[:] = np.clip(np.round(field), 0, 255).astype(np.uint8)
-    dists = piece_kind_distances(config, view, np.asarray(cream, np.float32), np.ones((20, 40), bool), 0, 0, art, True)
-    return _nearest_kind(config, dists)[0], dists
+    cream, sub = np.asarray(cream, np.float32), np.ones((20, 40), bool)
+    dists = piece_kind_distances(config, view, cream, sub, 0, 0, art, True)
+    return _nearest_kind(config, dists, piece_chroma(view, cream, sub, 0, 0), grey_chroma_max(config, art))[0], dists
 
 
-def test_a_pale_pink_strip_far_from_every_grey_is_not_a_points_card():
+def test_a_pale_pink_strip_is_no_points_card_but_a_clipped_lights_grey_is():
     # a pink strip and a points card of one seat about as a still showed them (dev frame 80000/60 north,
     # warm light on a blue table; its strips were 0.135-0.147 from their pink and 0.147-0.189 from the
     # points' grey): the points rule (a colour about as near the grey is points) named the pink row a
-    # points row of 4. The grey is as far from this strip as its pink is: it shows a colour to go by
+    # points row of 4. The strip shows a colour (log-chroma 0.20, the points' art field 0.12)
     art = _art()
     cream = np.array([159.4, 199.1, 226.6])
     pink, points = cream * [1.0, 0.77, 0.90], cream * [0.87, 0.76, 0.73]
     got, dists = _named(CardConfig(), pink, cream, art)
     assert got == "pink", dists
     assert dists["points"] > 0.1 and dists["points"] - dists["pink"] < CardConfig().points_grey_margin, dists
-    assert _named(CardConfig(points_grey_near=None), pink, cream, art)[0] == "points"   # the rule before
+    assert _named(CardConfig(points_grey_chroma=None), pink, cream, art)[0] == "points"   # the rule before
     # the seat's points card itself stays points
     assert _named(CardConfig(), points, cream, art)[0] == "points"
+    # a points card under a clipped paper's light (dev video frame 80001/22 west: the paper at 253/254/255,
+    # the grey leaning red) is nearer a washed-out red (0.08) than the points' grey (0.11), but shows
+    # hardly a colour (0.07): points, as before
+    cream2 = np.array([233.3, 258.7, 268.6])
+    got, dists = _named(CardConfig(), cream2 * [0.62, 0.65, 0.68], cream2, art)
+    assert got == "points" and dists["red"] < dists["points"], dists
 
 
 def _view_of(mask: np.ndarray, cream: np.ndarray, art) -> tuple:
