@@ -110,7 +110,16 @@ class CardConfig:
     single_sides_min: float | None = None
                                         # than its field (whiteness over the stock; a patch of table: ~0)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
-    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points
+    points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
+    points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
+                                         # points' art field (None: any). A pale pink strip can be as near the
+                                         # grey as its pink (dev still 80000/60: 0.147 / 0.145) but shows 0.20;
+                                         # the grey under a clipped paper's light shows 0.07 (points art 0.12)
+    leaked_points_on_row: bool = True    # card game: a leaked points piece may end a colour row (a points card
+                                         # laid last on it, its border lost on a wood table)
+    ends_from_pieces: bool = True        # card game: a wish band whose labels show no wish field (washed out
+                                         # below grey_sat) is read between its outlined pieces, as a points
+                                         # band is (not colour bands: patches of table read as one-card rows)
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
     symbol_margin: float = 0.15          # and a wish row and its rival colour's renamed when the other's
                                          # picture correlates better by this (kind_by_symbol)
@@ -611,11 +620,42 @@ def _washed_fields(veils: tuple[float, ...], art: CardArt, kinds: tuple[str, ...
     return out
 
 
-def _nearest_kind(config: CardConfig, dists: dict[str, float]) -> tuple[str | None, dict[str, float]]:
+def piece_chroma(view: Any, cream: Any, sub: Any, x: int, y: int) -> float:
+    """How coloured an outlined piece is: the log-chroma norm of its median colour over the stock."""
+    import numpy as np
+
+    h, w = sub.shape
+    field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    return log_chroma_norm(np.asarray(field, np.float64) / np.maximum(np.asarray(cream, np.float64), 1.0))
+
+
+def log_chroma_norm(rel: Any) -> float:
+    """The log-chroma norm of a colour given over the stock (0: the stock's hue, any brightness)."""
+    import numpy as np
+
+    lg = np.log(np.maximum(np.asarray(rel, np.float64), 0.02))
+    return float(np.linalg.norm(lg - lg.mean()))
+
+
+def grey_chroma_max(config: CardConfig, art: CardArt) -> float | None:
+    """The most colour (log-chroma) a piece may show and still be taken for a washed-out points card by
+    the points rule (_nearest_kind); None: no limit (or no points art)."""
+    ref = art.fields.get("points")
+    if config.points_grey_chroma is None or ref is None:
+        return None
+    return log_chroma_norm(ref) + config.points_grey_chroma
+
+
+def _nearest_kind(config: CardConfig, dists: dict[str, float], chroma: float | None = None,
+                  grey_max: float | None = None) -> tuple[str | None, dict[str, float]]:
+    """The kind nearest `dists` (piece_kind_distances), None when none is near enough. `chroma`: the
+    piece's (piece_chroma); `grey_max`: grey_chroma_max."""
     best = min(dists, key=dists.get) if dists else None
-    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin:
+    if best in NUMBER_KINDS and "points" in dists and dists["points"] - dists[best] < config.points_grey_margin and \
+            (chroma is None or grey_max is None or chroma <= grey_max):
         # every colour washed out by a strong enough veil turns grey: a piece about as near the
-        # points cards' grey as its colour shows no colour to go by (card game)
+        # points cards' grey as its colour, and no more coloured than they are, shows no colour to go
+        # by (card game)
         best = "points"
     return (best if best is not None and dists[best] < config.piece_max_chroma_dist else None), dists
 
@@ -741,6 +781,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
 
     p = sv.ppm * scale
     memo = {} if memo is None else memo
+    grey_max = grey_chroma_max(config, art) if card_game else None
     comp, stats = fields if fields is not None else outlined_fields(config, view, cream, p, contrast)[:2]
     pieces, leaked, leaking = [], [], []
 
@@ -749,8 +790,9 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         h, w = mask.shape
         key = ("kind", x, y, w, h, area, round(float(np.sum(cream)), 1))
         if key not in memo:
-            memo[key] = piece_kind_distances(config, view, cream, mask, x, y, art, card_game)
-        kind, dists = _nearest_kind(config, memo[key])
+            memo[key] = (piece_kind_distances(config, view, cream, mask, x, y, art, card_game),
+                         piece_chroma(view, cream, mask, x, y) if card_game else None)
+        kind, dists = _nearest_kind(config, memo[key][0], memo[key][1], grey_max)
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,
                            "area": area, "leaked": was_leaked, "dists": dists})
@@ -830,6 +872,12 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
             del groups[key]
             continue
         kinds = {q["kind"] for q in clean}
+        if card_game and config.leaked_points_on_row and kinds & NUMBER_KINDS:
+            # (a colour row may end in a points card: its field, leaked, joins below the row's pieces)
+            bottom = max(q["y"] + q["h"] for q in clean)
+            groups[key] = clean + [q for q in g if q["leaked"] and (q["kind"] in kinds or (
+                q["kind"] == "points" and q["y"] + q["h"] / 2 > bottom))]
+            continue
         groups[key] = clean + [q for q in g if q["leaked"] and q["kind"] in kinds]
     chains = [sorted(g, key=lambda q: q["y"]) for g in groups.values()]
     if card_game:
@@ -1059,7 +1107,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops),
-                     band.v1 - v_start if _colourless(config, art, band.kind) else None)
+                     band.v1 - v_start if _colourless(config, art, band.kind) or (
+                         config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None)
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
     spans = []

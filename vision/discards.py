@@ -360,7 +360,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     import cv2
     import numpy as np
 
-    from .cards import _nearest_kind, piece_kind_distances, sized_for
+    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances, sized_for
 
     ccfg = sized_for(card_config, art.size)
     p = tv.ppm
@@ -381,7 +381,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
             continue
         dists = piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game)
-        kind, _d = _nearest_kind(ccfg, dists)
+        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, cream, sub, x, y) if card_game else None,
+                                 grey_chroma_max(ccfg, art) if card_game else None)
         if kind not in piles or \
                 piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
             continue        # the draw pile's backs (or no card field) are no discard pile
