@@ -117,9 +117,11 @@ class CardConfig:
                                          # the grey under a clipped paper's light shows 0.07 (points art 0.12)
     leaked_points_on_row: bool = True    # card game: a leaked points piece may end a colour row (a points card
                                          # laid last on it, its border lost on a wood table)
-    ends_from_pieces: bool = True        # card game: a wish band whose labels show no wish field (washed out
+    ends_from_pieces: bool = False       # card game: a wish band whose labels show no wish field (washed out
                                          # below grey_sat) is read between its outlined pieces, as a points
-                                         # band is (not colour bands: patches of table read as one-card rows)
+                                         # band is (not colour bands: patches of table read as one-card rows).
+                                         # Off: on fresh seed 80500 it read 3 more wish cards right and made
+                                         # 4 up (light wood outlined and named wish); docs/vision.md session 16
     symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
     symbol_margin: float = 0.15          # and a wish row and its rival colour's renamed when the other's
                                          # picture correlates better by this (kind_by_symbol)

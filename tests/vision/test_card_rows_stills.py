@@ -94,14 +94,19 @@ def test_a_points_card_leaking_into_the_table_still_ends_its_colour_row():
 def test_a_wish_row_washed_out_in_a_bright_exposure_is_read():
     """(A rendered dev frame, 80000/39, a still: west's wish row `4, 8, 2` in a bright exposure (1.05, the
     markers' paper clipped) is outlined and named wish, but washed below the colour labels' saturation, so
-    no card was read in it.)"""
+    no card was read in it.) With `CardConfig.ends_from_pieces`, which is off by default: on a fresh seed
+    it also read light wood as wish cards."""
+    from dataclasses import replace
     from simulator.dataset import render_single, sample_spec
-    from vision.reader import Reader
+    from vision.reader import DEFAULT_READER_CONFIG, Reader
 
     jpeg, truth = render_single(sample_spec(80000, 39, (4608, 2592)))
     assert truth["game"] == "keltis-card" and sorted(truth["seats"]["west"]["wish_cards"]) == [2, 4, 8]
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     seats = {s: v["player"] for s, v in truth["seats"].items()}
-    reader = Reader(truth["render"]["calibration"], game=truth["game"], board=None, seats=seats)
+    config = replace(DEFAULT_READER_CONFIG, cards=replace(DEFAULT_READER_CONFIG.cards, ends_from_pieces=True))
+    reader = Reader(truth["render"]["calibration"], game=truth["game"], board=None, seats=seats, config=config)
     got = reader.read(image).observation
     assert sorted(got.seats["west"].wish_cards) == [2, 4, 8]
+    reader = Reader(truth["render"]["calibration"], game=truth["game"], board=None, seats=seats)
+    assert sorted(reader.read(image).observation.seats["west"].wish_cards) != [2, 4, 8]    # the default
