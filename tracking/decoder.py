@@ -307,6 +307,8 @@ class TurnDecoder:
         self.order: list[str] = list(self.seats)
         self.first: str | None = setup.get("first")
         self.card_game = setup.get("game") == "keltis-card"
+        #: the board (setup "board": a bundled name, a file or a Board), for the steps a card laid pays for
+        self.board = _board_of(setup.get("board")) if not self.card_game else None
         self.seat_of_player = {p: s for s, p in self.seats.items()}
         self.beam: list[Hypothesis] = []
         self.interval = _Interval()
@@ -526,6 +528,15 @@ class TurnDecoder:
         out["default"] = -math.log(base)
         return out
 
+    def _held(self, costs: Mapping[str, float], k: FieldKey, cost: float | None = None) -> float:
+        """`cost` (decoder_misread_held) for field k's misread held one more frame: scaled down as the
+        reader's confidence makes a misread of its kind likelier than decoder_misread (a reader that misreads
+        a kind often repeats its misread of a still table as often: the vision reader's pawns)."""
+        cost = self.config.decoder_misread_held if cost is None else cost
+        if not self.config.decoder_held_by_confidence:
+            return cost
+        return cost * min(1.0, costs.get(k[0], costs["default"]) / costs["default"])
+
     def _misread_cost(self, costs: Mapping[str, float], k: FieldKey, true: Any, read: Any) -> float:
         """Cost of field k read as `read` when the table shows `true`: a thing read otherwise or
         missed is a misread (costs by kind); a card or tile read where there is none (a row read
@@ -595,7 +606,8 @@ class TurnDecoder:
             # still moment it begins pays decoder_misread_held per frame afresh
             kept = {k for k in diff if not no_hand and k in held and held[k][0] == fields.get(k)
                     } if cfg.decoder_misread_kept > 0 else set()
-            misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
+            misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
+                                                         - held[k][1]))
                            if k in going_on else
                            min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
                            if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
@@ -649,6 +661,12 @@ class TurnDecoder:
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
+                    if self.board is not None and cfg.decoder_unseen_steps:
+                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs):
+                            extra, new_table, new_turns, misread_k = made
+                            self._keep(candidates, _new_hypothesis(new_table, piles, new_turns, total + extra, frames,
+                                                                   still_misread + (misread_k,)))
+                            best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
@@ -690,8 +708,8 @@ class TurnDecoder:
             since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
             if since < 1:
                 continue
-            cost = self._misread_cost(costs, k, now, delta[k]) + min(cfg.decoder_misread_held * (since - 1),
-                                                           cfg.decoder_misread_hold_max)
+            cost = self._misread_cost(costs, k, now, delta[k]) + min(self._held(costs, k) * (since - 1),
+                                                                     self._held(costs, k, cfg.decoder_misread_hold_max))
             new_table = dict(table)
             if now == _GONE:
                 new_table.pop(k, None)
@@ -703,6 +721,46 @@ class TurnDecoder:
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
                                   tuple(m for m in hyp.misread if m[0] != k)))
+        return out
+
+    def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
+                          diff: Sequence[FieldKey], costs: Mapping[str, float]) -> list[tuple]:
+        """A turn of this frame that laid a card and moved no pawn, with the step the card pays for made
+        but read nowhere: a pawn of its player one stone on, onto a stone of the card's colour (or a joker
+        stone), the frame's reading of those pawns a misread (the reader keeps a pawn that left the start
+        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step."""
+        out = []
+        for i in range(max(0, first), len(turns)):
+            turn = turns[i]
+            if len(turn.lays) <= len(turn.steps):
+                continue
+            k = ("pawns", self.seats.get(turn.seat))
+            if k in diff:
+                continue
+            mine = dict(table)
+            was = mine.get(k)
+            if not isinstance(was, tuple):
+                continue
+            colours = {lay.split(":")[0] for lay in turn.lays}
+            for pawn in sorted(set(was)):
+                stone = self.board.stones.get(pawn[0])
+                if stone is None:
+                    continue
+                for to in stone.next:
+                    if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
+                        continue
+                    pawns = list(was)
+                    pawns.remove(pawn)
+                    now = tuple(sorted(pawns + [(to, pawn[1])]))
+                    step = f"{'B' if pawn[1] else 'S'}:{to}"
+                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                         before=turn.before + ((k, was),))
+                    new_table = dict(mine)
+                    new_table[k] = now
+                    cost_k = self._misread_cost(costs, k, now, fields.get(k))
+                    extra = cost_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
+                    out.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
+                                (k, fields.get(k), 0.0, cost_k, self.frame)))
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
@@ -1647,6 +1705,19 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
                 if kind == "discard":
                     out[(pile, new)] = turn.seat
     return out
+
+
+def _board_of(board: Any) -> Any:
+    """The Board a setup names (None: none, or one that cannot be loaded)."""
+    if board is None or hasattr(board, "stones"):
+        return board
+    from engine.board import load_board
+    from engine.errors import BoardFileError
+
+    try:
+        return load_board(board)
+    except (BoardFileError, OSError, ValueError):
+        return None
 
 
 def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> list[tuple[FieldKey, Any]]:
