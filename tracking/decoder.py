@@ -1737,14 +1737,18 @@ def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> 
                 came.remove(p)
         if len(came) < 2:
             continue
-        values = set()
+        values: dict[tuple, int] = {}
         for c in set(came):
             for g in set(gone):
                 if g[1] == c[1]:
                     pawns = list(was)
                     pawns.remove(g)
-                    values.add(tuple(sorted(pawns + [c])))
-        out += [(k, v) for v in sorted(values)]
+                    rest = list(came)
+                    rest.remove(c)
+                    # (the readings cannot tell which step was made: the misread left is likelier a pawn of
+                    # the size the player has more of — four small ones to one big — so that reading first)
+                    values[tuple(sorted(pawns + [c]))] = -sum(sum(1 for p in was if p[1] == r[1]) for r in rest)
+        out += [(k, v) for v in sorted(values, key=lambda v: (values[v], v))]
     return out
 
 
