@@ -58,7 +58,7 @@ class TrackingConfig:
     #                                      often is misread alike frame after frame (the vision reader's pawns:
     #                                      confidence 0.5); readers without confidence (truth) are not changed.
     #                                      Off: on the bundled demo it cost 7 turns (81 -> 74 of 95), and with
-    #                                      decoder_unseen_steps off 65 (session 16, docs/tracking.md)
+    #                                      decoder_unseen_steps off 16 of 95 (session 16, docs/tracking.md)
     decoder_partial_pawns: bool = True   # a player's pawns read with two steps or more may be one step and a
     #                                      misread (the field taken with one of the steps read)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
