@@ -53,6 +53,16 @@ class TrackingConfig:
     #                                      0: off, priced as a new misread (1.0 on the session-10 dev seeds:
     #                                      +2 turns exact at 2 %, -6 at 5 %, 1 fps — a real change left as a
     #                                      kept misread got cheaper too)
+    decoder_held_by_confidence: bool = False  # decoder_misread_held and _hold_max scaled by a kind's misread cost
+    #                                      (reader confidence) over decoder_misread's when lower: a kind misread
+    #                                      often is misread alike frame after frame (the vision reader's pawns:
+    #                                      confidence 0.5); readers without confidence (truth) are not changed.
+    #                                      Off: on the bundled demo it cost 7 turns (81 -> 74 of 95), and with
+    #                                      decoder_unseen_steps off 16 of 95 (session 16, docs/tracking.md)
+    decoder_partial_pawns: bool = True   # a player's pawns read with two steps or more may be one step and a
+    #                                      misread (the field taken with one of the steps read)
+    decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
+    #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

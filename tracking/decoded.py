@@ -60,7 +60,8 @@ class DecodedGame:
         self.setup = setup
         self.config = config or TrackingConfig()
         self.games = games
-        self.decoder = TurnDecoder({"seats": dict(setup.seats), "game": setup.game, "first": setup.first},
+        self.decoder = TurnDecoder({"seats": dict(setup.seats), "game": setup.game, "first": setup.first,
+                                   "board": setup.board},
                                    self.config)
         self._template: Observation | None = None
         self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
@@ -134,7 +135,7 @@ class DecodedGame:
             self._tables = [dict(self.decoder.start)]
             if self._models[0].table is None:   # a first table no game can show: wait for a better one
                 self.decoder = TurnDecoder({"seats": dict(self.setup.seats), "game": self.setup.game,
-                                            "first": self.setup.first}, self.config)
+                                            "first": self.setup.first, "board": self.setup.board}, self.config)
                 self._template = None
                 return False
             self._places = [0] * len(self._corrections)

@@ -307,6 +307,8 @@ class TurnDecoder:
         self.order: list[str] = list(self.seats)
         self.first: str | None = setup.get("first")
         self.card_game = setup.get("game") == "keltis-card"
+        #: the board (setup "board": a bundled name, a file or a Board), for the steps a card laid pays for
+        self.board = _board_of(setup.get("board")) if not self.card_game else None
         self.seat_of_player = {p: s for s, p in self.seats.items()}
         self.beam: list[Hypothesis] = []
         self.interval = _Interval()
@@ -526,6 +528,15 @@ class TurnDecoder:
         out["default"] = -math.log(base)
         return out
 
+    def _held(self, costs: Mapping[str, float], k: FieldKey, cost: float | None = None) -> float:
+        """`cost` (decoder_misread_held) for field k's misread held one more frame: scaled down as the
+        reader's confidence makes a misread of its kind likelier than decoder_misread (a reader that misreads
+        a kind often repeats its misread of a still table as often: the vision reader's pawns)."""
+        cost = self.config.decoder_misread_held if cost is None else cost
+        if not self.config.decoder_held_by_confidence:
+            return cost
+        return cost * min(1.0, costs.get(k[0], costs["default"]) / costs["default"])
+
     def _misread_cost(self, costs: Mapping[str, float], k: FieldKey, true: Any, read: Any) -> float:
         """Cost of field k read as `read` when the table shows `true`: a thing read otherwise or
         missed is a misread (costs by kind); a card or tile read where there is none (a row read
@@ -595,7 +606,8 @@ class TurnDecoder:
             # still moment it begins pays decoder_misread_held per frame afresh
             kept = {k for k in diff if not no_hand and k in held and held[k][0] == fields.get(k)
                     } if cfg.decoder_misread_kept > 0 else set()
-            misread = {k: (min(cfg.decoder_misread_held, max(0.0, cfg.decoder_misread_hold_max - held[k][1]))
+            misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
+                                                         - held[k][1]))
                            if k in going_on else
                            min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
                            if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
@@ -606,12 +618,23 @@ class TurnDecoder:
                          if k in going_on else
                          (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
                      for k in diff}
+            options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
+                       for taken in _subsets(diff, cfg.decoder_max_fields)]
+            # a player's pawns read with two steps or more where one was made: the field taken with one of
+            # the steps read, the rest a misread (the reader puts a start pawn on the first stone beside
+            # the one a pawn stepped to, frame after frame; a field is otherwise taken whole or not at all)
+            for k, value in _one_step_pawns(table, fields, diff) if cfg.decoder_partial_pawns else ():
+                rest = [x for x in diff if x != k]
+                cost_k = self._misread_cost(costs, k, value, fields.get(k))
+                options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
+                            for taken in _subsets(rest, cfg.decoder_max_fields)]
             # (likeliest readings first: the frame's budget of cuts goes to them)
-            for emission, taken in sorted(((sum(misread[k] for k in diff if k not in taken), taken)
-                                           for taken in _subsets(diff, cfg.decoder_max_fields)), key=lambda x: x[0]):
+            for emission, taken, partial in sorted(options, key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
                 still_misread = tuple(still[k] for k in diff if k not in taken)
+                if partial is not None:
+                    still_misread += ((partial[0], fields.get(partial[0]), 0.0, partial[2], self.frame),)
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
@@ -619,8 +642,12 @@ class TurnDecoder:
                         best = min(best, hyp.cost + emission + cost)
                     continue
                 # (set operations keep the items' hashes: no table is hashed anew)
+                taken_as = fields
+                if partial is not None:
+                    taken_as = dict(fields)
+                    taken_as[partial[0]] = partial[1]
                 frozen = (hyp.table - {(k, table[k]) for k in taken if k in table}) | {
-                    (k, fields[k]) for k in taken if k in fields}
+                    (k, taken_as[k]) for k in taken if k in taken_as}
                 # a change of fields every frame since the last hand read otherwise came under that
                 # hand, not between two frames with nothing over the table: judged with that hand's
                 # evidence, the frames that read it as now paid back (the others were misreads anyway)
@@ -630,10 +657,16 @@ class TurnDecoder:
                         k in held and held[k][3] == self._prev[1] for k in taken):
                     interval = self._prev[0]
                     back = sum(held[k][2] for k in taken if k in going_on)
-                for turns, piles, cost, frames in self._explanations(hyp, table, fields, taken, interval):
+                for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
+                    if self.board is not None and cfg.decoder_unseen_steps:
+                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs):
+                            extra, new_table, new_turns, misread_k = made
+                            self._keep(candidates, _new_hypothesis(new_table, piles, new_turns, total + extra, frames,
+                                                                   still_misread + (misread_k,)))
+                            best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
@@ -658,18 +691,25 @@ class TurnDecoder:
                 if k in delta:
                     break
             else:
-                continue
+                # no recent turn changed the pawns read moved now: the step of a recent turn that laid a
+                # card and moved no pawn, missed by the reader until now (a pawn stepping off the start
+                # crowd read in it, frame after frame)
+                i = self._stepless_turn(hyp, k) if cfg.decoder_unseen_steps else None
+                if i is None:
+                    continue
+                delta = {k: table.get(k, _GONE)}
             now = fields.get(k, _GONE)
             if delta[k] != table.get(k, _GONE) or i >= len(hyp.turn_frames):
                 continue
-            turn = self._revised(hyp.turns[i], k, delta[k], now)
+            turn = (self._revised(hyp.turns[i], k, delta[k], now) if k in dict(hyp.turns[i].delta)
+                    else self._with_step(hyp.turns[i], k, delta[k], now))
             if turn is None:
                 continue
             since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
             if since < 1:
                 continue
-            cost = self._misread_cost(costs, k, now, delta[k]) + min(cfg.decoder_misread_held * (since - 1),
-                                                           cfg.decoder_misread_hold_max)
+            cost = self._misread_cost(costs, k, now, delta[k]) + min(self._held(costs, k) * (since - 1),
+                                                                     self._held(costs, k, cfg.decoder_misread_hold_max))
             new_table = dict(table)
             if now == _GONE:
                 new_table.pop(k, None)
@@ -682,6 +722,68 @@ class TurnDecoder:
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
                                   tuple(m for m in hyp.misread if m[0] != k)))
         return out
+
+    def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
+                          diff: Sequence[FieldKey], costs: Mapping[str, float]) -> list[tuple]:
+        """A turn of this frame that laid a card and moved no pawn, with the step the card pays for made
+        but read nowhere: a pawn of its player one stone on, onto a stone of the card's colour (or a joker
+        stone), the frame's reading of those pawns a misread (the reader keeps a pawn that left the start
+        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step."""
+        out = []
+        for i in range(max(0, first), len(turns)):
+            turn = turns[i]
+            if len(turn.lays) <= len(turn.steps):
+                continue
+            k = ("pawns", self.seats.get(turn.seat))
+            if k in diff:
+                continue
+            mine = dict(table)
+            was = mine.get(k)
+            if not isinstance(was, tuple):
+                continue
+            colours = {lay.split(":")[0] for lay in turn.lays}
+            for pawn in sorted(set(was)):
+                stone = self.board.stones.get(pawn[0])
+                if stone is None:
+                    continue
+                for to in stone.next:
+                    if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
+                        continue
+                    pawns = list(was)
+                    pawns.remove(pawn)
+                    now = tuple(sorted(pawns + [(to, pawn[1])]))
+                    step = f"{'B' if pawn[1] else 'S'}:{to}"
+                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                         before=turn.before + ((k, was),))
+                    new_table = dict(mine)
+                    new_table[k] = now
+                    cost_k = self._misread_cost(costs, k, now, fields.get(k))
+                    extra = cost_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
+                    out.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
+                                (k, fields.get(k), 0.0, cost_k, self.frame)))
+        return out
+
+    def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
+        """The index of the last recent turn of the pawns' owner (board game) that laid more cards than
+        it moved pawns, if no turn since changed those pawns (None: none)."""
+        if self.card_game or k[0] != "pawns":
+            return None
+        seat = self._owner(k)
+        for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 2 - len(self.order)), -1):
+            turn = hyp.turns[i]
+            if turn.seat == seat and len(turn.lays) > len(turn.steps):
+                return i
+        return None
+
+    def _with_step(self, turn: Turn, k: FieldKey, was: Any, now: Any) -> Turn | None:
+        """`turn` with the pawns of field k moved from `was` to `now` (steps only, no pawn gone or come)."""
+        if not isinstance(was, tuple) or not isinstance(now, tuple) or len(was) != len(now):
+            return None
+        moved = self._owned_turn(turn.seat, [k], {k: was}, {k: now})
+        if not moved.steps or len(turn.steps) + len(moved.steps) > len(turn.lays):
+            return None
+        return dataclasses.replace(turn, steps=turn.steps + moved.steps, delta=turn.delta + ((k, now),),
+                                   before=turn.before + ((k, was),))
 
     def _revised(self, turn: Turn, k: FieldKey, was: Any, now: Any) -> Turn | None:
         """`turn` with its change of field k giving `now` instead of `was` (None: not a change a
@@ -840,13 +942,14 @@ class TurnDecoder:
             candidates[key] = hyp
 
     def _explanations(self, hyp: Hypothesis, before: Fields, fields: Fields, changed: Sequence[FieldKey],
-                      interval: "_Interval"):
+                      interval: "_Interval", partial: tuple | None = None):
         """Cuts of the change of `changed` fields of `before` to their readings in `fields` into turns
-        (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few."""
+        (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few. partial: the
+        (field, value, …) `fields` takes otherwise than the frame read it (_one_step_pawns)."""
         last = hyp.turns[-1] if hyp.turns else None
         # (the open turn's quiet, reach and again are not part of its identity, but its cuts' costs read them)
         key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
-               tuple(changed), id(interval))
+               tuple(changed), id(interval), partial[:2] if partial is not None else None)
         cuts = self._memo.get(key)
         if cuts is None and self._budget <= 0:
             return []      # (this frame's budget of cuts is spent: no cut would be judged)
@@ -1601,6 +1704,51 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
             for pile, _o, new, kind in turn.piles:
                 if kind == "discard":
                     out[(pile, new)] = turn.seat
+    return out
+
+
+def _board_of(board: Any) -> Any:
+    """The Board a setup names (None: none, or one that cannot be loaded)."""
+    if board is None or hasattr(board, "stones"):
+        return board
+    from engine.board import load_board
+    from engine.errors import BoardFileError
+
+    try:
+        return load_board(board)
+    except (BoardFileError, OSError, ValueError):
+        return None
+
+
+def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> list[tuple[FieldKey, Any]]:
+    """(field, pawns) for each player whose pawns read with two steps or more against `table`: the
+    table's pawns with one of them made (a pawn of the same size leaving a stone it stood on)."""
+    out = []
+    for k in diff:
+        if k[0] != "pawns":
+            continue
+        was, now = table.get(k), fields.get(k)
+        if not isinstance(was, tuple) or not isinstance(now, tuple) or len(was) != len(now):
+            continue
+        came, gone = list(now), list(was)
+        for p in now:
+            if p in gone:
+                gone.remove(p)
+                came.remove(p)
+        if len(came) < 2:
+            continue
+        values: dict[tuple, int] = {}
+        for c in set(came):
+            for g in set(gone):
+                if g[1] == c[1]:
+                    pawns = list(was)
+                    pawns.remove(g)
+                    rest = list(came)
+                    rest.remove(c)
+                    # (the readings cannot tell which step was made: the misread left is likelier a pawn of
+                    # the size the player has more of — four small ones to one big — so that reading first)
+                    values[tuple(sorted(pawns + [c]))] = -sum(sum(1 for p in was if p[1] == r[1]) for r in rest)
+        out += [(k, v) for v in sorted(values, key=lambda v: (values[v], v))]
     return out
 
 

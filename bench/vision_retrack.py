@@ -1,0 +1,136 @@
+"""The tracker alone on the readings a vision replay gave it: tracker changes measured on the camera path in
+seconds, not in minutes of reading (issue 20 item 4; session 16).
+
+    .venv/bin/python bench/vision_retrack.py record SESSION...   # replay --observer vision, its readings kept
+    .venv/bin/python bench/vision_retrack.py replay SESSION... [--set NAME=VALUE ...] [--quiet]
+
+`record` replays each session as `keltis-cam replay SESSION --observer vision --check` does (the vision reader
+behind its motion gate, full-resolution stills where the session has them) and keeps every frame's reading, as
+the tracker got it, in SESSION/vision-gated.jsonl. `replay` feeds those readings to a fresh tracker (with the
+settings `--set` changes) and prints, per session and in all, visible turns exact, final scores, the warnings
+and (without --quiet) the mismatches. The readings depend only on the reader: after a change to vision/,
+record again. (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.)
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+READINGS_FILE = "vision-gated.jsonl"   # each frame's reading as the tracker got it (index, obs)
+
+
+class RecordingObserver:
+    """An observer that keeps what the observer it wraps returned, by frame index."""
+
+    def __init__(self, observer: Any):
+        self.observer = observer
+        self.name = observer.name
+        self.readings: dict[int, dict[str, Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.observer, name)
+
+    def observe(self, frame: Any) -> Any:
+        obs = self.observer.observe(frame)
+        self.readings[int(frame.index)] = obs.to_json()
+        return obs
+
+
+class KeptReadings:
+    """The readings a recorded vision replay kept (READINGS_FILE), served by frame index."""
+
+    name = "vision"
+
+    def __init__(self, folder: Path):
+        from engine.observation import parse_observation
+
+        path = folder / READINGS_FILE
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        self.readings = {d["index"]: parse_observation(d["obs"], str(path)) for d in lines}
+
+    def observe(self, frame: Any) -> Any:
+        return self.readings[int(frame.index)]
+
+
+def run(folder: Path, record: bool, tracking: Any = None) -> dict[str, Any]:
+    """One session through the tracker: read by the vision reader (record) or from its kept readings."""
+    from keltis_cam.pipeline import build_pipeline
+    from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session
+    from tracking.pipeline import Pipeline, SessionFrames
+
+    if record:
+        built = build_pipeline(f"replay:{folder}", observer="vision", decode_frames=False, tracking=tracking)
+        observer: Any = RecordingObserver(built.observer)
+        source = built.make_source()
+    else:
+        # (the truth observer's frame list without decoding a picture; the tracker is told the readings are vision's)
+        built = build_pipeline(f"replay:{folder}", observer="truth", decode_frames=False, tracking=tracking)
+        built.tracker.observer = "vision"
+        observer = KeptReadings(folder)
+        source = SessionFrames(built.session)
+    tracker = built.tracker
+    tracker.new_game(built.setup, origin=built.origin)
+    if hasattr(source, "start"):
+        source.start()
+    try:
+        Pipeline(source, observer, tracker).run()
+    finally:
+        if hasattr(source, "stop"):
+            source.stop()
+    tracker.finish("recording ended")
+    snap = tracker.snapshot()
+    true_sigs, final = true_signatures_of_session(built.session)
+    model = tracker.decoded.model
+    check = compare_turns(true_sigs, [signature_of_turn(model, t) for t in model.turns])
+    if final is not None and snap["scores"]:
+        totals = {s: p["total"] for s, p in snap["scores"]["scores"].items()}
+        check["final_totals"] = {"true": final.get("totals"), "tracked": totals, "match": final.get("totals") == totals}
+    built.close()
+    if record:
+        (folder / READINGS_FILE).write_text("".join(json.dumps({"index": i, "obs": o}) + "\n"
+                                                    for i, o in sorted(observer.readings.items())))
+    return {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tracking.config import TrackingConfig
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["record", "replay"])
+    parser.add_argument("sessions", nargs="+", type=Path)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tracking setting")
+    parser.add_argument("--quiet", action="store_true", help="no mismatches")
+    args = parser.parse_args(argv)
+    cfg = TrackingConfig()
+    for item in args.set:
+        name, _, value = item.partition("=")
+        current = getattr(cfg, name)
+        cfg = dataclasses.replace(cfg, **{name: value.lower() == "true" if isinstance(current, bool)
+                                          else type(current)(value)})
+    exact = true = right = ended = 0
+    for folder in args.sessions:
+        result = run(folder, args.mode == "record", cfg)
+        check = result["check"]
+        final = check.get("final_totals")
+        exact, true = exact + check["exact"], true + check["true_turns"]
+        ended += final is not None
+        right += bool(final and final["match"])
+        print(f"{folder.name}: {check['exact']}/{check['true_turns']} visible turns exact, final scores "
+              f"{'-' if final is None else 'right' if final['match'] else 'WRONG'}, warnings "
+              f"{[(w['move_id'], w['code']) for w in result['warnings']]}")
+        if not args.quiet:
+            for mm in check["mismatches"]:
+                print(f"   true:    {json.dumps(mm['true'])}\n   tracked: {json.dumps(mm['tracked'])}")
+    print(f"all: {exact}/{true} visible turns exact, final scores right {right}/{ended}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
