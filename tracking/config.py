@@ -59,8 +59,10 @@ class TrackingConfig:
     #                                      confidence 0.5); readers without confidence (truth) are not changed.
     #                                      Off: on the bundled demo it cost 7 turns (81 -> 74 of 95), and with
     #                                      decoder_unseen_steps off 16 of 95 (session 16, docs/tracking.md)
-    decoder_partial_pawns: bool = True   # a player's pawns read with two steps or more may be one step and a
-    #                                      misread (the field taken with one of the steps read)
+    decoder_partial_pawns: bool = False  # a player's pawns read with two steps or more may be one step and a
+    #                                      misread (the field taken with one of the steps read). Off: it gave a
+    #                                      fixture's pile change to the wrong turn (nwnz-illegal through vision,
+    #                                      3/3 -> 1/3 turns); dev 80200-80205 alike either way (session 16)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept
