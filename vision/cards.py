@@ -1693,6 +1693,7 @@ class SeatReading:
     wish_cards: tuple[int, ...]
     confidence: float
     wish_reads: tuple[CardRead, ...] = ()    # the wish cards as read (their scores), for distinct_values
+    row_bands: tuple[Band, ...] = ()         # the bands read as colour rows (not a shorter one of a colour)
 
 
 def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
@@ -1703,6 +1704,7 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
     points: list[Band] = []
     width = seat_cards.card_mm[0]
     wish: list[int] = []
+    row_bands: list[Band] = []
     for band in sorted(seat_cards.bands, key=lambda b: -len(b.cards)):
         if not band.cards:
             continue
@@ -1718,6 +1720,7 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
                 c = 0.0
             if codes:
                 rows[band.kind] = codes
+                row_bands.append(band)
             conf = min(conf, c)
         elif band.kind == "points" and card_game:
             points.append(band)
@@ -1736,7 +1739,7 @@ def seat_reading(seat_cards: SeatCards, card_game: bool) -> SeatReading:
         else:
             col.append(band)
     points_row = max((sum(len(b.cards) for b in c) for c in columns), default=0)
-    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf, tuple(wish))
+    return SeatReading(rows, points_row, tuple(sorted(distinct_values(wish))), conf, tuple(wish), tuple(row_bands))
 
 
 def distinct_values(cards: list[CardRead], held: tuple[int, ...] = ()) -> list[int]:

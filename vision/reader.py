@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from calibration.registration import RegistrationConfig, register_board
-from engine.cards import COLOURS as CARD_COLOURS
 from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
@@ -421,8 +420,10 @@ class Reader:
             wish: dict[str, int] = {}
             if not card_game and self.board is not None:
                 tw = _clock()
-                # the board games have colour rows only: a "points" band there is table, not cards
-                rows = replace(sc, bands=[b for b in sc.bands if b.kind in CARD_COLOURS])
+                # the board games have colour rows only: a "points" band there is table, not cards; nor is
+                # a shorter band of a colour that has its row (a cluster of wish stones outlined as a one-card
+                # row of the table's colour hid those stones: the bundled demo's west, session 16)
+                rows = replace(sc, bands=list(got.row_bands))
                 finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
                                     token_kinds(self.board.name), rows.rows_mask(sv), sc.cream)
                 wish = count_held(finds)

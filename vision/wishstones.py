@@ -318,7 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
 
     from .cardart import card_art
-    from .cards import CardConfig, paper_points, paper_white, read_seat_cards
+    from dataclasses import replace
+
+    from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
     from .components import load_components
     from .seatview import build_seat_views
     from .stagecli import registered_inputs, seats_from_truth, stage_parser
@@ -341,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
         sc = read_seat_cards(card_cfg, image, sv, card_art(comps, sv.ppm, round(sv.px_per_mm, 1)), white, None, False)
         view = sc.small.copy()
         ppm = sv.ppm * 0.5
+        rows = replace(sc, bands=list(seat_reading(sc, False).row_bands))   # as the reader: the rows read
         finds = find_tokens(cfg, sc.small, ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None),
-                            sc.rows_mask(sv), sc.cream)
+                            rows.rows_mask(sv), sc.cream)
         print(seat, count_held(finds), [(f.colour, round(f.score, 2)) for f in finds])
         for f in finds:
             cv2.circle(view, (int(f.u * ppm), int(f.v * ppm)), int(10 * ppm), (0, 255, 255), 1)
