@@ -55,7 +55,7 @@ def no_picamera2(monkeypatch):
     _forget_fake_modules()
 
 
-# The whole suite (`bash scripts/dev.sh test`) runs on two workers, but the tests that time a real
+# The whole suite (`bash scripts/dev.sh test`) runs on one worker a core, but the tests that time a real
 # server, a browser or a camera thread against the wall clock run alone afterwards, so another
 # worker's load cannot make them late. They are marked `serial` by where they live (and by hand).
 SERIAL_FOLDERS = ("webui", "camera", "app")

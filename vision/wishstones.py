@@ -315,11 +315,11 @@ def token_kinds(board_name: str | None) -> tuple[str, ...]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from dataclasses import replace
+
     import cv2
 
     from .cardart import card_art
-    from dataclasses import replace
-
     from .cards import CardConfig, paper_points, paper_white, read_seat_cards, seat_reading
     from .components import load_components
     from .seatview import build_seat_views
