@@ -60,9 +60,7 @@ class DecodedGame:
         self.setup = setup
         self.config = config or TrackingConfig()
         self.games = games
-        self.decoder = TurnDecoder({"seats": dict(setup.seats), "game": setup.game, "first": setup.first,
-                                   "board": setup.board},
-                                   self.config)
+        self.decoder = self._new_decoder()
         self._template: Observation | None = None
         self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
         self._tables: list[Fields] = []                                       # [i]: table after i turns
@@ -75,6 +73,11 @@ class DecodedGame:
         self.frames_taken: list[int] = []     # indexes of the usable frames fed
         self.last_raw: dict[str, Any] | None = None
         self._last_obs: Observation | None = None
+
+    def _new_decoder(self) -> TurnDecoder:
+        """A decoder for this game's setup (its seats, turn order and board), with no frame yet."""
+        s = self.setup
+        return TurnDecoder({"seats": dict(s.seats), "game": s.game, "first": s.first, "board": s.board}, self.config)
 
     @property
     def inputs(self) -> list[Input]:
@@ -134,8 +137,7 @@ class DecodedGame:
             self._models[0].accept(fields_to_observation(self.decoder.start, obs), t, frame)
             self._tables = [dict(self.decoder.start)]
             if self._models[0].table is None:   # a first table no game can show: wait for a better one
-                self.decoder = TurnDecoder({"seats": dict(self.setup.seats), "game": self.setup.game,
-                                            "first": self.setup.first, "board": self.setup.board}, self.config)
+                self.decoder = self._new_decoder()
                 self._template = None
                 return False
             self._places = [0] * len(self._corrections)
