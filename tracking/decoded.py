@@ -60,9 +60,9 @@ class DecodedGame:
         self.setup = setup
         self.config = config or TrackingConfig()
         self.games = games
-        self.decoder = self._new_decoder()
         self._template: Observation | None = None
         self._models: list[GameModel] = [GameModel(setup, self.config, games)]  # [i]: after i turns
+        self.decoder = self._new_decoder()
         self._tables: list[Fields] = []                                       # [i]: table after i turns
         self._folded: list[tuple[Turn, tuple]] = []                           # the turns folded, in order
         #: corrections from the page: (the decoder's frame when made, the correction, field changes it made)
@@ -75,9 +75,11 @@ class DecodedGame:
         self._last_obs: Observation | None = None
 
     def _new_decoder(self) -> TurnDecoder:
-        """A decoder for this game's setup (its seats, turn order and board), with no frame yet."""
+        """A decoder for this game's setup (its seats, turn order and board: the Board its rules loaded), with
+        no frame yet."""
         s = self.setup
-        return TurnDecoder({"seats": dict(s.seats), "game": s.game, "first": s.first, "board": s.board}, self.config)
+        return TurnDecoder({"seats": dict(s.seats), "game": s.game, "first": s.first,
+                            "board": self._models[0].rules.board}, self.config)
 
     @property
     def inputs(self) -> list[Input]:

@@ -307,7 +307,7 @@ class TurnDecoder:
         self.order: list[str] = list(self.seats)
         self.first: str | None = setup.get("first")
         self.card_game = setup.get("game") == "keltis-card"
-        #: the board (setup "board": a bundled name, a file or a Board), for the steps a card laid pays for
+        #: the board (setup "board": a Board or a bundled board's name), for the steps a card laid pays for
         self.board = _board_of(setup.get("board")) if not self.card_game else None
         self.seat_of_player = {p: s for s, p in self.seats.items()}
         self.beam: list[Hypothesis] = []
@@ -1708,14 +1708,14 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
 
 
 def _board_of(board: Any) -> Any:
-    """The Board a setup names (None: none, or one that cannot be loaded)."""
+    """The Board a setup gives (a Board, or a bundled board's name; None: none, or one that cannot be loaded)."""
     if board is None or hasattr(board, "stones"):
         return board
-    from engine.board import load_board
+    from engine.board import bundled_board
     from engine.errors import BoardFileError
 
     try:
-        return load_board(board)
+        return bundled_board(board)
     except (BoardFileError, OSError, ValueError):
         return None
 
