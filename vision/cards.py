@@ -1289,13 +1289,8 @@ def _colour_above(config: CardConfig, upright: Any, labels: Any, white: Any, cre
 def _colourless(config: CardConfig, art: CardArt, kind: str) -> bool:
     """Whether the art's field of `kind` is grey (the points cards in the bundled art): field_labels
     names such a field by its brightness under the stock, not by its hue."""
-    import numpy as np
-
     ref = art.fields.get(kind)
-    if ref is None:
-        return False
-    lg = np.log(np.maximum(np.asarray(ref, np.float64), 0.02))
-    return float(np.linalg.norm(lg - lg.mean())) < config.grey_sat
+    return ref is not None and log_chroma_norm(ref) < config.grey_sat
 
 
 def symbol_rival(art: CardArt, kind: str) -> str | None:
