@@ -41,6 +41,9 @@ class WishStoneConfig:
     flattened_below: float = 0.3   # ... but a gem fitted flatter than this is read only when its kind is clearly the
     flattened_margin: float = 0.75  # nearest (this fraction of the next one's distance); else as if no flatter than that
     max_colour_dist: float = 0.5   # a token's gem colour this near its kind's (log units, see colour_distance)
+    scales: tuple[float, ...] = (1.0, 0.9)  # each candidate verified against the templates at these sizes (a
+    #                                        token seen a little smaller or larger than the art's: another set's
+    #                                        stones, the seat's scale off by the pose's error), the best kept
 
 
 @dataclass
@@ -119,6 +122,23 @@ def nearest_kind(config: "WishStoneConfig", logs: Any, m: Any) -> tuple[int, flo
         dist = colour_distance(config, logs, m, (config.flattened_below, config.contrast_range[1]))
         best = int(np.argmin(dist))
     return best, float(dist[best])
+
+
+def _correlations(px: Any, vectors: Any) -> Any:
+    """`_zero_mean_unit(px) @ vectors.T` without making the zero-mean copy: `vectors` are zero-mean per
+    channel, so a patch's channel means drop out of the product and only its norm needs them."""
+    import numpy as np
+
+    n, k = px.shape[-2], vectors.shape[0]
+    flat = px.reshape(*px.shape[:-2], -1)
+    # one product gives the correlations and each channel's sum (three rows picking every third value)
+    pick = np.zeros((3, flat.shape[-1]), np.float32)
+    for c in range(3):
+        pick[c, c::3] = 1.0
+    both = flat @ np.concatenate([vectors, pick]).T
+    sums = both[..., k:]
+    var = np.einsum("...i,...i->...", flat, flat) - np.einsum("...c,...c->...", sums, sums) / n
+    return both[..., :k] / (np.sqrt(np.maximum(var, 0.0)) + 1e-6)[..., None]
 
 
 def _zero_mean_unit(a: Any) -> Any:
@@ -228,16 +248,54 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
     import cv2
     import numpy as np
 
-    bank = token_bank(comps, kinds, ppm, round(seen_ppm, 1))
-    if bank is None:
+    banks = [token_bank(comps, kinds, ppm * s, round(seen_ppm, 1)) for s in config.scales or (1.0,)]
+    if any(b is None for b in banks):
         return []
-    size, r = bank.size, config.search_step + 1
-    if view.shape[0] < size or view.shape[1] < size:
+    bank = banks[0]
+    if view.shape[0] < bank.size or view.shape[1] < bank.size:
         return []
     ref = np.asarray(cream, np.float32) if cream is not None else np.median(view.reshape(-1, 3), 0) * 1.3
     cands = token_candidates(config, view, ppm, bank.diameter_mm, ref, rows_mask)
     if not cands:
         return []
+    # each candidate's best place and score over the template sizes (centres compared: sizes differ); a
+    # further size looks again only at the candidates not yet up to min_score
+    best: dict[int, tuple[float, float, float, Any, Any]] = {}
+    todo = list(range(len(cands)))
+    for bank in banks:
+        for i, score, cu, cv_, patch in _verified(config, view, [cands[i] for i in todo], bank, ref, todo):
+            if i not in best or score > best[i][0]:
+                best[i] = (score, cu, cv_, patch, bank)
+        todo = [i for i in todo if i not in best or best[i][0] < config.min_score]
+        if not todo:
+            break
+    scored = sorted(best.values(), key=lambda t: -t[0])
+    finds: list[TokenFind] = []
+    for score, cu, cv_, patch, bank in scored:
+        if score < config.min_score:
+            break
+        if any(np.hypot(cu - f.u * ppm, cv_ - f.v * ppm) < config.min_apart * banks[0].size for f in finds):
+            continue
+        # its colour: the gem over the token's own rim, against each kind's in the art
+        kind_i, d = nearest_kind(config, bank.gem_logs, gem_log(patch, bank.gem, bank.band))
+        if len(bank.kinds) == 1:
+            # a lone kind (the base board's wish tiles) must also be nearer its colour than a plain patch
+            if d >= float(np.linalg.norm(gem_log(patch, bank.gem, bank.band))):
+                kind_i = -1
+        if kind_i < 0 or d > config.max_colour_dist:
+            continue
+        finds.append(TokenFind(cu / ppm, cv_ / ppm, bank.kinds[kind_i], score))
+    return finds
+
+
+def _verified(config: WishStoneConfig, view: Any, cands: list[tuple[float, float, float]], bank: TokenBank,
+              ref: Any, names: list[int]) -> list[tuple[int, float, float, float, Any]]:
+    """Candidates verified by one bank: (its name in `names`, best correlation, centre u, v in view px, the
+    patch there) for those that come near min_score (within pre_margin)."""
+    import cv2
+    import numpy as np
+
+    size, r = bank.size, config.search_step + 1
     pad = size // 2 + r + 1
     padded = cv2.copyMakeBorder(view, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     gain = bank.art_white / np.maximum(ref, 1.0)
@@ -254,7 +312,7 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
         """Correlation with every kind: (candidates, offsets, kinds)."""
         idx = base[:, None, None] + offsets[None, :, None] + mask_idx[None, None, :]
         px = np.take(flat, idx, axis=0).astype(np.float32) * gain
-        return _zero_mean_unit(px) @ bank.vectors.T
+        return _correlations(px, bank.vectors)
 
     # first a coarse grid around each candidate (the coarse filter centres on the gem, which may sit a few
     # pixels off the token's centre), then a pixel around the best place of the likely ones
@@ -271,31 +329,14 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
         dx = gx[first[keep]][:, None] + fx[None, :]
         idx = base[keep][:, None] + dy * width + dx                          # (n, 9)
         px = np.take(flat, idx[:, :, None] + mask_idx[None, None, :], axis=0).astype(np.float32) * gain
-        sc = (_zero_mean_unit(px) @ bank.vectors.T).max(axis=2)              # (n, 9)
+        sc = _correlations(px, bank.vectors).max(axis=2)                     # (n, 9)
         best = sc.argmax(axis=1)
         for j, i in enumerate(keep):
             o = int(best[j])
-            scored.append((float(sc[j, o]), int(x0[i] - pad + dx[j, o]), int(y0[i] - pad + dy[j, o])))
-    scored.sort(key=lambda t: -t[0])
-    finds: list[TokenFind] = []
-    apart = config.min_apart * size
-    for score, x, y in scored:
-        if score < config.min_score:
-            break
-        cu, cv_ = x + size / 2, y + size / 2
-        if any(np.hypot(cu - f.u * ppm, cv_ - f.v * ppm) < apart for f in finds):
-            continue
-        # its colour: the gem over the token's own rim, against each kind's in the art
-        patch = padded[y + pad:y + pad + size, x + pad:x + pad + size].astype(np.float32)
-        kind_i, d = nearest_kind(config, bank.gem_logs, gem_log(patch, bank.gem, bank.band))
-        if len(bank.kinds) == 1:
-            # a lone kind (the base board's wish tiles) must also be nearer its colour than a plain patch
-            if d >= float(np.linalg.norm(gem_log(patch, bank.gem, bank.band))):
-                kind_i = -1
-        if kind_i < 0 or d > config.max_colour_dist:
-            continue
-        finds.append(TokenFind(cu / ppm, cv_ / ppm, bank.kinds[kind_i], score))
-    return finds
+            scored.append((names[i], float(sc[j, o]), int(x0[i] - pad + dx[j, o]), int(y0[i] - pad + dy[j, o])))
+    return [(i, score, x + size / 2, y + size / 2,
+             padded[y + pad:y + pad + size, x + pad:x + pad + size].astype(np.float32))
+            for i, score, x, y in scored]
 
 
 def count_held(finds: list[TokenFind]) -> dict[str, int]:
