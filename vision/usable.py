@@ -128,9 +128,10 @@ class UsableConfig:
     reference_weight: float = 0.1      # how much a settled frame moves the reference
     sample_step: int = 3               # statistics on every n-th pixel (speed)
     region_min_mm2: float = 1500.0     # regions smaller than this are not judged by the region classifier
-    # a region the classifier scores an arm rejects the frame only with this much of it over the play area (a
-    # fingertip): a hand, a card box or a mug beside the play area hides nothing there (issue 15's rule)
-    arm_over_min_mm2: float = 100.0
+    # a region the classifier scores an arm rejects the frame only with this much of it over the play area (two
+    # fingers, ~20 x 25 mm): a hand, a card box or a mug beside it hides nothing there (issue 15's rule); a
+    # thing's shadow may just touch the play area's margin
+    arm_over_min_mm2: float = 500.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
