@@ -27,7 +27,10 @@
   frame's own thresholds; no colour, so a lamp or a table top the simulator never drew changes
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
-  hands on held-out frames).
+  hands on held-out frames). Such a region rejects the frame only with `arm_over_min_mm2` of it over the
+  play area: a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
+  In the card game, with the seats in play known (`players`), a free seat's area is no play area (its
+  piles lie in the middle; `free_seats_play`).
   The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
   or the table's edge), and the seat is the one whose direction from the middle of the table is nearest
   the root's (the arm crosses that seat's table edge; `seat_from_root`, else the seat areas' votes);
