@@ -77,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                 row.update(read=False, read_reason=v.reason or "no-board", read_hands=None)
             else:
                 board = bundled_board(t["board"]) if f["game"] == "keltis" and t.get("board") else None
-                model = U.build_usable_model(cfg, f["cal"], f["reg"], board, components)
+                # the seats in play, as eval gives them to the reader
+                table = t if t.get("seats") else (t.get("table") or {})
+                model = U.build_usable_model(cfg, f["cal"], f["reg"], board, components,
+                                             players=tuple(table.get("seats") or ()) or None)
                 v = U.judge_small(cfg, model, f["small"])
                 row.update(read=v.usable, read_reason=v.reason, read_hands=v.hands)
             rows.append(row)

@@ -217,7 +217,7 @@ class Reader:
                 self.model = board_model(self.config, self.calibration, reg, self.board, self.components,
                                          pawn_net=self.pawn_net is not None, tile_net=self.tile_net is not None)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
-                                                   self.components)
+                                                   self.components, players=tuple(self.seats) if self.seats else None)
             self.seat_views = {}
             if self.components.has_cards:
                 in_play = tuple(self.seats) if self.seats else None

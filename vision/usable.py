@@ -27,7 +27,10 @@
   frame's own thresholds; no colour, so a lamp or a table top the simulator never drew changes
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
-  hands on held-out frames).
+  hands on held-out frames). Such a region rejects the frame only with `arm_over_min_mm2` of it over the
+  play area: a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
+  In the card game, with the seats in play known (`players`), a free seat's area is no play area (its
+  piles lie in the middle; `free_seats_play`).
   The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
   or the table's edge), and the seat is the one whose direction from the middle of the table is nearest
   the root's (the arm crosses that seat's table edge; `seat_from_root`, else the seat areas' votes);
@@ -71,6 +74,9 @@ class UsableConfig:
     # the play area and the table around it
     play_hull: bool = False            # the play area as the hull of the middle and the seats (else their union)
     play_margin_mm: float = 20.0       # the play area reaches this far beyond the seats and the markers
+    # a free seat's area is play area in a board game (its piles may lie there: FORMATS §4 does not place them);
+    # in the card game the piles lie in the middle, and with the seats in play known a free seat's is not
+    free_seats_play: bool = False
     ring_mm: tuple[float, float] = (25.0, 110.0)   # the table's colour is measured this far outside it
     # a pixel this far from the table's colour (log chroma, log brightness) is not table: `table_spread`
     # times the ring's own 75th percentile (a wood grain or a lamp's gradient spreads it), within limits
@@ -125,6 +131,10 @@ class UsableConfig:
     reference_weight: float = 0.1      # how much a settled frame moves the reference
     sample_step: int = 3               # statistics on every n-th pixel (speed)
     region_min_mm2: float = 1500.0     # regions smaller than this are not judged by the region classifier
+    # a region the classifier scores an arm rejects the frame only with this much of it over the play area (two
+    # fingers, ~20 x 25 mm): a hand, a card box or a mug beside it hides nothing there (issue 15's rule); a
+    # thing's shadow may just touch the play area's margin
+    arm_over_min_mm2: float = 500.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
@@ -240,10 +250,13 @@ def middle_rect(calibration: Mapping[str, Any], board: Any) -> tuple[float, floa
 
 
 def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
-                       components: Any, seats: Iterable[str] | None = None) -> UsableModel:
+                       components: Any, seats: Iterable[str] | None = None,
+                       players: Iterable[str] | None = None) -> UsableModel:
     """Precompute the small image's table geometry and, with a board, its art (see the module docstring).
     `seats`: the seats a hand may be named for (default: every seat of the calibration: an arm is named
-    for the seat whose table edge it crosses, whether a player sits there or not)."""
+    for the seat whose table edge it crosses, whether a player sits there or not). `players`: the seats
+    in play, when the caller knows them; in the card game (no board) only their areas are play area
+    (`free_seats_play`)."""
     import cv2
     import numpy as np
 
@@ -274,10 +287,14 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
     for r in cal_seats.values():
         x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
         corners += [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+    play_seats = in_play
+    if board is None and players is not None and not config.free_seats_play:
+        play_seats = tuple(s for s in in_play if s in set(players)) or in_play
     if config.play_hull:
         d_all = _hull_distance(mm, np.array(corners, np.float32))
     else:
-        d_all = np.minimum.reduce([d_mid, *d_seat]) if d_seat else d_mid
+        d_play = [d for s, d in zip(in_play, d_seat) if s in play_seats]
+        d_all = np.minimum.reduce([d_mid, *d_play]) if d_play else d_mid
     margin = config.play_margin_mm
     play = d_all <= margin
     out_dist = np.maximum(d_all - margin, 0).astype(np.float32)
@@ -460,15 +477,16 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     if model.region_net is not None:
         idx = np.flatnonzero(mask)
         keep, feats = region_features(config, model, px, labels, stats, n, idx)
-        if keep:
-            p = model.region_net.prob(feats)
-            arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold]
-            if _DEBUG is not None:
-                _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]))
-                              for k, f, q in zip(keep, feats, p))
         # per region (not the background: only the regions' own pixels are counted)
         lab = labels.ravel()[idx]
         area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
+        if keep:
+            p = model.region_net.prob(feats)
+            arms = [keep[i] for i in np.argsort(-p)
+                    if p[i] >= model.region_net.threshold and area_in[keep[i]] >= config.arm_over_min_mm2]
+            if _DEBUG is not None:
+                _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]),
+                                   area_in=float(area_in[k])) for k, f, q in zip(keep, feats, p))
         at_edge = edge_zone.ravel()[idx] > 0
         edge_out = np.bincount(lab[at_edge], weights=model.outside[idx][at_edge], minlength=n)
         edge_in = np.bincount(lab[at_edge], weights=model.inside[idx][at_edge], minlength=n)
