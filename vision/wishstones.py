@@ -78,6 +78,7 @@ class TokenBank:
     diameter_mm: float
     mask: Any = field(repr=False)      # size×size bool: the disc
     vectors: Any = field(repr=False)   # len(kinds) × (mask pixels · 3) float32
+    products: Any = field(repr=False)  # (mask pixels · 3) × (len(kinds) + 3): the vectors and channel pickers
     art_white: Any = field(repr=False)   # BGR of the card stock in the art: the colours' reference
     gem: Any = field(repr=False)       # size×size bool: the token's middle (a stone's gem)
     band: Any = field(repr=False)      # size×size bool: the ring around it (a stone's rim)
@@ -124,18 +125,26 @@ def nearest_kind(config: "WishStoneConfig", logs: Any, m: Any) -> tuple[int, flo
     return best, float(dist[best])
 
 
-def _correlations(px: Any, vectors: Any) -> Any:
-    """`_zero_mean_unit(px) @ vectors.T` without making the zero-mean copy: `vectors` are zero-mean per
-    channel, so a patch's channel means drop out of the product and only its norm needs them."""
+def _with_channel_sums(vectors: Any) -> Any:
+    """`vectors` with three more rows that pick every third value: one product with a patch then gives its
+    correlations and its channel sums (`_correlations`)."""
     import numpy as np
 
-    n, k = px.shape[-2], vectors.shape[0]
-    flat = px.reshape(*px.shape[:-2], -1)
-    # one product gives the correlations and each channel's sum (three rows picking every third value)
-    pick = np.zeros((3, flat.shape[-1]), np.float32)
+    pick = np.zeros((3, vectors.shape[1]), np.float32)
     for c in range(3):
         pick[c, c::3] = 1.0
-    both = flat @ np.concatenate([vectors, pick]).T
+    return np.concatenate([vectors, pick]).T.copy()
+
+
+def _correlations(px: Any, products: Any) -> Any:
+    """`_zero_mean_unit(px) @ vectors.T` without making the zero-mean copy (`products`:
+    `_with_channel_sums(vectors)`): the vectors are zero-mean per channel, so a patch's channel means drop
+    out of the product and only its norm needs them."""
+    import numpy as np
+
+    n, k = px.shape[-2], products.shape[1] - 3
+    flat = px.reshape(*px.shape[:-2], -1)
+    both = flat @ products
     sums = both[..., k:]
     var = np.einsum("...i,...i->...", flat, flat) - np.einsum("...c,...c->...", sums, sums) / n
     return both[..., :k] / (np.sqrt(np.maximum(var, 0.0)) + 1e-6)[..., None]
@@ -187,7 +196,7 @@ def token_bank(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: float) 
         white = np.full(3, 235.0, np.float32)
     gem, band = rr < 0.3, (rr > 0.65) & (rr < 0.88)
     logs = np.stack([gem_log(t, gem, band) for t in temps.values()]).astype(np.float32)
-    return TokenBank(tuple(temps), size, diameter, mask, vectors, white, gem, band, logs)
+    return TokenBank(tuple(temps), size, diameter, mask, vectors, _with_channel_sums(vectors), white, gem, band, logs)
 
 
 def token_candidates(config: WishStoneConfig, view: Any, ppm: float, diameter_mm: float, cream: Any,
@@ -312,7 +321,7 @@ def _verified(config: WishStoneConfig, view: Any, cands: list[tuple[float, float
         """Correlation with every kind: (candidates, offsets, kinds)."""
         idx = base[:, None, None] + offsets[None, :, None] + mask_idx[None, None, :]
         px = np.take(flat, idx, axis=0).astype(np.float32) * gain
-        return _correlations(px, bank.vectors)
+        return _correlations(px, bank.products)
 
     # first a coarse grid around each candidate (the coarse filter centres on the gem, which may sit a few
     # pixels off the token's centre), then a pixel around the best place of the likely ones
@@ -329,7 +338,7 @@ def _verified(config: WishStoneConfig, view: Any, cands: list[tuple[float, float
         dx = gx[first[keep]][:, None] + fx[None, :]
         idx = base[keep][:, None] + dy * width + dx                          # (n, 9)
         px = np.take(flat, idx[:, :, None] + mask_idx[None, None, :], axis=0).astype(np.float32) * gain
-        sc = _correlations(px, bank.vectors).max(axis=2)                     # (n, 9)
+        sc = _correlations(px, bank.products).max(axis=2)                    # (n, 9)
         best = sc.argmax(axis=1)
         for j, i in enumerate(keep):
             o = int(best[j])
