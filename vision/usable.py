@@ -289,7 +289,8 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
         corners += [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
     play_seats = in_play
     if board is None and players is not None and not config.free_seats_play:
-        play_seats = tuple(s for s in in_play if s in set(players)) or in_play
+        chosen = set(players)
+        play_seats = tuple(s for s in in_play if s in chosen) or in_play
     if config.play_hull:
         d_all = _hull_distance(mm, np.array(corners, np.float32))
     else:
