@@ -254,7 +254,6 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
     the art's by the card stock under this light, `cream`); the kind is the gem colour's over the rim
     (`gem_log`, `colour_distance`). A patch that correlates but shows no gem colour of a kind (table
     grain) is no token; a face-down stone is found but not counted (`count_held`)."""
-    import cv2
     import numpy as np
 
     banks = [token_bank(comps, kinds, ppm * s, round(seen_ppm, 1)) for s in config.scales or (1.0,)]
