@@ -359,9 +359,12 @@ class Picamera2:
             if WORLD.scene is not None:
                 base = WORLD.scene(w, h)
             else:
-                yy, xx = np.mgrid[0:h, 0:w]
-                base = np.dstack([(xx * 200 // max(w, 1)), (yy * 200 // max(h, 1)),
-                                  np.full_like(xx, 100)]).astype(np.uint8)
+                # (a gradient built by broadcasting in uint8: the full-resolution still's 4608x2592 through
+                # int64 index grids took seconds under load, past the source's still timeout)
+                base = np.empty((h, w, 3), np.uint8)
+                base[..., 0] = (np.arange(w) * 200 // max(w, 1)).astype(np.uint8)[None, :]
+                base[..., 1] = (np.arange(h) * 200 // max(h, 1)).astype(np.uint8)[:, None]
+                base[..., 2] = 100
             self._base[(w, h)] = base
         # brightness from exposure x gain against the light; colour from the white-balance gains (B, G, R)
         level = self._ctrl["ExposureTime"] * self._ctrl["AnalogueGain"] * WORLD.light / 20000.0
