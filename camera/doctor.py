@@ -285,22 +285,35 @@ def check_calibration(cfg: Any) -> list[Check]:
 
 
 def check_grab(source_spec: str, options: dict[str, Any], timeout: float = 15.0) -> Check:
-    """Open the source and wait for one frame."""
+    """Open the source and wait for one frame (a camera's, once its exposure has settled); warn when much of it
+    is clipped to white (cards there cannot be read)."""
+    import time
+
     from engine.errors import MalformedInput
     from camera.sources import open_source
+    from camera.sources.base import CLIPPED_WARN, clipped_share
 
     try:
         source = open_source(source_spec, **options)
     except MalformedInput as exc:
         return Check("grab", FAIL, str(exc))
     with source:
+        deadline = time.monotonic() + timeout
         frame = source.latest(timeout=timeout)
+        while frame is not None and source.status().get("settled") is False and time.monotonic() < deadline:
+            frame = source.latest(timeout=max(0.0, deadline - time.monotonic()), newer_than=frame.seq) or frame
         status = source.status()
     if frame is None:
         return Check("grab", FAIL, f"no frame from {source_spec} within {timeout:.0f} s: {status.get('error')}",
                      "see the camera checks above")
     h, w = frame.image.shape[:2]
-    return Check("grab", OK, f"{source_spec}: {w}x{h} frame received ({status.get('camera') or status.get('name') or ''})")
+    said = f"{source_spec}: {w}x{h} frame received ({status.get('camera') or status.get('name') or ''})"
+    clipped = clipped_share(frame.image)
+    if clipped > CLIPPED_WARN:
+        return Check("grab", WARN, f"{said}, but {100 * clipped:.1f} % of it is clipped to white: cards lying there "
+                                   "cannot be read", "move or dim the lamp (or turn it so its hot spot misses the "
+                                   "table), or cover a glossy table top")
+    return Check("grab", OK, said)
 
 
 def run_checks(cfg_loader: Callable[[], Any], source: str | None = None, *, grab: bool = False) -> list[Check]:

@@ -58,7 +58,7 @@ def _lores(value: str) -> tuple[int, int] | str | None:
 
 _OPTIONS = {
     "picamera2": {"size": _size, "fps": float, "settle_seconds": float, "autofocus": str, "lens_position": float,
-                  "capture_timeout": float, "lores": _lores, "stills": _stills},
+                  "capture_timeout": float, "lores": _lores, "stills": _stills, "highlights": str},
     "opencv": {"width": int, "height": int, "fps": float, "fourcc": str, "speed": _speed, "loop": _bool},
     "replay": {"speed": _speed, "loop": _bool},
 }

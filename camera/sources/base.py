@@ -33,6 +33,19 @@ STARTING, RUNNING, LOST, RETRYING, STOPPED, ENDED, FAILED = (
     "starting", "running", "lost", "retrying", "stopped", "ended", "failed")
 
 
+#: A picture with more than this share clipped to white has cards no reader can see (doctor, picamera2).
+CLIPPED_WARN = 0.01
+
+
+def clipped_share(image: Any, level: int = 250, step: int = 4) -> float:
+    """The share of a BGR picture's pixels (every `step`-th each way) with a channel at `level` or more:
+    clipped to white, or nearly (a lamp's hot spot, glare on a glossy table)."""
+    sample = image[::step, ::step]
+    if sample.size == 0:
+        return 0.0
+    return float((sample.max(axis=2) >= level).mean()) if sample.ndim == 3 else float((sample >= level).mean())
+
+
 class SourceError(MalformedInput):
     """A source spec that names no known source, or a source that cannot exist (missing file)."""
 

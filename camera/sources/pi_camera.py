@@ -10,6 +10,11 @@
   are switched off with the ExposureTime, AnalogueGain and ColourGains they settled on, so
   colours stay the same for the whole game. After a reconnect the same locked values are
   applied again instead of settling anew (call relock() to settle again on purpose).
+- While it settles, auto exposure keeps the highlights (`highlights="protect"`, the default):
+  libcamera's AeConstraintMode Highlight, which holds the brightest 2 % of the picture below
+  white, so a lamp's hot spot on a pale table does not clip the cards lying there to white
+  (their colours and numerals gone); `"normal"` leaves libcamera's default. The share of the
+  picture clipped when the exposure was locked is in status()["clipped"] (doctor warns above 1 %).
 - A second, low-resolution stream ("lores", YUV420, 320 pixels wide in the main stream's aspect by
   default) comes with every frame at no CPU cost (the ISP scales it): converted to BGR it is
   `Frame.small`, on which the live pipeline judges stillness and hands 15 times a second without
@@ -36,7 +41,7 @@ import concurrent.futures
 import time
 from typing import Any
 
-from .base import SKIP, CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, log
+from .base import CLIPPED_WARN, SKIP, CaptureThreadSource, SourceFatal, SourceLost, SourceUnavailable, clipped_share, log
 
 #: stills "auto": on when the sensor is at least this many times wider than the video stream
 STILLS_AUTO_RATIO = 1.5
@@ -51,6 +56,7 @@ SENSOR_MODELS: dict[str, tuple[str, tuple[int, int]]] = {
     "imx500": ("AI Camera", (2028, 1520)),
 }
 AUTOFOCUS_MODES = ("once", "manual", "continuous")
+HIGHLIGHT_MODES = ("protect", "normal")
 #: A game changes slowly: 10 frames/s is plenty, leaves the Pi's CPU to vision (each 2304x1296 frame
 #: is a 9 MB copy) and allows longer, less noisy exposures indoors. `fps=None` keeps picamera2's 30.
 DEFAULT_FPS = 10.0
@@ -96,7 +102,7 @@ class Picamera2Source(CaptureThreadSource):
                  lock_exposure: bool = True, lock_white_balance: bool = True, capture_timeout: float = 3.0,
                  buffer_count: int = 4, max_corrupt_run: int = 10,
                  lores: tuple[int, int] | str | None = "auto", stills: bool | str = "auto",
-                 still_timeout: float = 6.0, **kwargs: Any):
+                 still_timeout: float = 6.0, highlights: str = "protect", **kwargs: Any):
         if autofocus not in AUTOFOCUS_MODES:
             raise ValueError(f"autofocus must be one of {AUTOFOCUS_MODES}, got {autofocus!r}")
         if autofocus == "manual" and lens_position is None:
@@ -119,6 +125,9 @@ class Picamera2Source(CaptureThreadSource):
             if w <= 0 or h <= 0 or w % 2 or h % 2:
                 raise ValueError(f"lores must be even width x height, got {lores!r}")
         self.lores = lores
+        if highlights not in HIGHLIGHT_MODES:
+            raise ValueError(f"highlights must be one of {HIGHLIGHT_MODES}, got {highlights!r}")
+        self.highlights = highlights
         if stills not in (True, False, "auto"):
             raise ValueError(f"stills must be on, off or auto, got {stills!r}")
         self.stills = stills
@@ -218,9 +227,15 @@ class Picamera2Source(CaptureThreadSource):
                 self.detail["focus"] = {"mode": "locked", "lens_position": position, "autofocus_ok": success}
         else:
             self.detail["focus"] = {"mode": "fixed"}
+        if self.highlights == "protect" and "AeConstraintMode" in cam.camera_controls:
+            from libcamera import controls as lc
+
+            # (the exposure locked after settling is what AE found under this constraint; locked, AE is off)
+            cam.set_controls({"AeConstraintMode": lc.AeConstraintModeEnum.Highlight})
+            self.detail["ae_constraint"] = "highlight"
         self._settle_until = time.monotonic() + self.settle_seconds
 
-    def _lock_exposure(self, cam: Any, metadata: dict[str, Any]) -> None:
+    def _lock_exposure(self, cam: Any, metadata: dict[str, Any], image: Any = None) -> None:
         lock: dict[str, Any] = {}
         if self.lock_exposure and "ExposureTime" in metadata and "AnalogueGain" in metadata:
             lock.update(AeEnable=False, ExposureTime=int(metadata["ExposureTime"]),
@@ -233,6 +248,11 @@ class Picamera2Source(CaptureThreadSource):
             self._locked.update(lock)
         self._settle_until = None
         self.detail["settled"] = True
+        if image is not None:
+            self.detail["clipped"] = round(clipped_share(image), 4)
+            if self.detail["clipped"] > CLIPPED_WARN:
+                log.warning("%s: %.1f %% of the picture is clipped to white at the locked exposure (a lamp's hot "
+                            "spot or glare): cards lying there cannot be read", self.name, 100 * self.detail["clipped"])
         self.detail["locked"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self._locked.items()
                                  if not k.endswith("Enable") and k != "AfMode"}
         log.info("%s: exposure and white balance locked: %s", self.name, self.detail["locked"])
@@ -268,7 +288,7 @@ class Picamera2Source(CaptureThreadSource):
         sensor_ns = metadata.get("SensorTimestamp")
         timestamp = sensor_ns / 1e9 if sensor_ns is not None else time.monotonic()
         if self._settle_until is not None and time.monotonic() >= self._settle_until:
-            self._lock_exposure(cam, metadata)
+            self._lock_exposure(cam, metadata, image)
         elif self._settle_until is None and not self.detail.get("settled"):
             self.detail["settled"] = True  # reconnected with the locked values
         if small is not None:

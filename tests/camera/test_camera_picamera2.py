@@ -306,6 +306,46 @@ def test_a_full_resolution_still_on_request_keeps_the_locked_exposure(fake_picam
         assert source.status()["stills"] == 1
 
 
+def _hot_spot_table(w, h):
+    """A pale table (luma ~150) with a lamp's hot spot on a tenth of it: white at the exposure that
+    suits the rest."""
+    scene = np.full((h, w, 3), (150, 150, 150), np.uint8)
+    scene[h // 3:h // 3 + h // 4, w // 3:w // 3 + w * 2 // 5] = 255
+    return scene
+
+
+@pytest.mark.parametrize("highlights, clipped", [("protect", False), ("normal", True)])
+def test_auto_exposure_keeps_a_lamps_hot_spot_below_white_before_it_is_locked(fake_picamera2, highlights, clipped):
+    """Cards lying in a lamp's hot spot clipped to white lose their colours and numerals: while it settles,
+    AE runs with libcamera's highlight constraint (the brightest 2 % below white), and the share of the
+    picture clipped at the locked exposure is reported. `highlights=normal` leaves libcamera's default."""
+    from camera.sources.base import clipped_share
+    from libcamera import controls
+
+    fake_picamera2.WORLD.scene = _hot_spot_table
+    with open_source(f"picamera2?size=320x240&fps=100&highlights={highlights}", settle_seconds=0.4) as source:
+        wait_for(source, lambda s: s["settled"])
+        time.sleep(0.1)
+        frame = source.latest(timeout=1)
+        status = source.status()
+    share = clipped_share(frame.image)
+    constraint = {"AeConstraintMode": controls.AeConstraintModeEnum.Highlight}
+    assert (constraint in calls(fake_picamera2, "set_controls")) is not clipped
+    if clipped:
+        assert share > 0.05 and status["clipped"] > 0.05 and "ae_constraint" not in status
+    else:
+        assert share < 0.01 and status["clipped"] < 0.01 and status["ae_constraint"] == "highlight"
+        # the rest of the table is not made dark to do it: a fifth darker at most
+        assert 110 <= float(np.median(frame.image)) <= 150
+
+
+def test_a_bad_highlights_option_is_refused():
+    from camera.sources.pi_camera import Picamera2Source
+
+    with pytest.raises(ValueError, match="highlights"):
+        Picamera2Source(0, highlights="bright")
+
+
 def test_without_stills_frames_offer_none(fake_picamera2):
     with open_source("picamera2?size=160x120&fps=100&stills=off", settle_seconds=0.0) as source:
         frame = source.latest(timeout=2)

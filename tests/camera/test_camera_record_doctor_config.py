@@ -10,7 +10,7 @@ from calibration.model import default_calibration, save_calibration
 from engine.errors import MalformedInput
 from keltis_cam.cli import main
 from keltis_cam.config import ConfigError, load_config, write_default_config
-from camera.doctor import FAIL, OK, WARN, run_checks
+from camera.doctor import FAIL, OK, WARN, check_grab, run_checks
 from camera.record import record_session
 from camera.session import SessionInfo, SessionWriter, encode_jpeg, open_session
 from camera.sources import open_source
@@ -178,6 +178,22 @@ def test_doctor_on_a_complete_install_with_the_fake_pi_camera(env, fake_picamera
     assert not [c for c in checks.values() if c.status == FAIL]
     assert main(["doctor", "--grab"]) == 0
     assert "2304x1296 frame received" in capsys.readouterr().out
+
+
+def test_doctor_warns_when_much_of_the_picture_is_clipped_to_white(env, fake_picamera2, capsys):
+    """A lamp's hot spot on a fifth of the table, filmed with libcamera's default exposure (as a camera
+    without the highlight constraint would): the grab check names the share clipped and what to change;
+    with the constraint (the default) the same table passes."""
+    def hot_spot(w, h):
+        scene = np.full((h, w, 3), 150, np.uint8)
+        scene[: h // 2, : w * 2 // 5] = 255
+        return scene
+
+    write_default_config(source="picamera2")
+    fake_picamera2.WORLD.scene = hot_spot
+    check = check_grab("picamera2?size=320x240&fps=100&highlights=normal", {"settle_seconds": 0.3}, timeout=5.0)
+    assert check.status == WARN and "% of it is clipped to white" in check.message and "lamp" in check.fix
+    assert check_grab("picamera2?size=320x240&fps=100", {"settle_seconds": 0.3}, timeout=5.0).status == OK
 
 
 def test_doctor_says_what_to_fix(env, fake_picamera2, capsys):

@@ -20,6 +20,13 @@ class AfStateEnum(IntEnum):
     Failed = 3
 
 
+class AeConstraintModeEnum(IntEnum):
+    Normal = 0
+    Highlight = 1
+    Shadows = 2
+    Custom = 3
+
+
 class AeExposureModeEnum(IntEnum):
     Normal = 0
     Short = 1

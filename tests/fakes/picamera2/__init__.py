@@ -28,7 +28,9 @@ Real behaviours mirrored:
   camera: AeEnable, AwbEnable and AfMode are back at their defaults unless the configuration names
   them). The switch costs a few frame times.
 - Auto exposure and auto white balance drift toward the scene while enabled and hold still
-  once AeEnable / AwbEnable are False; autofocus_cycle() scans for a few frames and ends with
+  once AeEnable / AwbEnable are False; ExposureValue (EV) scales AE's target by 2**EV, and
+  AeConstraintMode Highlight (as the Pi's tuning's "highlight" constraint: the brightest 2 % of the
+  picture's luma at most 0.8 of white) lowers it for a scene with a bright patch; autofocus_cycle() scans for a few frames and ends with
   the lens at the scene's focus position.
 """
 from __future__ import annotations
@@ -163,7 +165,7 @@ class Picamera2:
         ctrl = {"ExposureTime": (26, 220417486, 20000), "AnalogueGain": (1.0, 16.0, 1.0),
                 "AeEnable": (False, True, True), "AwbEnable": (False, True, True), "ColourGains": (0.0, 32.0, None),
                 "FrameDurationLimits": (17849, 220535670, 33333), "Brightness": (-1.0, 1.0, 0.0),
-                "NoiseReductionMode": (0, 4, 0), "ScalerCrop": ((0, 0, 0, 0), (65535, 65535, 65535, 65535), None)}
+                "NoiseReductionMode": (0, 4, 0), "AeConstraintMode": (0, 3, 0), "ExposureValue": (-8.0, 8.0, 0.0), "ScalerCrop": ((0, 0, 0, 0), (65535, 65535, 65535, 65535), None)}
         if self._has_af:
             ctrl.update({"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0),
                          "AfRange": (0, 2, 0), "AfSpeed": (0, 1, 0)})
@@ -178,6 +180,7 @@ class Picamera2:
         self._frame_no = 0
         self._next_frame_at = 0.0
         self._base: dict[tuple[int, int], np.ndarray] = {}
+        self._top: dict[tuple[int, int], float] = {}
 
     # -- context manager, like the real class
     def __enter__(self) -> "Picamera2":
@@ -318,7 +321,9 @@ class Picamera2:
                 still.append((left - 1, ctrls))
         self._pending = still
         if self._ctrl.get("AeEnable", True):
-            target = 20000.0 / max(WORLD.light, 1e-3)
+            target = 20000.0 / max(WORLD.light, 1e-3) * 2.0 ** float(self._ctrl.get("ExposureValue", 0.0))
+            if self._ctrl.get("AeConstraintMode") == lc_controls.AeConstraintModeEnum.Highlight:
+                target *= min(1.0, 0.8 * 255.0 / max(self._top_luma(), 1.0))
             exposure = self._ctrl["ExposureTime"] * self._ctrl["AnalogueGain"]
             exposure += (target - exposure) * 0.3
             gain = max(1.0, exposure / 33000.0)
@@ -350,11 +355,19 @@ class Picamera2:
             md.update(LensPosition=float(self._ctrl["LensPosition"]), AfState=int(self._af_state))
         return md
 
-    def _image(self, stream: dict[str, Any]) -> np.ndarray:
-        w, h = stream["size"]
-        base = None if WORLD.movie is None else WORLD.movie(self._frame_no, w, h)
-        if base is None:
-            base = self._base.get((w, h))
+    def _top_luma(self) -> float:
+        """The mean luma of the brightest 2 % of the main stream's scene at level 1 (the highlight constraint's
+        measure; of the still scene, computed once)."""
+        main = (self.camera_config or {}).get("main") or {}
+        size = tuple(main.get("size") or (320, 240))
+        if size not in self._top:
+            y = cv2.cvtColor(np.ascontiguousarray(self._scene(*size)[::4, ::4]), cv2.COLOR_BGR2GRAY).ravel()
+            top = np.sort(y)[int(0.98 * (len(y) - 1)):]
+            self._top[size] = float(top.mean()) if len(top) else 0.0
+        return self._top[size]
+
+    def _scene(self, w: int, h: int) -> np.ndarray:
+        base = self._base.get((w, h))
         if base is None:
             if WORLD.scene is not None:
                 base = WORLD.scene(w, h)
@@ -366,6 +379,13 @@ class Picamera2:
                 base[..., 1] = (np.arange(h) * 200 // max(h, 1)).astype(np.uint8)[:, None]
                 base[..., 2] = 100
             self._base[(w, h)] = base
+        return base
+
+    def _image(self, stream: dict[str, Any]) -> np.ndarray:
+        w, h = stream["size"]
+        base = None if WORLD.movie is None else WORLD.movie(self._frame_no, w, h)
+        if base is None:
+            base = self._scene(w, h)
         # brightness from exposure x gain against the light; colour from the white-balance gains (B, G, R)
         level = self._ctrl["ExposureTime"] * self._ctrl["AnalogueGain"] * WORLD.light / 20000.0
         r, b = self._ctrl["ColourGains"]
