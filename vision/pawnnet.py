@@ -55,6 +55,10 @@ class PawnNetConfig:
     frame_supersample: int = 2    # from_frame: each sample the mean of k x k frame samples across its cell
     big_threshold: float = 0.3    # probability of a big pawn above which it is read
     small_bias: float = 0.0       # log-odds added per small pawn (a prior; 0: the classifier's own odds)
+    # of a colour's small pawns read present, two (not one) when P(2+) is this share of P(1) + P(2+): pairs of
+    # one player's small pawns are rare in training, so the 2+ class is read too seldom at 0.5 (docs/vision.md,
+    # session 18)
+    two_small_share: float = 0.35
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
 
@@ -369,7 +373,8 @@ class StonePawns:
 def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence[int],
                  limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
     """Per stone and colour: big pawns (0/1) and small pawns (0, 1, 2) read from the classifier's
-    probabilities, within what each player owns (`limits`: 1 big, 4 small; FORMATS §2) across the
+    probabilities (a colour's small pawns present when 1 or 2+ is likelier than 0; two when 2+ holds
+    `two_small_share` of that evidence), within what each player owns (`limits`: 1 big, 4 small; FORMATS §2) across the
     whole board: of a player's big pawns read on several stones only the surest stays; while a player
     has more than 4 small ones read, the stone whose count costs the least log-probability to lower
     gives one up. Also per stone the least sure decision's margin (0 where the players' pawn counts
@@ -391,6 +396,9 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
         # log-probabilities of 0, 1, 2+ small pawns, shifted by the prior per pawn
         lp = np.log(p_small[:, c] + 1e-9) + config.small_bias * steps
         k = lp.argmax(axis=1)
+        # present (the likeliest count is 1 or 2+): how many by the share of 2+ in their evidence
+        two = p_small[:, c, 2] > config.two_small_share * (p_small[:, c, 1] + p_small[:, c, 2])
+        k = np.where(k > 0, np.where(two, 2, 1), 0)
         srt = np.sort(lp, axis=1)
         margin = np.minimum(margin, 1.0 - np.exp(srt[:, -2] - srt[:, -1]))
         while int(k.sum()) > limits[1]:
