@@ -1762,12 +1762,13 @@ def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> 
 
 
 def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence[FieldKey]) -> list[FieldKey]:
-    """The tile fields of `diff` that `fields` reads as another tile where `table` has a tile with a pawn on it
-    (by `table`, or by `fields`: a pawn stepping there now hides it from this frame on)."""
+    """The tile fields of `diff` that `fields` reads as another tile than `table` has, with a pawn on it by the
+    same reading (what hides it from the reader; by the reading alone, so that the price weighs the same in
+    every hypothesis and says nothing about where the pawns are)."""
     spots = [k for k in diff if k[0] == "tile" and table.get(k) is not None and fields.get(k) is not None]
     if not spots:
         return []
-    stones = {stone for t in (table, fields) for key, pawns in t.items() if key[0] == "pawns" for stone, _ in pawns}
+    stones = {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
     return [k for k in spots if k[1] in stones]
 
 
