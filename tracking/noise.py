@@ -58,6 +58,12 @@ class MisreadKind:
 #: HELD_OVER_MOVES: of the held misreads, the share that a later table (a move made elsewhere) keeps.
 # -- fitted: begin
 # fitted on 321 still and 396 arm frames: field misreads on 61.5% of still frames read (the rate the model is scaled to)
+# The tile kinds (tile-missed, tile-wrong, here and in ARM_MISREADS: open tiles only) and COVERED_TILE_*: fitted
+# (session 18) on the readings the tracker got on 15 vision replays (`bench/vision_retrack.py misreads ... --fit`:
+# the demo and 14 games, docs/tracking.md): 1104 still and 1422 arm frames, field misreads on 90.0% of still frames.
+# COVERED_TILE_PER_RATE: of the stays (a tile under pawns as they stand) the share misread, per unit of rate;
+# COVERED_TILE_TABLES: of a misread stay's still tables, the share misread; COVERED_TILE_NONE: of misread stays,
+# the share read as no tile.
 MISREAD_MODEL: dict[str, MisreadKind] = {
     "row-missed": MisreadKind(0.044, 0.67),
     "row-value": MisreadKind(0.022, 0.33),
@@ -69,15 +75,15 @@ MISREAD_MODEL: dict[str, MisreadKind] = {
     "pawn-colour": MisreadKind(0.123, 1.00),
     "pawn-missed": MisreadKind(0.123, 0.88),
     "pawn-phantom": MisreadKind(0.123, 0.88),
-    "tile-missed": MisreadKind(0.039, 1.00),
-    "tile-wrong": MisreadKind(0.076, 0.38),
+    "tile-missed": MisreadKind(0.013, 1.00),
+    "tile-wrong": MisreadKind(0.167, 0.99),
     "top-missed": MisreadKind(0.031, 1.00),
     "top-phantom": MisreadKind(0.083, 1.00),
     "top-wrong": MisreadKind(0.010, 0.00),
 }
-COVERED_TILE_PER_RATE = 0.666
-COVERED_TILE_TABLES = 0.69
-COVERED_TILE_NONE = 0.10
+COVERED_TILE_PER_RATE = 0.509
+COVERED_TILE_TABLES = 0.70
+COVERED_TILE_NONE = 0.09
 HELD_OVER_MOVES = 0.73
 JUDGED_UNUSABLE_PER_RATE = 0.035
 JUDGED_UNUSABLE_PHANTOM_HAND = 1.00
@@ -86,7 +92,7 @@ ARM_AFTER_SHARE = 0.29
 ARM_MISREADS: dict[str, float] = {"row-end": 0.015, "row-missed": 0.061, "row-extra": 0.061,
     "points-row": 0.084, "wish-phantom": 0.023, "wishcard-missed": 0.008, "pawn-size": 0.084,
     "pawn-stone": 0.420, "pawn-colour": 0.099, "pawn-missed": 0.130, "pawn-phantom": 0.130,
-    "tile-missed": 0.008, "tile-wrong": 0.088, "top-missed": 0.023, "top-phantom": 0.099, "top-wrong": 0.015}
+    "tile-missed": 0.028, "tile-wrong": 0.184, "top-missed": 0.023, "top-phantom": 0.099, "top-wrong": 0.015}
 HAND_MISSED_PER_RATE = 0.008
 HAND_NEIGHBOUR_PER_RATE = 0.025
 HAND_ADDED_PER_RATE = 0.029
