@@ -153,6 +153,18 @@ def _hand_seats(obs: Any) -> list[str]:
     return [h.get("seat") for h in obs.extra.get("hands") or [] if isinstance(h, dict) and h.get("seat")]
 
 
+def _field_misreads(truth: Any, read: Any) -> list[tuple[str, Any, Any]]:
+    """tracking.noise.field_misreads, with a tile under a pawn misread named "tile-covered" (its own model:
+    tracking.noise.COVERED_TILE_PER_RATE; the tile kinds are fitted on open tiles)."""
+    from tracking.noise import covered_spots, field_misreads
+
+    out = field_misreads(truth, read)
+    if not any(k.startswith("tile-") for k, _, _ in out):
+        return out
+    covered = covered_spots(truth)
+    return [("tile-covered" if k.startswith("tile-") and f[1] in covered else k, f, v) for k, f, v in out]
+
+
 class MisreadProfile:
     """One reader's misreads (the vision reader's, or truth + injected misreads) by kind, over sessions.
 
@@ -172,12 +184,14 @@ class MisreadProfile:
         self.applicable: Counter = Counter()   # still frames read where the injector could make each kind
         self.kept: Counter = Counter()         # misreads the last frame of the table before made too
         self.keepable: Counter = Counter()     # misreads on the first frame of a new table, of a field the move left
+        self.tiles = TileCover()
 
     def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
         """(truth, reading) of each frame of one session, in order."""
-        from tracking.noise import MISREADS, field_misreads
+        from tracking.noise import MISREADS
         from tracking.stability import observation_fields
 
+        self.tiles.add_session(pairs)
         still = [i for i, (t, _) in enumerate(pairs) if t.usable]
         prev_state, prev = None, None
         last = None     # (truth fields, misreads) of the last still frame read
@@ -198,7 +212,7 @@ class MisreadProfile:
             for kind, misread in MISREADS.items():
                 self.applicable[kind] += misread(t, random.Random(0)) is not None
             state = observation_fields(t)
-            misreads = set(field_misreads(t, r))
+            misreads = set(_field_misreads(t, r))
             for kind in {k for k, _, _ in misreads}:
                 self.kinds[kind] += 1
             self.kinds["any field misread"] += bool(misreads)
@@ -218,7 +232,6 @@ class MisreadProfile:
             last = (state, misreads)
 
     def _arm_frame(self, pairs: list[tuple[Any, Any]], still: list[int], i: int) -> None:
-        from tracking.noise import field_misreads
         from tracking.stability import observation_fields
 
         t, r = pairs[i]
@@ -238,7 +251,7 @@ class MisreadProfile:
         if before is None:
             return
         after_fields = observation_fields(after) if after is not None else {}
-        wrong = field_misreads(before, r)
+        wrong = _field_misreads(before, r)
         early = [m for m in wrong if m[1][0] != "pawns" and after_fields.get(m[1]) == m[2] and m[2] is not None]
         self.arm["frames"] += 1
         self.arm["the table before, read right"] += not wrong
@@ -253,6 +266,76 @@ class MisreadProfile:
         if "unusable" in kind or kind.startswith("  "):
             return self.kinds[kind], self.frames["still"]
         return self.kinds[kind], self.frames["still read"]
+
+
+class TileCover:
+    """Tile misreads by cover (issue 20 item 4; docs/tracking.md, session 18), per tile spot and still frame read: a
+    tile under a pawn (a pawn on its stone in truth) or an open one, read as another tile or as none; an empty spot
+    under a pawn read as a tile. A covered tile's "stay" is the spot with its tile and the pawns on it as they stand
+    (tracking.noise decides a covered misread once per stay): the stays misread at all, and of those stays' still
+    tables (truth states) the share misread, are what COVERED_TILE_PER_RATE and COVERED_TILE_TABLES model; held: of
+    the covered misreads on a frame whose previous still frame read showed the same stay, the share read alike."""
+
+    def __init__(self) -> None:
+        self.n: Counter = Counter()
+        self._stays: dict[Any, list[set]] = {}       # stay -> [its tables, tables misread, the codes misread as]
+        self._sessions = 0
+
+    def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
+        """(truth, reading) of each frame of one session, in order."""
+        from tracking.noise import covered_spots, table_key
+
+        self._sessions += 1
+        last: dict[Any, Any] = {}       # stay -> the code read on the last still frame read
+        for t, r in pairs:
+            if not (t.usable and r.usable) or t.tiles is None:
+                continue
+            covered = covered_spots(t)
+            read = r.tiles or {}
+            seen: dict[Any, Any] = {}
+            key = None
+            for spot, code in t.tiles.items():
+                got = read.get(spot)
+                if code is None:
+                    if spot in covered:
+                        self.n["empty covered"] += 1
+                        self.n["empty covered read as a tile"] += got is not None
+                    continue
+                cover = "covered" if spot in covered else "open"
+                self.n[cover] += 1
+                self.n[f"{cover} wrong"] += got is not None and got != code
+                self.n[f"{cover} missed"] += got is None
+                if cover == "covered":
+                    key = table_key(t) if key is None else key
+                    tables, misread, codes = self._stays.setdefault((self._sessions, spot, code, covered[spot]),
+                                                                    [set(), set(), set()])
+                    tables.add(key)
+                    if got != code:
+                        misread.add(key)
+                        codes.add(got)
+                        stay = (self._sessions, spot, code, covered[spot])
+                        if stay in last:
+                            self.n["covered misread after the same stay"] += 1
+                            self.n["covered misread held"] += last[stay] == got
+                    seen[(self._sessions, spot, code, covered[spot])] = got
+            last = seen
+
+    def stays(self) -> dict[str, int]:
+        """Stays, stays misread (at least once), their tables and tables misread, and stays read only as none."""
+        hit = [v for v in self._stays.values() if v[1]]
+        return {"stays": len(self._stays), "misread": len(hit), "tables": sum(len(v[0]) for v in hit),
+                "tables misread": sum(len(v[1]) for v in hit), "as none": sum(v[2] == {None} for v in hit)}
+
+    def lines(self) -> list[str]:
+        n, st = self.n, self.stays()
+        return [f"tile under a pawn read as another tile {pct(n['covered wrong'], n['covered'])} of spot-frames, "
+                f"as none {pct(n['covered missed'], n['covered'])}; held "
+                f"{pct(n['covered misread held'], n['covered misread after the same stay'])}",
+                f"  stays (a tile under pawns as they stand) misread {pct(st['misread'], st['stays'])}, of their "
+                f"tables {pct(st['tables misread'], st['tables'])}, read as none {pct(st['as none'], st['misread'])}",
+                f"open tile read as another tile {pct(n['open wrong'], n['open'])}, as none "
+                f"{pct(n['open missed'], n['open'])}; empty spot under a pawn read as a tile "
+                f"{pct(n['empty covered read as a tile'], n['empty covered'])}"]
 
 
 def injected_readings(folder: Path, rate: float, seed: int) -> list[tuple[Any, Any]]:
@@ -289,6 +372,8 @@ def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: floa
           "frame made too; kept: of the misreads on the first frame of a new table, of a part the move left as it "
           "was, the share the last frame of the table before made too)")
     for name, p in (("vision", vision), ("injected", injected)):
+        print(f"  tiles by cover, {name}:", *p.tiles.lines(), sep="\n    ")
+    for name, p in (("vision", vision), ("injected", injected)):
         if p.arm["frames"]:
             parts = ", ".join(f"{k} {v}" for k, v in sorted(p.arm.items(), key=lambda kv: -kv[1]) if k != "frames")
             print(f"  arm frames read as usable, {name} ({p.arm['frames']}): {parts}")
@@ -320,6 +405,11 @@ def fitted_model(vision: MisreadProfile) -> str:
     if held and vision.keepable["any field misread"]:
         over = (kept / vision.keepable["any field misread"]) / (held / vision.heldable["any field misread"])
         lines.append(f"HELD_OVER_MOVES = {min(1.0, over):.2f}")
+    st = vision.tiles.stays()
+    if st["stays"]:
+        lines.append(f"COVERED_TILE_PER_RATE = {st['misread'] / st['stays'] / rate:.3f}")
+        lines.append(f"COVERED_TILE_TABLES = {st['tables misread'] / st['tables'] if st['tables'] else 0:.2f}")
+        lines.append(f"COVERED_TILE_NONE = {st['as none'] / st['misread'] if st['misread'] else 0:.2f}")
     ju, still = vision.share("judged-unusable")
     phantom = vision.kinds["  with a hand where no one sits"]
     arm, arms = vision.share("arm read as usable")

@@ -3,13 +3,17 @@ seconds, not in minutes of reading (issue 20 item 4; session 16).
 
     .venv/bin/python bench/vision_retrack.py record SESSION...   # replay --observer vision, its readings kept
     .venv/bin/python bench/vision_retrack.py replay SESSION... [--set NAME=VALUE ...] [--quiet]
+    .venv/bin/python bench/vision_retrack.py misreads SESSION... [--noise-seeds N] [--fit]
 
 `record` replays each session as `keltis-cam replay SESSION --observer vision --check` does (the vision reader
 behind its motion gate, full-resolution stills where the session has them) and keeps every frame's reading, as
 the tracker got it, in SESSION/vision-gated.jsonl. `replay` feeds those readings to a fresh tracker (with the
 settings `--set` changes) and prints, per session and in all, visible turns exact, final scores, the warnings
 and (without --quiet) the mismatches. The readings depend only on the reader: after a change to vision/,
-record again. (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.)
+record again. (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.) `misreads` prints the
+kept readings' misreads kind by kind beside those tracking.noise injects on the same sessions' truth at the rate
+the readings show (bench/vision_games.py's profile, tiles under pawns and open ones apart; `--fit`: the noise
+model's constants as these readings measure them).
 """
 from __future__ import annotations
 
@@ -99,15 +103,41 @@ def run(folder: Path, record: bool, tracking: Any = None) -> dict[str, Any]:
     return {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
 
 
+def misreads(folders: list[Path], noise_seeds: int, fit: bool) -> None:
+    """The kept readings' misreads beside the injected ones at the rate they show (bench/vision_games.py)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from vision_games import MisreadProfile, fitted_model, injected_readings, print_profiles, truth_readings
+
+    vision = MisreadProfile()
+    for folder in folders:
+        kept = KeptReadings(folder).readings
+        vision.add_session([(t, kept[i]) for i, t in truth_readings(folder)])
+    n, d = vision.share("any field misread")
+    rate = round(n / d, 4) if d else 0.0
+    injected = MisreadProfile()
+    for k, folder in enumerate(folders):
+        for s in range(noise_seeds):
+            injected.add_session(injected_readings(folder, rate, 1000 * s + k))
+    print_profiles(vision, injected, rate)
+    if fit:
+        print("\nthe noise model as these readings measure it (tracking/noise.py):")
+        print(fitted_model(vision))
+
+
 def main(argv: list[str] | None = None) -> int:
     from tracking.config import TrackingConfig
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["record", "replay"])
+    parser.add_argument("mode", choices=["record", "replay", "misreads"])
     parser.add_argument("sessions", nargs="+", type=Path)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tracking setting")
     parser.add_argument("--quiet", action="store_true", help="no mismatches")
+    parser.add_argument("--noise-seeds", type=int, default=1, help="misreads: injected with this many seeds a session")
+    parser.add_argument("--fit", action="store_true", help="misreads: print the noise model's constants as measured")
     args = parser.parse_args(argv)
+    if args.mode == "misreads":
+        misreads(args.sessions, args.noise_seeds, args.fit)
+        return 0
     cfg = TrackingConfig()
     for item in args.set:
         name, _, value = item.partition("=")

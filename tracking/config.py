@@ -44,6 +44,13 @@ class TrackingConfig:
     #                                      longer, an empty pile or spot read full): rarer than a misread (the
     #                                      discard reader shows an empty pile as a card on ~0.5 % of piles;
     #                                      1e-5 made a few frames' phantom card cost more than a made-up turn)
+    decoder_covered_tile: float = 0.1    # chance a tile under a pawn is read as another tile for as long as that
+    #                                      pawn stands there (the pawn hides it; the vision reader misread 60 % of
+    #                                      such stays on the kept readings, docs/tracking.md session 18): it costs
+    #                                      −log of this (or the field's misread cost if lower) once, then nothing
+    #                                      while it reads the same and a pawn stands there, hands between or not
+    #                                      (priced as other misreads, held per still moment, it lost to a tile
+    #                                      change, a rule break the table never shows). 0: off
     decoder_misread_hold_max: float = 6.0   # ... in all at most this for one misread held frame after frame
     #                                         (nothing moved: the reader sees the same thing the same way)
     decoder_misread_kept: float = 0.0    # the same misread read again in the first usable frame after a hand

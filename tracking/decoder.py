@@ -612,6 +612,12 @@ class TurnDecoder:
                            min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
                            if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
                        for k in diff}
+            if cfg.decoder_covered_tile > 0:
+                # a tile under a pawn read as another tile: the pawn hides it, the reader reads it so for as long
+                # as the pawn stands there (frame after frame, moves elsewhere between): one misread for it all
+                for k in _covered_tiles(table, fields, diff):
+                    misread[k] = 0.0 if k in held and held[k][0] == fields.get(k) else \
+                        min(misread[k], -math.log(min(1.0, cfg.decoder_covered_tile)))
             # (field, reading, held cost paid, paid for this reading, the frame the field began to be
             # read otherwise than this table: a reading changing meanwhile keeps that frame)
             still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
@@ -1075,7 +1081,9 @@ class TurnDecoder:
         judged = 0
         budget = min(cfg.decoder_cut_budget, self._budget)
         owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
-        last_rules = self._rules_cost(last, after) if last is not None else 0.0
+        # (what the open turn's rule breaks cost when it was read so far: on the table before; a tile under its
+        # steps read otherwise now must not pay back a rule break it never paid)
+        last_rules = self._rules_cost(last, before) if last is not None else 0.0
         costs: list[float] = []       # (the costs in `out`, sorted)
         # parts made this frame, by what they were made of (each entry keeps what its id names alive)
         made_parts = self._made_parts
@@ -1086,7 +1094,8 @@ class TurnDecoder:
         slot_costs = self._slot_memo
         context = (last, last.quiet if last is not None else None, last.reach if last is not None else None,
                    last.again if last is not None else None, id(self._cur),
-                   tuple(after.get(spot) for spot in last.rule_facts.spots) if last is not None else ())
+                   tuple((before.get(spot), after.get(spot)) for spot in last.rule_facts.spots) if last is not None
+                   else ())
         # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
         slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
         call_memo: dict = {}          # (this search's: the hands' costs, the tiles under each owned part's steps)
@@ -1750,6 +1759,17 @@ def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> 
                     values[tuple(sorted(pawns + [c]))] = -sum(sum(1 for p in was if p[1] == r[1]) for r in rest)
         out += [(k, v) for v in sorted(values, key=lambda v: (values[v], v))]
     return out
+
+
+def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence[FieldKey]) -> list[FieldKey]:
+    """The tile fields of `diff` that `fields` reads as another tile than `table` has, with a pawn on it by the
+    same reading (what hides it from the reader; by the reading alone, so that the price weighs the same in
+    every hypothesis and says nothing about where the pawns are)."""
+    spots = [k for k in diff if k[0] == "tile" and table.get(k) is not None and fields.get(k) is not None]
+    if not spots:
+        return []
+    stones = {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
+    return [k for k in spots if k[1] in stones]
 
 
 def _subsets(diff: Sequence[FieldKey], limit: int) -> Iterable[tuple[FieldKey, ...]]:

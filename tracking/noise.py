@@ -58,6 +58,12 @@ class MisreadKind:
 #: HELD_OVER_MOVES: of the held misreads, the share that a later table (a move made elsewhere) keeps.
 # -- fitted: begin
 # fitted on 321 still and 396 arm frames: field misreads on 61.5% of still frames read (the rate the model is scaled to)
+# The tile kinds (tile-missed, tile-wrong, here and in ARM_MISREADS: open tiles only) and COVERED_TILE_*: fitted
+# (session 18) on the readings the tracker got on 15 vision replays (`bench/vision_retrack.py misreads ... --fit`:
+# the demo and 14 games, docs/tracking.md): 1104 still and 1422 arm frames, field misreads on 90.0% of still frames.
+# COVERED_TILE_PER_RATE: of the stays (a tile under pawns as they stand) the share misread, per unit of rate;
+# COVERED_TILE_TABLES: of a misread stay's still tables, the share misread; COVERED_TILE_NONE: of misread stays,
+# the share read as no tile.
 MISREAD_MODEL: dict[str, MisreadKind] = {
     "row-missed": MisreadKind(0.044, 0.67),
     "row-value": MisreadKind(0.022, 0.33),
@@ -69,12 +75,15 @@ MISREAD_MODEL: dict[str, MisreadKind] = {
     "pawn-colour": MisreadKind(0.123, 1.00),
     "pawn-missed": MisreadKind(0.123, 0.88),
     "pawn-phantom": MisreadKind(0.123, 0.88),
-    "tile-missed": MisreadKind(0.039, 1.00),
-    "tile-wrong": MisreadKind(0.617, 0.38),
+    "tile-missed": MisreadKind(0.013, 1.00),
+    "tile-wrong": MisreadKind(0.167, 0.99),
     "top-missed": MisreadKind(0.031, 1.00),
     "top-phantom": MisreadKind(0.083, 1.00),
     "top-wrong": MisreadKind(0.010, 0.00),
 }
+COVERED_TILE_PER_RATE = 0.509
+COVERED_TILE_TABLES = 0.70
+COVERED_TILE_NONE = 0.09
 HELD_OVER_MOVES = 0.73
 JUDGED_UNUSABLE_PER_RATE = 0.035
 JUDGED_UNUSABLE_PHANTOM_HAND = 1.00
@@ -83,7 +92,7 @@ ARM_AFTER_SHARE = 0.29
 ARM_MISREADS: dict[str, float] = {"row-end": 0.015, "row-missed": 0.061, "row-extra": 0.061,
     "points-row": 0.084, "wish-phantom": 0.023, "wishcard-missed": 0.008, "pawn-size": 0.084,
     "pawn-stone": 0.420, "pawn-colour": 0.099, "pawn-missed": 0.130, "pawn-phantom": 0.130,
-    "tile-missed": 0.008, "tile-wrong": 0.275, "top-missed": 0.023, "top-phantom": 0.099, "top-wrong": 0.015}
+    "tile-missed": 0.028, "tile-wrong": 0.184, "top-missed": 0.023, "top-phantom": 0.099, "top-wrong": 0.015}
 HAND_MISSED_PER_RATE = 0.008
 HAND_NEIGHBOUR_PER_RATE = 0.025
 HAND_ADDED_PER_RATE = 0.029
@@ -286,11 +295,22 @@ def _tile_codes(board: str | None) -> list[str]:
         return list(TILE_CODES)
 
 
+def covered_spots(obs: Observation) -> dict[str, tuple[tuple[str, bool], ...]]:
+    """The stones pawns stand on (but the start), each with its pawns (player, big): where a tile lies under a pawn."""
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for p in obs.pawns or ():
+        if p.stone != "start":
+            out.setdefault(p.stone, []).append((p.player, p.big))
+    return {stone: tuple(sorted(pawns)) for stone, pawns in out.items()}
+
+
 def misread_tile(obs: Observation, rng: random.Random, how: str = "missed") -> Observation | None:
-    """One tile spot misread: a tile missed (read empty), a tile made up on an empty spot, or a tile
-    read as another kind (most often one seen elsewhere on the board)."""
+    """One tile spot misread: a tile missed (read empty) or read as another kind (most often one seen
+    elsewhere on the board) where no pawn stands on it (a tile under a pawn is misread otherwise:
+    MisreadInjector._covered_tiles), or a tile made up on an empty spot (not injected: never measured)."""
     tiles = obs.tiles or {}
-    present = sorted(spot for spot, code in tiles.items() if code is not None)
+    covered = covered_spots(obs)
+    present = sorted(spot for spot, code in tiles.items() if code is not None and spot not in covered)
     if how == "phantom":
         empty = sorted(spot for spot, code in tiles.items() if code is None)
         if not empty:
@@ -414,8 +434,9 @@ def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Callable[[],
             out.append((f"{p.player}:{p.stone}:{p.big}:{seen[p]}", lambda p=p: replace(obs, pawns=(p,)),
                         lambda o, w, p=p: _swap_pawn(o, p, w.pawns or ())))
     elif group == "tile":
+        covered = covered_spots(obs)    # (a tile under a pawn: MisreadInjector._covered_tiles)
         for spot, code in sorted((obs.tiles or {}).items()):
-            if (code is None) == phantom:
+            if (code is None) == phantom and (phantom or spot not in covered):
                 out.append((f"{spot}:{code}", lambda spot=spot, code=code: replace(obs, tiles={spot: code}),
                             lambda o, w: replace(o, tiles={**(o.tiles or {}), **(w.tiles or {})})))
     elif group == "top":
@@ -448,7 +469,8 @@ def table_key(obs: Observation) -> str:
 class MisreadInjector:
     """An observer wrapper that injects misreads like the vision reader's (module docstring)."""
 
-    def __init__(self, observer: Any, rate: float, seed: int = 0, model: dict[str, MisreadKind] | None = None):
+    def __init__(self, observer: Any, rate: float, seed: int = 0, model: dict[str, MisreadKind] | None = None,
+                 covered_per_rate: float | None = None):
         if not 0 <= rate <= 1:
             raise ValueError(f"misread rate must be between 0 and 1, got {rate!r}")
         self.observer = observer
@@ -456,6 +478,8 @@ class MisreadInjector:
         self.rate = rate
         self.seed = seed
         self.model = dict(MISREAD_MODEL if model is None else model)
+        #: tiles under pawns: the share of stays misread per unit of rate (COVERED_TILE_PER_RATE unless given)
+        self.covered_per_rate = COVERED_TILE_PER_RATE if covered_per_rate is None else covered_per_rate
         self.frames = 0
         self.frames_misread = 0
         self.misreads: Counter = Counter()      # frames with a misread of each kind
@@ -527,7 +551,7 @@ class MisreadInjector:
             elsewhere = [s for s in _AROUND if s not in obs.seats]
             seat = rng.choice(elsewhere) if elsewhere and rng.random() < JUDGED_UNUSABLE_PHANTOM_HAND else None
             return unusable(obs, rng, seat)
-        out = self._field_misreads(obs, index, self.model, self.rate)
+        out = self._covered_tiles(obs, self._field_misreads(obs, index, self.model, self.rate))
         if out is not obs:
             self.frames_misread += 1
         return out
@@ -582,6 +606,39 @@ class MisreadInjector:
                 self._count(kind)
         return out
 
+    def _covered_tiles(self, table: Observation, out: Observation) -> Observation:
+        """`out` (a reading of `table`) with the tiles under pawns misread: a stay (this tile under these pawns)
+        is misread with chance rate × self.covered_per_rate, decided once for as long as the pawns stand; then on
+        a share COVERED_TILE_TABLES of its still tables (decided per table), always read as the same other tile
+        (or, COVERED_TILE_NONE of such stays, as none)."""
+        p = min(1.0, self.rate * self.covered_per_rate)
+        if not p or not table.tiles or not table.pawns:
+            return out
+        tiles: dict[str, str | None] | None = None
+        key_of_table = None
+        for spot, pawns in sorted(covered_spots(table).items()):
+            code = table.tiles.get(spot)
+            if code is None:
+                continue
+            stay = ("covered", spot, code, pawns)
+            if self._chance_draws(*stay)[0] >= p:
+                continue
+            if key_of_table is None:
+                key_of_table = table_key(table)
+            if self._chance_draws(*stay, key_of_table)[0] >= COVERED_TILE_TABLES:
+                continue
+            rng = self._chance(*stay, skip=2)
+            # (read as a flat tile: the reader's covered misreads are clovers, points and discard tiles)
+            others = [c for c in _tile_codes(table.board) if c != code]
+            wrong = None if rng.random() < COVERED_TILE_NONE else \
+                rng.choice([c for c in others if not c.startswith("wish")] or others)
+            tiles = dict(out.tiles or {}) if tiles is None else tiles
+            tiles[spot] = wrong
+        if tiles is None:
+            return out
+        self._count("tile-covered")
+        return replace(out, tiles=tiles)
+
     def _count(self, kind: str) -> None:
         self.misreads[kind] += 1
 
@@ -599,7 +656,7 @@ class MisreadInjector:
                 if after is not None:
                     table = mix_tables(table, after, rng)
             model = {k: MisreadKind(p, 0.0) for k, p in ARM_MISREADS.items()}
-            return self._field_misreads(table, index, model, 1.0)
+            return self._covered_tiles(table, self._field_misreads(table, index, model, 1.0))
         return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
 
     def _corrupt_hands(self, obs: Observation, index: int) -> Observation:

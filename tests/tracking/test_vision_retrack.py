@@ -1,6 +1,7 @@
 """bench/vision_retrack.py: the tracker alone on the readings a replay kept (session 16)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -38,3 +39,33 @@ def test_kept_readings_are_what_the_tracker_reads(short_session, tmp_path, capsy
     assert blind["check"]["exact"] < whole["exact"]
     assert vision_retrack.main(["replay", str(folder), "--set", "decoder_partial_pawns=false", "--quiet"]) == 0
     assert f"{blind['check']['exact']}/{whole['true_turns']} visible turns exact" in capsys.readouterr().out
+
+
+def test_misreads_prints_the_kept_readings_beside_the_injected_tiles_by_cover(short_session, tmp_path, capsys):
+    """`misreads` measures the kept readings against the truth: the truth kept reads nothing wrong (no tile misread,
+    under a pawn or open), and a tile under a pawn read as another on every frame is counted as covered, not open."""
+    folder = tmp_path / "session"
+    shutil.copytree(short_session, folder)
+    session = open_session(folder)
+    truth = make_observer("truth", session)
+    readings = [(ref.index, truth.observe(SessionFrame(ref.index, ref.t))) for ref in session.frames]
+
+    def keep(lines):
+        (folder / vision_retrack.READINGS_FILE).write_text("".join(json.dumps({"index": i, "obs": o.to_json()}) + "\n"
+                                                                   for i, o in lines))
+        vision_retrack.main(["misreads", str(folder)])
+        return capsys.readouterr().out.split("tiles by cover, vision:")[1].split("tiles by cover, injected:")[0]
+
+    clean = keep(readings)
+    assert "read as another tile    0.0%" in clean and "open tile read as another tile    0.0%" in clean
+    covered = []
+    for i, obs in readings:
+        stones = {p.stone for p in obs.pawns or ()}
+        spots = [s for s, c in (obs.tiles or {}).items() if c is not None and s in stones] if obs.usable else []
+        covered.append((i, dataclasses.replace(obs, tiles={**obs.tiles, **{s: "points-3" if obs.tiles[s] != "points-3"
+                                                                           else "clover" for s in spots}})
+                        if spots else obs))
+    assert any(o is not r for (_, o), (_, r) in zip(covered, readings)), "no tile under a pawn in the session"
+    misread = keep(covered)
+    assert "tile under a pawn read as another tile  100.0%" in misread
+    assert "open tile read as another tile    0.0%" in misread
