@@ -8,22 +8,7 @@ import dataclasses
 
 import pytest
 
-from tracking.check import compare_turns, signature_of_moves, signature_of_turn
-
-from tracking_helpers import game, make_tracker
-
-
-def _replay(sim, frames, **config):
-    tracker = make_tracker(**config)
-    tracker.new_game(sim.setup)
-    for i, (t, obs) in enumerate(frames):
-        tracker.feed(obs, t, i)
-    tracker.finish()
-    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
-    model = tracker.decoded.model
-    check = compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
-    warnings = [w["code"] for w in tracker.snapshot()["warnings"] if not w["withdrawn"]]
-    return check, warnings
+from tracking_helpers import game, replayed_frames
 
 
 def _stays(sim):
@@ -70,10 +55,10 @@ def test_a_tile_under_a_pawn_read_as_another_for_as_long_as_pawns_stand_there_is
     for j in at:
         t, obs = frames[j]
         frames[j] = (t, dataclasses.replace(obs, tiles={**obs.tiles, spot: wrong}))
-    clean, clean_warnings = _replay(sim, sim.frames)
+    clean, clean_warnings = replayed_frames(sim, sim.frames)
     assert not clean_warnings and clean["exact"] == clean["true_turns"]
-    check, warnings = _replay(sim, frames)
+    check, warnings = replayed_frames(sim, frames)
     assert not warnings, warnings
     assert check["exact"] == clean["exact"], check["mismatches"][:2]
-    _, off = _replay(sim, frames, decoder_covered_tile=0.0)
+    _, off = replayed_frames(sim, frames, decoder_covered_tile=0.0)
     assert "tile-changed" in off

@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 
 from engine.observation import PawnObservation
-from tracking.check import compare_turns, signature_of_moves, signature_of_turn
+from tracking.check import signature_of_turn
 
-from tracking_helpers import game, make_tracker
+from tracking_helpers import game, make_tracker, replayed_frames
 
 #: the new hypotheses switched off: the decoder as it was before session 16
 OFF = {"decoder_partial_pawns": False, "decoder_unseen_steps": False, "decoder_held_by_confidence": False}
@@ -33,16 +33,7 @@ def _as_the_vision_reader(obs):
 
 
 def _replay(sim, frames, **config):
-    tracker = make_tracker(**config)
-    tracker.new_game(sim.setup)
-    for i, (t, obs) in enumerate(frames):
-        tracker.feed(_as_the_vision_reader(obs), t, i)
-    tracker.finish()
-    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
-    model = tracker.decoded.model
-    check = compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
-    warnings = [w["code"] for w in tracker.snapshot()["warnings"] if not w["withdrawn"]]
-    return check, warnings
+    return replayed_frames(sim, [(t, _as_the_vision_reader(obs)) for t, obs in frames], **config)
 
 
 def _pawn_moved(obs, player: str, frm: str, to: str, big: bool):

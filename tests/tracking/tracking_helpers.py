@@ -9,6 +9,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.config import TrackingConfig
 from tracking.noise import MisreadInjector
 from tracking.store import EventStore
@@ -43,6 +44,20 @@ def feed(tracker: GameTracker, sim: SimulatedGame, *, noise: float = 0.0, seed: 
     if finish and stop is None:
         events.extend(tracker.finish())
     return events
+
+
+def replayed_frames(sim: SimulatedGame, frames: list, **config) -> tuple[dict, list[str]]:
+    """`frames` (a game's frames as some reader would give them) fed to a tracker as replays use it, with these
+    TrackingConfig settings: (tracking.check's comparison of its turns with the game's, live warning codes)."""
+    tracker = make_tracker(**config)
+    tracker.new_game(sim.setup)
+    for i, (t, obs) in enumerate(frames):
+        tracker.feed(obs, t, i)
+    tracker.finish()
+    true = [signature_of_moves(t.seat, t.moves, t.pile_tops, t.codes) for t in sim.turns]
+    model = tracker.decoded.model
+    check = compare_turns(true, [signature_of_turn(model, t) for t in model.turns])
+    return check, [w["code"] for w in tracker.snapshot()["warnings"] if not w["withdrawn"]]
 
 
 _REPLAYS: dict[tuple, tuple] = {}
