@@ -307,17 +307,16 @@ class TileCover:
                 self.n[f"{cover} missed"] += got is None
                 if cover == "covered":
                     key = table_key(t) if key is None else key
-                    tables, misread, codes = self._stays.setdefault((self._sessions, spot, code, covered[spot]),
-                                                                    [set(), set(), set()])
+                    stay = (self._sessions, spot, code, covered[spot])
+                    tables, misread, codes = self._stays.setdefault(stay, [set(), set(), set()])
                     tables.add(key)
                     if got != code:
                         misread.add(key)
                         codes.add(got)
-                        stay = (self._sessions, spot, code, covered[spot])
                         if stay in last:
                             self.n["covered misread after the same stay"] += 1
                             self.n["covered misread held"] += last[stay] == got
-                    seen[(self._sessions, spot, code, covered[spot])] = got
+                    seen[stay] = got
             last = seen
 
     def stays(self) -> dict[str, int]:
