@@ -152,6 +152,14 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
         seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
         side = int(round(2 * half * view_ppm))
         symbols[kind] = cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    back = comps.image("card-back")
+    if back is not None:
+        # the backs' middle: what the draw pile shows where a face has its symbol (told from a pile's face)
+        crop = _region(back[0], ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32) \
+            / np.maximum(cream, 1.0)
+        seen = cv2.GaussianBlur(cv2.resize(crop, None, fx=seen_ppm / ppm, fy=seen_ppm / ppm,
+                                           interpolation=cv2.INTER_AREA), (0, 0), blur_px)
+        symbols["back"] = cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm, symbols)
 
 

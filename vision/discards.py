@@ -59,6 +59,10 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
+    symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
+    back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
+    points_symbol_min: float = 0.4   # and no points pile where it matches their picture (every points card has it) less
 
 
 @dataclass(frozen=True, eq=False)
@@ -473,10 +477,41 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if card_game and symbol_rival(art, kind) == "wish" and \
             kind_by_symbol(card_config, kind, img, cream, 4.0 + art.size[1] - card_config.border_mm, art, q) == "wish":
         return None
+    # what else lies on the table looking like a pile: the draw pile (its backs' colour, dimmed or veiled, near
+    # a pile's) and grey or white things (a mug's shaded side) taken for the points pile — told by the middle
+    sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, "back"))
+    if sym.get("back", -1.0) > sym.get(kind, -1.0) + config.back_margin or \
+            (kind == "points" and sym.get(kind, 1.0) < config.points_symbol_min):
+        return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
+                   kinds: tuple[str, ...]) -> dict[str, float]:
+    """How well the card's middle (`img`: the card cut upright, `pad` mm above and below) matches each kind's
+    centre picture (CardArt.symbols; normalised correlation over the stock: a veil's offset and the light's
+    colour cancel; searched `symbol_slack_mm` round)."""
+    import cv2
+    import numpy as np
+
+    w, h = art.size
+    out: dict[str, float] = {}
+    for k in kinds:
+        t = art.symbols.get(k)
+        if t is None:
+            continue
+        side = t.shape[0] / ppm
+        s = config.symbol_slack_mm
+        y0, y1 = (max(0, int(round((pad + h / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+        x0, x1 = (max(0, int(round((w / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+        region = np.ascontiguousarray(img[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            continue
+        out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    return out
 
 
 def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
