@@ -59,6 +59,8 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
+                                     # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
@@ -369,11 +371,13 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     ccfg = sized_for(card_config, art.size)
     p = tv.ppm
     view = tv.warp(image)
-    comp, stats = _outlined_u8(ccfg, view, cream, p)
+    local = local_white(config, view, cream, p)
+    comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
     lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
     piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
-    best: dict[str, tuple[float, tuple[float, float], float]] = {}   # kind -> (how far from a whole field, centre, turn)
+    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}   # kind -> (how far from a whole field, centre,
+                                                                          # turn, white)
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
         sub = comp[y:y + h, x:x + w] == i
@@ -384,19 +388,21 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         short, long_ = sorted((rw + 1, rh + 1))
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
             continue
-        dists = piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game)
-        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, cream, sub, x, y) if card_game else None,
+        # the piece's colour over the white round it (a lamp's hot spot whitens the stock there too)
+        white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
+        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
+        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
         if kind not in piles or \
-                piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
+                piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
             continue        # the draw pile's backs (or no card field) are no discard pile
         off = abs(1 - area / (fw * fh * p * p))
         if kind not in best or off < best[kind][0]:
             theta = ang if rh >= rw else ang + 90.0
-            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta)
+            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta, white)
     out = []
-    for kind, (_off, centre, theta) in best.items():
-        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+    for kind, (_off, centre, theta, white) in best.items():
+        f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta, card_game)
         if f is not None:
             out.append(f)
     return out
@@ -406,11 +412,12 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
 _WHITE_BYTE = 200.0
 
 
-def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
+def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: Any = None) -> tuple[Any, Any]:
     """vision.cards.outlined_fields (the pieces the stock's borders enclose: a border is whiter than both its
     sides, or simply white, or much whiter than the darkest pixel near it) on whiteness held in bytes: the same
     tests at 1/200 of the stock's whiteness, in a quarter of the memory and a fraction of the time of the
-    float version over a whole table view. (component map, stats)."""
+    float version over a whole table view; "simply white" over `local` (local_white) where given. (component map,
+    stats)."""
     import cv2
     import numpy as np
 
@@ -423,10 +430,35 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple
     eroded = cv2.erode(w, ker)
     tophat = cv2.subtract(w, cv2.dilate(eroded, ker))
     step = cv2.subtract(w, eroded)
-    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (w > config.border_white * _WHITE_BYTE) | \
+    white = w
+    if local is not None:
+        # "simply white" for where it lies: over the whitest near it, channel by channel, where that is whiter
+        # than the stock (a lamp's hot spot, a glare's veil of any colour)
+        lb, lg, lr = cv2.split(local)
+        white = cv2.min(cv2.min(cv2.divide(b, lb, scale=_WHITE_BYTE), cv2.divide(g, lg, scale=_WHITE_BYTE)),
+                        cv2.divide(r, lr, scale=_WHITE_BYTE))
+    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (white > config.border_white * _WHITE_BYTE) | \
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
     _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats
+
+
+def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float) -> Any | None:
+    """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
+    its resolution, smoothed first so that noise does not count), never less than the stock (`cream`): a
+    card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
+    against (uint8 BGR, the view's size). None when `local_white_mm` is 0."""
+    import cv2
+    import numpy as np
+
+    if config.local_white_mm <= 0:
+        return None
+    h, w = view.shape[:2]
+    q = cv2.pyrDown(cv2.pyrDown(view))
+    k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
+    q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    q = np.maximum(q, np.clip(np.asarray(cream, np.float64), 1, 255).astype(np.uint8))
+    return cv2.resize(q, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
@@ -479,8 +511,9 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
         return None
     # what else lies on the table looking like a pile: the draw pile (its backs' colour, dimmed or veiled, near
     # a pile's) and grey or white things (a mug's shaded side) taken for the points pile — told by the middle
-    sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, "back"))
-    if sym.get("back", -1.0) > sym.get(kind, -1.0) + config.back_margin or \
+    sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, f"{kind}/E", "back"))
+    own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
+    if sym.get("back", -1.0) > own + config.back_margin or \
             (kind == "points" and sym.get(kind, 1.0) < config.points_symbol_min):
         return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
