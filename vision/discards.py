@@ -430,14 +430,15 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
     eroded = cv2.erode(w, ker)
     tophat = cv2.subtract(w, cv2.dilate(eroded, ker))
     step = cv2.subtract(w, eroded)
-    white = w
-    if local is not None:
-        # "simply white" for where it lies: over the whitest near it, channel by channel, where that is whiter
-        # than the stock (a lamp's hot spot, a glare's veil of any colour)
-        lb, lg, lr = cv2.split(local)
-        white = cv2.min(cv2.min(cv2.divide(b, lb, scale=_WHITE_BYTE), cv2.divide(g, lg, scale=_WHITE_BYTE)),
-                        cv2.divide(r, lr, scale=_WHITE_BYTE))
-    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (white > config.border_white * _WHITE_BYTE) | \
+    if local is None:
+        white = w > config.border_white * _WHITE_BYTE
+    else:
+        # "simply white" for where it lies: every channel this much of the whitest near it, where that is
+        # whiter than the stock (a lamp's hot spot, a glare's veil of any colour)
+        bright = cv2.convertScaleAbs(local, alpha=config.border_white)
+        white = cv2.min(cv2.min(cv2.compare(b, bright[..., 0], cv2.CMP_GT), cv2.compare(g, bright[..., 1], cv2.CMP_GT)),
+                        cv2.compare(r, bright[..., 2], cv2.CMP_GT)) > 0
+    sep = (tophat > config.border_tophat * _WHITE_BYTE) | white | \
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
     _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats
@@ -445,20 +446,25 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
 
 def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float) -> Any | None:
     """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
-    its resolution, smoothed first so that noise does not count), never less than the stock (`cream`): a
+    its resolution, each pixel there the mean of 4×4: noise does not count), never less than the stock (`cream`): a
     card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
-    against (uint8 BGR, the view's size). None when `local_white_mm` is 0."""
+    against (uint8 BGR, the view's size). None when `local_white_mm` is 0 or nothing is whiter than the stock."""
     import cv2
     import numpy as np
 
     if config.local_white_mm <= 0:
         return None
     h, w = view.shape[:2]
-    q = cv2.pyrDown(cv2.pyrDown(view))
+    # (a whole quarter: the area resize's fast path)
+    q = cv2.resize(view[:h - h % 4, :w - w % 4], (w // 4, h // 4), interpolation=cv2.INTER_AREA)
     k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    q = np.maximum(q, np.clip(np.asarray(cream, np.float64), 1, 255).astype(np.uint8))
-    return cv2.resize(q, (w, h), interpolation=cv2.INTER_LINEAR)
+    c = tuple(float(v) for v in np.clip(np.asarray(cream, np.float64), 1, 255))
+    if not (q > np.asarray(c, np.float64)).any():
+        return None         # nowhere whiter than the stock: the stock is the white
+    q = cv2.max(q, (*c, 0.0))
+    q = cv2.resize(q, (w // 4 * 4, h // 4 * 4), interpolation=cv2.INTER_NEAREST)
+    return cv2.copyMakeBorder(q, 0, h % 4, 0, w % 4, cv2.BORDER_REPLICATE)
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
