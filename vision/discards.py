@@ -362,22 +362,50 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
-    not `found` already, and of each kind only the piece most like a whole field is read."""
+    not `found` already, and of each kind only the piece most like a whole field is read. Where something
+    near is whiter than the stock (local_white: a lamp's hot spot, a glare) and piles are still missing, the
+    pieces again with "simply white" and the piece's colour judged against that white: the stock there is
+    as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
+    finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
+    lose)."""
+    from .cards import sized_for
+
+    ccfg = sized_for(card_config, art.size)
+    view = tv.warp(image)
+    piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
+    out: list[PileFind] = []
+    local = None
+    for judged in ("stock", "local"):
+        if judged == "local":
+            local = local_white(config, view, cream, tv.ppm)
+            if local is None:
+                break
+        best = _outlined_best(config, ccfg, view, tv, art, cream, local, card_game, piles)
+        for kind, (_off, centre, theta, white) in best.items():
+            f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
+                             card_game)
+            if f is not None:
+                out.append(f)
+                piles.discard(kind)
+        if not piles:
+            break
+    return out
+
+
+def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
+                   local: Any, card_game: bool, piles: set[str]) -> dict[str, tuple[float, tuple[float, float], float, Any]]:
+    """Of each kind in `piles` the outlined piece most like a whole field: kind -> (how far from a whole
+    field, centre (board mm), turn, the white its colour was judged against)."""
     import cv2
     import numpy as np
 
-    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances, sized_for
+    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
 
-    ccfg = sized_for(card_config, art.size)
     p = tv.ppm
-    view = tv.warp(image)
-    local = local_white(config, view, cream, p)
     comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
     lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
-    piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
-    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}   # kind -> (how far from a whole field, centre,
-                                                                          # turn, white)
+    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
         sub = comp[y:y + h, x:x + w] == i
@@ -388,7 +416,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         short, long_ = sorted((rw + 1, rh + 1))
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
             continue
-        # the piece's colour over the white round it (a lamp's hot spot whitens the stock there too)
+        # the piece's colour over the white it was outlined against (a lamp's hot spot whitens the stock too)
         white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
         dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
         kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
@@ -400,12 +428,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         if kind not in best or off < best[kind][0]:
             theta = ang if rh >= rw else ang + 90.0
             best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta, white)
-    out = []
-    for kind, (_off, centre, theta, white) in best.items():
-        f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta, card_game)
-        if f is not None:
-            out.append(f)
-    return out
+    return best
 
 
 #: whiteness 1.0 (the card stock) as a byte: room above it for glare and a brighter stock
