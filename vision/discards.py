@@ -538,17 +538,24 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if card_game and symbol_rival(art, kind) == "wish" and \
             kind_by_symbol(card_config, kind, img, cream, 4.0 + art.size[1] - card_config.border_mm, art, q) == "wish":
         return None
-    # what else lies on the table looking like a pile: the draw pile (its backs' colour, dimmed or veiled, near
-    # a pile's) and grey or white things (a mug's shaded side) taken for the points pile — told by the middle
-    sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, f"{kind}/E", "back"))
-    own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
-    if sym.get("back", -1.0) > own + config.back_margin or \
-            (kind == "points" and sym.get(kind, 1.0) < config.points_symbol_min):
+    if not _middle_fits(config, img, cream, art, q, 4.0, kind):
         return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float, kind: str) -> bool:
+    """Whether the card cut upright (`img`, `pad` mm above and below) has a `kind` pile's middle: not the
+    backs' picture rather than its kind's (the draw pile, its backs' colour dimmed or veiled near a pile's),
+    and for the points pile their picture, which every points card has (not a mug's shaded side, a grey
+    thing)."""
+    sym = _centre_scores(config, img, cream, art, ppm, pad, (kind, f"{kind}/E", "back"))
+    own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
+    if sym.get("back", -1.0) > own + config.back_margin:
+        return False
+    return kind != "points" or sym.get(kind, 1.0) >= config.points_symbol_min
 
 
 def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
