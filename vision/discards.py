@@ -61,6 +61,7 @@ class DiscardConfig:
     outline_keep: float = 0.8        # and lies this much where a pile may lie
     local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
                                      # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
+    local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
@@ -424,6 +425,9 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
         if kind not in piles or \
                 piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
             continue        # the draw pile's backs (or no card field) are no discard pile
+        if local is not None and \
+                min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
+            continue        # washed out by the light there, two kinds fit alike: no colour to go by
         off = abs(1 - area / (fw * fh * p * p))
         if kind not in best or off < best[kind][0]:
             theta = ang if rh >= rw else ang + 90.0
