@@ -62,6 +62,8 @@ class DiscardConfig:
     local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
                                      # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
+    local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
+                                     # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
@@ -384,7 +386,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         best = _outlined_best(config, ccfg, view, tv, art, cream, local, card_game, piles)
         for kind, (_off, centre, theta, white) in best.items():
             f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
-                             card_game)
+                             card_game, config.local_min_ink if local is not None else 0.0)
             if f is not None:
                 out.append(f)
                 piles.discard(kind)
@@ -514,7 +516,7 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
 
 def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                  cream: Any, model: Any, kind: str, centre: tuple[float, float], theta: float,
-                 card_game: bool = False) -> PileFind | None:
+                 card_game: bool = False, min_ink: float = 0.0) -> PileFind | None:
     """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
     which way up, then its value from both top corners. None for a card game's wish card taken for a pile
     of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol)."""
@@ -545,6 +547,8 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if not _middle_fits(config, img, cream, art, q, 4.0, kind):
         return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
+    if code != "E" and max(top_ink, bottom_ink) < min_ink:
+        return PileFind(kind, centre, up % 360, None, 0.0)     # numerals washed out: the value cannot be told
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
