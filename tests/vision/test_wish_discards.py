@@ -294,3 +294,24 @@ def test_no_points_pile_read_off_the_draw_pile(tmp_path):
     res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
     assert truth["discard_tops"]["points"] is None and truth["discard_tops"]["pink"] == "3"
     assert res.errors.get("discards", []) == []
+
+
+def test_piles_under_a_glare_found_against_the_white_near_them(tmp_path):
+    # a simulated hard-light frame (dim warm lamp and a glare over the piles; development seed 81960, frame 38,
+    # here at half its size): the glare makes the stock round the red and yellow piles whiter than the stock
+    # elsewhere, so every border there was "simply white" along with the table and the piles were lost; judged
+    # against the white near them (vision.discards.local_white) they are outlined, named and read
+    import json
+
+    from simulator.dataset import FrameSpec, render_single
+    from vision.evaluation import evaluate_frame
+
+    spec = FrameSpec(game="keltis", board="nwnz", players=4, seed=642794268, progress=0.5289, size=(2304, 1296),
+                     hard=True, dark=False, hand=None, distractors=True, view="board")
+    jpeg, truth = render_single(spec)
+    (tmp_path / "f.jpg").write_bytes(jpeg)
+    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
+    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    assert truth["discard_tops"]["red"] == "8" and truth["discard_tops"]["yellow"] == "2"
+    wrong = {d.split()[0] for _kind, d in res.errors.get("discards", [])}
+    assert "red" not in wrong and "yellow" not in wrong
