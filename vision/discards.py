@@ -61,6 +61,7 @@ class DiscardConfig:
     outline_keep: float = 0.8        # and lies this much where a pile may lie
     local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
                                      # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
+    local_white_over: float = 0.1    # (only where that white is this much whiter than the stock in some channel)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
@@ -371,19 +372,26 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
     lose)."""
+    import dataclasses
+
     from .cards import sized_for
 
     ccfg = sized_for(card_config, art.size)
     view = tv.warp(image)
     piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
     out: list[PileFind] = []
-    local = None
+    local, part, part_tv = None, view, tv
     for judged in ("stock", "local"):
         if judged == "local":
-            local = local_white(config, view, cream, tv.ppm)
-            if local is None:
+            got = local_white(config, view, cream, tv.ppm, tv.keep)
+            if got is None:
                 break
-        best = _outlined_best(config, ccfg, view, tv, art, cream, local, card_game, piles)
+            # only the part of the table where the white is whiter than the stock
+            local, (x0, y0, x1, y1) = got
+            part = view[y0:y1, x0:x1]
+            part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
+                                          keep=tv.keep[y0:y1, x0:x1], outline=None)
+        best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles)
         for kind, (_off, centre, theta, white) in best.items():
             f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
                              card_game, config.local_min_ink if local is not None else 0.0)
@@ -473,11 +481,14 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
     return comp, stats
 
 
-def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float) -> Any | None:
+def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float,
+                keep: Any) -> tuple[Any, tuple[int, int, int, int]] | None:
     """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
     its resolution, each pixel there the mean of 4×4: noise does not count), never less than the stock (`cream`): a
     card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
-    against (uint8 BGR, the view's size). None when `local_white_mm` is 0 or nothing is whiter than the stock."""
+    against. Only where a pile may lie (`keep`) within a card's length of where that white is whiter than the
+    stock by `local_white_over`: (uint8 BGR over that box, the box x0, y0, x1, y1 in view px), or None where
+    nowhere is (or `local_white_mm` is 0)."""
     import cv2
     import numpy as np
 
@@ -488,12 +499,17 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float) -> Any
     q = cv2.resize(view[:h - h % 4, :w - w % 4], (w // 4, h // 4), interpolation=cv2.INTER_AREA)
     k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    c = tuple(float(v) for v in np.clip(np.asarray(cream, np.float64), 1, 255))
-    if not (q > np.asarray(c, np.float64)).any():
+    c = np.clip(np.asarray(cream, np.float64), 1, 255)
+    whiter = (q > c * (1 + config.local_white_over)).any(axis=2) & (keep[:h - h % 4:4, :w - w % 4:4] > 0)
+    ys, xs = np.nonzero(whiter)
+    if ys.size == 0:
         return None         # nowhere whiter than the stock: the stock is the white
-    q = cv2.max(q, (*c, 0.0))
-    q = cv2.resize(q, (w // 4 * 4, h // 4 * 4), interpolation=cv2.INTER_NEAREST)
-    return cv2.copyMakeBorder(q, 0, h % 4, 0, w % 4, cv2.BORDER_REPLICATE)
+    grow = int(math.ceil(config.field_size_mm[1] * 1.2 * ppm / 4))
+    qx0, qy0 = max(0, int(xs.min()) - grow), max(0, int(ys.min()) - grow)
+    qx1, qy1 = min(q.shape[1], int(xs.max()) + 1 + grow), min(q.shape[0], int(ys.max()) + 1 + grow)
+    q = cv2.max(q[qy0:qy1, qx0:qx1], (*(float(v) for v in c), 0.0))
+    return (cv2.resize(q, ((qx1 - qx0) * 4, (qy1 - qy0) * 4), interpolation=cv2.INTER_NEAREST),
+            (qx0 * 4, qy0 * 4, qx1 * 4, qy1 * 4))
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
