@@ -61,12 +61,13 @@ class DiscardConfig:
     outline_keep: float = 0.8        # and lies this much where a pile may lie
     local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
                                      # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
-    local_white_over: float = 0.1    # (only where that white is this much whiter than the stock in some channel)
+    local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
+    symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
     back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
     points_symbol_min: float = 0.4   # and no points pile where it matches their picture (every points card has it) less
 
@@ -374,6 +375,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     lose)."""
     import dataclasses
 
+    import numpy as np
+
     from .cards import sized_for
 
     ccfg = sized_for(card_config, art.size)
@@ -383,7 +386,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     local, part, part_tv = None, view, tv
     for judged in ("stock", "local"):
         if judged == "local":
-            got = local_white(config, view, cream, tv.ppm, tv.keep)
+            # (the markers' paper is whiter than the stock: only what is whiter than paper is more light)
+            got = local_white(config, view, cream, tv.ppm, tv.keep, np.asarray(cream, np.float64) * 255.0 / art.cream)
             if got is None:
                 break
             # only the part of the table where the white is whiter than the stock
@@ -481,14 +485,14 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
     return comp, stats
 
 
-def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float,
-                keep: Any) -> tuple[Any, tuple[int, int, int, int]] | None:
+def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: Any,
+                paper: Any) -> tuple[Any, tuple[int, int, int, int]] | None:
     """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
     its resolution, each pixel there the mean of 4×4: noise does not count), never less than the stock (`cream`): a
     card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
-    against. Only where a pile may lie (`keep`) within a card's length of where that white is whiter than the
-    stock by `local_white_over`: (uint8 BGR over that box, the box x0, y0, x1, y1 in view px), or None where
-    nowhere is (or `local_white_mm` is 0)."""
+    against. Only where a pile may lie (`keep`) within a card's length of where that white is whiter by
+    `local_white_over` than white paper (`paper`, BGR) under the table's light can be: (uint8 BGR over that box,
+    the box x0, y0, x1, y1 in view px), or None where nowhere is (or `local_white_mm` is 0)."""
     import cv2
     import numpy as np
 
@@ -500,7 +504,8 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float,
     k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     c = np.clip(np.asarray(cream, np.float64), 1, 255)
-    whiter = (q > c * (1 + config.local_white_over)).any(axis=2) & (keep[:h - h % 4:4, :w - w % 4:4] > 0)
+    whiter = (q > np.asarray(paper, np.float64) * (1 + config.local_white_over)).any(axis=2) & \
+        (keep[:h - h % 4:4, :w - w % 4:4] > 0)
     ys, xs = np.nonzero(whiter)
     if ys.size == 0:
         return None         # nowhere whiter than the stock: the stock is the white
@@ -584,23 +589,28 @@ def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm:
 
 def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
                    kinds: tuple[str, ...]) -> dict[str, float]:
-    """How well the card's middle (`img`: the card cut upright, `pad` mm above and below) matches each kind's
-    centre picture (CardArt.symbols; normalised correlation over the stock: a veil's offset and the light's
-    colour cancel; searched `symbol_slack_mm` round)."""
+    """How well the card's middle (`img`: the card cut upright at `ppm`, `pad` mm above and below) matches each
+    kind's centre picture (CardArt.symbols, all of one size; normalised correlation over the stock: a veil's
+    offset and the light's colour cancel; searched `symbol_slack_mm` round, at `symbol_ppm`)."""
     import cv2
     import numpy as np
 
     w, h = art.size
+    temps = {k: art.symbols[k] for k in kinds if k in art.symbols}
+    if not temps:
+        return {}
+    f = min(1.0, config.symbol_ppm / ppm)
+    side = next(iter(temps.values())).shape[0] / ppm
+    s = config.symbol_slack_mm
+    y0, y1 = (max(0, int(round((pad + h / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+    x0, x1 = (max(0, int(round((w / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+    region = img[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    if f < 1.0:
+        region = cv2.resize(region, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     out: dict[str, float] = {}
-    for k in kinds:
-        t = art.symbols.get(k)
-        if t is None:
-            continue
-        side = t.shape[0] / ppm
-        s = config.symbol_slack_mm
-        y0, y1 = (max(0, int(round((pad + h / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
-        x0, x1 = (max(0, int(round((w / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
-        region = np.ascontiguousarray(img[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    for k, t in temps.items():
+        if f < 1.0:
+            t = cv2.resize(t, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
             continue
         out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
