@@ -490,7 +490,7 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: 
     """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
     its resolution, each pixel there the mean of 4×4: noise does not count), never less than the stock (`cream`): a
     card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
-    against. Only where a pile may lie (`keep`) within a card's length of where that white is whiter by
+    against. Only where a pile may lie (`keep`), 1.6 field lengths round where that white is whiter by
     `local_white_over` than white paper (`paper`, BGR) under the table's light can be: (uint8 BGR over that box,
     the box x0, y0, x1, y1 in view px), or None where nowhere is (or `local_white_mm` is 0)."""
     import cv2
@@ -509,7 +509,7 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: 
     ys, xs = np.nonzero(whiter)
     if ys.size == 0:
         return None         # nowhere whiter than the stock: the stock is the white
-    grow = int(math.ceil(config.field_size_mm[1] * 1.2 * ppm / 4))
+    grow = int(math.ceil(config.field_size_mm[1] * 1.6 * ppm / 4))     # (a piece partly there whole, and its outline)
     qx0, qy0 = max(0, int(xs.min()) - grow), max(0, int(ys.min()) - grow)
     qx1, qy1 = min(q.shape[1], int(xs.max()) + 1 + grow), min(q.shape[0], int(ys.max()) + 1 + grow)
     q = cv2.max(q[qy0:qy1, qx0:qx1], (*(float(v) for v in c), 0.0))
