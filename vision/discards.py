@@ -59,8 +59,8 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
-    local_white_mm: float = 30.0     # and judged against the whitest near it (within this, channel by channel) where
-                                     # that is whiter than the stock: a lamp's hot spot, a glare's veil (0: off)
+    local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
+                                     # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
@@ -368,7 +368,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
     not `found` already, and of each kind only the piece most like a whole field is read. Where something
-    near is whiter than the stock (local_white: a lamp's hot spot, a glare) and piles are still missing, the
+    near is whiter than white paper (local_white: a lamp's hot spot, a glare) and piles are still missing, the
     pieces again with "simply white" and the piece's colour judged against that white: the stock there is
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
@@ -390,7 +390,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             got = local_white(config, view, cream, tv.ppm, tv.keep, np.asarray(cream, np.float64) * 255.0 / art.cream)
             if got is None:
                 break
-            # only the part of the table where the white is whiter than the stock
+            # only the part of the table round where the white is whiter than paper
             local, (x0, y0, x1, y1) = got
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
@@ -508,7 +508,7 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: 
         (keep[:h - h % 4:4, :w - w % 4:4] > 0)
     ys, xs = np.nonzero(whiter)
     if ys.size == 0:
-        return None         # nowhere whiter than the stock: the stock is the white
+        return None         # nowhere whiter than paper: no more light than on the markers
     grow = int(math.ceil(config.field_size_mm[1] * 1.6 * ppm / 4))     # (a piece partly there whole, and its outline)
     qx0, qy0 = max(0, int(xs.min()) - grow), max(0, int(ys.min()) - grow)
     qx1, qy1 = min(q.shape[1], int(xs.max()) + 1 + grow), min(q.shape[0], int(ys.max()) + 1 + grow)
