@@ -41,7 +41,8 @@ class CardArt:
     view_ppm: float = 3.0
     seen_ppm: float = 1.2
     # kind -> the card's centre picture (BGR over the stock, float32): the mean over the kind's
-    # faces, so a symbol every face of the kind shares (a colour's sign, the wish cards' stone)
+    # faces, so a symbol every face of the kind shares (a colour's sign, the wish cards' stone); also
+    # "<colour>/E", an end card's own picture, and "back", the backs' middle
     symbols: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -141,17 +142,29 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
     boxes = {k: (x0, y0, x1 - x0, y1 - y0) for k, (x0, y0, x1, y1) in glyph.items()}
     w, h = comps.card_size
     half = SYMBOL_SIDE * w / 2
-    symbols: dict[str, Any] = {}
-    for kind, labels in faces.items():
-        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
-        # on a dark field in the smallest channel; the stone is blue, the sun is not)
+    side = int(round(2 * half * view_ppm))
+
+    def seen_middle(imgs: list[Any]) -> Any:
+        """The mean of the images' middles as the camera sees them, at `view_ppm`."""
         crops = [_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32)
-                 / np.maximum(cream, 1.0) for lb, img in labels.items() if lb != "E"]   # (an end card: another picture)
+                 / np.maximum(cream, 1.0) for img in imgs]
         seen = cv2.resize(np.mean(crops, axis=0), None, fx=seen_ppm / ppm, fy=seen_ppm / ppm,
                           interpolation=cv2.INTER_AREA)
         seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
-        side = int(round(2 * half * view_ppm))
-        symbols[kind] = cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+        return cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+
+    symbols: dict[str, Any] = {}
+    for kind, labels in faces.items():
+        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
+        # on a dark field in the smallest channel; the stone is blue, the sun is not); an end card has
+        # another picture: its own, "<kind>/E"
+        symbols[kind] = seen_middle([img for lb, img in labels.items() if lb != "E"])
+        if "E" in labels:
+            symbols[f"{kind}/E"] = seen_middle([labels["E"]])
+    back = comps.image("card-back")
+    if back is not None:
+        # the backs' middle: what the draw pile shows where a face has its picture
+        symbols["back"] = seen_middle([back[0]])
     return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm, symbols)
 
 

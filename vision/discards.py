@@ -59,6 +59,17 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
+                                     # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
+    local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
+    local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
+    local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
+                                     # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
+    # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
+    symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
+    symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
+    back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
+    points_symbol_min: float = 0.4   # and no points pile where it matches their picture (every points card has it) less
 
 
 @dataclass(frozen=True, eq=False)
@@ -356,20 +367,60 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
-    not `found` already, and of each kind only the piece most like a whole field is read."""
+    not `found` already, and of each kind only the piece most like a whole field is read. Where something
+    near is whiter than white paper (local_white: a lamp's hot spot, a glare) and piles are still missing, the
+    pieces again with "simply white" and the piece's colour judged against that white: the stock there is
+    as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
+    finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
+    lose)."""
+    import dataclasses
+
+    import numpy as np
+
+    from .cards import sized_for
+
+    ccfg = sized_for(card_config, art.size)
+    view = tv.warp(image)
+    piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
+    out: list[PileFind] = []
+    local, part, part_tv = None, view, tv
+    for judged in ("stock", "local"):
+        if judged == "local":
+            # (the markers' paper is whiter than the stock: only what is whiter than paper is more light)
+            got = local_white(config, view, cream, tv.ppm, tv.keep, np.asarray(cream, np.float64) * 255.0 / art.cream)
+            if got is None:
+                break
+            # only the part of the table round where the white is whiter than paper
+            local, (x0, y0, x1, y1) = got
+            part = view[y0:y1, x0:x1]
+            part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
+                                          keep=tv.keep[y0:y1, x0:x1], outline=None)
+        best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles)
+        for kind, (_off, centre, theta, white) in best.items():
+            f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
+                             card_game, config.local_min_ink if local is not None else 0.0)
+            if f is not None:
+                out.append(f)
+                piles.discard(kind)
+        if not piles:
+            break
+    return out
+
+
+def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
+                   local: Any, card_game: bool, piles: set[str]) -> dict[str, tuple[float, tuple[float, float], float, Any]]:
+    """Of each kind in `piles` the outlined piece most like a whole field: kind -> (how far from a whole
+    field, centre (board mm), turn, the white its colour was judged against)."""
     import cv2
     import numpy as np
 
-    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances, sized_for
+    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
 
-    ccfg = sized_for(card_config, art.size)
     p = tv.ppm
-    view = tv.warp(image)
-    comp, stats = _outlined_u8(ccfg, view, cream, p)
+    comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
     lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
-    piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
-    best: dict[str, tuple[float, tuple[float, float], float]] = {}   # kind -> (how far from a whole field, centre, turn)
+    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
         sub = comp[y:y + h, x:x + w] == i
@@ -380,33 +431,34 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         short, long_ = sorted((rw + 1, rh + 1))
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
             continue
-        dists = piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game)
-        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, cream, sub, x, y) if card_game else None,
+        # the piece's colour over the white it was outlined against (a lamp's hot spot whitens the stock too)
+        white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
+        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
+        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
         if kind not in piles or \
-                piece_kind_distances(ccfg, view, cream, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
+                piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
             continue        # the draw pile's backs (or no card field) are no discard pile
+        if local is not None and \
+                min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
+            continue        # washed out by the light there, two kinds fit alike: no colour to go by
         off = abs(1 - area / (fw * fh * p * p))
         if kind not in best or off < best[kind][0]:
             theta = ang if rh >= rw else ang + 90.0
-            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta)
-    out = []
-    for kind, (_off, centre, theta) in best.items():
-        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
-        if f is not None:
-            out.append(f)
-    return out
+            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta, white)
+    return best
 
 
 #: whiteness 1.0 (the card stock) as a byte: room above it for glare and a brighter stock
 _WHITE_BYTE = 200.0
 
 
-def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any]:
+def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: Any = None) -> tuple[Any, Any]:
     """vision.cards.outlined_fields (the pieces the stock's borders enclose: a border is whiter than both its
     sides, or simply white, or much whiter than the darkest pixel near it) on whiteness held in bytes: the same
     tests at 1/200 of the stock's whiteness, in a quarter of the memory and a fraction of the time of the
-    float version over a whole table view. (component map, stats)."""
+    float version over a whole table view; "simply white" over `local` (local_white) where given. (component map,
+    stats)."""
     import cv2
     import numpy as np
 
@@ -419,10 +471,50 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple
     eroded = cv2.erode(w, ker)
     tophat = cv2.subtract(w, cv2.dilate(eroded, ker))
     step = cv2.subtract(w, eroded)
-    sep = (tophat > config.border_tophat * _WHITE_BYTE) | (w > config.border_white * _WHITE_BYTE) | \
+    if local is None:
+        white = w > config.border_white * _WHITE_BYTE
+    else:
+        # "simply white" for where it lies: every channel this much of the whitest near it, where that is
+        # whiter than the stock (a lamp's hot spot, a glare's veil of any colour)
+        bright = cv2.convertScaleAbs(local, alpha=config.border_white)
+        white = cv2.min(cv2.min(cv2.compare(b, bright[..., 0], cv2.CMP_GT), cv2.compare(g, bright[..., 1], cv2.CMP_GT)),
+                        cv2.compare(r, bright[..., 2], cv2.CMP_GT)) > 0
+    sep = (tophat > config.border_tophat * _WHITE_BYTE) | white | \
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
     _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
     return comp, stats
+
+
+def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: Any,
+                paper: Any) -> tuple[Any, tuple[int, int, int, int]] | None:
+    """The whitest near each pixel of the view (within `local_white_mm`, channel by channel, at a quarter of
+    its resolution, each pixel there the mean of 4×4: noise does not count), never less than the stock (`cream`): a
+    card's border or a pale table under a lamp's hot spot or a glare's veil, the white a pile there is judged
+    against. Only where a pile may lie (`keep`), 1.6 field lengths round where that white is whiter by
+    `local_white_over` than white paper (`paper`, BGR) under the table's light can be: (uint8 BGR over that box,
+    the box x0, y0, x1, y1 in view px), or None where nowhere is (or `local_white_mm` is 0)."""
+    import cv2
+    import numpy as np
+
+    if config.local_white_mm <= 0:
+        return None
+    h, w = view.shape[:2]
+    # (a whole quarter: the area resize's fast path)
+    q = cv2.resize(view[:h - h % 4, :w - w % 4], (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
+    q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    c = np.clip(np.asarray(cream, np.float64), 1, 255)
+    whiter = (q > np.asarray(paper, np.float64) * (1 + config.local_white_over)).any(axis=2) & \
+        (keep[:h - h % 4:4, :w - w % 4:4] > 0)
+    ys, xs = np.nonzero(whiter)
+    if ys.size == 0:
+        return None         # nowhere whiter than paper: no more light than on the markers
+    grow = int(math.ceil(config.field_size_mm[1] * 1.6 * ppm / 4))     # (a piece partly there whole, and its outline)
+    qx0, qy0 = max(0, int(xs.min()) - grow), max(0, int(ys.min()) - grow)
+    qx1, qy1 = min(q.shape[1], int(xs.max()) + 1 + grow), min(q.shape[0], int(ys.max()) + 1 + grow)
+    q = cv2.max(q[qy0:qy1, qx0:qx1], (*(float(v) for v in c), 0.0))
+    return (cv2.resize(q, ((qx1 - qx0) * 4, (qy1 - qy0) * 4), interpolation=cv2.INTER_NEAREST),
+            (qx0 * 4, qy0 * 4, qx1 * 4, qy1 * 4))
 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
@@ -445,7 +537,7 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
 
 def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                  cream: Any, model: Any, kind: str, centre: tuple[float, float], theta: float,
-                 card_game: bool = False) -> PileFind | None:
+                 card_game: bool = False, min_ink: float = 0.0) -> PileFind | None:
     """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
     which way up, then its value from both top corners. None for a card game's wish card taken for a pile
     of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol)."""
@@ -473,10 +565,56 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if card_game and symbol_rival(art, kind) == "wish" and \
             kind_by_symbol(card_config, kind, img, cream, 4.0 + art.size[1] - card_config.border_mm, art, q) == "wish":
         return None
+    if not _middle_fits(config, img, cream, art, q, 4.0, kind):
+        return None
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
+    if code != "E" and max(top_ink, bottom_ink) < min_ink:
+        return PileFind(kind, centre, up % 360, None, 0.0)     # numerals washed out: the value cannot be told
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float, kind: str) -> bool:
+    """Whether the card cut upright (`img`, `pad` mm above and below) has a `kind` pile's middle: not the
+    backs' picture rather than its kind's (the draw pile, its backs' colour dimmed or veiled near a pile's),
+    and for the points pile their picture, which every points card has (not a mug's shaded side, a grey
+    thing)."""
+    sym = _centre_scores(config, img, cream, art, ppm, pad, (kind, f"{kind}/E", "back"))
+    own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
+    if sym.get("back", -1.0) > own + config.back_margin:
+        return False
+    return kind != "points" or sym.get(kind, 1.0) >= config.points_symbol_min
+
+
+def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
+                   kinds: tuple[str, ...]) -> dict[str, float]:
+    """How well the card's middle (`img`: the card cut upright at `ppm`, `pad` mm above and below) matches each
+    kind's centre picture (CardArt.symbols, all of one size; normalised correlation over the stock: a veil's
+    offset and the light's colour cancel; searched `symbol_slack_mm` round, at `symbol_ppm`)."""
+    import cv2
+    import numpy as np
+
+    w, h = art.size
+    temps = {k: art.symbols[k] for k in kinds if k in art.symbols}
+    if not temps:
+        return {}
+    f = min(1.0, config.symbol_ppm / ppm)
+    side = next(iter(temps.values())).shape[0] / ppm
+    s = config.symbol_slack_mm
+    y0, y1 = (max(0, int(round((pad + h / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+    x0, x1 = (max(0, int(round((w / 2 + d) * ppm))) for d in (-side / 2 - s, side / 2 + s))
+    region = img[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    if f < 1.0:
+        region = cv2.resize(region, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    out: dict[str, float] = {}
+    for k, t in temps.items():
+        if f < 1.0:
+            t = cv2.resize(t, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            continue
+        out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    return out
 
 
 def _refine_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,

@@ -9,6 +9,7 @@ import pytest
 from vision.cardart import _base_art, card_art
 from vision.cards import CardConfig, field_labels
 from vision.components import load_components
+from engine.cards import COLOURS as COLOURS_
 from vision.discards import DiscardConfig, table_labels
 from vision.evaluation import explain_discards, explain_wish_held
 from vision.wishstones import WishStoneConfig, colour_distance, count_held, find_tokens, token_bank, token_kinds
@@ -229,3 +230,88 @@ def test_no_points_pile_seen_on_a_table_lit_brighter_than_the_seats_stock_guess(
     res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
     assert truth["discard_tops"]["points"] is None
     assert "empty pile read as a card" not in [kind for kind, _d in res.errors.get("discards", ())]
+
+
+def _upright(comps, key: str, light=(1.0, 1.0, 1.0), veil=0.0, table=(60, 90, 120), q=2.5, pad=4.0) -> np.ndarray:
+    """A card of the art cut upright as vision.discards.upright_card cuts it (`pad` mm of table above and below),
+    lit by `light` (BGR gains) under a veil of white light of this share of the stock."""
+    bgr = comps.image(key)[0]
+    w, h = comps.card_size
+    seen = cv2.resize(bgr, None, fx=1.2 / comps.card_ppm, fy=1.2 / comps.card_ppm, interpolation=cv2.INTER_AREA)
+    card = cv2.resize(seen, (int(round(w * q)), int(round(h * q))), interpolation=cv2.INTER_LINEAR)
+    img = np.empty((int(round((h + 2 * pad) * q)), card.shape[1], 3), np.float32)
+    img[:] = table
+    img[int(round(pad * q)):int(round(pad * q)) + card.shape[0]] = card
+    img = img * np.asarray(light, np.float32) + veil * 230.0
+    return np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("style", ["bundled", "alt"])
+def test_the_draw_pile_is_no_discard_pile_and_a_grey_thing_no_points_pile(style, tmp_path):
+    """The draw pile's backs, dimmed, warm-lit or veiled, may take a pile's colour (a dark green back: the points
+    cards' grey): their middle is the backs' picture, not a pile's. Every pile's top (an end card too) keeps
+    its own, and a grey thing without the points cards' picture is no points pile."""
+    from vision.discards import _middle_fits
+
+    if style == "alt":
+        from simulator.components import art_style
+        from simulator.export import export_components
+
+        with art_style("alt"):
+            export_components(tmp_path, ("nwnz",))
+        comps = load_components(tmp_path)
+    else:
+        comps = load_components()
+    art = card_art(comps, 2.5, 1.2)
+    cfg = DiscardConfig()
+    for light, veil in (((1.0, 1.0, 1.0), 0.0), ((0.45, 0.6, 0.8), 0.0), ((0.5, 0.6, 0.7), 0.5)):
+        cream = art.cream * np.asarray(light, np.float32) + veil * 230.0
+        back = _upright(comps, "card-back", light, veil)
+        for kind in (*COLOURS_, "points"):
+            assert not _middle_fits(cfg, back, cream, art, 2.5, 4.0, kind), (kind, light, veil)
+        for kind, key in (("points", "card-points-6"), ("points", "card-points-0"), ("red", "card-red-3"),
+                          ("pink", "card-end-pink"), ("green", "card-green-10")):
+            assert _middle_fits(cfg, _upright(comps, key, light, veil), cream, art, 2.5, 4.0, kind), (key, light, veil)
+        grey = _upright(comps, "card-back", light, veil)
+        grey[:] = np.median(_upright(comps, "card-points-6", light, veil).reshape(-1, 3), 0)
+        grey[40:120, 30:110] = (grey[40:120, 30:110] * 0.6).astype(np.uint8)      # a shaded side, no picture
+        assert not _middle_fits(cfg, grey, cream, art, 2.5, 4.0, "points")
+
+
+def test_no_points_pile_read_off_the_draw_pile(tmp_path):
+    # a simulated card-game frame (development seed 81950, frame 55; here at half its size) with no points
+    # pile: the draw pile's dark green backs on a brown wood table passed for a points card's grey (read P0)
+    import json
+
+    from simulator.dataset import FrameSpec, render_single
+    from vision.evaluation import evaluate_frame
+
+    spec = FrameSpec(game="keltis-card", board=None, players=3, seed=412442770, progress=0.9171, size=(2304, 1296),
+                     hard=False, dark=False, hand=None, distractors=True, view="play-area")
+    jpeg, truth = render_single(spec)
+    (tmp_path / "f.jpg").write_bytes(jpeg)
+    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
+    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    assert truth["discard_tops"]["points"] is None and truth["discard_tops"]["pink"] == "3"
+    assert res.errors.get("discards", []) == []
+
+
+def test_piles_under_a_glare_found_against_the_white_near_them(tmp_path):
+    # a simulated hard-light frame (dim warm lamp and a glare over the piles; development seed 81960, frame 38,
+    # here at half its size): the glare makes the stock round the red and yellow piles whiter than the stock
+    # elsewhere, so every border there was "simply white" along with the table and the piles were lost; judged
+    # against the white near them (vision.discards.local_white) they are outlined, named and read
+    import json
+
+    from simulator.dataset import FrameSpec, render_single
+    from vision.evaluation import evaluate_frame
+
+    spec = FrameSpec(game="keltis", board="nwnz", players=4, seed=642794268, progress=0.5289, size=(2304, 1296),
+                     hard=True, dark=False, hand=None, distractors=True, view="board")
+    jpeg, truth = render_single(spec)
+    (tmp_path / "f.jpg").write_bytes(jpeg)
+    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
+    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    assert truth["discard_tops"]["red"] == "8" and truth["discard_tops"]["yellow"] == "2"
+    wrong = {d.split()[0] for _kind, d in res.errors.get("discards", [])}
+    assert "red" not in wrong and "yellow" not in wrong

@@ -1,0 +1,105 @@
+"""Discard tops of a `sim frames` folder: every error (vision.evaluation.explain_discards) frame by frame,
+by kind, and the stage's CPU time. Only registration and the discard stage run: much faster than
+`keltis-cam eval`, for finding what to fix first.
+
+    .venv/bin/python bench/discard_errors.py DIR [--limit N] [--components DIR] [--frames a,b] [--set F=V]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from calibration.model import parse_calibration  # noqa: E402
+from vision.cardart import card_art  # noqa: E402
+from vision.cards import paper_points, paper_white  # noqa: E402
+from vision.components import load_components  # noqa: E402
+from vision.discards import build_table_view, discard_tops, read_discards  # noqa: E402
+from vision.evaluation import explain_discards, list_frames  # noqa: E402
+from vision.numerals import numeral_model_for  # noqa: E402
+from vision.reader import DEFAULT_READER_CONFIG, Reader  # noqa: E402
+from vision.stagecli import read_image  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--components")
+    ap.add_argument("--frames", help="only these frame names (comma separated stems)")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a DiscardConfig field (a Python literal)")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    comps = load_components(args.components)
+    model = numeral_model_for(comps)
+    config = DEFAULT_READER_CONFIG.discards
+    for item in args.set:
+        name, _, value = item.partition("=")
+        config = dataclasses.replace(config, **{name: ast.literal_eval(value)})
+    pairs = list_frames(Path(args.dir))
+    if args.frames:
+        keep = set(args.frames.split(","))
+        pairs = [p for p in pairs if p[0].stem in keep]
+    if args.limit:
+        pairs = pairs[:args.limit]
+    kinds: Counter = Counter()
+    n_piles = 0
+    ms: list[float] = []
+    for frame, tpath in pairs:
+        truth = json.loads(tpath.read_text(encoding="utf-8"))
+        if not truth.get("usable") or "discard_tops" not in truth:
+            continue
+        image = read_image(frame)
+        render = truth.get("render") or {}
+        cal_json = render.get("calibration") or json.loads((Path(args.dir) / "calibration.json").read_text(encoding="utf-8"))
+        cal = parse_calibration(cal_json, str(frame))
+        table = truth if truth.get("seats") else (truth.get("table") or {})
+        seats = {s: v["player"] for s, v in (table.get("seats") or {}).items()}
+        game = truth.get("game", "keltis")
+        reader = Reader(cal, game=game, seats=seats or None, components=comps)
+        reg = reader._registration_of(image)
+        if not reg.ok:
+            print(f"{frame.stem}: not registered")
+            continue
+        card_game = game != "keltis"
+        board = tuple(reader.board.size_mm) if reader.board is not None and not card_game else None
+        tv = build_table_view(config, cal, reg, board, tuple(seats) or None)
+        quiet = float((comps.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
+        white = paper_white(image, paper_points(cal, reg, quiet))
+        art = card_art(comps, config.card_ppm, 1.2)
+        cream = white * art.cream / 255.0 if white is not None else art.cream
+        t0 = time.process_time()
+        finds = read_discards(config, DEFAULT_READER_CONFIG.cards, image, tv, reg, art, cream, model, card_game)
+        ms.append((time.process_time() - t0) * 1000)
+        read = {"discard_tops": discard_tops(finds, card_game)}
+        errs = explain_discards(truth, read)
+        n_piles += len(truth.get("discard_tops") or {})
+        for kind, d in errs:
+            kinds[kind] += 1
+            print(f"{frame.stem} {game}: {kind}: {d}   conf={[(f.pile, f.code, round(f.confidence, 2)) for f in finds]}")
+        sys.stdout.flush()
+    total = sum(kinds.values())
+    print(f"discards {100.0 * total / max(1, n_piles):.2f}% ({total}/{n_piles}): "
+          + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
+    if ms:
+        print(f"read_discards CPU ms: median {statistics.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f}, n={len(ms)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
