@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def render(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from simulator.dataset import FrameSpec, render_single
 
     out = Path(args.out)
@@ -47,7 +49,14 @@ def render(args: argparse.Namespace) -> int:
                          players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
                          progress=r.uniform(0.0, 1.0), size=(2304, 1296), hard=r.random() < 0.25, dark=False,
                          hand=None, distractors=r.random() < 0.6)
-        jpeg, truth = render_single(spec)
+        # drawn after the spec, so the frames of earlier seeds (no options) stay as they were
+        if args.full_size and r.random() < args.full_size:
+            spec = replace(spec, size=(4608, 2592))
+        edit = None
+        if args.crowded and r.random() < args.crowded:
+            seed = r.randrange(1 << 30)
+            edit = lambda obs, board, seed=seed: crowded_observation(obs, board, random.Random(seed))
+        jpeg, truth = render_single(spec, edit=edit)
         if not truth["usable"]:
             continue
         (out / "frames" / f"{name}.jpg").write_bytes(jpeg)
@@ -55,6 +64,44 @@ def render(args: argparse.Namespace) -> int:
         if i % 20 == 0:
             print(f"frame {i + 1}/{args.n}  {time.perf_counter() - t0:.0f}s", flush=True)
     return 0
+
+
+CROWD_MAX = 5   # pawns a path stone is given at most by crowded_observation
+
+
+def crowded_observation(obs, board, rng: random.Random):
+    """The observation with pawns moved together (the stones the reader gets wrong: 2-5 pawns on one
+    stone, two small pawns of one player, pawns on the start's first row beside the crowd): a few
+    target stones without a tile each take 1-3 pawns from elsewhere (the start crowd included), half
+    of the time small pawns of one player. Each player keeps its pawns; only where they stand moves."""
+    from dataclasses import replace
+
+    from engine.observation import PawnObservation
+
+    pawns = [PawnObservation(p.stone, p.player, p.big) for p in obs.pawns or ()]
+    tiles = obs.tiles or {}
+    path = [s for s in board.stones.values() if s.kind != "start" and not tiles.get(s.id)]
+    first = [s for s in path if s.row == 1]
+    if not pawns or not path:
+        return obs
+    for _ in range(rng.choice((1, 2, 2, 3))):
+        on = {}
+        for p in pawns:
+            on[p.stone] = on.get(p.stone, 0) + 1
+        busy = [s for s in path if on.get(s.id)]
+        u = rng.random()
+        target = rng.choice(first if u < 0.25 and first else busy if u < 0.65 and busy else path).id
+        room = CROWD_MAX - on.get(target, 0)
+        if room <= 0:
+            continue
+        movable = [i for i, p in enumerate(pawns) if p.stone != target]
+        if rng.random() < 0.5:   # small pawns of one player: the pairs read as one
+            player = rng.choice(sorted({pawns[i].player for i in movable}))
+            movable = [i for i in movable if pawns[i].player == player and not pawns[i].big] or movable
+        rng.shuffle(movable)
+        for i in movable[:min(room, rng.choice((1, 2, 2, 3)))]:
+            pawns[i] = replace(pawns[i], stone=target)
+    return replace(obs, pawns=tuple(pawns))
 
 
 def pawn_geometries(from_frame: bool | None, steps: list[float] | None, also_view: bool = False,
@@ -557,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--start", type=int, default=0)
     r.add_argument("--seed", type=int, default=1700)
     r.add_argument("--out", required=True)
+    r.add_argument("--crowded", type=float, default=0.0,
+                   help="share of frames whose pawns are moved together (crowded_observation)")
+    r.add_argument("--full-size", type=float, default=0.0, help="share of frames at 4608 x 2592 (else 2304 x 1296)")
     f = sub.add_parser("features", help="cut the stone patches of rendered frames")
     f.add_argument("folder")
     f.add_argument("--out", required=True)

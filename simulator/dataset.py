@@ -57,10 +57,12 @@ class FrameSpec:
                 "hand": self.hand, "distractors": self.distractors, "view": self.camera_view}
 
 
-def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = None
-                  ) -> tuple[bytes, dict[str, Any]]:
+def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = None,
+                  edit: Callable[[Any, Any], Any] | None = None) -> tuple[bytes, dict[str, Any]]:
     """Render one frame of `spec`: (JPEG bytes, truth). camera: makes the camera from the table's
-    layout instead of drawing one (benches that place the camera on purpose)."""
+    layout instead of drawing one (benches that place the camera on purpose). edit: (observation,
+    board) -> the observation to draw and record instead (training sets that want other pawn layouts
+    than the seeded game's; the frame's truth is what is drawn)."""
     game = Game.new(spec.game, spec.board, spec.players, spec.seed)
     # Play the whole seeded game, then stop at the wanted point of it.
     states = [game.state]
@@ -83,6 +85,8 @@ def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = N
     if spec.dark:
         cond = sample_conditions(np.random.default_rng([spec.seed, 21]), dark=True)
     obs = game.observe()
+    if edit is not None:
+        obs = edit(obs, game.board)
     scene = table.layout.scene(obs, game.hints(), table.distractors)
     rng = np.random.default_rng([spec.seed, 22])
     hands: list[HandPose] = []

@@ -111,9 +111,8 @@ def test_big_pawn_beside_a_small_one():
     assert pawns_on_stones(case.read().observation) == pawns_on_stones(case.truth)
 
 
-@pytest.mark.xfail(strict=True, reason="of three pawns on c4 the small grey one is missed (the small black and the "
-                                       "big white one are found; learned reader)")
 def test_several_pawns_on_one_stone():
+    # (an xfail until the pawn net's session-19 fine-tune on crowded stones: the small grey one was missed)
     case = render_case(seed=5, pawns=[("c4", "black", False), ("c4", "white", True), ("c4", "grey", False)])
     assert pawns_on_stones(case.read().observation) == pawns_on_stones(case.truth)
 

@@ -52,3 +52,32 @@ def test_contrast_and_saturation_jitter_change_the_frame_not_the_art_and_keep_th
         return p[:, 8:14, 6:11, 3:].mean(axis=(1, 2, 3)) - p[:, 20:, :, 3:].mean(axis=(1, 2, 3))
     ratio = contrast(out) / contrast(x)
     assert ratio.min() > 0.5 and ratio.max() < 1.5 and ratio.std() > 0.01
+
+
+def test_crowded_observation_moves_pawns_together_and_keeps_each_players_pawns():
+    import random
+    from collections import Counter
+
+    from simulator.games import Game
+
+    crowded = _train_pawns_script().crowded_observation
+    game = Game.new("keltis", "nwnz", 4, 11)
+    obs = game.observe()   # the deal: every pawn in the start crowd, no stone crowded, no pair
+    assert all(p.stone == "start" for p in obs.pawns)
+    tiles = obs.tiles or {}
+    stacked = pairs = 0
+    for seed in range(40):
+        out = crowded(obs, game.board, random.Random(seed))
+        # every player keeps its big and small pawns; only the stones change
+        assert Counter((p.player, p.big) for p in out.pawns) == Counter((p.player, p.big) for p in obs.pawns)
+        assert out.tiles == obs.tiles and out.seats == obs.seats
+        on = Counter(p.stone for p in out.pawns if p.stone != "start")
+        moved = Counter(p.stone for p in out.pawns) - Counter(p.stone for p in obs.pawns)
+        # pawns go onto path stones without a tile, never more than CROWD_MAX a stone
+        assert all(game.board.stones[s].kind != "start" and not tiles.get(s) for s in moved)
+        assert all(on[s] <= max(5, Counter(p.stone for p in obs.pawns)[s]) for s in on)
+        stacked += max(on.values()) >= 3
+        pairs += any(n >= 2 for n in Counter((p.stone, p.player) for p in out.pawns
+                                             if p.stone != "start" and not p.big).values())
+    # it does crowd: stones of 3+ pawns and one player's small pairs on most draws
+    assert stacked >= 20 and pairs >= 20
