@@ -1778,16 +1778,16 @@ def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence
 def _subsets(diff: Sequence[FieldKey], limit: int, repeated: Collection[FieldKey] = ()) -> Iterable[tuple[FieldKey, ...]]:
     """The sets of fields a new frame reads otherwise that a hypothesis takes as changed (the rest
     are that frame's misreads): every subset of a few; of many, none, all, all but one, each alone —
-    and, when some of them are misreads read again as before (`repeated`), the subsets of the others
-    as for a few (a misread that holds is likeliest still a misread: without these, a change made while
-    older misreads hold is taken only whole, alone or with all but one field)."""
+    and, when the many are a few besides misreads read again as before (`repeated`), every subset of
+    those few too (a misread that holds is likeliest still a misread: without these, a change made while
+    older misreads hold was taken only whole, alone or with all but one field)."""
     if len(diff) <= limit:
         return itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
     alone = [(k,) for k in diff]
     but_one = [tuple(x for x in diff if x != k) for k in diff]
     out = [(), tuple(diff), *but_one, *alone]
     fresh = [k for k in diff if k not in repeated]
-    if repeated and len(fresh) < len(diff):
+    if repeated and len(fresh) <= limit:
         seen = set(out)
         out += [taken for taken in _subsets(fresh, limit) if taken not in seen]
     return out
