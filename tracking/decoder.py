@@ -45,7 +45,7 @@ import itertools
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from engine.observation import Observation
 from .config import TrackingConfig
@@ -624,8 +624,11 @@ class TurnDecoder:
                          if k in going_on else
                          (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
                      for k in diff}
+            # (the misreads read again as this hypothesis held them: of many fields read otherwise, the others
+            # are the ones whose subsets are worth judging)
+            repeated = {k for k in diff if k in held and held[k][0] == fields.get(k)}
             options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
-                       for taken in _subsets(diff, cfg.decoder_max_fields)]
+                       for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
             # a player's pawns read with two steps or more where one was made: the field taken with one of
             # the steps read, the rest a misread (the reader puts a start pawn on the first stone beside
             # the one a pawn stepped to, frame after frame; a field is otherwise taken whole or not at all)
@@ -633,7 +636,7 @@ class TurnDecoder:
                 rest = [x for x in diff if x != k]
                 cost_k = self._misread_cost(costs, k, value, fields.get(k))
                 options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
-                            for taken in _subsets(rest, cfg.decoder_max_fields)]
+                            for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
             # (likeliest readings first: the frame's budget of cuts goes to them)
             for emission, taken, partial in sorted(options, key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
@@ -1772,11 +1775,19 @@ def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence
     return [k for k in spots if k[1] in stones]
 
 
-def _subsets(diff: Sequence[FieldKey], limit: int) -> Iterable[tuple[FieldKey, ...]]:
+def _subsets(diff: Sequence[FieldKey], limit: int, repeated: Collection[FieldKey] = ()) -> Iterable[tuple[FieldKey, ...]]:
     """The sets of fields a new frame reads otherwise that a hypothesis takes as changed (the rest
-    are that frame's misreads): every subset of a few; of many, none, all, all but one, each alone."""
+    are that frame's misreads): every subset of a few; of many, none, all, all but one, each alone —
+    and, when the many are a few besides misreads read again as before (`repeated`), every subset of
+    those few too (a misread that holds is likeliest still a misread: without these, a change made while
+    older misreads hold was taken only whole, alone or with all but one field)."""
     if len(diff) <= limit:
         return itertools.chain.from_iterable(itertools.combinations(diff, r) for r in range(len(diff) + 1))
     alone = [(k,) for k in diff]
     but_one = [tuple(x for x in diff if x != k) for k in diff]
-    return [(), tuple(diff), *but_one, *alone]
+    out = [(), tuple(diff), *but_one, *alone]
+    fresh = [k for k in diff if k not in repeated]
+    if repeated and len(fresh) <= limit:
+        seen = set(out)
+        out += [taken for taken in _subsets(fresh, limit) if taken not in seen]
+    return out
