@@ -442,6 +442,7 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                 legal = [r for r in results if not r["illegal"]]
                 st = [x for r in results for x in r["state_times"]]
                 ft = [x for r in results for x in r["frame_times"]]
+                sc = [x for r in results for x in r["state_cpu"]]
                 all_state_times += st
                 all_state_cpu += [x for r in results for x in r["state_cpu"]]
                 all_frame_times += ft
@@ -459,7 +460,10 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "final_right": sum(1 for r in results if r["final_match"]),
                     "state_ms_median": 1000 * statistics.median(st) if st else None,
                     "state_ms_p99": 1000 * _pct(st, 0.99) if st else None,
-                    "frame_ms_median": 1000 * statistics.median(ft) if ft else None})
+                    "frame_ms_median": 1000 * statistics.median(ft) if ft else None,
+                    # (CPU time of the tracking thread per settled state: what one core spends, whatever the load)
+                    "state_cpu_ms_median": 1000 * statistics.median(sc) if sc else None,
+                    "state_cpu_ms_p99": 1000 * _pct(sc, 0.99) if sc else None})
     summary = {"seeds": [args.seed0, args.seed0 + args.games - 1], "rows": rows,
                "state_ms_median": 1000 * statistics.median(all_state_times) if all_state_times else None,
                "state_ms_p99": 1000 * _pct(all_state_times, 0.99) if all_state_times else None,
