@@ -18,6 +18,20 @@ PPM = 1.25          # the half-resolution seat view the reader searches
 SEEN = 1.3          # what the camera resolves there
 
 
+def _evaluated(spec, folder):
+    """One simulated frame rendered (simulator.dataset.render_single) and read as `keltis-cam eval` reads it:
+    (its truth, vision.evaluation's result)."""
+    import json
+
+    from simulator.dataset import render_single
+    from vision.evaluation import evaluate_frame
+
+    jpeg, truth = render_single(spec)
+    (folder / "f.jpg").write_bytes(jpeg)
+    (folder / "f.json").write_text(json.dumps(truth), encoding="utf-8")
+    return truth, evaluate_frame((str(folder / "f.jpg"), str(folder / "f.json"), False, None))
+
+
 def _table(bgr: tuple[int, int, int], size=(300, 500), seed=0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     img = np.empty((*size, 3), np.float32)
@@ -217,17 +231,11 @@ def test_no_points_pile_seen_on_a_table_lit_brighter_than_the_seats_stock_guess(
     # a simulated card-game frame (development seed 7500, frame 4) with no points pile: the piles were
     # once judged against the seats' stock guesses, a quarter dimmer than the stock under the markers'
     # light, and a patch of the table then passed for a points card's grey (read P10; frame 36 alike: P0)
-    import json
-
-    from simulator.dataset import FrameSpec, render_single
-    from vision.evaluation import evaluate_frame
+    from simulator.dataset import FrameSpec
 
     spec = FrameSpec(game="keltis-card", board=None, players=3, seed=437711427, progress=0.7154, size=(2304, 1296),
                      hard=True, dark=False, hand=None, distractors=False, view="play-area")
-    jpeg, truth = render_single(spec)
-    (tmp_path / "f.jpg").write_bytes(jpeg)
-    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
-    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    truth, res = _evaluated(spec, tmp_path)
     assert truth["discard_tops"]["points"] is None
     assert "empty pile read as a card" not in [kind for kind, _d in res.errors.get("discards", ())]
 
@@ -281,17 +289,11 @@ def test_the_draw_pile_is_no_discard_pile_and_a_grey_thing_no_points_pile(style,
 def test_no_points_pile_read_off_the_draw_pile(tmp_path):
     # a simulated card-game frame (development seed 81950, frame 55; here at half its size) with no points
     # pile: the draw pile's dark green backs on a brown wood table passed for a points card's grey (read P0)
-    import json
-
-    from simulator.dataset import FrameSpec, render_single
-    from vision.evaluation import evaluate_frame
+    from simulator.dataset import FrameSpec
 
     spec = FrameSpec(game="keltis-card", board=None, players=3, seed=412442770, progress=0.9171, size=(2304, 1296),
                      hard=False, dark=False, hand=None, distractors=True, view="play-area")
-    jpeg, truth = render_single(spec)
-    (tmp_path / "f.jpg").write_bytes(jpeg)
-    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
-    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    truth, res = _evaluated(spec, tmp_path)
     assert truth["discard_tops"]["points"] is None and truth["discard_tops"]["pink"] == "3"
     assert res.errors.get("discards", []) == []
 
@@ -301,17 +303,11 @@ def test_piles_under_a_glare_found_against_the_white_near_them(tmp_path):
     # here at half its size): the glare makes the stock round the red and yellow piles whiter than the stock
     # elsewhere, so every border there was "simply white" along with the table and the piles were lost; judged
     # against the white near them (vision.discards.local_white) they are outlined, named and read
-    import json
-
-    from simulator.dataset import FrameSpec, render_single
-    from vision.evaluation import evaluate_frame
+    from simulator.dataset import FrameSpec
 
     spec = FrameSpec(game="keltis", board="nwnz", players=4, seed=642794268, progress=0.5289, size=(2304, 1296),
                      hard=True, dark=False, hand=None, distractors=True, view="board")
-    jpeg, truth = render_single(spec)
-    (tmp_path / "f.jpg").write_bytes(jpeg)
-    (tmp_path / "f.json").write_text(json.dumps(truth), encoding="utf-8")
-    res = evaluate_frame((str(tmp_path / "f.jpg"), str(tmp_path / "f.json"), False, None))
+    truth, res = _evaluated(spec, tmp_path)
     assert truth["discard_tops"]["red"] == "8" and truth["discard_tops"]["yellow"] == "2"
     wrong = {d.split()[0] for _kind, d in res.errors.get("discards", [])}
     assert "red" not in wrong and "yellow" not in wrong
