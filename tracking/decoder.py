@@ -600,12 +600,13 @@ class TurnDecoder:
             # in all (nothing moved: the reader sees the same thing the same way)
             # (a misread held from frame to frame, with no hand between; one seen again after a
             # hand is a new misread: the hand changed what the camera sees)
-            going_on = {k for k in diff if no_hand and k in held and held[k][0] == fields.get(k)}
+            # (the misreads read again as this hypothesis held them)
+            repeated = {k for k in diff if k in held and held[k][0] == fields.get(k)}
+            going_on = repeated if no_hand else set()
             # the same misread read again after a hand (a move elsewhere leaves what the reader sees
             # there as it was: it reads it the same way): decoder_misread_kept, not a new misread; the
             # still moment it begins pays decoder_misread_held per frame afresh
-            kept = {k for k in diff if not no_hand and k in held and held[k][0] == fields.get(k)
-                    } if cfg.decoder_misread_kept > 0 else set()
+            kept = repeated if not no_hand and cfg.decoder_misread_kept > 0 else set()
             misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
                                                          - held[k][1]))
                            if k in going_on else
@@ -624,9 +625,8 @@ class TurnDecoder:
                          if k in going_on else
                          (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
                      for k in diff}
-            # (the misreads read again as this hypothesis held them: of many fields read otherwise, the others
-            # are the ones whose subsets are worth judging)
-            repeated = {k for k in diff if k in held and held[k][0] == fields.get(k)}
+            # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
+            # are worth judging)
             options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
                        for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
             # a player's pawns read with two steps or more where one was made: the field taken with one of
