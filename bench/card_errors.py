@@ -17,6 +17,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
@@ -62,20 +63,23 @@ def read_frame(frame: Path, truth: dict, comps, model, config: CardConfig) -> tu
     return out, ppm, dict(times)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def stage_parser(doc: str, config_name: str) -> argparse.ArgumentParser:
+    """The options of a one-stage bench over a `sim frames` folder (this one, bench/discard_errors.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--components")
-    ap.add_argument("--dump", help="write every frame's truth and reading of the seats here (JSON)")
     ap.add_argument("--frames", help="only these frame names (comma separated stems)")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="override a CardConfig field (a Python literal), e.g. --set cream_guess=1")
-    args = ap.parse_args()
+                    help=f"override a {config_name} field (a Python literal)")
+    return ap
+
+
+def stage_inputs(args: argparse.Namespace, config: Any) -> tuple[Any, Any, Any, list]:
+    """(components, numeral model, `config` with the --set overrides, the frames chosen: (frame, truth) paths)."""
     cv2.setNumThreads(1)
     comps = load_components(args.components)
     model = numeral_model_for(comps)
-    config = DEFAULT_READER_CONFIG.cards
     for item in args.set:
         name, _, value = item.partition("=")
         config = dataclasses.replace(config, **{name: ast.literal_eval(value)})
@@ -85,6 +89,14 @@ def main() -> int:
         pairs = [p for p in pairs if p[0].stem in keep]
     if args.limit:
         pairs = pairs[:args.limit]
+    return comps, model, config, pairs
+
+
+def main() -> int:
+    ap = stage_parser(__doc__, "CardConfig")
+    ap.add_argument("--dump", help="write every frame's truth and reading of the seats here (JSON)")
+    args = ap.parse_args()
+    comps, model, config, pairs = stage_inputs(args, DEFAULT_READER_CONFIG.cards)
     classes: Counter = Counter()
     confusions: Counter = Counter()
     totals = Counter()

@@ -6,9 +6,6 @@ by kind, and the stage's CPU time. Only registration and the discard stage run: 
 """
 from __future__ import annotations
 
-import argparse
-import ast
-import dataclasses
 import json
 import os
 import statistics
@@ -20,43 +17,23 @@ from pathlib import Path
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from calibration.model import parse_calibration  # noqa: E402
 from vision.cardart import card_art  # noqa: E402
 from vision.cards import paper_points, paper_white  # noqa: E402
-from vision.components import load_components  # noqa: E402
 from vision.discards import build_table_view, discard_tops, read_discards  # noqa: E402
-from vision.evaluation import explain_discards, list_frames  # noqa: E402
-from vision.numerals import numeral_model_for  # noqa: E402
+from vision.evaluation import explain_discards  # noqa: E402
 from vision.reader import DEFAULT_READER_CONFIG, Reader  # noqa: E402
 from vision.stagecli import read_image  # noqa: E402
+from card_errors import stage_inputs, stage_parser  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir")
-    ap.add_argument("--limit", type=int)
-    ap.add_argument("--components")
-    ap.add_argument("--frames", help="only these frame names (comma separated stems)")
-    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="override a DiscardConfig field (a Python literal)")
-    args = ap.parse_args()
-    cv2.setNumThreads(1)
-    comps = load_components(args.components)
-    model = numeral_model_for(comps)
-    config = DEFAULT_READER_CONFIG.discards
-    for item in args.set:
-        name, _, value = item.partition("=")
-        config = dataclasses.replace(config, **{name: ast.literal_eval(value)})
-    pairs = list_frames(Path(args.dir))
-    if args.frames:
-        keep = set(args.frames.split(","))
-        pairs = [p for p in pairs if p[0].stem in keep]
-    if args.limit:
-        pairs = pairs[:args.limit]
+    args = stage_parser(__doc__, "DiscardConfig").parse_args()
+    comps, model, config, pairs = stage_inputs(args, DEFAULT_READER_CONFIG.discards)
     kinds: Counter = Counter()
     n_piles = 0
     ms: list[float] = []
