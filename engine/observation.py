@@ -200,8 +200,33 @@ def parse_observation(data: Any, source: str = "<observation>", games: GameRegis
             raise _fail(str(exc), source, f"discard_tops.{pile}") from None
     confidence = data.get("confidence") or {}
     extra = {k: v for k, v in data.items() if k not in _TOP_FIELDS}
+    if "element_confidence" in extra:
+        _check_element_confidence(extra["element_confidence"], source)
     return Observation(game, board, True, None, pawns, tiles, seats, dict(tops_raw),
                        dict(confidence) if isinstance(confidence, dict) else {}, extra)
+
+
+def _check_element_confidence(raw: Any, source: str) -> None:
+    """The per-element confidence extension (docs/formats-extensions.md): {group: {"others": share,
+    unit: {element id: share}}}, every share a number from 0 to 1."""
+    def share(value: Any, where: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise _fail(f"expected a number from 0 to 1, got {value!r}", source, where)
+
+    if not isinstance(raw, dict):
+        raise _fail(f"expected an object, got {raw!r}", source, "element_confidence")
+    for group, parts in raw.items():
+        where = f"element_confidence.{group}"
+        if not isinstance(parts, dict):
+            raise _fail(f"expected an object, got {parts!r}", source, where)
+        for unit, value in parts.items():
+            if unit == "others":
+                share(value, f"{where}.others")
+            elif isinstance(value, dict):
+                for element, v in value.items():
+                    share(v, f"{where}.{unit}.{element}")
+            else:
+                raise _fail(f"expected an object of shares, got {value!r}", source, f"{where}.{unit}")
 
 
 def load_observation(path: str | Path) -> Observation:

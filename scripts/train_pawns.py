@@ -265,7 +265,7 @@ def _score_frame(job: tuple) -> list[tuple[int, int]] | None:
         reader.pawn_net = load_net(weights)
         reader.config = replace(reader.config, pawn_net=geo)
         reader.model = replace(m, patches=build_patch_maps(geo, m.board, m.view, m.log_art, m.pose, m.board_thickness))
-        dets, _conf = reader._net_detections(log_norm, image, gain)
+        dets, _conf, _stones = reader._net_detections(log_norm, image, gain)
         pawns, _c = reader._pawn_list(dets, crowd=reader.config.crowd_rule_for_net)
         read = {"pawns": [{"stone": p.stone, "player": p.player, "big": p.big} for p in pawns]}
         out.append(count_pawns(truth, read))

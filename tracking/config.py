@@ -66,6 +66,9 @@ class TrackingConfig:
     #                                      confidence 0.5); readers without confidence (truth) are not changed.
     #                                      Off: on the bundled demo it cost 7 turns (81 -> 74 of 95), and with
     #                                      decoder_unseen_steps off 16 of 95 (session 16, docs/tracking.md)
+    decoder_element_confidence: bool = True   # price a pawn misread per stone by the reader's per-stone confidence
+    #                                      (Observation extra "element_confidence"), not every stone at the frame's
+    #                                      least sure one; readers without it (truth + noise) are not changed
     decoder_partial_pawns: bool = False  # a player's pawns read with two steps or more may be one step and a
     #                                      misread (the field taken with one of the steps read). Off: it gave a
     #                                      fixture's pile change to the wrong turn (nwnz-illegal through vision,

@@ -44,6 +44,7 @@ import dataclasses
 import itertools
 import math
 import operator
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable, Mapping, NamedTuple, Sequence
 
@@ -56,6 +57,24 @@ _GONE = "<gone>"
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+def _stone_confidence(obs: Observation) -> tuple[float, dict[str, float]] | None:
+    """The reader's per-stone pawn confidence (extra "element_confidence": {"pawns": {"others": share,
+    "stones": {stone: share}}}, docs/formats-extensions.md), or None when it gave none or not as numbers."""
+    group = (obs.extra.get("element_confidence") or {}).get("pawns") if isinstance(obs.extra, dict) else None
+    if not isinstance(group, dict):
+        return None
+    others, stones = group.get("others"), group.get("stones") or {}
+    if not isinstance(others, (int, float)) or not 0 < others <= 1 or not isinstance(stones, dict):
+        return None
+    return float(others), {s: float(c) for s, c in stones.items() if isinstance(c, (int, float)) and 0 <= c <= 1}
+
+
+def _stones_differing(a: Iterable[tuple[str, bool]], b: Iterable[tuple[str, bool]]) -> set[str]:
+    """The path stones whose (stone, big) pawns differ between two readings of one player's pawns."""
+    ca, cb = Counter(a), Counter(b)
+    return {stone for (stone, _big) in (ca - cb) + (cb - ca) if stone != "start"}
 
 
 def _drawn_back(piles: Iterable[tuple[str, Any, Any, str]]) -> int:
@@ -526,6 +545,13 @@ class TurnDecoder:
             p = (1.0 - float(conf)) if isinstance(conf, (int, float)) and 0 < conf < 1 else base
             out[kind] = -math.log(max(p, 1e-6))
         out["default"] = -math.log(base)
+        stones = _stone_confidence(obs) if self.config.decoder_element_confidence else None
+        if stones is not None:
+            # each path stone's own share read right (the reader's element_confidence): "pawns@<stone>"
+            others, by_stone = stones
+            out["pawns@others"] = -math.log(max(1.0 - others, 1e-6))
+            for sid, conf in by_stone.items():
+                out["pawns@" + sid] = -math.log(max(1.0 - conf, 1e-6))
         return out
 
     def _held(self, costs: Mapping[str, float], k: FieldKey, cost: float | None = None) -> float:
@@ -553,6 +579,12 @@ class TurnDecoder:
             phantom = False
         if phantom:
             return -math.log(max(self.config.decoder_phantom, 1e-9))
+        if k[0] == "pawns" and "pawns@others" in costs:
+            # the stones read otherwise, each at its own price (a pawn misread on two stones is two misreads);
+            # "start" holds what the paths leave over (FORMATS §2), so it is no stone of its own
+            diff = _stones_differing(true or (), read or ())
+            if diff:
+                return sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in diff)
         return costs.get(k[0], costs["default"])
 
     def _initial_piles(self, fields: Fields) -> tuple:

@@ -61,6 +61,17 @@ class PawnNetConfig:
     two_small_share: float = 0.35
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
+    # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
+    # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
+    # dev stills (bench/pawn_confidence.py prints the table for the shipped weights); the reader states it per
+    # stone (Observation extra "element_confidence", docs/formats-extensions.md) so the turn decoder prices a
+    # misread of an unsure stone low and of a sure one high, not every stone by the frame's least sure one.
+    stone_right: tuple[tuple[float, float], ...] = ((0.1, 0.45), (0.5, 0.65))
+    stone_right_others: float = 0.997
+    # the same for a first-row stone: beside the start crowd, whose pawns lean into its patch, it is read wrong
+    # about ten times as often at a sure margin
+    first_row_right: tuple[tuple[float, float], ...] = ((0.1, 0.35), (0.5, 0.55))
+    first_row_others: float = 0.977
 
 
 DEFAULT_CONFIG = PawnNetConfig()
@@ -368,6 +379,16 @@ class StonePawns:
     stone: str
     pawns: tuple[tuple[str, bool], ...]
     margin: float
+
+
+def stone_confidence(config: PawnNetConfig, margin: float, first_row: bool = False) -> float:
+    """The share of stones read right at this margin (config.stone_right; a first-row stone: first_row_right)."""
+    table, others = ((config.first_row_right, config.first_row_others) if first_row
+                     else (config.stone_right, config.stone_right_others))
+    for bound, right in table:
+        if margin < bound:
+            return right
+    return others
 
 
 def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence[int],

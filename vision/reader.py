@@ -41,7 +41,8 @@ from .pawns import (PawnConfig, PawnDetection, beyond_crowd, build_stone_kernels
                     pile_mask, read_pawns)
 from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_templates, paint_expected, read_tiles,
                     refine_tiles)
-from .pawnnet import COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns
+from .pawnnet import (COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns,
+                      stone_confidence)
 from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles
 from .changes import ChangeConfig, RegionWatch
 from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
@@ -324,8 +325,9 @@ class Reader:
                 old_tiles = tiles
                 tiles = TileReading(codes, old_tiles.piles, old_tiles.chosen, margins, reading.confidence)
         t3 = _clock()
+        stones_conf = None
         if use_pawn_net:
-            dets, net_conf = self._net_detections(log_norm, image, gain)
+            dets, net_conf, stones_conf = self._net_detections(log_norm, image, gain)
         else:
             expected = m.log_art.copy()
             paint_expected(expected, m.spots, tiles)
@@ -339,9 +341,13 @@ class Reader:
         pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net)
         if net_conf is not None:
             pawn_conf = min(pawn_conf, net_conf)
+        extra = {}
+        if stones_conf is not None:
+            extra["element_confidence"] = {"pawns": stones_conf}
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
                           dict(self.discard_tops), confidence={"pawns": round(pawn_conf, 3),
-                                                               "tiles": round(tiles.confidence, 3), **card_conf})
+                                                               "tiles": round(tiles.confidence, 3), **card_conf},
+                          extra=extra)
         return FrameReading(obs, timings, tiles, dets)
 
     def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
@@ -366,9 +372,10 @@ class Reader:
         return log_norm, gain
 
     def _net_detections(self, log_norm: Any, image: Any = None, gain: Any = None
-                        ) -> tuple[list[PawnDetection], float]:
-        """The learned reader's pawns as detections at their stones, and its confidence (`image`, `gain`:
-        the frame and the appearance stage's maps, for patches cut from the frame)."""
+                        ) -> tuple[list[PawnDetection], float, dict[str, Any]]:
+        """The learned reader's pawns as detections at their stones, its confidence, and each stone's
+        (`element_confidence`: the stones less sure than the rest by name, and the rest's share read right;
+        `image`, `gain`: the frame and the appearance stage's maps, for patches cut from the frame)."""
         m = self.model
         found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
                                  PAWNS_PER_PLAYER, image=image, gain=gain)
@@ -378,7 +385,11 @@ class Reader:
             for k, (player, big) in enumerate(sp.pawns):
                 dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
         margin = min((sp.margin for sp in found), default=1.0)
-        return dets, max(0.3, min(1.0, margin / self.config.pawn_net.sure_margin))
+        cfg = self.config.pawn_net
+        unsure = {sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1) for sp in found}
+        stones = {"others": cfg.stone_right_others,
+                  "stones": {sid: c for sid, c in unsure.items() if c < cfg.stone_right_others}}
+        return dets, max(0.3, min(1.0, margin / cfg.sure_margin)), stones
 
     def _read_cards(self, image: Any, timings: dict[str, float], incremental: bool = False
                     ) -> tuple[dict[str, SeatObservation], dict[str, float]]:

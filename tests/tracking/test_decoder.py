@@ -3,6 +3,7 @@ public API: feed observations (usable frames and hand frames), read turns, quest
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 
@@ -213,3 +214,28 @@ def test_the_cut_search_judges_each_cut_as_its_parts_made_would_be_judged(monkey
     for i, (t, _truth) in enumerate(stream["frames"]):
         decoder.feed(observer.observe(SessionFrame(i, t)), i, t)
     assert len(judged) > 1000 and decoder.turns
+
+
+def test_the_readers_per_stone_confidence_prices_each_stone_read_otherwise():
+    """The vision reader states how sure it is of each path stone (extra "element_confidence",
+    docs/formats-extensions.md): a player's pawns read otherwise cost what the stones read otherwise
+    cost, each at its own share, not the frame's least sure stone's price for any stone (issue 17 item 1)."""
+    raw = {"format": "keltis-observation/1", "game": "keltis", "board": "nwnz", "usable": True, "reason": None,
+           "pawns": [], "tiles": {}, "seats": {}, "discard_tops": {},
+           "confidence": {"pawns": 0.3},
+           "element_confidence": {"pawns": {"others": 0.997, "stones": {"h1": 0.45}}}}
+    obs = parse_observation(raw)
+    decoder = TurnDecoder({"game": "keltis", "seats": SEATS})
+    costs = decoder._misread_costs(obs)
+    key = ("pawns", "grey")
+    true = (("c4", False), ("start", False), ("start", True))
+    moved_c4 = (("c5", False), ("start", False), ("start", True))
+    unsure = decoder._misread_cost(costs, key, true, (("c4", False), ("h1", False), ("start", True)))
+    sure = decoder._misread_cost(costs, key, true, moved_c4)
+    assert unsure == pytest.approx(-math.log(0.55))          # a start pawn read on h1: one unsure stone
+    assert sure == pytest.approx(-2 * math.log(0.003))       # c4 emptied and c5 filled: two sure stones
+    assert sure > costs["pawns"] * 10
+    # off, or from a reader that gives none (truth + noise), the group's price as before
+    off = TurnDecoder({"game": "keltis", "seats": SEATS}, TrackingConfig(decoder_element_confidence=False))
+    plain = off._misread_costs(obs)
+    assert off._misread_cost(plain, key, true, moved_c4) == plain["pawns"] == pytest.approx(-math.log(0.7))
