@@ -60,12 +60,13 @@ class TrackingConfig:
     #                                      0: off, priced as a new misread (1.0 on the session-10 dev seeds:
     #                                      +2 turns exact at 2 %, -6 at 5 %, 1 fps — a real change left as a
     #                                      kept misread got cheaper too)
-    decoder_held_by_confidence: bool = False  # decoder_misread_held and _hold_max scaled by a kind's misread cost
+    decoder_held_by_confidence: bool = True   # decoder_misread_held and _hold_max scaled by a kind's misread cost
     #                                      (reader confidence) over decoder_misread's when lower: a kind misread
     #                                      often is misread alike frame after frame (the vision reader's pawns:
     #                                      confidence 0.5); readers without confidence (truth) are not changed.
-    #                                      Off: on the bundled demo it cost 7 turns (81 -> 74 of 95), and with
-    #                                      decoder_unseen_steps off 16 of 95 (session 16, docs/tracking.md)
+    #                                      Off in sessions 16-19 (it cost that demo 7 turns); on since session 20:
+    #                                      with per-stone prices (decoder_element_confidence) the kept dev readings
+    #                                      gain 111 -> 116 of 138 turns, the demo 74 -> 78 of 95 (docs/camera-path.md)
     decoder_element_confidence: bool = True   # price a pawn misread per stone by the reader's per-stone confidence
     #                                      (Observation extra "element_confidence"), not every stone at the frame's
     #                                      least sure one; readers without it (truth + noise) are not changed

@@ -20,7 +20,7 @@ from tracking_helpers import game, make_tracker, replayed_frames
 
 #: the new hypotheses switched off: the decoder as it was before session 16
 OFF = {"decoder_partial_pawns": False, "decoder_unseen_steps": False, "decoder_held_by_confidence": False}
-#: misreads held cheaply as the reader's confidence says (off by default: it cost the bundled demo 7 turns); a
+#: misreads held cheaply as the reader's confidence says (the default since session 20; off in sessions 16-19); a
 #: misread held over five or more still tables costs more than one rule break without it
 HELD = {"decoder_held_by_confidence": True}
 
