@@ -59,16 +59,16 @@ _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "w
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
 
 
-def _stone_confidence(obs: Observation) -> tuple[float, dict[str, float]] | None:
-    """The reader's per-stone pawn confidence (extra "element_confidence": {"pawns": {"others": share,
-    "stones": {stone: share}}}, docs/formats-extensions.md), or None when it gave none or not as numbers."""
-    group = (obs.extra.get("element_confidence") or {}).get("pawns") if isinstance(obs.extra, dict) else None
-    if not isinstance(group, dict):
+def _element_confidence(obs: Observation, group: str, unit: str) -> tuple[float, dict[str, float]] | None:
+    """The reader's per-element confidence of one group (extra "element_confidence": {group: {"others": share,
+    unit: {element: share}}}, docs/formats-extensions.md), or None when it gave none or not as numbers."""
+    raw = (obs.extra.get("element_confidence") or {}).get(group) if isinstance(obs.extra, dict) else None
+    if not isinstance(raw, dict):
         return None
-    others, stones = group.get("others"), group.get("stones") or {}
-    if not isinstance(others, (int, float)) or not 0 < others <= 1 or not isinstance(stones, dict):
+    others, named = raw.get("others"), raw.get(unit) or {}
+    if not isinstance(others, (int, float)) or not 0 < others <= 1 or not isinstance(named, dict):
         return None
-    return float(others), {s: float(c) for s, c in stones.items() if isinstance(c, (int, float)) and 0 <= c <= 1}
+    return float(others), {s: float(c) for s, c in named.items() if isinstance(c, (int, float)) and 0 <= c <= 1}
 
 
 def _stones_differing(a: Iterable[tuple[str, bool]], b: Iterable[tuple[str, bool]]) -> set[str]:
@@ -545,13 +545,16 @@ class TurnDecoder:
             p = (1.0 - float(conf)) if isinstance(conf, (int, float)) and 0 < conf < 1 else base
             out[kind] = -math.log(max(p, 1e-6))
         out["default"] = -math.log(base)
-        stones = _stone_confidence(obs) if self.config.decoder_element_confidence else None
-        if stones is not None:
-            # each path stone's own share read right (the reader's element_confidence): "pawns@<stone>"
-            others, by_stone = stones
-            out["pawns@others"] = -math.log(max(1.0 - others, 1e-6))
-            for sid, conf in by_stone.items():
-                out["pawns@" + sid] = -math.log(max(1.0 - conf, 1e-6))
+        if self.config.decoder_element_confidence:
+            # each path stone's and tile spot's own share read right (the reader's element_confidence):
+            # "pawns@<stone>", "tile@<spot>", and "<kind>@others" for those it does not name
+            for kind, group, unit in (("pawns", "pawns", "stones"), ("tile", "tiles", "spots")):
+                shares = _element_confidence(obs, group, unit)
+                if shares is not None:
+                    others, named = shares
+                    out[kind + "@others"] = -math.log(max(1.0 - others, 1e-6))
+                    for sid, conf in named.items():
+                        out[f"{kind}@{sid}"] = -math.log(max(1.0 - conf, 1e-6))
         return out
 
     def _held(self, costs: Mapping[str, float], k: FieldKey, cost: float | None = None) -> float:
@@ -585,6 +588,8 @@ class TurnDecoder:
             diff = _stones_differing(true or (), read or ())
             if diff:
                 return sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in diff)
+        if k[0] == "tile" and "tile@others" in costs:
+            return costs.get("tile@" + k[1], costs["tile@others"])
         return costs.get(k[0], costs["default"])
 
     def _initial_piles(self, fields: Fields) -> tuple:

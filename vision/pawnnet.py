@@ -63,7 +63,7 @@ class PawnNetConfig:
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
-    # dev stills (bench/pawn_confidence.py prints the table for the shipped weights); the reader states it per
+    # dev stills (bench/element_confidence.py prints the table for the shipped weights); the reader states it per
     # stone (Observation extra "element_confidence", docs/formats-extensions.md) so the turn decoder prices a
     # misread of an unsure stone low and of a sure one high, not every stone by the frame's least sure one.
     stone_right: tuple[tuple[float, float], ...] = ((0.1, 0.45), (0.5, 0.65))

@@ -43,7 +43,7 @@ from .tiles import (TileConfig, TileReading, build_fine_templates, build_spot_te
                     refine_tiles)
 from .pawnnet import (COLOURS, PatchMaps, PawnNetConfig, build_patch_maps, load_mlp, load_pawn_net, read_stone_pawns,
                       stone_confidence)
-from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles
+from .tilenet import TileMaps, TileNetConfig, build_tile_maps, read_spot_tiles, spot_confidence
 from .changes import ChangeConfig, RegionWatch
 from .discards import DiscardConfig, build_table_view, discard_tops, read_discards
 from .seatview import build_seat_views
@@ -310,6 +310,7 @@ class Reader:
         t2 = _clock()
         use_pawn_net = m.patches is not None
         tiles = None
+        spots_conf = None
         if not use_pawn_net or m.tile_maps is None:
             # the hand-set tile reader (also the expected background of the hand-set pawn reader)
             tiles = read_tiles(cfg.tiles, log_norm, m.spots)
@@ -318,6 +319,10 @@ class Reader:
             codes, margins = read_spot_tiles(self.tile_net, m.tile_maps, log_norm, m.board.tile_set, image, gain,
                                              cfg.tile_net)
             conf = min(margins.values(), default=1.0) / cfg.tile_net.sure_margin
+            # each spot's own share read right beside the frame's least sure one (element_confidence)
+            shares = {sid: spot_confidence(cfg.tile_net, mg) for sid, mg in margins.items()}
+            spots_conf = {"others": cfg.tile_net.spot_right_others,
+                          "spots": {sid: c for sid, c in shares.items() if c < cfg.tile_net.spot_right_others}}
             reading = TileReading(codes, {}, {}, margins, round(max(0.3, min(1.0, conf)), 3))
             if tiles is None:
                 tiles = reading
@@ -342,8 +347,9 @@ class Reader:
         if net_conf is not None:
             pawn_conf = min(pawn_conf, net_conf)
         extra = {}
-        if stones_conf is not None:
-            extra["element_confidence"] = {"pawns": stones_conf}
+        element = {"pawns": stones_conf, "tiles": spots_conf}
+        if any(v is not None for v in element.values()):
+            extra["element_confidence"] = {k: v for k, v in element.items() if v is not None}
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
                           dict(self.discard_tops), confidence={"pawns": round(pawn_conf, 3),
                                                                "tiles": round(tiles.confidence, 3), **card_conf},

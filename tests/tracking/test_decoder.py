@@ -216,10 +216,11 @@ def test_the_cut_search_judges_each_cut_as_its_parts_made_would_be_judged(monkey
     assert len(judged) > 1000 and decoder.turns
 
 
-def test_the_readers_per_stone_confidence_prices_each_stone_read_otherwise():
-    """The vision reader states how sure it is of each path stone (extra "element_confidence",
+def test_the_readers_per_element_confidence_prices_each_stone_and_spot_read_otherwise():
+    """The vision reader states how sure it is of each path stone and tile spot (extra "element_confidence",
     docs/formats-extensions.md): a player's pawns read otherwise cost what the stones read otherwise
-    cost, each at its own share, not the frame's least sure stone's price for any stone (issue 17 item 1)."""
+    cost, each at its own share, and a tile spot its own, not the frame's least sure element's price for any
+    (issue 17 item 1)."""
     raw = {"format": "keltis-observation/1", "game": "keltis", "board": "nwnz", "usable": True, "reason": None,
            "pawns": [], "tiles": {}, "seats": {}, "discard_tops": {},
            "confidence": {"pawns": 0.3},
@@ -235,6 +236,12 @@ def test_the_readers_per_stone_confidence_prices_each_stone_read_otherwise():
     assert unsure == pytest.approx(-math.log(0.55))          # a start pawn read on h1: one unsure stone
     assert sure == pytest.approx(-2 * math.log(0.003))       # c4 emptied and c5 filled: two sure stones
     assert sure > costs["pawns"] * 10
+    # a tile spot at its own share, the rest at theirs
+    tiles = parse_observation({**raw, "confidence": {"tiles": 0.3},
+                               "element_confidence": {"tiles": {"others": 0.998, "spots": {"c5": 0.55}}}})
+    tile_costs = decoder._misread_costs(tiles)
+    assert decoder._misread_cost(tile_costs, ("tile", "c5"), "clover", "points-1") == pytest.approx(-math.log(0.45))
+    assert decoder._misread_cost(tile_costs, ("tile", "a3"), "clover", "points-1") == pytest.approx(-math.log(0.002))
     # off, or from a reader that gives none (truth + noise), the group's price as before
     off = TurnDecoder({"game": "keltis", "seats": SEATS}, TrackingConfig(decoder_element_confidence=False))
     plain = off._misread_costs(obs)
