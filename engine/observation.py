@@ -60,6 +60,15 @@ class Observation:
     confidence: dict[str, float] = field(default_factory=dict, compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def element_shares(self, group: str, unit: str) -> tuple[float, dict[str, float]] | None:
+        """The reader's per-element confidence of one group (extra "element_confidence", docs/formats-extensions.md):
+        (the share read right of the elements not named, {element: share} of those named under `unit`), or None
+        when the reading gives none (parse_observation has refused malformed ones)."""
+        raw = (self.extra.get("element_confidence") or {}).get(group)
+        if not isinstance(raw, dict) or not isinstance(raw.get("others"), (int, float)):
+            return None
+        return float(raw["others"]), {e: float(v) for e, v in (raw.get(unit) or {}).items()}
+
     def seat_of_player(self, player: str) -> str | None:
         """The seat where the pawn colour `player` sits, if any."""
         return next((s for s, obs in self.seats.items() if obs.player == player), None)

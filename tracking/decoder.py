@@ -59,18 +59,6 @@ _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "w
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
 
 
-def _element_confidence(obs: Observation, group: str, unit: str) -> tuple[float, dict[str, float]] | None:
-    """The reader's per-element confidence of one group (extra "element_confidence": {group: {"others": share,
-    unit: {element: share}}}, docs/formats-extensions.md), or None when it gave none or not as numbers."""
-    raw = (obs.extra.get("element_confidence") or {}).get(group) if isinstance(obs.extra, dict) else None
-    if not isinstance(raw, dict):
-        return None
-    others, named = raw.get("others"), raw.get(unit) or {}
-    if not isinstance(others, (int, float)) or not 0 < others <= 1 or not isinstance(named, dict):
-        return None
-    return float(others), {s: float(c) for s, c in named.items() if isinstance(c, (int, float)) and 0 <= c <= 1}
-
-
 def _stones_differing(a: Iterable[tuple[str, bool]], b: Iterable[tuple[str, bool]]) -> set[str]:
     """The path stones whose (stone, big) pawns differ between two readings of one player's pawns."""
     ca, cb = Counter(a), Counter(b)
@@ -549,7 +537,7 @@ class TurnDecoder:
             # each path stone's and tile spot's own share read right (the reader's element_confidence):
             # "pawns@<stone>", "tile@<spot>", and "<kind>@others" for those it does not name
             for kind, group, unit in (("pawns", "pawns", "stones"), ("tile", "tiles", "spots")):
-                shares = _element_confidence(obs, group, unit)
+                shares = obs.element_shares(group, unit)
                 if shares is not None:
                     others, named = shares
                     out[kind + "@others"] = -math.log(max(1.0 - others, 1e-6))
