@@ -81,3 +81,23 @@ def test_crowded_observation_moves_pawns_together_and_keeps_each_players_pawns()
                                              if p.stone != "start" and not p.big).values())
     # it does crowd: stones of 3+ pawns and one player's small pairs on most draws
     assert stacked >= 20 and pairs >= 20
+
+
+def test_crowded_observation_first_row_share_zero_never_targets_the_first_row():
+    """--first-row 0: the crowding edit gives no first-row stone pawns (session 19's quarter there taught
+    the net phantoms beside the start crowd); the deal's pawns all stand in the crowd, so every moved
+    pawn is on a target."""
+    import random
+    from collections import Counter
+
+    from simulator.games import Game
+
+    crowded = _train_pawns_script().crowded_observation
+    game = Game.new("keltis", "nwnz", 4, 11)
+    obs = game.observe()
+    rows = Counter()
+    for seed in range(40):
+        out = crowded(obs, game.board, random.Random(seed), first_row=0.0)
+        rows.update(game.board.stones[p.stone].row for p in out.pawns if p.stone != "start")
+        assert Counter((p.player, p.big) for p in out.pawns) == Counter((p.player, p.big) for p in obs.pawns)
+    assert rows and rows[1] == 0
