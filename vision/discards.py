@@ -567,7 +567,9 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
         return None
     if not _middle_fits(config, img, cream, art, q, 4.0, kind):
         return None
-    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model)
+    # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
+    code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
+                                       () if card_game else ("E",))
     if code != "E" and max(top_ink, bottom_ink) < min_ink:
         return PileFind(kind, centre, up % 360, None, 0.0)     # numerals washed out: the value cannot be told
     if code is not None and kind == "points":

@@ -311,3 +311,17 @@ def test_piles_under_a_glare_found_against_the_white_near_them(tmp_path):
     assert truth["discard_tops"]["red"] == "8" and truth["discard_tops"]["yellow"] == "2"
     wrong = {d.split()[0] for _kind, d in res.errors.get("discards", [])}
     assert "red" not in wrong and "yellow" not in wrong
+
+
+def test_a_board_games_pile_is_never_read_as_an_end_card():
+    """End cards belong to the card game only (RULES; a board game's rows already exclude them): a board-game
+    pile whose corners look most like an end card's (here one really lies there) is read as a number card,
+    never "E" — which no board-game observation may hold, so parse_observation refused the whole frame and
+    the tracker lost it (seen on whole games through the camera path, session 20)."""
+    from engine.observation import parse_observation
+    from vision_helpers import render_case
+
+    case = render_case(seed=5, pawns=[], discard_tops={"yellow": "E", "red": "3"})
+    obs = case.reader().read(case.image).observation
+    assert obs.discard_tops["yellow"] != "E" and obs.discard_tops["red"] == "3"
+    parse_observation(obs.to_json())

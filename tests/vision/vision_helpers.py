@@ -105,8 +105,10 @@ PINNED_DARK = Conditions(light_azimuth=206.460814, light_elevation=60.537143, sh
 
 
 def render_case(*, board: str = "nwnz", players: int = 4, seed: int = 5, pawns=None, tiles=None,
-                hard: bool = False, dark: bool = False, hand: str | None = None, camera=None) -> Case:
-    """One frame of a table at its starting tiles (or `tiles`) with exactly `pawns` on the paths.
+                hard: bool = False, dark: bool = False, hand: str | None = None, camera=None,
+                discard_tops=None) -> Case:
+    """One frame of a table at its starting tiles (or `tiles`) with exactly `pawns` on the paths (and
+    `discard_tops` on the piles, when given).
 
     Seeds with a PINNED table get that camera (unless `camera` is given), light and table top;
     other seeds get whatever the simulator draws for them."""
@@ -124,6 +126,8 @@ def render_case(*, board: str = "nwnz", players: int = 4, seed: int = 5, pawns=N
         obs = replace(obs, pawns=full_pawns(pawns, list(seats.values())))
     if tiles is not None:
         obs = replace(obs, tiles={**obs.tiles, **tiles})
+    if discard_tops is not None:
+        obs = replace(obs, discard_tops={**obs.discard_tops, **discard_tops})
     cond = table.conditions
     if dark:
         cond = PINNED_DARK if pinned is not None else sample_conditions(np.random.default_rng([seed, 21]), dark=True)
