@@ -132,6 +132,12 @@ def board_model(config: ReaderConfig, calibration: Mapping[str, Any], registrati
                       tile_maps, config.geometry.board_thickness_mm, (_clock() - t0) * 1000)
 
 
+def _named_shares(shares: Mapping[str, float], others: float, unit: str) -> dict[str, Any]:
+    """One element_confidence group (docs/formats-extensions.md): the elements less sure than the rest by
+    name under `unit`, and the rest's share."""
+    return {"others": others, unit: {e: c for e, c in shares.items() if c < others}}
+
+
 @dataclass
 class FrameReading:
     """One frame read: the observation plus what the stages found (for overlays and evaluation)."""
@@ -320,9 +326,8 @@ class Reader:
                                              cfg.tile_net)
             conf = min(margins.values(), default=1.0) / cfg.tile_net.sure_margin
             # each spot's own share read right beside the frame's least sure one (element_confidence)
-            shares = {sid: spot_confidence(cfg.tile_net, mg) for sid, mg in margins.items()}
-            spots_conf = {"others": cfg.tile_net.spot_right_others,
-                          "spots": {sid: c for sid, c in shares.items() if c < cfg.tile_net.spot_right_others}}
+            spots_conf = _named_shares({sid: spot_confidence(cfg.tile_net, mg) for sid, mg in margins.items()},
+                                       cfg.tile_net.spot_right_others, "spots")
             reading = TileReading(codes, {}, {}, margins, round(max(0.3, min(1.0, conf)), 3))
             if tiles is None:
                 tiles = reading
@@ -392,9 +397,8 @@ class Reader:
                 dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
         margin = min((sp.margin for sp in found), default=1.0)
         cfg = self.config.pawn_net
-        unsure = {sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1) for sp in found}
-        stones = {"others": cfg.stone_right_others,
-                  "stones": {sid: c for sid, c in unsure.items() if c < cfg.stone_right_others}}
+        stones = _named_shares({sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1)
+                                for sp in found}, cfg.stone_right_others, "stones")
         return dets, max(0.3, min(1.0, margin / cfg.sure_margin)), stones
 
     def _read_cards(self, image: Any, timings: dict[str, float], incremental: bool = False
