@@ -14,7 +14,8 @@
   table — a table narrower than the seat areas, the ring on the floor — the table beside the board tells,
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
-  largest table-coloured region. A connected region is an arm when it lies over the play area and
+  largest table-coloured region (coloured so by itself: a lamp's hot spot on the floor, which the glare
+  test calls table, does not widen it). A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
@@ -101,6 +102,10 @@ class UsableConfig:
     # a glare (or a lamp's veil) adds the same light to every channel: not an arm
     glare_tint: float = 0.35           # a brighter pixel whose extra light is this close to grey
     glare_tol: float = 14.0            # (+ this many grey levels) is the table or board under a glare
+    # ... but does not widen the table's extent (the hull below): a lamp's hot spot on the floor beyond the table's
+    # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
+    # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
+    glare_not_extent: bool = True
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -613,13 +618,16 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     not_table = (chroma2 > thr_c * thr_c) | (lum > thr_l)
+    off_colour = not_table.copy() if config.glare_not_extent else None
     not_table &= ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
     if board_anomaly is not None:
         y0, y1, x0, x1 = model.board_box
-        not_table[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly,
-                                           not_table[y0:y1, x0:x1])
-    # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm)
-    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        for a in (not_table, off_colour) if off_colour is not None else (not_table,):
+            a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
+    # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
+    # colour alone (glare_not_extent)
+    extent_not = off_colour if off_colour is not None else not_table
+    table_like = cv2.morphologyEx((~extent_not).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros((sh, sw), np.uint8)
     if contours:

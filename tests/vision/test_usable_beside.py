@@ -64,3 +64,20 @@ def test_a_hand_over_a_free_seats_area_in_the_card_game_keeps_the_frame_usable()
     reading = reader.read(image).observation
     assert reading.usable, reading.reason
     assert not verdict(reader, image, seats, free_seats_play=True).usable
+
+
+def test_a_lamps_hot_spot_on_the_floor_beyond_the_tables_edge_is_no_arm():
+    """Session 20: base board, 3 players, the table of seed 82587 (a whole game of `sim session` read `occluded`
+    east on every frame, no turn tracked). The lamp's hot spot lies on the floor just beyond the table's east
+    edge; grey, it passes the glare test and joined the table's region, whose hull then spanned the dark floor
+    between them — a long region along the table's edge, read as an arm. The table's extent is now taken from
+    its colour alone (`UsableConfig.glare_not_extent`)."""
+    from vision_helpers import render_case
+
+    case = render_case(board="base", players=3, seed=82587, pawns=[])
+    assert case.render["conditions"]["glare"]["x"] > 0.7      # the hot spot off the table's east side
+    reader = case.reader()
+    reading = reader.read(case.image).observation
+    assert reading.usable, reading.reason
+    before = verdict(reader, case.image, case.seats, glare_not_extent=False)
+    assert not before.usable and before.hands == ["east"]
