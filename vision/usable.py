@@ -617,16 +617,15 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     k = config.table_spread
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
-    not_table = (chroma2 > thr_c * thr_c) | (lum > thr_l)
-    off_colour = not_table.copy() if config.glare_not_extent else None
-    not_table &= ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
+    off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
+    not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
     if board_anomaly is not None:
         y0, y1, x0, x1 = model.board_box
-        for a in (not_table, off_colour) if off_colour is not None else (not_table,):
+        for a in (off_colour, not_table):
             a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
-    extent_not = off_colour if off_colour is not None else not_table
+    extent_not = off_colour if config.glare_not_extent else not_table
     table_like = cv2.morphologyEx((~extent_not).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros((sh, sw), np.uint8)
