@@ -117,7 +117,7 @@ def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, in
     return {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
 
 
-def misreads(folders: list[Path], noise_seeds: int, fit: bool) -> None:
+def misreads(folders: list[Path], noise_seeds: int, fit: bool, noise_model: str | None = None) -> None:
     """The kept readings' misreads beside the injected ones at the rate they show (bench/vision_games.py)."""
     sys.path.insert(0, str(ROOT / "bench"))
     from vision_games import MisreadProfile, fitted_model, injected_readings, print_profiles, truth_readings
@@ -131,7 +131,7 @@ def misreads(folders: list[Path], noise_seeds: int, fit: bool) -> None:
     injected = MisreadProfile()
     for k, folder in enumerate(folders):
         for s in range(noise_seeds):
-            injected.add_session(injected_readings(folder, rate, 1000 * s + k))
+            injected.add_session(injected_readings(folder, rate, 1000 * s + k, noise_model))
     print_profiles(vision, injected, rate)
     if fit:
         print("\nthe noise model as these readings measure it (tracking/noise.py):")
@@ -218,12 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit", action="store_true", help="misreads: print the noise model's constants as measured")
     parser.add_argument("--rates", nargs="+", default=["vision", "0.02"],
                         help="compare: the injected misread rates (numbers, or vision: the kept readings' rate)")
-    parser.add_argument("--noise-model", default=None, help="compare: tracking.noise's model (NOISE_MODELS)")
+    parser.add_argument("--noise-model", default=None, help="compare, misreads: tracking.noise's model (NOISE_MODELS)")
     parser.add_argument("--confidence", choices=["on", "off"], default=None,
                         help="compare: injected readings state confidences (default: as the noise model does)")
     args = parser.parse_args(argv)
     if args.mode == "misreads":
-        misreads(args.sessions, args.noise_seeds, args.fit)
+        misreads(args.sessions, args.noise_seeds, args.fit, args.noise_model)
         return 0
     cfg = TrackingConfig()
     for item in args.set:
