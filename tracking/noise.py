@@ -649,11 +649,12 @@ def _step(steps: tuple[tuple[float, float], ...], share: float) -> float:
 
 
 def with_confidences(truth: Observation, read: Observation, model: ConfidenceModel,
-                     draws: Callable[..., tuple[float, float]]) -> Observation:
+                     draws: Callable[..., tuple[float, float]], table: str = "") -> Observation:
     """`read` (a usable reading of `truth`) stating confidences as the vision reader does (ConfidenceModel): each
     stone and spot named with a share or not, by its class, misread or read right; the groups' frame-wide
     confidences from their least sure element. draws(*key) gives two numbers from 0 to 1, the same for the same key:
-    an element keeps its share while it and its reading stay as they are (the reader sees the same picture)."""
+    an element keeps its share while the table (`table`: its table_key) and the element's reading stay as they are
+    (the reader sees the same picture; the gate repeats its reading)."""
     element: dict[str, Any] = {}
     confidence: dict[str, float] = {}
     classes = element_classes(truth, read)
@@ -669,7 +670,7 @@ def with_confidences(truth: Observation, read: Observation, model: ConfidenceMod
                 continue
             what = (want.get(eid), got.get(eid)) if group == "pawns" else \
                 ((truth.tiles or {}).get(eid), (read.tiles or {}).get(eid))
-            u, v = draws("confidence", group, eid, *what)
+            u, v = draws("confidence", group, eid, table, *what)
             if u < how.named:
                 named[eid] = _pick(how.shares, v)
         others = model.others[group]
@@ -680,7 +681,7 @@ def with_confidences(truth: Observation, read: Observation, model: ConfidenceMod
     rows = model.rows.get(truth.game)
     if rows:
         key = repr(sorted((seat, sorted(s.rows.items()), s.points_row) for seat, s in truth.seats.items()))
-        confidence["rows"] = _pick(rows, draws("confidence", "rows", key)[0])
+        confidence["rows"] = _pick(rows, draws("confidence", "rows", table, key)[0])
     if not element and not confidence:
         return read
     extra = {**read.extra, "element_confidence": element} if element else read.extra
@@ -716,6 +717,7 @@ class MisreadInjector:
         #: tiles under pawns: the share of stays misread per unit of rate (the noise model's unless given)
         self.covered_per_rate = self.noise.covered_per_rate if covered_per_rate is None else covered_per_rate
         self._last_reading: Observation | None = None     # the last usable reading given (arm_repeat)
+        self._key_of: tuple[Observation | None, str] = (None, "")   # _table_key's memo
         self.frames = 0
         self.frames_misread = 0
         self.misreads: Counter = Counter()      # frames with a misread of each kind
@@ -795,9 +797,16 @@ class MisreadInjector:
     def _stated(self, truth: Observation, out: Observation) -> Observation:
         """`out` (a usable reading of `truth`) with the confidences the model states, remembered for arm_repeat."""
         if self.noise.confidence is not None:
-            out = with_confidences(truth, out, self.noise.confidence, self._chance_draws)
+            out = with_confidences(truth, out, self.noise.confidence, self._chance_draws, self._table_key(truth))
         self._last_reading = out
         return out
+
+    def _table_key(self, truth: Observation) -> str:
+        """table_key(truth), remembered for the last table (a still table comes as the same observation frame after
+        frame)."""
+        if self._key_of[0] is not truth:
+            self._key_of = (truth, table_key(truth))
+        return self._key_of[1]
 
     def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
                         rate: float) -> Observation:
@@ -922,7 +931,7 @@ class MisreadInjector:
             model = {k: MisreadKind(p, 0.0) for k, p in self.noise.arm_misreads.items()}
             out = self._covered_tiles(table, self._field_misreads(table, index, model, 1.0))
             if self.noise.confidence is not None:
-                out = with_confidences(table, out, self.noise.confidence, self._chance_draws)
+                out = with_confidences(table, out, self.noise.confidence, self._chance_draws, self._table_key(table))
             return out
         return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
 

@@ -38,7 +38,7 @@ def test_the_default_model_states_confidences_valid_for_parse_observation():
             assert again.extra.get("element_confidence") == out.extra.get("element_confidence")
             for key, value in out.confidence.items():
                 assert 0 <= value <= 1, (key, value)
-            if truth.game == "keltis":
+            if truth.game == "keltis" and truth.usable:     # (an arm frame read as usable shows the last table)
                 stated += 1
                 for group, unit in (("pawns", "stones"), ("tiles", "spots")):
                     others, named = out.element_shares(group, unit)
@@ -55,7 +55,12 @@ def test_the_same_seed_states_the_same_confidences():
 
 def test_misread_elements_are_named_unsure_more_often_than_those_read_right():
     """A stone or spot read wrong is mostly among the named unsure ones with a low share (sometimes sure: the
-    reader is confidently wrong too); one read right mostly not (but the first row's and covered tiles')."""
+    reader is confidently wrong too); one read right mostly not: where the model says so clearly (a first-row stone
+    with pawns, an open tile), so do the injected readings."""
+    def low(draw):     # (the model's chance of a share below 0.7)
+        total = sum(w for _v, w in draw.shares) or 1.0
+        return draw.named * sum(w for v, w in draw.shares if v < 0.7) / total
+
     named: Counter = Counter()
     n: Counter = Counter()
     for seed in range(3):
@@ -65,21 +70,23 @@ def test_misread_elements_are_named_unsure_more_often_than_those_read_right():
             for group, unit in (("pawns", "stones"), ("tiles", "spots")):
                 _, shares = out.element_shares(group, unit)
                 for eid, cls in element_classes(truth, out)[group].items():
-                    low = shares.get(eid, 1.0) < 0.7
                     n[cls] += 1
-                    named[cls] += low
-    wrong = [c for c in n if c.endswith(":wrong") and n[c] >= 20]
-    assert wrong, n
-    for cls in wrong:
+                    named[cls] += shares.get(eid, 1.0) < 0.7
+    elements = MODEL.confidence.elements
+    clear = [c for c in elements if c.endswith(":wrong") and c.replace(":wrong", ":right") in elements
+             and low(elements[c]) - low(elements[c.replace(":wrong", ":right")]) > 0.3]
+    assert {"pawns:row1-occ:wrong", "tiles:open-tile:wrong"} <= set(clear)
+    for cls in clear:
         right = cls.replace(":wrong", ":right")
-        if n[right] >= 20 and not cls.startswith("tiles:covered"):   # (covered tiles: all named alike)
-            assert named[cls] / n[cls] > named[right] / n[right], (cls, named[cls], n[cls], named[right], n[right])
+        assert n[cls] >= 20 and n[right] >= 20, (cls, n)
+        assert named[cls] / n[cls] > named[right] / n[right] + 0.2, (cls, named[cls], n[cls], named[right], n[right])
 
 
 def test_no_confidences_with_the_old_model_or_turned_off():
     for kw in ({"noise_model": "s18"}, {"confidence": False}):
-        for _, out in _read(BOARD, 0.7, 3, **kw)[::5]:
-            assert "element_confidence" not in out.extra and not out.confidence
+        for truth, out in _read(BOARD, 0.7, 3, **kw)[::5]:
+            assert "element_confidence" not in out.extra
+            assert out.confidence == truth.confidence or not (truth.usable and out.usable)   # (arm frames: the last table)
     assert noise.S18_MODEL.confidence is None and noise.S18_MODEL.arm_repeat == 0
     assert MisreadInjector(None, 0.0).corrupt(BOARD.frames[0][1], 0) is BOARD.frames[0][1]
 
@@ -115,5 +122,5 @@ def test_the_fit_finds_the_injected_confidences_again():
         want = MODEL.confidence.elements.get(cls)
         if want is None or k < 200:
             continue
-        # (draws are per element as it lies, not per frame: a long-lying stone weighs much, hence the margin)
-        assert abs(profile.named[cls] / k - want.named) < 0.2, (cls, profile.named[cls], k, want.named)
+        # (drawn per element and still table, not per frame: a long-lying table weighs much, hence the margin)
+        assert abs(profile.named[cls] / k - want.named) < 0.15, (cls, profile.named[cls], k, want.named)
