@@ -537,7 +537,8 @@ def fitted_model(vision: MisreadProfile, name: str = "FITTED_MODEL") -> str:
     lines.append(f"    confidence={conf},")
     lines.append(f"    arm_repeat={vision.arm['repeats the last reading'] / arm if arm else 0:.2f},")
     near = vision.pawn_where
-    lines.append(f"    pawn_path_share={near[False] / (near[True] + near[False]) if near[True] + near[False] else 0:.3f})")
+    pawns = near[True] + near[False]
+    lines.append(f"    pawn_path_share={near[False] / pawns if pawns else 0:.3f})")
     return "\n".join(lines)
 
 

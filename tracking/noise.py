@@ -18,6 +18,14 @@ model"). One knob, `rate`, scales them all:
   part of the table the move leaves (where the next still table is known), misread (ARM_MISREADS);
 - hand frames: the seat not read, read as a neighbouring seat, or read with a seat where no one
   sits besides (HAND_* below).
+- (NoiseModel.confidence, session 21) a usable reading states confidences as the vision reader's do: each path
+  stone and tile spot named among the unsure ones or not, with a share, by its class (a first-row stone with pawns
+  misread is named at 0.35 most often, one read right at 0.977...), and each group's frame-wide confidence
+  (with_confidences) — so the decoder's per-element prices are exercised as on the camera path;
+- (NoiseModel.arm_repeat) an arm frame read as usable repeats the last reading, as the motion gate does;
+- (NoiseModel.pawn_path_share) held pawn misreads fall on the start crowd and the first row, as the reader's do.
+The numbers are a NoiseModel; NOISE_MODELS names them: "s21" (the default, fitted on the camera path's readings in
+session 21) and "s18" (the constants below, fitted in sessions 5 and 18: no confidences, no gate, pawns alike).
 The field kinds are those `field_misreads` tells apart (FIELD_KINDS): a row's first card missed,
 a phantom wish stone, a pawn read on the next stone, a discard top missed or made up...
 Deterministic: whether and how a frame is misread depends only on the seed, the frame index and
@@ -48,7 +56,7 @@ class MisreadKind:
     held: float
 
 
-#: The model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
+#: The s18 model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
 #: games (docs/tracking.md, "The noise model"): for each field kind, the share of the still frames
 #: where it can happen that had such a misread, over the share of all still frames with any (the
 #: weight), and the share that the next frame of the same still table repeats (held).
@@ -160,7 +168,8 @@ S18_MODEL = NoiseModel(MISREAD_MODEL, COVERED_TILE_PER_RATE, COVERED_TILE_TABLES
 # Session 21: `bench/vision_retrack.py misreads SESSION... --fit` on the readings the tracker got (behind the motion
 # gate) on session 20's 16 kept vision replays (/tmp/s20: the demo, games 82570-82575, 82580-82588; docs/tracking.md,
 # "Session 21"). Their `held` is near 1: a gated reading repeats until the next one.
-# fitted on 1120 still and 1468 arm frames: field misreads on 73.4% of still frames read (the rate the model is scaled to)
+# fitted on 1120 still and 1468 arm frames: field misreads on 73.4% of still frames read (the rate the model is
+# scaled to)
 S21_MODEL = NoiseModel(
     kinds={
         "row-missed": MisreadKind(0.010, 1.00),
@@ -613,9 +622,9 @@ def _pawns_by_stone(obs: Observation) -> dict[str, tuple[tuple[str, bool], ...]]
 
 
 def element_classes(truth: Observation, read: Observation) -> dict[str, dict[str, str]]:
-    """Each path stone and tile spot the reader states a share for, by group ("pawns": stone → class, "tiles": spot →
-    class), its class as ConfidenceModel.elements names it ("<group>:<class>:<right|wrong>"); an empty path stone read
-    empty is left out (the reader all but never names one: 10 of 38 298 in session 21's readings)."""
+    """Each path stone and tile spot the reader states a share for, by group ("pawns": stone → class, "tiles":
+    spot → class), its class as ConfidenceModel.elements names it ("<group>:<class>:<right|wrong>"); an empty path
+    stone read empty is left out (the reader all but never names one: 10 of 38 298 in session 21's readings)."""
     out: dict[str, dict[str, str]] = {"pawns": {}, "tiles": {}}
     if truth.game != "keltis" or not truth.board:
         return out
@@ -787,7 +796,8 @@ class MisreadInjector:
         if rng.random() < self.rate * self.noise.judged_unusable_per_rate:
             self._count("judged-unusable")
             elsewhere = [s for s in _AROUND if s not in obs.seats]
-            seat = rng.choice(elsewhere) if elsewhere and rng.random() < self.noise.judged_unusable_phantom_hand else None
+            phantom = bool(elsewhere) and rng.random() < self.noise.judged_unusable_phantom_hand
+            seat = rng.choice(elsewhere) if phantom else None
             return unusable(obs, rng, seat)
         out = self._covered_tiles(obs, self._field_misreads(obs, index, self.model, self.rate))
         if out is not obs:
