@@ -69,9 +69,7 @@ class PawnNetConfig:
     # dev stills (bench/element_confidence.py prints the table for the shipped weights); the reader states it per
     # stone (Observation extra "element_confidence", docs/formats-extensions.md) so the turn decoder prices a
     # misread of an unsure stone low and of a sure one high, not every stone by the frame's least sure one.
-    # (session 21: its net on those stills (seeds 82560-82562) reads path stones at margin 0.1-0.5 right 79 % of
-    # the time; 0.65 was set for session 19's net)
-    stone_right: tuple[tuple[float, float], ...] = ((0.1, 0.45), (0.5, 0.8))
+    stone_right: tuple[tuple[float, float], ...] = ((0.1, 0.45), (0.5, 0.65))
     stone_right_others: float = 0.997
     # the same for a first-row stone: beside the start crowd, whose pawns lean into its patch, it is read wrong
     # about ten times as often at a sure margin
