@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 COLOURS = ("black", "white", "grey", "brown")   # the classifier's player colours, in its output order
 SMALL_CLASSES = 3                               # 0, 1, 2+ small pawns of one colour on one stone
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns.npz"
+AVERAGES = ("probability", "logit")             # how an ensemble's answers are combined (PawnNetConfig.ensemble_average)
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,8 @@ class PawnNetConfig:
     ensemble_average: str = "probability"
 
     def __post_init__(self) -> None:
-        if self.ensemble_average not in ("probability", "logit"):
-            raise ValueError(f"PawnNetConfig.ensemble_average {self.ensemble_average!r}: 'probability' or 'logit'")
+        if self.ensemble_average not in AVERAGES:
+            raise ValueError(f"PawnNetConfig.ensemble_average {self.ensemble_average!r}: one of {AVERAGES}")
 
 
 DEFAULT_CONFIG = PawnNetConfig()
@@ -434,9 +435,6 @@ def softmax(a: Any) -> Any:
     a = a - a.max(axis=-1, keepdims=True)
     e = np.exp(a)
     return e / e.sum(axis=-1, keepdims=True)
-
-
-AVERAGES = ("probability", "logit")   # how an ensemble's answers are combined (PawnNetConfig.ensemble_average)
 
 
 def pawn_probabilities(net: PatchNet | PawnEnsemble, x: Any, average: str = "probability") -> tuple[Any, Any]:
