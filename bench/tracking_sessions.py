@@ -40,13 +40,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.observation import parse_observation  # noqa: E402
 from tracking.check import align_turns, compare_turns, signature_of_turn, true_signatures_of_session, visible  # noqa: E402
 from tracking.config import TrackingConfig  # noqa: E402
-from tracking.noise import MisreadInjector  # noqa: E402
+from tracking.noise import DEFAULT_NOISE_MODEL, NOISE_MODELS, MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
 from tracking.tracker import GameTracker  # noqa: E402
 
 #: the tracking settings the games run with (--set NAME=VALUE changes them)
 SETTINGS = TrackingConfig()
+#: tracking.noise's model the misreads come from (--noise-model; None: its default)
+NOISE_MODEL: str | None = None
 
 KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
 
@@ -113,7 +115,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     session = MemorySession(stream)
     observer: Any = MemoryTruthObserver(session)
     if noise:
-        observer = MisreadInjector(observer, noise, seed)
+        observer = MisreadInjector(observer, noise, seed, noise_model=NOISE_MODEL)
     if make_tracker is None:
         config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
         tracker = GameTracker(EventStore(":memory:"), config=config, observer="truth")
@@ -289,7 +291,7 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     session = MemorySession(stream)
     observer: Any = MemoryTruthObserver(session)
     if noise:
-        observer = MisreadInjector(observer, noise, seed)
+        observer = MisreadInjector(observer, noise, seed, noise_model=NOISE_MODEL)
     config = dataclasses.replace(SETTINGS, auto_end_on_empty_draw_pile=True)  # as replays end games
     game = DecodedGame(Setup.from_json(dict(stream["setup"]), "bench"), config)
     state_times: list[float] = []
@@ -389,9 +391,13 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                              "instead of the tracker")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a tracking setting (TrackingConfig) for this run, e.g. --set decoder_lag=10")
+    parser.add_argument("--noise-model", choices=sorted(NOISE_MODELS), default=None,
+                        help=f"tracking.noise's model of the misreads (default {DEFAULT_NOISE_MODEL}; s18: before "
+                             "session 21, no confidences stated)")
     args = parser.parse_args(argv)
-    global SETTINGS
+    global SETTINGS, NOISE_MODEL
     SETTINGS = TrackingConfig.from_json({k: json.loads(v) for k, v in (x.split("=", 1) for x in args.set)}, "--set")
+    NOISE_MODEL = args.noise_model
 
     plans: dict = {}
     rows = []

@@ -41,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 KINDS = {"nwnz": ("keltis", "nwnz"), "base": ("keltis", "base"), "card": ("keltis-card", None)}
 
@@ -67,10 +68,13 @@ def render(kind: str, players: int, seed: int, illegal: int, max_moves: int | No
         raise SystemExit(f"sim session failed for {kind} seed {seed}: {done.stderr.strip()[-500:]}")
 
 
-def replay(folder: Path, observer: str, noise: float = 0.0, seed: int = 0) -> dict[str, Any]:
+def replay(folder: Path, observer: str, noise: float = 0.0, seed: int = 0, noise_model: str | None = None
+           ) -> dict[str, Any]:
     cmd = ["replay", str(folder), "--observer", observer, "--check", "--json"]
     if noise:
         cmd += ["--noise", str(noise), "--seed", str(seed)]
+        if noise_model:
+            cmd += ["--noise-model", noise_model]
     done = run(cmd)
     try:
         return json.loads(done.stdout)
@@ -165,6 +169,12 @@ def _field_misreads(truth: Any, read: Any) -> list[tuple[str, Any, Any]]:
     return [("tile-covered" if k.startswith("tile-") and f[1] in covered else k, f, v) for k, f, v in out]
 
 
+def _near_start(truth: Any, stone: str) -> bool:
+    from tracking.noise import _first_row
+
+    return stone == "start" or bool(truth.board) and stone in _first_row(truth.board)
+
+
 class MisreadProfile:
     """One reader's misreads (the vision reader's, or truth + injected misreads) by kind, over sessions.
 
@@ -185,6 +195,8 @@ class MisreadProfile:
         self.kept: Counter = Counter()         # misreads the last frame of the table before made too
         self.keepable: Counter = Counter()     # misreads on the first frame of a new table, of a field the move left
         self.tiles = TileCover()
+        self.confidence = ConfidenceProfile()
+        self.pawn_where: Counter = Counter()    # pawn misreads (frames × pawns) at the start or first row, or not
 
     def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
         """(truth, reading) of each frame of one session, in order."""
@@ -209,12 +221,16 @@ class MisreadProfile:
                 prev_state, prev = None, None
                 continue
             self.frames["still read"] += 1
+            self.confidence.add(t, r)
             for kind, misread in MISREADS.items():
                 self.applicable[kind] += misread(t, random.Random(0)) is not None
             state = observation_fields(t)
             misreads = set(_field_misreads(t, r))
             for kind in {k for k, _, _ in misreads}:
                 self.kinds[kind] += 1
+            for _kind, key, _value in misreads:
+                if key[0] == "pawns":     # (where the pawn misread was: its stone in truth)
+                    self.pawn_where[_near_start(t, key[1].split("@")[1])] += 1
             self.kinds["any field misread"] += bool(misreads)
             if prev is not None and prev_state == state:
                 for m in misreads:
@@ -246,6 +262,8 @@ class MisreadProfile:
                 self.kinds["hand seat added"] += 1
             return
         self.kinds["arm read as usable"] += 1
+        # (the motion gate repeats the last reading until the next one: an arm frame often shows it again)
+        self.arm["repeats the last reading"] += i > 0 and pairs[i - 1][1].usable and r == pairs[i - 1][1]
         before = next((pairs[j][0] for j in reversed(still) if j < i), None)
         after = next((pairs[j][0] for j in still if j > i), None)
         if before is None:
@@ -266,6 +284,92 @@ class MisreadProfile:
         if "unusable" in kind or kind.startswith("  "):
             return self.kinds[kind], self.frames["still"]
         return self.kinds[kind], self.frames["still read"]
+
+
+class ConfidenceProfile:
+    """The confidences a reader states on its still frames read (tracking.noise.ConfidenceModel): per element class
+    (tracking.noise.element_classes: a first-row stone with pawns read wrong, an open tile read right...) how many,
+    how many named among the unsure ones and with which shares; each group's `others`; the group's frame-wide
+    confidence beside its least sure element's share; the rows' frame-wide confidence per game."""
+
+    def __init__(self) -> None:
+        self.n: Counter = Counter()
+        self.named: Counter = Counter()
+        self.shares: dict[str, Counter] = {}
+        self.others: dict[str, Counter] = {}
+        self.steps: dict[str, dict[float, Counter]] = {}
+        self.rows: dict[str, Counter] = {}
+
+    def add(self, truth: Any, read: Any) -> None:
+        from tracking.noise import element_classes
+
+        stated = read.extra.get("element_confidence") or {}
+        for group, elements in element_classes(truth, read).items():
+            shares = read.element_shares(group, "stones" if group == "pawns" else "spots")
+            if shares is None:
+                continue
+            others, named = shares
+            self.others.setdefault(group, Counter())[others] += 1
+            for eid, cls in elements.items():
+                self.n[cls] += 1
+                if eid in named:
+                    self.named[cls] += 1
+                    self.shares.setdefault(cls, Counter())[named[eid]] += 1
+            least = round(min([others, *named.values()]), 3)
+            if group in read.confidence:
+                self.steps.setdefault(group, {}).setdefault(least, Counter())[read.confidence[group]] += 1
+        if "rows" in read.confidence and (stated or truth.game != "keltis"):
+            self.rows.setdefault(truth.game, Counter())[read.confidence["rows"]] += 1
+
+    def fitted(self) -> str:
+        """The ConfidenceModel these counts measure (shares named with at least 1 % of a class's named ones)."""
+        if not self.n:
+            return "None"
+        elements = []
+        for cls in sorted(self.n):
+            named = self.named[cls] / self.n[cls]
+            counts = self.shares.get(cls, Counter())
+            total = sum(counts.values())
+            pairs = ", ".join(f"({v:g}, {c / total:.2f})" for v, c in sorted(counts.items()) if c >= 0.01 * total)
+            elements.append(f'        "{cls}": ShareDraw({named:.3f}, ({pairs}{"," if pairs.count("(") == 1 else ""})),'
+                            f"   # {self.n[cls]}")
+        others = ", ".join(f'"{g}": {c.most_common(1)[0][0]:g}' for g, c in sorted(self.others.items()))
+        steps = []
+        for group, by_least in sorted(self.steps.items()):
+            # (the median group confidence at each least share seen on 1 % of frames or more)
+            total = sum(sum(c.values()) for c in by_least.values())
+            pairs = []
+            for least, c in sorted(by_least.items()):
+                if sum(c.values()) >= 0.01 * total:
+                    values = sorted(c.elements())
+                    pairs.append(f"({least:g}, {values[len(values) // 2]:g})")
+            steps.append(f'"{group}": ({", ".join(pairs)})')
+        rows = []
+        for game, c in sorted(self.rows.items()):
+            # (binned to 0.05; the bins holding 2 % of frames or more)
+            bins: Counter = Counter()
+            for v, k in c.items():
+                bins[min(1.0, round(round(v / 0.05) * 0.05, 2))] += k
+            total = sum(bins.values())
+            pairs = ", ".join(f"({v:g}, {k / total:.2f})" for v, k in sorted(bins.items()) if k >= 0.02 * total)
+            rows.append(f'"{game}": ({pairs})')
+        return ("ConfidenceModel(\n    elements={\n" + "\n".join(elements) + "\n    },\n"
+                f"    others={{{others}}},\n    group_steps={{\n        " + ",\n        ".join(steps) + "},\n"
+                "    rows={\n        " + ",\n        ".join(rows) + "})")
+
+    def lines(self) -> list[str]:
+        out = []
+        for cls in sorted(self.n):
+            counts = self.shares.get(cls, Counter())
+            top = ", ".join(f"{v:g}×{c}" for v, c in counts.most_common(4))
+            out.append(f"{cls:28} {pct(self.named[cls], self.n[cls])} named{': ' + top if top else ''}")
+        for group, by_least in sorted(self.steps.items()):
+            parts = ", ".join(f"{least:g}→{c.most_common(1)[0][0]:g} ({sum(c.values())})"
+                              for least, c in sorted(by_least.items()))
+            out.append(f"{group} frame-wide by the least sure share: {parts}")
+        for game, c in sorted(self.rows.items()):
+            out.append(f"rows frame-wide ({game}): " + ", ".join(f"{v:g}×{k}" for v, k in c.most_common(6)))
+        return out or ["(no confidences stated)"]
 
 
 class TileCover:
@@ -337,12 +441,12 @@ class TileCover:
                 f"{pct(n['empty covered read as a tile'], n['empty covered'])}"]
 
 
-def injected_readings(folder: Path, rate: float, seed: int) -> list[tuple[Any, Any]]:
+def injected_readings(folder: Path, rate: float, seed: int, noise_model: Any = None) -> list[tuple[Any, Any]]:
     """(truth, truth + injected misreads) of each frame, as `replay --observer truth --noise` reads them."""
     from tracking.noise import MisreadInjector
 
     truth = truth_readings(folder)
-    injector = MisreadInjector(None, rate, seed)
+    injector = MisreadInjector(None, rate, seed, noise_model=noise_model)
     out = []
     for k, (i, t) in enumerate(truth):
         following = (obs for _, obs in truth[k + 1:] if obs.usable)
@@ -373,6 +477,10 @@ def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: floa
     for name, p in (("vision", vision), ("injected", injected)):
         print(f"  tiles by cover, {name}:", *p.tiles.lines(), sep="\n    ")
     for name, p in (("vision", vision), ("injected", injected)):
+        print(f"  confidences stated on still frames read, {name}:", *p.confidence.lines(), sep="\n    ")
+        near = p.pawn_where
+        print(f"  pawn misreads at the start or on the first row, {name}: {pct(near[True], near[True] + near[False])}")
+    for name, p in (("vision", vision), ("injected", injected)):
         if p.arm["frames"]:
             parts = ", ".join(f"{k} {v}" for k, v in sorted(p.arm.items(), key=lambda kv: -kv[1]) if k != "frames")
             print(f"  arm frames read as usable, {name} ({p.arm['frames']}): {parts}")
@@ -382,8 +490,8 @@ def pct(a: int, b: int) -> str:
     return f"{a / b:7.1%} ({a}/{b})" if b else "      – (0/0)"
 
 
-def fitted_model(vision: MisreadProfile) -> str:
-    """tracking/noise.py's constants as this profile measures them (to paste there when the reader changes)."""
+def fitted_model(vision: MisreadProfile, name: str = "FITTED_MODEL") -> str:
+    """tracking/noise.py's NoiseModel as this profile measures it (to paste there when the reader changes)."""
     from tracking.noise import MISREADS
 
     n, d = vision.share("any field misread")
@@ -392,48 +500,62 @@ def fitted_model(vision: MisreadProfile) -> str:
     rate = n / d
     lines = [f"# fitted on {vision.frames['still']} still and {vision.frames['arm']} arm frames: "
              f"field misreads on {rate:.1%} of still frames read (the rate the model is scaled to)",
-             "MISREAD_MODEL = {"]
+             f"{name} = NoiseModel(", "    kinds={"]
     for kind in MISREADS:
         k, _ = vision.share(kind)
         if k:
             held = vision.held[kind] / vision.heldable[kind] if vision.heldable[kind] else 0.0
             # (of the frames where the kind can happen at all: pawns on a board, a points row in the card game)
-            lines.append(f'    "{kind}": MisreadKind({k / vision.applicable[kind] / rate:.3f}, {held:.2f}),')
-    lines.append("}")
+            lines.append(f'        "{kind}": MisreadKind({k / vision.applicable[kind] / rate:.3f}, {held:.2f}),')
+    lines.append("    },")
     held, kept = vision.held["any field misread"], vision.kept["any field misread"]
+    over = 0.0
     if held and vision.keepable["any field misread"]:
         over = (kept / vision.keepable["any field misread"]) / (held / vision.heldable["any field misread"])
-        lines.append(f"HELD_OVER_MOVES = {min(1.0, over):.2f}")
     st = vision.tiles.stays()
-    if st["stays"]:
-        lines.append(f"COVERED_TILE_PER_RATE = {st['misread'] / st['stays'] / rate:.3f}")
-        lines.append(f"COVERED_TILE_TABLES = {st['tables misread'] / st['tables'] if st['tables'] else 0:.2f}")
-        lines.append(f"COVERED_TILE_NONE = {st['as none'] / st['misread'] if st['misread'] else 0:.2f}")
     ju, still = vision.share("judged-unusable")
     phantom = vision.kinds["  with a hand where no one sits"]
     arm, arms = vision.share("arm read as usable")
-    lines.append(f"JUDGED_UNUSABLE_PER_RATE = {ju / still / rate if still else 0:.3f}")
-    lines.append(f"JUDGED_UNUSABLE_PHANTOM_HAND = {phantom / ju if ju else 0:.2f}")
-    lines.append(f"ARM_USABLE_PER_RATE = {arm / arms / rate if arms else 0:.3f}")
     f = vision.arm["frames"]
-    lines.append(f"ARM_AFTER_SHARE = {vision.arm['some fields as the table after'] / f if f else 0:.2f}")
-    lines.append("ARM_MISREADS = {" + ", ".join(f'"{k}": {vision.arm[k] / f:.3f}' for k in MISREADS
-                                                 if f and vision.arm[k]) + "}")
-    for name, kind in (("HAND_MISSED_PER_RATE", "hand seat missed"),
-                       ("HAND_NEIGHBOUR_PER_RATE", "hand read at another seat"),
-                       ("HAND_ADDED_PER_RATE", "hand seat added")):
+    lines.append(f"    covered_per_rate={st['misread'] / st['stays'] / rate if st['stays'] else 0:.3f},")
+    lines.append(f"    covered_tables={st['tables misread'] / st['tables'] if st['tables'] else 0:.2f},")
+    lines.append(f"    covered_none={st['as none'] / st['misread'] if st['misread'] else 0:.2f},")
+    lines.append(f"    held_over_moves={min(1.0, over):.2f},")
+    lines.append(f"    judged_unusable_per_rate={ju / still / rate if still else 0:.3f},")
+    lines.append(f"    judged_unusable_phantom_hand={phantom / ju if ju else 0:.2f},")
+    lines.append(f"    arm_usable_per_rate={arm / arms / rate if arms else 0:.3f},")
+    lines.append(f"    arm_after_share={vision.arm['some fields as the table after'] / f if f else 0:.2f},")
+    arm_kinds = [f'"{k}": {vision.arm[k] / f:.3f}' for k in MISREADS if f and vision.arm[k]]
+    lines.append("    arm_misreads={" + ",\n                  ".join(", ".join(arm_kinds[i:i + 4])
+                                                                 for i in range(0, len(arm_kinds), 4)) + "},")
+    for field_name, kind in (("hand_missed_per_rate", "hand seat missed"),
+                             ("hand_neighbour_per_rate", "hand read at another seat"),
+                             ("hand_added_per_rate", "hand seat added")):
         k, arms = vision.share(kind)
-        lines.append(f"{name} = {k / arms / rate if arms else 0:.3f}")
+        lines.append(f"    {field_name}={k / arms / rate if arms else 0:.3f},")
+    conf = vision.confidence.fitted().replace("\n", "\n    ")
+    lines.append(f"    confidence={conf},")
+    lines.append(f"    arm_repeat={vision.arm['repeats the last reading'] / arm if arm else 0:.2f},")
+    near = vision.pawn_where
+    pawns = near[True] + near[False]
+    lines.append(f"    pawn_path_share={near[False] / pawns if pawns else 0:.3f})")
     return "\n".join(lines)
 
 
 def cached_vision_replay(folder: Path, fresh: bool) -> dict[str, Any]:
+    """The camera path on one session (`replay --observer vision --check`, as bench/vision_retrack.py record runs
+    it: the readings the tracker got are kept in SESSION/vision-gated.jsonl for `--noise vision` without the
+    profile, and for vision_retrack), cached."""
     cache = folder / VISION_REPLAY_FILE
     if cache.is_file() and not fresh:
         return json.loads(cache.read_text())
-    result = replay(folder, "vision")
-    if "error" not in result:
-        cache.write_text(json.dumps(result))
+    from vision_retrack import run as retrack
+
+    try:
+        result = retrack(folder, record=True)
+    except Exception as exc:  # noqa: BLE001 — (counted as a game lost, as a replay printing no JSON is)
+        return {"error": f"vision replay of {folder.name} failed: {type(exc).__name__}: {exc}"}
+    cache.write_text(json.dumps(result))
     return result
 
 
@@ -475,12 +597,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", help="keep the rendered sessions in this folder (the vision readings and "
                                        "replays are cached there too)")
     parser.add_argument("--fresh", action="store_true", help="read and replay again even if a kept session has them")
-    parser.add_argument("--no-profile", action="store_true", help="skip the frame-by-frame misread comparison")
+    parser.add_argument("--no-profile", action="store_true",
+                        help="skip the frame-by-frame misread comparison (--noise vision then takes the rate of the "
+                             "readings the camera path's tracker got, behind the motion gate)")
+    parser.add_argument("--noise-model", help="tracking.noise's model for the truth replays (default: its default)")
     parser.add_argument("--fit", action="store_true",
                         help="print tracking/noise.py's model constants as the vision reader's misreads measure them")
     args = parser.parse_args(argv)
-    if "vision" in args.noise and args.no_profile:
-        parser.error("--noise vision needs the misread profile (drop --no-profile or give a number)")
 
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="keltis-vision-games-"))
     games: list[tuple[str, Path, int, list[set[str]]]] = []
@@ -513,15 +636,24 @@ def main(argv: list[str] | None = None) -> int:
         print(flush=True)
 
     measured = vision_profile.share("any field misread")
+    if args.no_profile and "vision" in args.noise:
+        # (the rate of the readings the tracker got, behind the motion gate: what tracking.noise is fitted to)
+        from vision_retrack import vision_rate
+
+        gated = vision_rate([folder for _, folder, _, _ in games])
+        print(f"the camera path's readings misread {gated:.1%} of still frames (vision-gated.jsonl)")
     rates = []
     for r in args.noise:
-        rates.append(round(measured[0] / measured[1], 4) if r == "vision" and measured[1] else float(r))
+        if r == "vision":
+            rates.append(gated if args.no_profile else round(measured[0] / measured[1], 4) if measured[1] else 0.0)
+        else:
+            rates.append(float(r))
     for rate in rates:
         name = f"truth+{rate:g}" + (f" ({args.noise_seeds} misread seeds a game)" if args.noise_seeds > 1 else "")
         for kind, folder, seed, breaks in games:
             for k in range(args.noise_seeds):
                 rows.setdefault(name, {}).setdefault(kind, []).append(
-                    score_game(replay(folder, "truth", rate, seed + 1000 * k), breaks, folder))
+                    score_game(replay(folder, "truth", rate, seed + 1000 * k, args.noise_model), breaks, folder))
     print_results(rows)
     print("  targets (vision): >= 99 % turns exact, <= 2 % legal games warned, >= 98 % breaks flagged, "
           ">= 98 % final scores right")
@@ -529,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
         for rate in rates:
             injected = MisreadProfile()
             for kind, folder, seed, breaks in games:
-                injected.add_session(injected_readings(folder, rate, seed))
+                injected.add_session(injected_readings(folder, rate, seed, args.noise_model))
             print_profiles(vision_profile, injected, rate)
         if args.fit:
             print("\nthe noise model as measured here (tracking/noise.py):")

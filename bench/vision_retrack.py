@@ -4,6 +4,8 @@ seconds, not in minutes of reading (issue 20 item 4; session 16).
     .venv/bin/python bench/vision_retrack.py record SESSION...   # replay --observer vision, its readings kept
     .venv/bin/python bench/vision_retrack.py replay SESSION... [--set NAME=VALUE ...] [--quiet]
     .venv/bin/python bench/vision_retrack.py misreads SESSION... [--noise-seeds N] [--fit]
+    .venv/bin/python bench/vision_retrack.py compare SESSION... [--rates vision 0.02] [--noise-seeds N]
+                                             [--noise-model NAME] [--confidence on|off]
     .venv/bin/python bench/vision_retrack.py causes SESSION... [--set NAME=VALUE ...]
 
 `record` replays each session as `keltis-cam replay SESSION --observer vision --check` does (the vision reader
@@ -14,10 +16,15 @@ and (without --quiet) the mismatches. The readings depend only on the reader: af
 record again. (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.) `misreads` prints the
 kept readings' misreads kind by kind beside those tracking.noise injects on the same sessions' truth at the rate
 the readings show (bench/vision_games.py's profile, tiles under pawns and open ones apart; `--fit`: the noise
-model's constants as these readings measure them). `causes` replays the kept readings again with one class of
-the reader's mistakes at a time replaced by the truth (pawns, tiles, rows, discard tops, an arm read as a still
-table, the frames before the first move) and names, for each mismatching visible turn, the classes that alone
-make it exact (session 21: what the decoder loses the camera path's turns to).
+model's constants as these readings measure them). `compare` prints, per session and per kind of game, what the
+camera path got from the kept readings beside what the tracker gets on the same session's truth with tracking.noise's
+misreads at each rate (`vision`: the share of still frames the kept readings misread, as `misreads` measures it), each
+with --noise-seeds seeds: visible turns exact, final scores right, warnings per game — whether the tracker's own
+benchmark (bench/tracking_sessions.py) predicts the camera path (issue 20 item 4).
+`causes` replays the kept readings again with one class of the reader's mistakes at a time replaced by the
+truth (pawns, tiles, rows, discard tops, an arm read as a still table, the frames before the first move) and
+names, for each mismatching visible turn, the classes that alone make it exact (session 21: what the decoder
+loses the camera path's turns to).
 """
 from __future__ import annotations
 
@@ -101,8 +108,11 @@ def _with_truth(obs: dict[str, Any], truth: dict[str, Any], classes: tuple[str, 
     return {**obs, **{f: truth[f] for f in fields}}
 
 
-def run(folder: Path, record: bool, tracking: Any = None, truth_for: tuple[str, ...] = ()) -> dict[str, Any]:
-    """One session through the tracker: read by the vision reader (record) or from its kept readings."""
+def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, int, Any] | None = None,
+        truth_for: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One session through the tracker: read by the vision reader (record), from its kept readings (`truth_for`:
+    with those classes of CAUSES read as the truth shows them), or (noise: rate, seed, noise model) from its truth
+    with tracking.noise's misreads, as `replay --observer truth --noise`."""
     from keltis_cam.pipeline import build_pipeline
     from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session
     from tracking.pipeline import Pipeline, SessionFrames
@@ -111,6 +121,12 @@ def run(folder: Path, record: bool, tracking: Any = None, truth_for: tuple[str, 
         built = build_pipeline(f"replay:{folder}", observer="vision", decode_frames=False, tracking=tracking)
         observer: Any = RecordingObserver(built.observer)
         source = built.make_source()
+    elif noise is not None:
+        rate, seed, model = noise
+        built = build_pipeline(f"replay:{folder}", observer="truth", decode_frames=False, tracking=tracking,
+                               noise=rate, seed=seed, noise_model=model)
+        observer = built.observer
+        source = SessionFrames(built.session)
     else:
         # (the truth observer's frame list without decoding a picture; the tracker is told the readings are vision's)
         built = build_pipeline(f"replay:{folder}", observer="truth", decode_frames=False, tracking=tracking)
@@ -150,7 +166,7 @@ def causes(folders: list[Path], cfg: Any) -> None:
     tally: dict[str, int] = {}
     for folder in folders:
         def exact(truth_for: tuple[str, ...]) -> tuple[set[int], int]:
-            check = run(folder, False, cfg, truth_for)["check"]
+            check = run(folder, False, cfg, truth_for=truth_for)["check"]
             lost = {t["index"] for mm in check["mismatches"] for t in mm["true"]}
             return set(range(1, check["true_turns"] + 1)) - lost, check["true_turns"]
         kept, n = exact(())
@@ -164,7 +180,7 @@ def causes(folders: list[Path], cfg: Any) -> None:
     print("all:", ", ".join(f"{c} {k}" for c, k in sorted(tally.items(), key=lambda x: -x[1])))
 
 
-def misreads(folders: list[Path], noise_seeds: int, fit: bool) -> None:
+def misreads(folders: list[Path], noise_seeds: int, fit: bool, noise_model: str | None = None) -> None:
     """The kept readings' misreads beside the injected ones at the rate they show (bench/vision_games.py)."""
     sys.path.insert(0, str(ROOT / "bench"))
     from vision_games import MisreadProfile, fitted_model, injected_readings, print_profiles, truth_readings
@@ -178,26 +194,99 @@ def misreads(folders: list[Path], noise_seeds: int, fit: bool) -> None:
     injected = MisreadProfile()
     for k, folder in enumerate(folders):
         for s in range(noise_seeds):
-            injected.add_session(injected_readings(folder, rate, 1000 * s + k))
+            injected.add_session(injected_readings(folder, rate, 1000 * s + k, noise_model))
     print_profiles(vision, injected, rate)
     if fit:
         print("\nthe noise model as these readings measure it (tracking/noise.py):")
         print(fitted_model(vision))
 
 
+def vision_rate(folders: list[Path]) -> float:
+    """The share of still frames the kept readings misread (what `misreads` scales the injector to)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from vision_games import MisreadProfile, truth_readings
+
+    vision = MisreadProfile()
+    for folder in folders:
+        kept = KeptReadings(folder).readings
+        vision.add_session([(t, kept[i]) for i, t in truth_readings(folder)])
+    n, d = vision.share("any field misread")
+    return round(n / d, 4) if d else 0.0
+
+
+def kind_of(folder: Path) -> str:
+    """A kept session's kind of game (bench/vision_games.py names them KIND-Np-SEED...; others by their name)."""
+    return folder.name.split("-")[0]
+
+
+def compare(folders: list[Path], rates: list[str], noise_seeds: int, noise_model: str | None,
+            confidence: bool | None, tracking: Any) -> None:
+    """The camera path beside truth + injected misreads, per session and kind (module docstring)."""
+    from tracking.noise import DEFAULT_NOISE_MODEL, NOISE_MODELS, noise_model_named
+
+    model = noise_model_named(noise_model)
+    if confidence is False:
+        model = dataclasses.replace(model, confidence=None)
+    elif confidence and model.confidence is None:
+        model = dataclasses.replace(model, confidence=NOISE_MODELS[DEFAULT_NOISE_MODEL].confidence)
+    resolved = [vision_rate(folders) if r == "vision" else float(r) for r in rates]
+    names = ["camera path"] + [f"truth+{r:g}" + (" (vision)" if w == "vision" else "") for r, w in zip(resolved, rates)]
+    # rows[name][folder] = (exact, true, finals right, finals, warnings, runs)
+    rows: dict[str, dict[Path, list[int]]] = {n: {} for n in names}
+
+    def add(name: str, folder: Path, result: dict[str, Any]) -> None:
+        check, cell = result["check"], rows[name].setdefault(folder, [0] * 6)
+        final = check.get("final_totals")
+        for i, v in enumerate((check["exact"], check["true_turns"], bool(final and final["match"]),
+                               final is not None, len(result["warnings"]), 1)):
+            cell[i] += int(v)
+
+    for j, folder in enumerate(folders):
+        add(names[0], folder, run(folder, False, tracking))
+        for name, rate in zip(names[1:], resolved):
+            for k in range(noise_seeds):
+                add(name, folder, run(folder, False, tracking, (rate, 1000 * k + j, model)))
+        print(f"{folder.name}: " + " | ".join(
+            f"{n} {_cell(rows[n][folder])}" for n in names), flush=True)
+    print(f"\nper kind ({noise_seeds} misread seeds a session on the truth side; turns exact, final scores right, "
+          f"warnings a game):")
+    kinds = sorted({kind_of(f) for f in folders})
+    print(f"  {'kind':6} " + " ".join(f"{n:>34}" for n in names))
+    for kind in [*kinds, "all"]:
+        cells = []
+        for n in names:
+            total = [0] * 6
+            for f, c in rows[n].items():
+                if kind == "all" or kind_of(f) == kind:
+                    total = [a + b for a, b in zip(total, c)]
+            cells.append(f"{_cell(total):>34}")
+        print(f"  {kind:6} " + " ".join(cells))
+
+
+def _cell(c: list[int]) -> str:
+    exact, true, right, finals, warnings, runs = c
+    share = f"{exact / true:6.1%}" if true else "     –"
+    return f"{share} ({exact}/{true}) final {right}/{finals} w {warnings / max(runs, 1):.1f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     from tracking.config import TrackingConfig
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["record", "replay", "misreads", "causes"])
+    parser.add_argument("mode", choices=["record", "replay", "misreads", "compare", "causes"])
     parser.add_argument("sessions", nargs="+", type=Path)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tracking setting")
     parser.add_argument("--quiet", action="store_true", help="no mismatches")
     parser.add_argument("--noise-seeds", type=int, default=1, help="misreads: injected with this many seeds a session")
     parser.add_argument("--fit", action="store_true", help="misreads: print the noise model's constants as measured")
+    parser.add_argument("--rates", nargs="+", default=["vision", "0.02"],
+                        help="compare: the injected misread rates (numbers, or vision: the kept readings' rate)")
+    parser.add_argument("--noise-model", default=None, help="compare, misreads: tracking.noise's model (NOISE_MODELS)")
+    parser.add_argument("--confidence", choices=["on", "off"], default=None,
+                        help="compare: injected readings state confidences (default: as the noise model does)")
     args = parser.parse_args(argv)
     if args.mode == "misreads":
-        misreads(args.sessions, args.noise_seeds, args.fit)
+        misreads(args.sessions, args.noise_seeds, args.fit, args.noise_model)
         return 0
     cfg = TrackingConfig()
     for item in args.set:
@@ -205,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
         current = getattr(cfg, name)
         cfg = dataclasses.replace(cfg, **{name: value.lower() == "true" if isinstance(current, bool)
                                           else type(current)(value)})
+    if args.mode == "compare":
+        compare(args.sessions, args.rates, args.noise_seeds, args.noise_model,
+                None if args.confidence is None else args.confidence == "on", cfg)
+        return 0
     if args.mode == "causes":
         causes(args.sessions, cfg)
         return 0

@@ -288,12 +288,13 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
                    decode_frames: bool = True, start_after: Callable[[Any], int | None] | None = None,
                    source_options: dict[str, Any] | None = None,
                    tracking: TrackingConfig | None = None, games: GameRegistry = GAMES,
-                   observer_config: dict[str, Any] | None = None) -> BuiltPipeline:
+                   observer_config: dict[str, Any] | None = None, noise_model: Any = None) -> BuiltPipeline:
     """Build source, observer, tracker and store for a spec.
 
     observer: "vision" (the default: the camera path), "truth" (a recording's truth files) or
     "recorded" (the readings a live recording stored).
-    noise/seed: misreads injected into that share of frames (benches and tests of the tracker).
+    noise/seed: misreads injected into that share of frames (benches and tests of the tracker), by the noise model
+    `noise_model` names (tracking.noise.NOISE_MODELS, or a NoiseModel; None: the default).
     data_dir: where tracking.db lives (None: in memory; throwaway_replay: a temporary folder for a
     replay, deleted by close()). decode_frames=False lets the truth observer read a recording's
     frame list without decoding any image. start_after(tracker) names the last frame a resumed
@@ -330,7 +331,7 @@ def build_pipeline(spec: str, *, why: str = "", observer: str | None = None, noi
         looks = observer_config if session is None else {"components": observer_config.get("components")}
     reader = make_observer(observer_name, session, looks)
     if noise:
-        reader = MisreadInjector(reader, noise, seed)
+        reader = MisreadInjector(reader, noise, seed, noise_model=noise_model)
 
     temp_dir = None
     if data_dir is None and throwaway_replay and kind == "replay":

@@ -5,6 +5,7 @@
     .venv/bin/python scripts/train_pawns.py train pawns /tmp/train.npz --filters1 24 --filters2 48 --hidden 128
     .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
     .venv/bin/python scripts/train_pawns.py score DEV_FOLDER --nets vision/models/pawns.npz:view NEW.npz:frame:2:2
+    .venv/bin/python scripts/train_pawns.py ensemble A.npz B.npz C.npz --out vision/models/pawns.npz
 
 (The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass"; the
 patches cut from the frame (`features --from-frame --step-mm ... --supersample K`, `train --init-step-mm`)
@@ -14,7 +15,10 @@ and what they gave: "Seventh pass".)
 light and clutter; no hands, never too dark) as `sim frames` does: frames/*.jpg + truth/*.json.
 `features` reads every frame with the reader's own geometry and normalisation (vision.reader.Reader)
 and cuts each path stone's patch (vision.pawnnet.stone_features); `train` fits the small CNN in numpy;
-`score` is the dev harness (the board's pawns of weights files on frames, decoded as the reader does).
+`score` is the dev harness (the board's pawns of weights files on frames, decoded as the reader does);
+`ensemble` joins several trained pawn networks (other `train --seed`s or data) into one weights file, whose
+members the reader averages (vision.pawnnet.PawnEnsemble; the shipped members' recipe: docs/vision.md,
+"Session 21"). `train --init` of such a file starts from its member `--init-member` (default 0).
 The simulator is imported here, never by vision/ (tests/architecture/test_import_layers.py).
 """
 from __future__ import annotations
@@ -265,7 +269,7 @@ def _score_frame(job: tuple) -> list[tuple[int, int]] | None:
     from dataclasses import replace
 
     from vision.evaluation import count_pawns
-    from vision.pawnnet import build_patch_maps, load_net
+    from vision.pawnnet import build_patch_maps, load_pawn_net
 
     frame, truth_path, variants = job
     registered = _registered_reader(frame, truth_path)
@@ -275,7 +279,7 @@ def _score_frame(job: tuple) -> list[tuple[int, int]] | None:
     m = reader.model
     out = []
     for weights, geo in variants:
-        reader.pawn_net = load_net(weights)
+        reader.pawn_net = load_pawn_net(weights)
         reader.config = replace(reader.config, pawn_net=geo)
         reader.model = replace(m, patches=build_patch_maps(geo, m.board, m.view, m.log_art, m.pose, m.board_thickness))
         dets, _conf, _stones = reader._net_detections(log_norm, image, gain)
@@ -467,9 +471,14 @@ def train(args: argparse.Namespace) -> int:
               "w3": he(flat, (flat, h)), "b3": np.zeros(h, np.float32),
               "w4": (rng.normal(0, math.sqrt(1.0 / h), (h, no))).astype(np.float32), "b4": np.zeros(no, np.float32)}
     if args.init:   # go on from earlier weights (e.g. on frames from a widened simulator)
-        from vision.pawnnet import load_net
+        from vision.pawnnet import load_mlp, load_pawn_net
 
-        old = load_net(args.init)
+        got = load_pawn_net(args.init) if args.kind == "pawns" else None
+        if got is not None and not 0 <= args.init_member < len(got.members):
+            raise SystemExit(f"--init-member {args.init_member}: {args.init} holds {len(got.members)} network(s)")
+        old = got.members[args.init_member] if got is not None else load_mlp(args.init)
+        if old is None:
+            raise SystemExit(f"--init {args.init}: no such weights file")
         if tuple(old.shape) != (rows, cols, ch):   # another patch pitch: its dense weights moved to the new cells
             assert pawns and old.c2.shape[1] == f2 and old.w3.shape[1] == h, "only the patch pitch may differ"
             old_step = args.init_step_mm or PAWN_CFG.step_mm
@@ -609,6 +618,22 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def ensemble(args: argparse.Namespace) -> int:
+    """Several pawn networks (each from `train pawns`) in one weights file, which the reader averages."""
+    from vision.pawnnet import PawnEnsemble, load_net
+
+    nets = []
+    for path in args.members:
+        net = load_net(path)
+        if net is None:
+            raise SystemExit(f"{path}: no such weights file")
+        nets.append(net)
+    out = Path(args.out)
+    PawnEnsemble(tuple(nets)).save(out)
+    print(f"{len(nets)} networks -> {out} ({out.stat().st_size / 1024:.0f} kB)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -663,8 +688,14 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--val", type=float, default=0.1)
     t.add_argument("--val-data", nargs="*", help="feature files held out for validation (default: a share)")
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--init-member", type=int, default=0,
+                   help="--init is an ensemble (several networks in one file): start from this member")
+    e = sub.add_parser("ensemble", help="join trained pawn networks into one weights file (vision.pawnnet.PawnEnsemble)")
+    e.add_argument("members", nargs="+", help="weights files written by `train pawns` (one network each)")
+    e.add_argument("--out", default=str(ROOT / "vision" / "models" / "pawns.npz"))
     args = p.parse_args(argv)
-    return {"render": render, "features": features, "train": train, "score": score}[args.cmd](args)
+    return {"render": render, "features": features, "train": train, "score": score,
+            "ensemble": ensemble}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,14 @@ model"). One knob, `rate`, scales them all:
   part of the table the move leaves (where the next still table is known), misread (ARM_MISREADS);
 - hand frames: the seat not read, read as a neighbouring seat, or read with a seat where no one
   sits besides (HAND_* below).
+- (NoiseModel.confidence, session 21) a usable reading states confidences as the vision reader's do: each path
+  stone and tile spot named among the unsure ones or not, with a share, by its class (a first-row stone with pawns
+  misread is named at 0.35 most often, one read right at 0.977...), and each group's frame-wide confidence
+  (with_confidences) — so the decoder's per-element prices are exercised as on the camera path;
+- (NoiseModel.arm_repeat) an arm frame read as usable repeats the last reading, as the motion gate does;
+- (NoiseModel.pawn_path_share) held pawn misreads fall on the start crowd and the first row, as the reader's do.
+The numbers are a NoiseModel; NOISE_MODELS names them: "s21" (the default, fitted on the camera path's readings in
+session 21) and "s18" (the constants below, fitted in sessions 5 and 18: no confidences, no gate, pawns alike).
 The field kinds are those `field_misreads` tells apart (FIELD_KINDS): a row's first card missed,
 a phantom wish stone, a pawn read on the next stone, a discard top missed or made up...
 Deterministic: whether and how a frame is misread depends only on the seed, the frame index and
@@ -30,8 +38,9 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Hashable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any, Callable, Hashable, Mapping
 
 from engine.board import bundled_board
 from engine.observation import TILE_CODES, WISH_COLOURS, Observation, PawnObservation
@@ -47,7 +56,7 @@ class MisreadKind:
     held: float
 
 
-#: The model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
+#: The s18 model's numbers, as `bench/vision_games.py --fit` printed them for the vision reader on rendered
 #: games (docs/tracking.md, "The noise model"): for each field kind, the share of the still frames
 #: where it can happen that had such a misread, over the share of all still frames with any (the
 #: weight), and the share that the next frame of the same still table repeats (held).
@@ -96,7 +105,142 @@ ARM_MISREADS: dict[str, float] = {"row-end": 0.015, "row-missed": 0.061, "row-ex
 HAND_MISSED_PER_RATE = 0.008
 HAND_NEIGHBOUR_PER_RATE = 0.025
 HAND_ADDED_PER_RATE = 0.029
+
+
+@dataclass(frozen=True)
+class ShareDraw:
+    """How sure the reader says it is of one class of element (a first-row stone with pawns, read wrong...):
+    the chance it is named among the unsure ones, and the shares it is then named with, (share, weight)."""
+
+    named: float
+    shares: tuple[tuple[float, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """The confidences a reading states (FORMATS §2 `confidence` per group, and the `element_confidence`
+    extension, docs/formats-extensions.md), as the vision reader states them beside what it reads right and wrong.
+
+    elements: per "<group>:<class>:<right|wrong>" (pawns: a path stone, classes row1-occ, row1-empty, path-occ,
+    path-empty — occupied in truth or reading; tiles: a spot, covered-tile, covered-empty, open-tile, open-empty),
+    how it is named. others: the share stated for the elements not named, per group. group_steps: the group's
+    frame-wide confidence from its least sure element's share, (share, group confidence) pairs, the nearest share
+    taken. rows: the frame-wide confidence of rows (and wish stones/cards, points rows) per game, (value, weight)
+    (the reader's is no sharper where it misreads them: drawn per table, whatever is misread)."""
+
+    elements: Mapping[str, ShareDraw]
+    others: Mapping[str, float]
+    group_steps: Mapping[str, tuple[tuple[float, float], ...]]
+    rows: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """All of one noise model's numbers (the module docstring says what each does; NOISE_MODELS names the models).
+    confidence: the confidences injected readings state (None: none, as before session 21). arm_repeat: of the arm
+    frames read as usable, the share that repeat the last reading exactly, its misreads included (the camera
+    path's motion gate repeats a reading until the next one; 0: an arm frame read as usable is misread afresh).
+    pawn_path_share: of the held pawn misreads, the share on pawns out on the paths (the rest: the start crowd's
+    and the first row's; None: every pawn alike, as before session 21)."""
+
+    kinds: Mapping[str, MisreadKind]
+    covered_per_rate: float
+    covered_tables: float
+    covered_none: float
+    held_over_moves: float
+    judged_unusable_per_rate: float
+    judged_unusable_phantom_hand: float
+    arm_usable_per_rate: float
+    arm_after_share: float
+    arm_misreads: Mapping[str, float]
+    hand_missed_per_rate: float
+    hand_neighbour_per_rate: float
+    hand_added_per_rate: float
+    confidence: ConfidenceModel | None = None
+    arm_repeat: float = 0.0
+    pawn_path_share: float | None = None
+
+
+#: The model fitted in sessions 5 and 18 (the constants above): `--noise-model s18` keeps old figures reproducible.
+S18_MODEL = NoiseModel(MISREAD_MODEL, COVERED_TILE_PER_RATE, COVERED_TILE_TABLES, COVERED_TILE_NONE, HELD_OVER_MOVES,
+                       JUDGED_UNUSABLE_PER_RATE, JUDGED_UNUSABLE_PHANTOM_HAND, ARM_USABLE_PER_RATE, ARM_AFTER_SHARE,
+                       ARM_MISREADS, HAND_MISSED_PER_RATE, HAND_NEIGHBOUR_PER_RATE, HAND_ADDED_PER_RATE)
+# Session 21: `bench/vision_retrack.py misreads SESSION... --fit` on the readings the tracker got (behind the motion
+# gate) on session 20's 16 kept vision replays (/tmp/s20: the demo, games 82570-82575, 82580-82588; docs/tracking.md,
+# "Session 21"). Their `held` is near 1: a gated reading repeats until the next one.
+# fitted on 1120 still and 1468 arm frames: field misreads on 73.4% of still frames read (the rate the model is
+# scaled to)
+S21_MODEL = NoiseModel(
+    kinds={
+        "row-missed": MisreadKind(0.010, 1.00),
+        "row-value": MisreadKind(0.034, 1.00),
+        "row-extra": MisreadKind(0.102, 0.98),
+        "points-row": MisreadKind(0.091, 1.00),
+        "wishcard-missed": MisreadKind(0.022, 1.00),
+        "pawn-size": MisreadKind(0.223, 0.98),
+        "pawn-stone": MisreadKind(0.968, 0.99),
+        "pawn-colour": MisreadKind(0.060, 1.00),
+        "pawn-missed": MisreadKind(0.162, 1.00),
+        "pawn-phantom": MisreadKind(0.162, 1.00),
+        "tile-wrong": MisreadKind(0.191, 0.98),
+        "top-missed": MisreadKind(0.152, 1.00),
+        "top-wrong": MisreadKind(0.039, 0.92),
+    },
+    covered_per_rate=0.878,
+    covered_tables=0.71,
+    covered_none=0.00,
+    held_over_moves=0.70,
+    judged_unusable_per_rate=0.084,
+    judged_unusable_phantom_hand=0.72,
+    arm_usable_per_rate=0.446,
+    arm_after_share=0.33,
+    arm_misreads={"row-missed": 0.029, "row-value": 0.037, "row-extra": 0.085, "points-row": 0.015,
+                  "wishcard-missed": 0.008, "pawn-size": 0.121, "pawn-stone": 0.588, "pawn-colour": 0.037,
+                  "pawn-missed": 0.100, "pawn-phantom": 0.100, "tile-missed": 0.019, "tile-wrong": 0.129,
+                  "top-missed": 0.140, "top-phantom": 0.002, "top-wrong": 0.023},
+    hand_missed_per_rate=0.000,
+    hand_neighbour_per_rate=0.059,
+    hand_added_per_rate=0.012,
+    confidence=ConfidenceModel(
+        elements={
+            "pawns:path-occ:right": ShareDraw(0.431, ((0.45, 0.49), (0.65, 0.51))),   # 2077
+            "pawns:path-occ:wrong": ShareDraw(0.548, ((0.45, 0.41), (0.65, 0.59))),   # 312
+            "pawns:row1-empty:right": ShareDraw(1.000, ((0.35, 0.04), (0.55, 0.09), (0.977, 0.87))),   # 1209
+            "pawns:row1-occ:right": ShareDraw(1.000, ((0.35, 0.17), (0.55, 0.25), (0.977, 0.58))),   # 1573
+            "pawns:row1-occ:wrong": ShareDraw(1.000, ((0.35, 0.76), (0.55, 0.23), (0.977, 0.01))),   # 791
+            "tiles:covered-empty:right": ShareDraw(0.265, ((0.55, 0.47), (0.95, 0.53))),   # 502
+            "tiles:covered-tile:right": ShareDraw(1.000, ((0.55, 0.99),)),   # 1244
+            "tiles:covered-tile:wrong": ShareDraw(1.000, ((0.55, 1.00),)),   # 807
+            "tiles:open-empty:right": ShareDraw(0.000, ()),   # 241
+            "tiles:open-tile:right": ShareDraw(0.078, ((0.55, 0.62), (0.95, 0.38))),   # 16145
+            "tiles:open-tile:wrong": ShareDraw(0.890, ((0.55, 0.78), (0.95, 0.22))),   # 200
+        },
+        others={"pawns": 0.997, "tiles": 0.998},
+        group_steps={
+            "pawns": ((0.35, 0.3), (0.45, 0.3), (0.55, 0.5), (0.65, 0.6), (0.977, 1)),
+            "tiles": ((0.55, 0.3), (0.95, 1), (0.998, 1))},
+        rows={
+            "keltis": ((0.3, 0.13), (0.5, 0.18), (0.55, 0.07), (0.6, 0.04), (0.95, 0.04), (1, 0.46)),
+            "keltis-card": ((0.4, 0.03), (0.8, 0.04), (0.9, 0.06), (0.95, 0.13), (1, 0.74))}),
+    arm_repeat=0.46,
+    pawn_path_share=0.046)
 # -- fitted: end
+#: The noise models by name (`replay --noise-model`, the benches' --noise-model): s18 the model of sessions 5 and
+#: 18 (no confidences, no gate), s21 the one fitted on session 20's kept camera-path readings (S21_MODEL).
+NOISE_MODELS: dict[str, NoiseModel] = {"s18": S18_MODEL, "s21": S21_MODEL}
+DEFAULT_NOISE_MODEL = "s21"
+
+
+def noise_model_named(name: str | NoiseModel | None) -> NoiseModel:
+    """The noise model `name` names (None: the default; a NoiseModel as it is)."""
+    if isinstance(name, NoiseModel):
+        return name
+    key = DEFAULT_NOISE_MODEL if name is None else name
+    if key not in NOISE_MODELS:
+        raise ValueError(f"unknown noise model {name!r} (known: {', '.join(sorted(NOISE_MODELS))})")
+    return NOISE_MODELS[key]
+
+
 _PLAYERS = ("black", "white", "grey", "brown")
 #: Seats around the table, clockwise (south, west, north, east): each seat's neighbours are beside it.
 _AROUND = ("south", "west", "north", "east")
@@ -460,6 +604,99 @@ def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Callable[[],
     return out
 
 
+@lru_cache(maxsize=8)
+def _first_row(board: str) -> frozenset[str]:
+    """The board's first-row stones (the reader is least sure of them: the start crowd lies beside them)."""
+    try:
+        return frozenset(sid for sid, st in bundled_board(board).stones.items() if st.row == 1)
+    except (OSError, ValueError):
+        return frozenset()
+
+
+def _pawns_by_stone(obs: Observation) -> dict[str, tuple[tuple[str, bool], ...]]:
+    out: dict[str, list[tuple[str, bool]]] = {}
+    for p in obs.pawns or ():
+        if p.stone != "start":
+            out.setdefault(p.stone, []).append((p.player, p.big))
+    return {stone: tuple(sorted(v)) for stone, v in out.items()}
+
+
+def element_classes(truth: Observation, read: Observation) -> dict[str, dict[str, str]]:
+    """Each path stone and tile spot the reader states a share for, by group ("pawns": stone → class, "tiles":
+    spot → class), its class as ConfidenceModel.elements names it ("<group>:<class>:<right|wrong>"); an empty path
+    stone read empty is left out (the reader all but never names one: 10 of 38 298 in session 21's readings)."""
+    out: dict[str, dict[str, str]] = {"pawns": {}, "tiles": {}}
+    if truth.game != "keltis" or not truth.board:
+        return out
+    first = _first_row(truth.board)
+    want, got = _pawns_by_stone(truth), _pawns_by_stone(read)
+    for sid in sorted(first | set(want) | set(got)):
+        where = "row1" if sid in first else "path"
+        occ = "occ" if sid in want or sid in got else "empty"
+        out["pawns"][sid] = f"pawns:{where}-{occ}:{'right' if want.get(sid) == got.get(sid) else 'wrong'}"
+    covered = covered_spots(truth)
+    read_tiles = read.tiles or {}
+    for spot, code in sorted((truth.tiles or {}).items()):
+        cls = f"{'covered' if spot in covered else 'open'}-{'tile' if code is not None else 'empty'}"
+        out["tiles"][spot] = f"tiles:{cls}:{'right' if read_tiles.get(spot) == code else 'wrong'}"
+    return out
+
+
+def _pick(pairs: tuple[tuple[float, float], ...], u: float) -> float:
+    """The value whose weight band holds u (pairs of value, weight; weights need not sum to 1)."""
+    total = sum(w for _v, w in pairs)
+    for value, w in pairs:
+        u -= w / total
+        if u < 0:
+            return value
+    return pairs[-1][0]
+
+
+def _step(steps: tuple[tuple[float, float], ...], share: float) -> float:
+    """The group confidence of the step whose share is nearest `share`."""
+    return min(steps, key=lambda st: abs(st[0] - share))[1]
+
+
+def with_confidences(truth: Observation, read: Observation, model: ConfidenceModel,
+                     draws: Callable[..., tuple[float, float]], table: str = "") -> Observation:
+    """`read` (a usable reading of `truth`) stating confidences as the vision reader does (ConfidenceModel): each
+    stone and spot named with a share or not, by its class, misread or read right; the groups' frame-wide
+    confidences from their least sure element. draws(*key) gives two numbers from 0 to 1, the same for the same key:
+    an element keeps its share while the table (`table`: its table_key) and the element's reading stay as they are
+    (the reader sees the same picture; the gate repeats its reading)."""
+    element: dict[str, Any] = {}
+    confidence: dict[str, float] = {}
+    classes = element_classes(truth, read)
+    want, got = _pawns_by_stone(truth), _pawns_by_stone(read)
+    for group, unit in (("pawns", "stones"), ("tiles", "spots")):
+        if group not in model.others or (group == "pawns" and read.pawns is None) or \
+                (group == "tiles" and read.tiles is None) or truth.game != "keltis":
+            continue
+        named: dict[str, float] = {}
+        for eid, cls in classes[group].items():
+            how = model.elements.get(cls)
+            if how is None or not how.named or not how.shares:
+                continue
+            what = (want.get(eid), got.get(eid)) if group == "pawns" else \
+                ((truth.tiles or {}).get(eid), (read.tiles or {}).get(eid))
+            u, v = draws("confidence", group, eid, table, *what)
+            if u < how.named:
+                named[eid] = _pick(how.shares, v)
+        others = model.others[group]
+        element[group] = {"others": others, unit: {e: c for e, c in named.items() if c < others}}
+        steps = model.group_steps.get(group)
+        if steps:
+            confidence[group] = _step(steps, min([others, *named.values()]))
+    rows = model.rows.get(truth.game)
+    if rows:
+        key = repr(sorted((seat, sorted(s.rows.items()), s.points_row) for seat, s in truth.seats.items()))
+        confidence["rows"] = _pick(rows, draws("confidence", "rows", table, key)[0])
+    if not element and not confidence:
+        return read
+    extra = {**read.extra, "element_confidence": element} if element else read.extra
+    return replace(read, confidence={**read.confidence, **confidence}, extra=extra)
+
+
 def table_key(obs: Observation) -> str:
     """A short fingerprint of the table an observation shows (the same table, the same key)."""
     fields = sorted(observation_fields(obs).items(), key=repr)
@@ -470,16 +707,26 @@ class MisreadInjector:
     """An observer wrapper that injects misreads like the vision reader's (module docstring)."""
 
     def __init__(self, observer: Any, rate: float, seed: int = 0, model: dict[str, MisreadKind] | None = None,
-                 covered_per_rate: float | None = None):
+                 covered_per_rate: float | None = None, noise_model: str | NoiseModel | None = None,
+                 confidence: bool | None = None):
         if not 0 <= rate <= 1:
             raise ValueError(f"misread rate must be between 0 and 1, got {rate!r}")
         self.observer = observer
         self.name = getattr(observer, "name", "observer")
         self.rate = rate
         self.seed = seed
-        self.model = dict(MISREAD_MODEL if model is None else model)
-        #: tiles under pawns: the share of stays misread per unit of rate (COVERED_TILE_PER_RATE unless given)
-        self.covered_per_rate = COVERED_TILE_PER_RATE if covered_per_rate is None else covered_per_rate
+        #: the model's numbers (NOISE_MODELS; `model`, `covered_per_rate` change its kinds and its covered tiles'
+        #: share; confidence=False states no confidences, True those of the default model if it has none)
+        self.noise = noise_model_named(noise_model)
+        if confidence is False:
+            self.noise = replace(self.noise, confidence=None)
+        elif confidence and self.noise.confidence is None:
+            self.noise = replace(self.noise, confidence=NOISE_MODELS[DEFAULT_NOISE_MODEL].confidence)
+        self.model = dict(self.noise.kinds if model is None else model)
+        #: tiles under pawns: the share of stays misread per unit of rate (the noise model's unless given)
+        self.covered_per_rate = self.noise.covered_per_rate if covered_per_rate is None else covered_per_rate
+        self._last_reading: Observation | None = None     # the last usable reading given (arm_repeat)
+        self._key_of: tuple[Observation | None, str] = (None, "")   # _table_key's memo
         self.frames = 0
         self.frames_misread = 0
         self.misreads: Counter = Counter()      # frames with a misread of each kind
@@ -546,15 +793,30 @@ class MisreadInjector:
         self._last_table = obs
         self._seats = tuple(obs.seats)
         rng = self._chance("judged-unusable", index)
-        if rng.random() < self.rate * JUDGED_UNUSABLE_PER_RATE:
+        if rng.random() < self.rate * self.noise.judged_unusable_per_rate:
             self._count("judged-unusable")
             elsewhere = [s for s in _AROUND if s not in obs.seats]
-            seat = rng.choice(elsewhere) if elsewhere and rng.random() < JUDGED_UNUSABLE_PHANTOM_HAND else None
+            phantom = bool(elsewhere) and rng.random() < self.noise.judged_unusable_phantom_hand
+            seat = rng.choice(elsewhere) if phantom else None
             return unusable(obs, rng, seat)
         out = self._covered_tiles(obs, self._field_misreads(obs, index, self.model, self.rate))
         if out is not obs:
             self.frames_misread += 1
+        return self._stated(obs, out)
+
+    def _stated(self, truth: Observation, out: Observation) -> Observation:
+        """`out` (a usable reading of `truth`) with the confidences the model states, remembered for arm_repeat."""
+        if self.noise.confidence is not None:
+            out = with_confidences(truth, out, self.noise.confidence, self._chance_draws, self._table_key(truth))
+        self._last_reading = out
         return out
+
+    def _table_key(self, truth: Observation) -> str:
+        """table_key(truth), remembered for the last table (a still table comes as the same observation frame after
+        frame)."""
+        if self._key_of[0] is not truth:
+            self._key_of = (truth, table_key(truth))
+        return self._key_of[1]
 
     def _field_misreads(self, obs: Observation, index: int, model: dict[str, MisreadKind],
                         rate: float) -> Observation:
@@ -575,15 +837,15 @@ class MisreadInjector:
                 if targets is None:
                     targets = targets_of[_target_class(kind)] = misread_targets(kind, obs)
                 if targets:
-                    q = 1.0 - (1.0 - p * m.held) ** (1.0 / len(targets))
-                    for key, make_part, merge in targets:
+                    for (key, make_part, merge), q in zip(targets, self._target_chances(kind, targets, p * m.held,
+                                                                                         obs)):
                         # (as rng = _chance("held", kind, key); if rng.random() >= HELD_OVER_MOVES: rng =
                         # _chance("held", kind, key, table); if rng.random() < q: misread with rng —
                         # with the draws remembered and a generator made only for a misread)
                         chance: tuple[Any, ...] = ("held", kind, key)
                         first, second = self._chance_draws(*chance)
                         used, u = 2, second
-                        if first >= HELD_OVER_MOVES:
+                        if first >= self.noise.held_over_moves:
                             if not table_keys:
                                 table_keys.append(table_key(obs))
                             chance = (*chance, table_keys[0])
@@ -606,6 +868,24 @@ class MisreadInjector:
                 self._count(kind)
         return out
 
+    def _target_chances(self, kind: str, targets: list, p: float, obs: Observation) -> list[float]:
+        """Each target's chance of a held misread of `kind`, so that one (or more) is misread with chance p: alike,
+        but for pawns with pawn_path_share set: that share on the path's pawns, the rest on the start crowd's and
+        the first row's (where the vision reader's pawn misreads are: 1 368 of 1 424 in session 21's readings)."""
+        n = len(targets)
+        even = 1.0 - (1.0 - p) ** (1.0 / n)
+        share = self.noise.pawn_path_share
+        if share is None or _target_class(kind)[0] != "pawn" or not obs.board:
+            return [even] * n
+        first = _first_row(obs.board)
+        near = [key.split(":")[1] == "start" or key.split(":")[1] in first for key, _, _ in targets]
+        k = sum(near)
+        if k in (0, n):
+            return [even] * n
+        q_near = 1.0 - (1.0 - p * (1.0 - share)) ** (1.0 / k)
+        q_far = 1.0 - (1.0 - p * share) ** (1.0 / (n - k))
+        return [q_near if c else q_far for c in near]
+
     def _covered_tiles(self, table: Observation, out: Observation) -> Observation:
         """`out` (a reading of `table`) with the tiles under pawns misread: a stay (this tile under these pawns)
         is misread with chance rate × self.covered_per_rate, decided once for as long as the pawns stand; then on
@@ -625,12 +905,12 @@ class MisreadInjector:
                 continue
             if key_of_table is None:
                 key_of_table = table_key(table)
-            if self._chance_draws(*stay, key_of_table)[0] >= COVERED_TILE_TABLES:
+            if self._chance_draws(*stay, key_of_table)[0] >= self.noise.covered_tables:
                 continue
             rng = self._chance(*stay, skip=2)
             # (read as a flat tile: the reader's covered misreads are clovers, points and discard tiles)
             others = [c for c in _tile_codes(table.board) if c != code]
-            wrong = None if rng.random() < COVERED_TILE_NONE else \
+            wrong = None if rng.random() < self.noise.covered_none else \
                 rng.choice([c for c in others if not c.startswith("wish")] or others)
             tiles = dict(out.tiles or {}) if tiles is None else tiles
             tiles[spot] = wrong
@@ -647,16 +927,22 @@ class MisreadInjector:
         """A frame with an arm over the table: read as a usable table now and then (the last still
         table, part of the next one), else its hands misread."""
         rng = self._chance("arm-usable", index)
-        if self._last_table is not None and rng.random() < self.rate * ARM_USABLE_PER_RATE:
+        if self._last_table is not None and rng.random() < self.rate * self.noise.arm_usable_per_rate:
             self._count("arm-usable")
             self.frames_misread += 1
+            if self._last_reading is not None and self.noise.arm_repeat and \
+                    self._chance_draws("arm-repeat", index)[0] < self.noise.arm_repeat:
+                return self._last_reading   # (the gate: the last reading again, its misreads and confidences)
             table = self._last_table
-            if next_still is not None and rng.random() < ARM_AFTER_SHARE:
+            if next_still is not None and rng.random() < self.noise.arm_after_share:
                 after = next_still()
                 if after is not None:
                     table = mix_tables(table, after, rng)
-            model = {k: MisreadKind(p, 0.0) for k, p in ARM_MISREADS.items()}
-            return self._covered_tiles(table, self._field_misreads(table, index, model, 1.0))
+            model = {k: MisreadKind(p, 0.0) for k, p in self.noise.arm_misreads.items()}
+            out = self._covered_tiles(table, self._field_misreads(table, index, model, 1.0))
+            if self.noise.confidence is not None:
+                out = with_confidences(table, out, self.noise.confidence, self._chance_draws, self._table_key(table))
+            return out
         return self._corrupt_hands(obs, index) if obs.extra.get("hands") else obs
 
     def _corrupt_hands(self, obs: Observation, index: int) -> Observation:
@@ -664,9 +950,9 @@ class MisreadInjector:
         self.hand_frames += 1
         rng = self._chance("hand", index)
         u = rng.random()
-        missed = self.rate * HAND_MISSED_PER_RATE
-        neighbour = missed + self.rate * HAND_NEIGHBOUR_PER_RATE
-        added = neighbour + self.rate * HAND_ADDED_PER_RATE
+        missed = self.rate * self.noise.hand_missed_per_rate
+        neighbour = missed + self.rate * self.noise.hand_neighbour_per_rate
+        added = neighbour + self.rate * self.noise.hand_added_per_rate
         side = rng.choice((-1, 1))
         if u < missed:
             mode = "drop"

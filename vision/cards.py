@@ -471,7 +471,14 @@ def pixel_noise(w: Any) -> float:
     if w.shape[0] < 3 or w.shape[1] < 3:
         return 0.0
     r = np.ascontiguousarray(cv2.absdiff(w, cv2.medianBlur(w, 3))[::2, ::2]).ravel()
-    return 1.4826 * float(np.partition(r, r.size // 2)[r.size // 2])
+    # the same median, with the zeros (most pixels of a clean picture) counted rather than partitioned:
+    # numpy's selection slows ~10x on that many equal values (~4 ms a seat view)
+    k = r.size // 2
+    moved = r[r > 0]
+    zeros = r.size - moved.size
+    if k < zeros:
+        return 0.0
+    return 1.4826 * float(np.partition(moved, k - zeros)[k - zeros])
 
 
 def border_contrast(config: CardConfig, view: Any, cream: Any, ppm: float) -> tuple[Any, Any, Any, Any]:

@@ -90,7 +90,7 @@ class RegionWatch:
                                              valid.shape, np.arange(0, where.size, 7), outside)
 
         for seat, sv in seat_views.items():
-            add(seat, sv.map_x, sv.map_y, sv.ppm, config.sample_mm)
+            add(seat, *sv.maps(), sv.ppm, config.sample_mm)
         if table_view is not None:
             add("discards", table_view.map_x, table_view.map_y, table_view.ppm, config.pile_sample_mm, table_view.keep,
                 edge=config.edge_joined_ignored)

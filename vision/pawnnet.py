@@ -23,6 +23,9 @@ from simulator frames) answers per stone and per player colour: is that player's
 (0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
 Crowded stones get a second look (`second_look`): their patches mirrored across the lean.
+The weights file may hold several such networks trained apart (`PawnEnsemble`, joined by
+`train_pawns.py ensemble`): every reading is then their average (`pawn_probabilities`), since one
+training run is a noisy draw (docs/vision.md, sessions 20-21).
 
 Run alone: `python -m vision.pawnnet FRAME.jpg --overlay out.jpg`.
 """
@@ -37,6 +40,7 @@ from typing import Any, Mapping, Sequence
 COLOURS = ("black", "white", "grey", "brown")   # the classifier's player colours, in its output order
 SMALL_CLASSES = 3                               # 0, 1, 2+ small pawns of one colour on one stone
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns.npz"
+AVERAGES = ("probability", "logit")             # how an ensemble's answers are combined (PawnNetConfig.ensemble_average)
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,12 @@ class PawnNetConfig:
     # about ten times as often at a sure margin
     first_row_right: tuple[tuple[float, float], ...] = ((0.1, 0.35), (0.5, 0.55))
     first_row_others: float = 0.977
+    # a weights file of several networks (PawnEnsemble): their answers averaged as probabilities or as logits
+    ensemble_average: str = "probability"
+
+    def __post_init__(self) -> None:
+        if self.ensemble_average not in AVERAGES:
+            raise ValueError(f"PawnNetConfig.ensemble_average {self.ensemble_average!r}: one of {AVERAGES}")
 
 
 DEFAULT_CONFIG = PawnNetConfig()
@@ -342,20 +352,81 @@ class PatchNet:
         np.savez_compressed(path, shape=np.array(self.shape), info=np.array(self.info), **arrays)
 
 
+_ARRAYS = ("mean", "scale", "c1", "d1", "c2", "d2", "w3", "b3", "w4", "b4")
+
+
+def _net_of(z: Any, prefix: str = "") -> PatchNet:
+    import numpy as np
+
+    arrays = {k: z[prefix + k].astype(np.float32) for k in _ARRAYS}
+    return PatchNet(tuple(int(v) for v in z[prefix + "shape"]), info=str(z[prefix + "info"]), **arrays)
+
+
 def load_net(path: str | Path) -> PatchNet | None:
-    """A classifier's weights, or None when the file is absent."""
+    """A classifier's weights, or None when the file is absent (one network: a file of several pawn
+    networks is read by load_pawn_net)."""
     import numpy as np
 
     p = Path(path)
     if not p.is_file():
         return None
     z = np.load(p)
-    arrays = {k: z[k].astype(np.float32) for k in ("mean", "scale", "c1", "d1", "c2", "d2", "w3", "b3", "w4", "b4")}
-    return PatchNet(tuple(int(v) for v in z["shape"]), info=str(z["info"]), **arrays)
+    if "members" in z.files:
+        raise ValueError(f"{p} holds {int(z['members'])} pawn networks (an ensemble): read it with load_pawn_net")
+    return _net_of(z)
 
 
 load_mlp = load_net
-load_pawn_net = load_mlp
+
+
+@dataclass(frozen=True, eq=False)
+class PawnEnsemble:
+    """K pawn networks of one architecture trained apart (other training seeds and data): the reader
+    averages their answers (`pawn_probabilities`), since any one training run is a noisy draw
+    (docs/vision.md, sessions 20-21). One member is the single network."""
+
+    members: tuple[PatchNet, ...]
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ValueError("a pawn ensemble needs at least one network")
+        shapes = {(m.shape, m.w4.shape[1]) for m in self.members}
+        if len(shapes) != 1:
+            raise ValueError(f"the pawn ensemble's members differ in patch or output shape: {sorted(shapes)}")
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.members[0].shape
+
+    @property
+    def info(self) -> str:
+        return " | ".join(m.info for m in self.members)
+
+    def save(self, path: str | Path) -> None:
+        """One .npz: member k's arrays under the prefix "m{k}_", and the member count under "members"."""
+        import numpy as np
+
+        arrays: dict[str, Any] = {"members": np.array(len(self.members))}
+        for k, net in enumerate(self.members):
+            for name, v in net.arrays().items():   # w3 in float16 as PatchNet.save (half the file)
+                arrays[f"m{k}_{name}"] = v.astype(np.float16 if name == "w3" else np.float32)
+            arrays[f"m{k}_shape"] = np.array(net.shape)
+            arrays[f"m{k}_info"] = np.array(net.info)
+        np.savez_compressed(path, **arrays)
+
+
+def load_pawn_net(path: str | Path) -> PawnEnsemble | None:
+    """The pawn reader's networks (a file of one network, or of several: PawnEnsemble.save), or None when
+    the file is absent. Loaded once per reader."""
+    import numpy as np
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    z = np.load(p)
+    if "members" not in z.files:
+        return PawnEnsemble((_net_of(z),))
+    return PawnEnsemble(tuple(_net_of(z, f"m{k}_") for k in range(int(z["members"]))))
 
 
 def softmax(a: Any) -> Any:
@@ -366,10 +437,22 @@ def softmax(a: Any) -> Any:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def pawn_probabilities(net: PatchNet, x: Any) -> tuple[Any, Any]:
-    """(P(big) N x 4, P(small count) N x 4 x SMALL_CLASSES) per stone and colour."""
-    z = net.logits(x).reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES)
-    return softmax(z[..., :2])[..., 1], softmax(z[..., 2:])
+def pawn_probabilities(net: PatchNet | PawnEnsemble, x: Any, average: str = "probability") -> tuple[Any, Any]:
+    """(P(big) N x 4, P(small count) N x 4 x SMALL_CLASSES) per stone and colour. Of an ensemble, the
+    members' mean (`average` "probability": of their probabilities; "logit": of their logits, then the
+    softmax) — the one place where members are combined."""
+    import numpy as np
+
+    if average not in AVERAGES:
+        raise ValueError(f"unknown ensemble average {average!r}: one of {AVERAGES}")
+    members = net.members if isinstance(net, PawnEnsemble) else (net,)
+    zs = [m.logits(x).reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES) for m in members]
+    if len(zs) == 1 or average == "logit":
+        z = zs[0] if len(zs) == 1 else np.mean(zs, axis=0)
+        return softmax(z[..., :2])[..., 1], softmax(z[..., 2:])
+    p_big = np.mean([softmax(z[..., :2])[..., 1] for z in zs], axis=0)
+    p_small = np.mean([softmax(z[..., 2:]) for z in zs], axis=0)
+    return p_big, p_small
 
 
 @dataclass(frozen=True)
@@ -432,7 +515,7 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     return big, small, margin
 
 
-def mirrored(net: PatchNet, x: Any) -> Any:
+def mirrored(net: PatchNet | PawnEnsemble, x: Any) -> Any:
     """The stones' inputs with each patch mirrored across the lean (a pawn is round: as likely a view)."""
     rows, cols, ch = net.shape
     out = x.copy()
@@ -441,7 +524,7 @@ def mirrored(net: PatchNet, x: Any) -> Any:
     return out
 
 
-def second_look(config: PawnNetConfig, net: PatchNet, x: Any, p_big: Any, p_small: Any,
+def second_look(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, p_big: Any, p_small: Any,
                 cols: Sequence[int]) -> tuple[Any, Any]:
     """Crowded stones (the classifier expects `second_look_pawns` or more pawns of the colours in play)
     are read again mirrored across the lean, and the two readings' probabilities averaged: pawns side
@@ -453,20 +536,20 @@ def second_look(config: PawnNetConfig, net: PatchNet, x: Any, p_big: Any, p_smal
     busy = np.nonzero(expected >= config.second_look_pawns)[0]
     if len(busy) == 0:
         return p_big, p_small
-    pb2, ps2 = pawn_probabilities(net, mirrored(net, x[busy]))
+    pb2, ps2 = pawn_probabilities(net, mirrored(net, x[busy]), config.ensemble_average)
     p_big, p_small = p_big.copy(), p_small.copy()
     p_big[busy] = (p_big[busy] + pb2) * 0.5
     p_small[busy] = (p_small[busy] + ps2) * 0.5
     return p_big, p_small
 
 
-def read_stone_pawns(config: PawnNetConfig, net: PatchNet, maps: PatchMaps, log_norm: Any,
+def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: PatchMaps, log_norm: Any,
                      players: Sequence[str], limits: tuple[int, int] = (1, 4), image: Any = None,
                      gain: Any = None) -> list[StonePawns]:
     """Every path stone's pawns of the players in play (see the module docstring and decode_pawns);
     `image` and `gain` (the appearance stage's maps): the frame, for maps built from it."""
     x = stone_features(maps, log_norm, players, image, gain)
-    p_big, p_small = pawn_probabilities(net, x)
+    p_big, p_small = pawn_probabilities(net, x, config.ensemble_average)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
     p_big, p_small = second_look(config, net, x, p_big, p_small, cols)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)

@@ -59,23 +59,31 @@ def seat_frame(seat: str, rect: Mapping[str, Any]) -> SeatFrame:
 
 @dataclass(frozen=True, eq=False)
 class SeatView:
-    """One seat's remap: view pixel (col, row) = seat (u, v) = ((col + .5) / ppm - margin, ...)."""
+    """One seat's remap: view pixel (col, row) = seat (u, v) = ((col + .5) / ppm - margin, ...).
+
+    The whole view's maps are not kept (4 seats' of a still are ~30 MB, and the reading never warps a
+    whole view): `maps()` works them out from the coarse grid when an overlay or the change test's setup
+    asks; rows are found on the half view (`half_x`/`half_y`, kept) and read through `frame_maps`."""
 
     frame: SeatFrame
     ppm: float
     margin: float
-    map_x: Any = field(repr=False)
-    map_y: Any = field(repr=False)
+    size: tuple[int, int]       # the whole view (w, h) px
     px_per_mm: float = 0.0      # frame pixels per mm at the seat's centre (what the camera really resolves)
     half_x: Any = field(default=None, repr=False)   # the maps of the view at half its ppm (built once)
     half_y: Any = field(default=None, repr=False)
     coarse: Any = field(default=None, repr=False)   # frame (x, y) of every `coarse_step`-th view pixel (float32)
     coarse_step: int = 8
 
+    def maps(self) -> tuple[Any, Any]:
+        """The whole view's maps (float32 frame x, y of every view pixel), worked out afresh."""
+        return _view_maps(self.coarse, self.coarse_step, self.size)
+
     def warp(self, image: Any) -> Any:
         import cv2
 
-        return cv2.remap(image, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        map_x, map_y = self.maps()
+        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def warp_half(self, image: Any) -> Any:
         """The view at half its ppm, straight from the frame (a quarter of `warp`'s pixels): view
@@ -91,14 +99,11 @@ class SeatView:
         those points from the frame (no whole view warped)."""
         import cv2
 
-        if self.coarse is not None:
-            # the view's maps are the coarse grid interpolated linearly: interpolating them again
-            # between view pixels is the same as interpolating the grid there (one small remap)
-            k = 1.0 / self.coarse_step
-            xy = cv2.remap(self.coarse, cols * k, rows * k, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            return xy[..., 0], xy[..., 1]
-        return (cv2.remap(self.map_x, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                cv2.remap(self.map_y, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+        # the view's maps are the coarse grid interpolated linearly: interpolating them again
+        # between view pixels is the same as interpolating the grid there (one small remap)
+        k = 1.0 / self.coarse_step
+        xy = cv2.remap(self.coarse, cols * k, rows * k, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return xy[..., 0], xy[..., 1]
 
     def to_view(self, pu: Any, pv: Any) -> tuple[Any, Any]:
         """Seat mm → view pixel coordinates."""
@@ -114,6 +119,19 @@ class SeatView:
 
         x, y = self.frame.point(np.asarray(pu, np.float64), np.asarray(pv, np.float64))
         return registration.board_to_image(np.stack([np.ravel(x), np.ravel(y)], 1))
+
+
+def _view_maps(coarse: Any, step: int, size: tuple[int, int]) -> tuple[Any, Any]:
+    """A view's maps from its coarse grid: view pixel (i, j) is grid point (i / step, j / step), bilinear
+    between grid points."""
+    import cv2
+    import numpy as np
+
+    w, h = size
+    gx = np.repeat((np.arange(w, dtype=np.float32) / step)[None, :], h, 0)
+    gy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, 1)
+    img = cv2.remap(coarse, gx, gy, cv2.INTER_LINEAR)
+    return img[..., 0].copy(), img[..., 1].copy()
 
 
 def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], registration: Any,
@@ -137,21 +155,17 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         gu, gv = np.meshgrid(uu, vv)
         x, y = fr.point(gu, gv)
         coarse = registration.board_to_image(np.stack([x.ravel(), y.ravel()], 1)).reshape(gh, gw, 2)
-        # view pixel (i, j) is coarse grid point (i / step, j / step): bilinear between grid points
-        gx = np.repeat((np.arange(w, dtype=np.float32) / step)[None, :], h, 0)
-        gy = np.repeat((np.arange(h, dtype=np.float32) / step)[:, None], w, 1)
         coarse = coarse.astype(np.float32)
-        img = cv2.remap(coarse, gx, gy, cv2.INTER_LINEAR)
         # how many frame pixels a millimetre spans at the seat's centre (for resolution reports)
         c = registration.board_to_image(np.array([fr.point(fr.width / 2, fr.depth / 2),
                                                   fr.point(fr.width / 2 + 10, fr.depth / 2)]))
         ppm_img = float(np.hypot(*(c[1] - c[0]))) / 10.0
-        mx, my = img[..., 0].copy(), img[..., 1].copy()
+        mx, my = _view_maps(coarse, step, (w, h))
         # half resolution: linear resizing samples (2c + ½, 2r + ½), the middle of each 2×2
         hw, hh = w // 2, h // 2
         half_x = cv2.resize(mx[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
         half_y = cv2.resize(my[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
-        out[seat] = SeatView(fr, p, m, mx, my, ppm_img, half_x, half_y, coarse, step)
+        out[seat] = SeatView(fr, p, m, (w, h), ppm_img, half_x, half_y, coarse, step)
     return out
 
 

@@ -1,12 +1,12 @@
 """`keltis-cam replay SESSION`: play a recorded session (FORMATS §3) through the live tracking.
 
-    keltis-cam replay SESSION [--observer truth|vision] [--noise RATE] [--seed N] [--json]
+    keltis-cam replay SESSION [--observer truth|vision] [--noise RATE [--noise-model s21|s18]] [--seed N] [--json]
                               [--speed N|fast] [--check] [--data-dir DIR [--resume]]
 
 The frames go through the same pipeline as `serve` (keltis_cam/pipeline.py): by default the camera
 path (the vision reader behind the motion gate, as at a table); --observer truth reads the stored
 truth/ states instead (no image is decoded: tests and tracker benches); --noise injects misreads into that share of
-frames. --data-dir writes the game to DIR/tracking.db as `serve` does; --resume continues the
+frames (tracking.noise; --noise-model picks its fitted numbers, s18 those before session 21). --data-dir writes the game to DIR/tracking.db as `serve` does; --resume continues the
 game stored there after the last table state it accepted (after a crash). --check compares the
 moves with truth/events.jsonl (tracking/check.py): every turn that left a visible trace must be
 recovered exactly; the exit status is 1 otherwise.
@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 from engine.errors import MalformedInput
 from engine.games import GAMES, GameRegistry
+from tracking.noise import DEFAULT_NOISE_MODEL, NOISE_MODELS
 
 
 def _resume_point(data_dir: Any, session_folder: Any):
@@ -45,6 +46,7 @@ def run_replay(args: Any, out=None) -> int:
         raise MalformedInput("--resume needs --data-dir (the database to resume)", field="--resume")
     cfg = load_config(getattr(args, "config", None))
     built = build_pipeline(f"replay:{args.session}", observer=args.observer, noise=args.noise, seed=args.seed,
+                           noise_model=args.noise_model,
                            speed=parse_speed(args.speed), data_dir=args.data_dir, decode_frames=False,
                            start_after=_resume_point(args.data_dir, args.session) if args.resume else None,
                            tracking=cfg.tracking,
@@ -156,6 +158,8 @@ def register(sub: Any, games: GameRegistry = GAMES) -> None:
     p.add_argument("--noise", type=float, default=0.0, metavar="RATE",
                    help="inject misreads into this share of frames (0–1), e.g. 0.02")
     p.add_argument("--seed", type=int, default=0, help="seed of the injected misreads")
+    p.add_argument("--noise-model", choices=sorted(NOISE_MODELS), default=None,
+                   help=f"the noise model's fitted numbers (tracking.noise; default {DEFAULT_NOISE_MODEL})")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--speed", default="fast", metavar="N|fast",
                    help="N times the recorded pace, or fast (default: as fast as possible)")

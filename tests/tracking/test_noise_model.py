@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -62,12 +63,12 @@ def test_every_measured_kind_occurs_in_a_game_and_the_rate_scales_them():
         seen.update(kinds)
         assert high.misreads["judged-unusable"] > 0 and high.misreads["arm-usable"] > 0
         assert sum(high.hand_misreads.values()) > 0
-    weighted = {k for k, m in MISREAD_MODEL.items() if m.weight > 0}
+    weighted = {k for k, m in noise.noise_model_named(None).kinds.items() if m.weight > 0}
     assert weighted and weighted <= set(seen), sorted(weighted - set(seen))
     high, _ = run(0.5, 7)
     low, _ = run(0.05, 7)
     ratio = high.frames_misread / max(1, low.frames_misread)
-    assert 5 < ratio < 16, (high.frames_misread, low.frames_misread)
+    assert 5 < ratio < 20, (high.frames_misread, low.frames_misread)   # (held misreads: few draws at 5 %)
     assert MisreadInjector(None, 0.0).corrupt(BOARD.frames[0][1], 0) is BOARD.frames[0][1]
 
 
@@ -103,7 +104,7 @@ def test_a_held_misread_repeats_on_every_frame_of_a_still_table_a_fresh_one_does
     assert len(varied) >= 2
 
 
-def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_next(monkeypatch):
+def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_next():
     """The reader takes a frame with an arm over the table for a still table: it shows the table as it
     was, or (read while the arm puts things down) part of what the move leaves — never a change the
     move does not make, and no hand."""
@@ -118,18 +119,17 @@ def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_n
     before, hand_frame = sim.frames[arm - 1][1], sim.frames[arm][1]
     after = next(obs for _, obs in sim.frames[arm:] if obs.usable)
     b, a = observation_fields(before), observation_fields(after)
-    monkeypatch.setattr(noise, "ARM_USABLE_PER_RATE", 1.0)
-    monkeypatch.setattr(noise, "ARM_MISREADS", {})
-    monkeypatch.setattr(noise, "ARM_AFTER_SHARE", 0.0)
-    injector = MisreadInjector(None, 1.0, 5, model={}, covered_per_rate=0.0)
+    arms = replace(noise.noise_model_named(None), arm_usable_per_rate=1.0, arm_misreads={}, arm_after_share=0.0,
+                   arm_repeat=0.0, confidence=None)
+    injector = MisreadInjector(None, 1.0, 5, model={}, covered_per_rate=0.0, noise_model=arms)
     assert injector.corrupt(hand_frame, arm) == hand_frame      # no still table seen yet: nothing to show
     injector.corrupt(before, arm - 1)
     shown = injector.corrupt(hand_frame, arm, lambda: after)
     assert shown.usable and shown == before and not shown.extra.get("hands")
-    monkeypatch.setattr(noise, "ARM_AFTER_SHARE", 1.0)
+    arms = replace(arms, arm_after_share=1.0)
     mixed = []
     for k in range(12):
-        injector = MisreadInjector(None, 1.0, k, model={}, covered_per_rate=0.0)
+        injector = MisreadInjector(None, 1.0, k, model={}, covered_per_rate=0.0, noise_model=arms)
         injector.corrupt(before, arm - 1)
         mixed.append(injector.corrupt(hand_frame, arm, lambda: after))
     for m in mixed:
@@ -137,8 +137,8 @@ def test_an_arm_frame_read_as_usable_shows_the_last_still_table_or_part_of_the_n
         assert m.usable and fields != b                          # some of the move shows
         assert all(fields.get(k) in (b.get(k), a.get(k)) for k in fields.keys() | b.keys() | a.keys())
     assert len({tuple(sorted(observation_fields(m).items(), key=repr)) for m in mixed}) > 1
-    monkeypatch.setattr(noise, "ARM_USABLE_PER_RATE", 0.0)
-    injector = MisreadInjector(None, 1.0, 5, model={}, covered_per_rate=0.0)
+    injector = MisreadInjector(None, 1.0, 5, model={}, covered_per_rate=0.0,
+                               noise_model=replace(arms, arm_usable_per_rate=0.0))
     injector.corrupt(before, arm - 1)
     assert not injector.corrupt(hand_frame, arm, lambda: after).usable
 

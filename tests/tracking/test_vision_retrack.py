@@ -71,6 +71,28 @@ def test_misreads_prints_the_kept_readings_beside_the_injected_tiles_by_cover(sh
     assert "open tile read as another tile    0.0%" in misread
 
 
+def test_compare_prints_the_camera_path_beside_truth_with_the_models_misreads(short_session, tmp_path, capsys):
+    """`compare` (session 21): the kept readings' turns beside truth + tracking.noise at each rate, per session and
+    kind; the truth kept reads every turn, as does truth without misreads; s18 and s21 both run."""
+    folder = tmp_path / "session"
+    shutil.copytree(short_session, folder)
+    session = open_session(folder)
+    truth = make_observer("truth", session)
+    (folder / vision_retrack.READINGS_FILE).write_text("".join(
+        json.dumps({"index": ref.index, "obs": truth.observe(SessionFrame(ref.index, ref.t)).to_json()}) + "\n"
+        for ref in session.frames))
+    for model in ("s18", "s21"):
+        assert vision_retrack.main(["compare", str(folder), "--rates", "0", "0.3", "--noise-model", model]) == 0
+        out = capsys.readouterr().out
+        line = next(x for x in out.splitlines() if x.startswith("session:"))
+        cells = line.split(" | ")
+        assert cells[0].split("camera path")[1].strip().startswith("100.0%")
+        assert cells[1].startswith("truth+0 ") and "100.0%" in cells[1]
+        assert cells[2].startswith("truth+0.3 ")
+        assert "per kind" in out and "\n  all " in out
+
+
+
 def test_causes_names_the_class_of_mistakes_whose_truth_makes_a_lost_turn_exact(short_session, tmp_path, capsys):
     """`causes` replays the kept readings with one class of the reader's mistakes at a time read as the truth shows
     it: every discard pile read empty on every frame loses the turns that discarded, and each of those is named

@@ -33,9 +33,10 @@ def make_tracker(store: EventStore | None = None, **config) -> GameTracker:
 
 
 def feed(tracker: GameTracker, sim: SimulatedGame, *, noise: float = 0.0, seed: int = 1, start: int = 0,
-         stop: int | None = None, finish: bool = True) -> list:
-    """Feed frames [start, stop) of a simulated game; returns every live event."""
-    injector = MisreadInjector(None, noise, seed) if noise else None
+         stop: int | None = None, finish: bool = True, noise_model: str | None = None) -> list:
+    """Feed frames [start, stop) of a simulated game, misread by tracking.noise's `noise_model` (None: its
+    default) at rate `noise`; returns every live event."""
+    injector = MisreadInjector(None, noise, seed, noise_model=noise_model) if noise else None
     events = []
     for i, (t, obs) in enumerate(sim.frames[start:stop], start=start):
         if injector is not None:
@@ -64,17 +65,18 @@ _REPLAYS: dict[tuple, tuple] = {}
 
 
 def replayed(sim: SimulatedGame, *, noise: float = 0.0, seed: int = 1,
-             finish: bool = True) -> tuple[GameTracker, tuple]:
+             finish: bool = True, noise_model: str | None = None) -> tuple[GameTracker, tuple]:
     """A tracker as replays use it (make_tracker()) fed every frame of `sim` (feed(..., noise, seed,
     finish)), with its live events: cached, as several tests replay a game exactly so. Tests only
     read it (snapshot, decoded, events); one that feeds, corrects, undoes or finishes it replays the
     game itself."""
-    key = (id(sim), noise, seed, finish)
+    key = (id(sim), noise, seed, finish, noise_model)
     hit = _REPLAYS.get(key)
     if hit is None or hit[0] is not sim:     # (the cache holds `sim`: its id is not reused meanwhile)
         tracker = make_tracker()
         tracker.new_game(sim.setup)
-        hit = _REPLAYS[key] = (sim, tracker, tuple(feed(tracker, sim, noise=noise, seed=seed, finish=finish)))
+        hit = _REPLAYS[key] = (sim, tracker, tuple(feed(tracker, sim, noise=noise, seed=seed, finish=finish,
+                                                        noise_model=noise_model)))
     return hit[1], hit[2]
 
 

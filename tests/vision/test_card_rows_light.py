@@ -43,6 +43,17 @@ def test_pixel_noise_measures_the_noise_not_the_picture():
     assert 0.015 < c.border_noise_share * c.border_tophat < 0.03
 
 
+
+def test_pixel_noise_is_the_plain_median_when_most_pixels_are_clean():
+    """The zeros counted rather than partitioned give the very median np.median's selection gives."""
+    rng = np.random.default_rng(5)
+    for clean in (0.0, 0.3, 0.5, 0.7, 0.95, 1.0):
+        w = rng.normal(0.5, 0.05, (90, 131)).astype(np.float32)
+        w[rng.random(w.shape) < clean] = 0.5      # flat areas: the 3-px median equals the pixel
+        r = np.ascontiguousarray(cv2.absdiff(w, cv2.medianBlur(w, 3))[::2, ::2]).ravel()
+        plain = 1.4826 * float(np.partition(r, r.size // 2)[r.size // 2])
+        assert pixel_noise(w) == plain, clean
+
 def test_rows_of_a_still_in_dim_warm_light():
     """A full-resolution still (4608x2592) in the simulator's dimmest, warmest, noisiest light: every row
     reads exactly (before the smoothing: the green row's strips were speckled apart and it was missed)."""
