@@ -6,6 +6,7 @@ seconds, not in minutes of reading (issue 20 item 4; session 16).
     .venv/bin/python bench/vision_retrack.py misreads SESSION... [--noise-seeds N] [--fit]
     .venv/bin/python bench/vision_retrack.py compare SESSION... [--rates vision 0.02] [--noise-seeds N]
                                              [--noise-model NAME] [--confidence on|off]
+    .venv/bin/python bench/vision_retrack.py causes SESSION... [--set NAME=VALUE ...]
 
 `record` replays each session as `keltis-cam replay SESSION --observer vision --check` does (the vision reader
 behind its motion gate, full-resolution stills where the session has them) and keeps every frame's reading, as
@@ -20,6 +21,10 @@ camera path got from the kept readings beside what the tracker gets on the same 
 misreads at each rate (`vision`: the share of still frames the kept readings misread, as `misreads` measures it), each
 with --noise-seeds seeds: visible turns exact, final scores right, warnings per game — whether the tracker's own
 benchmark (bench/tracking_sessions.py) predicts the camera path (issue 20 item 4).
+`causes` replays the kept readings again with one class of the reader's mistakes at a time replaced by the
+truth (pawns, tiles, rows, discard tops, an arm read as a still table, the frames before the first move) and
+names, for each mismatching visible turn, the classes that alone make it exact (session 21: what the decoder
+loses the camera path's turns to).
 """
 from __future__ import annotations
 
@@ -53,26 +58,61 @@ class RecordingObserver:
         return obs
 
 
+#: `causes`: the classes of the reader's mistakes, each replaced by the truth alone: the fields of a usable frame
+#: (both the reading and the truth usable), an arm read as a still table (truth unusable: the frame made unusable
+#: with the truth's hands), the frames before the game's first move (every field)
+CAUSES = {"first": (), "arm": (), "pawns": ("pawns",), "tiles": ("tiles",), "rows": ("seats",),
+          "tops": ("discard_tops",)}
+
+
 class KeptReadings:
-    """The readings a recorded vision replay kept (READINGS_FILE), served by frame index."""
+    """The readings a recorded vision replay kept (READINGS_FILE), served by frame index; `truth_for`: classes of
+    CAUSES read as the session's truth shows them instead (what the reader's mistakes of that class cost)."""
 
     name = "vision"
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, truth_for: tuple[str, ...] = ()):
         from engine.observation import parse_observation
 
         path = folder / READINGS_FILE
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        self.readings = {d["index"]: parse_observation(d["obs"], str(path)) for d in lines}
+        first = min((e["frame"] for e in _events(folder) if "move" in e and "frame" in e), default=0)
+        self.readings = {}
+        for d in lines:
+            obs = d["obs"]
+            truth_file = folder / "truth" / f"{d['index']:06d}.json"
+            if truth_for and truth_file.exists():
+                obs = _with_truth(obs, json.loads(truth_file.read_text()), truth_for, d["index"] < first)
+            self.readings[d["index"]] = parse_observation(obs, str(path))
 
     def observe(self, frame: Any) -> Any:
         return self.readings[int(frame.index)]
 
 
-def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, int, Any] | None = None
-        ) -> dict[str, Any]:
-    """One session through the tracker: read by the vision reader (record), from its kept readings, or (noise:
-    rate, seed, noise model) from its truth with tracking.noise's misreads, as `replay --observer truth --noise`."""
+def _events(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "truth" / "events.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _with_truth(obs: dict[str, Any], truth: dict[str, Any], classes: tuple[str, ...], before_first: bool) -> dict:
+    """A kept reading with the classes of mistakes in `classes` (CAUSES) replaced by the truth's reading."""
+    if "arm" in classes and obs.get("usable") and not truth.get("usable"):
+        return {**{k: v for k, v in obs.items() if k != "element_confidence"}, "usable": False, "reason": "motion",
+                "pawns": None, "tiles": None, "seats": {}, "discard_tops": {}, "confidence": {},
+                "hands": truth.get("hands") or []}
+    if not (obs.get("usable") and truth.get("usable")):
+        return obs
+    fields = {f for c in classes for f in CAUSES[c]}
+    if "first" in classes and before_first:
+        fields |= {f for fs in CAUSES.values() for f in fs}
+    return {**obs, **{f: truth[f] for f in fields}}
+
+
+def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, int, Any] | None = None,
+        truth_for: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One session through the tracker: read by the vision reader (record), from its kept readings (`truth_for`:
+    with those classes of CAUSES read as the truth shows them), or (noise: rate, seed, noise model) from its truth
+    with tracking.noise's misreads, as `replay --observer truth --noise`."""
     from keltis_cam.pipeline import build_pipeline
     from tracking.check import compare_turns, signature_of_turn, true_signatures_of_session
     from tracking.pipeline import Pipeline, SessionFrames
@@ -91,7 +131,7 @@ def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, in
         # (the truth observer's frame list without decoding a picture; the tracker is told the readings are vision's)
         built = build_pipeline(f"replay:{folder}", observer="truth", decode_frames=False, tracking=tracking)
         built.tracker.observer = "vision"
-        observer = KeptReadings(folder)
+        observer = KeptReadings(folder, truth_for)
         source = SessionFrames(built.session)
     tracker = built.tracker
     tracker.new_game(built.setup, origin=built.origin)
@@ -115,6 +155,29 @@ def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, in
         (folder / READINGS_FILE).write_text("".join(json.dumps({"index": i, "obs": o}) + "\n"
                                                     for i, o in sorted(observer.readings.items())))
     return {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
+
+
+def causes(folders: list[Path], cfg: Any) -> None:
+    """Each mismatching visible turn of the kept readings, and the classes of the reader's mistakes (CAUSES) whose
+    replacement by the truth alone makes it exact ("fields": pawns, tiles, rows and tops together; "all": every
+    class; "-": none — a turn lost with every reading true)."""
+    trials = [(c,) for c in CAUSES] + [("pawns", "tiles", "rows", "tops"), tuple(CAUSES)]
+    names = list(CAUSES) + ["fields", "all"]
+    tally: dict[str, int] = {}
+    for folder in folders:
+        def exact(truth_for: tuple[str, ...]) -> tuple[set[int], int]:
+            check = run(folder, False, cfg, truth_for=truth_for)["check"]
+            lost = {t["index"] for mm in check["mismatches"] for t in mm["true"]}
+            return set(range(1, check["true_turns"] + 1)) - lost, check["true_turns"]
+        kept, n = exact(())
+        fixed = {name: exact(trial)[0] for name, trial in zip(names, trials)}
+        print(f"{folder.name}: {len(kept)}/{n} visible turns exact")
+        for turn in sorted(set(range(1, n + 1)) - kept):
+            alone = [c for c in CAUSES if turn in fixed[c]]
+            cause = "+".join(alone) or ("fields" if turn in fixed["fields"] else "all" if turn in fixed["all"] else "-")
+            tally[cause] = tally.get(cause, 0) + 1
+            print(f"   true turn {turn}: {cause}")
+    print("all:", ", ".join(f"{c} {k}" for c, k in sorted(tally.items(), key=lambda x: -x[1])))
 
 
 def misreads(folders: list[Path], noise_seeds: int, fit: bool, noise_model: str | None = None) -> None:
@@ -210,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     from tracking.config import TrackingConfig
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["record", "replay", "misreads", "compare"])
+    parser.add_argument("mode", choices=["record", "replay", "misreads", "compare", "causes"])
     parser.add_argument("sessions", nargs="+", type=Path)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tracking setting")
     parser.add_argument("--quiet", action="store_true", help="no mismatches")
@@ -234,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "compare":
         compare(args.sessions, args.rates, args.noise_seeds, args.noise_model,
                 None if args.confidence is None else args.confidence == "on", cfg)
+        return 0
+    if args.mode == "causes":
+        causes(args.sessions, cfg)
         return 0
     exact = true = right = ended = 0
     for folder in args.sessions:

@@ -74,6 +74,10 @@ class TrackingConfig:
     #                                      misread (the field taken with one of the steps read). Off: it gave a
     #                                      fixture's pile change to the wrong turn (nwnz-illegal through vision,
     #                                      3/3 -> 1/3 turns); dev 80200-80205 alike either way (session 16)
+    decoder_carried_pawns: bool = True   # a player's pawns misread before a hand and read otherwise after it
+    #                                      may be that misread carried over a real change (a phantom pawn beside
+    #                                      the start crowd held for minutes while the player moves another pawn):
+    #                                      the field also taken as the reading with the held misread undone
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept

@@ -662,6 +662,14 @@ class TurnDecoder:
                 cost_k = self._misread_cost(costs, k, value, fields.get(k))
                 options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
                             for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
+            # a player's pawns misread before a hand and read otherwise after it: the same misread carried over
+            # a real change of the field (the reader's phantom beside the start crowd stays where it was while
+            # the player moves another pawn), the field taken as the reading without that misread
+            for k, value in _carried_pawns(table, held, fields, diff) if cfg.decoder_carried_pawns else ():
+                rest = [x for x in diff if x != k]
+                cost_k = self._misread_cost(costs, k, value, fields.get(k))
+                options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
+                            for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
             # (likeliest readings first: the frame's budget of cuts goes to them)
             for emission, taken, partial in sorted(options, key=lambda x: x[0]):
                 if hyp.cost + emission > best + cfg.decoder_prune:
@@ -1786,6 +1794,30 @@ def _one_step_pawns(table: Fields, fields: Fields, diff: Sequence[FieldKey]) -> 
                     # the size the player has more of — four small ones to one big — so that reading first)
                     values[tuple(sorted(pawns + [c]))] = -sum(sum(1 for p in was if p[1] == r[1]) for r in rest)
         out += [(k, v) for v in sorted(values, key=lambda v: (values[v], v))]
+    return out
+
+
+def _carried_pawns(table: Fields, held: Mapping[FieldKey, tuple], fields: Fields,
+                   diff: Sequence[FieldKey]) -> list[tuple[FieldKey, Any]]:
+    """(field, pawns) for each player whose pawns the hypothesis held misread (`held`: field -> (reading, ...))
+    and that now read otherwise than that misread: the reading with the held misread's difference from the
+    table undone (the pawns it read where the table has none put back where the table has them), when the
+    reading still shows that difference and the result is a change of the table."""
+    out = []
+    for k in diff:
+        if k[0] != "pawns" or k not in held:
+            continue
+        was, old, now = table.get(k), held[k][0], fields.get(k)
+        if not isinstance(was, tuple) or not isinstance(old, tuple) or not isinstance(now, tuple) or old == now:
+            continue
+        added, removed, read = Counter(old) - Counter(was), Counter(was) - Counter(old), Counter(now)
+        if any(read[p] < n for p, n in added.items()):
+            continue
+        carried = read - added + removed
+        came, gone = carried - Counter(was), Counter(was) - carried
+        # (one pawn of one size moved: what one step makes; a misread read otherwise meanwhile makes more)
+        if sum(came.values()) == 1 and sum(gone.values()) == 1 and next(iter(came))[1] == next(iter(gone))[1]:
+            out.append((k, tuple(sorted(carried.elements()))))
     return out
 
 

@@ -90,3 +90,26 @@ def test_compare_prints_the_camera_path_beside_truth_with_the_models_misreads(sh
         assert cells[1].startswith("truth+0 ") and "100.0%" in cells[1]
         assert cells[2].startswith("truth+0.3 ")
         assert "per kind" in out and "\n  all " in out
+
+
+
+def test_causes_names_the_class_of_mistakes_whose_truth_makes_a_lost_turn_exact(short_session, tmp_path, capsys):
+    """`causes` replays the kept readings with one class of the reader's mistakes at a time read as the truth shows
+    it: every discard pile read empty on every frame loses the turns that discarded, and each of those is named
+    "tops" (the truth of the piles alone makes it exact)."""
+    folder = tmp_path / "session"
+    shutil.copytree(short_session, folder)
+    session = open_session(folder)
+    truth = make_observer("truth", session)
+    readings = []
+    for ref in session.frames:
+        obs = truth.observe(SessionFrame(ref.index, ref.t)).to_json()
+        if obs.get("usable"):
+            obs = {**obs, "discard_tops": {pile: None for pile in obs.get("discard_tops") or {}}}
+        readings.append((ref.index, obs))
+    (folder / vision_retrack.READINGS_FILE).write_text("".join(json.dumps({"index": i, "obs": o}) + "\n"
+                                                               for i, o in readings))
+    assert vision_retrack.main(["causes", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    lost = [line.split(": ", 1)[1] for line in lines if line.strip().startswith("true turn")]
+    assert lost and all("tops" in cause.split("+") for cause in lost), lines
