@@ -247,7 +247,6 @@ class Picamera2Source(CaptureThreadSource):
             cam.set_controls(lock)
             self._locked.update(lock)
         self._settle_until = None
-        self.detail["settled"] = True
         if image is not None:
             self.detail["clipped"] = round(clipped_share(image), 4)
             if self.detail["clipped"] > CLIPPED_WARN:
@@ -255,6 +254,8 @@ class Picamera2Source(CaptureThreadSource):
                             "spot or glare): cards lying there cannot be read", self.name, 100 * self.detail["clipped"])
         self.detail["locked"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self._locked.items()
                                  if not k.endswith("Enable") and k != "AfMode"}
+        # settled last: status() is read from other threads, and a settled camera's status names what it locked
+        self.detail["settled"] = True
         log.info("%s: exposure and white balance locked: %s", self.name, self.detail["locked"])
 
     def _read(self) -> tuple[Any, float, int, Any]:
