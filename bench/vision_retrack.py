@@ -183,14 +183,9 @@ def causes(folders: list[Path], cfg: Any) -> None:
 def misreads(folders: list[Path], noise_seeds: int, fit: bool, noise_model: str | None = None) -> None:
     """The kept readings' misreads beside the injected ones at the rate they show (bench/vision_games.py)."""
     sys.path.insert(0, str(ROOT / "bench"))
-    from vision_games import MisreadProfile, fitted_model, injected_readings, print_profiles, truth_readings
+    from vision_games import MisreadProfile, fitted_model, injected_readings, print_profiles
 
-    vision = MisreadProfile()
-    for folder in folders:
-        kept = KeptReadings(folder).readings
-        vision.add_session([(t, kept[i]) for i, t in truth_readings(folder)])
-    n, d = vision.share("any field misread")
-    rate = round(n / d, 4) if d else 0.0
+    vision, rate = vision_profile(folders)
     injected = MisreadProfile()
     for k, folder in enumerate(folders):
         for s in range(noise_seeds):
@@ -201,8 +196,9 @@ def misreads(folders: list[Path], noise_seeds: int, fit: bool, noise_model: str 
         print(fitted_model(vision))
 
 
-def vision_rate(folders: list[Path]) -> float:
-    """The share of still frames the kept readings misread (what `misreads` scales the injector to)."""
+def vision_profile(folders: list[Path]) -> tuple[Any, float]:
+    """The kept readings' misreads (bench/vision_games.MisreadProfile) and the share of still frames they misread
+    (what `misreads` scales the injector to)."""
     sys.path.insert(0, str(ROOT / "bench"))
     from vision_games import MisreadProfile, truth_readings
 
@@ -211,7 +207,12 @@ def vision_rate(folders: list[Path]) -> float:
         kept = KeptReadings(folder).readings
         vision.add_session([(t, kept[i]) for i, t in truth_readings(folder)])
     n, d = vision.share("any field misread")
-    return round(n / d, 4) if d else 0.0
+    return vision, (round(n / d, 4) if d else 0.0)
+
+
+def vision_rate(folders: list[Path]) -> float:
+    """The share of still frames the kept readings misread."""
+    return vision_profile(folders)[1]
 
 
 def kind_of(folder: Path) -> str:

@@ -9,7 +9,7 @@ from tracking.check import compare_turns, signature_of_moves, signature_of_turn
 from tracking.store import EventStore
 
 from test_decoder import SEATS, hand, table
-from tracking_helpers import feed, game, make_tracker, replayed, row_misread
+from tracking_helpers import LEGAL_GAME_NOISE_MODELS, feed, game, make_tracker, replayed, row_misread
 
 
 def decoding(store=None, **config):
@@ -185,13 +185,7 @@ def test_a_discard_owed_to_a_discard_tile_stays_with_its_player_when_every_hand_
     assert warnings == []
 
 
-@pytest.mark.parametrize("noise_model", [
-    "s21",
-    pytest.param("s18", marks=pytest.mark.xfail(
-        strict=True, raises=AssertionError,
-        reason="issue 20 item 4: under the session-18 noise model (tracking.noise at 2 %, seed 3) every move is read "
-               "right but draw-own-discard and out-of-turn warnings show on this legal game; it raised none under "
-               "the model before it, nor under session 21's"))])
+@pytest.mark.parametrize("noise_model", LEGAL_GAME_NOISE_MODELS)
 def test_a_legal_game_with_hands_and_misreads_is_decoded_exactly_without_a_warning(noise_model):
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
     tracker, _ = replayed(sim, noise=0.02, seed=3, noise_model=noise_model)   # (decoding(): test_hands: so too)

@@ -21,7 +21,7 @@ from tracking.stability import fields_equal, observation_fields
 from tracking.synth import TrueTurn, _like_legal_last_plays
 from engine.violations import Violation
 
-from tracking_helpers import game, make_tracker, replayed
+from tracking_helpers import LEGAL_GAME_NOISE_MODELS, game, make_tracker, replayed
 
 SIM = game("keltis", "base", 3, 31)
 TABLE_A = SIM.frames[0][1]
@@ -240,13 +240,7 @@ def test_rule_breaks_no_camera_can_see_are_told_apart():
 
 # -- the cases that raised warnings on legal games ------------------------------------------------------
 
-@pytest.mark.parametrize("noise_model", [
-    "s21",
-    pytest.param("s18", marks=pytest.mark.xfail(
-        strict=True, raises=AssertionError,
-        reason="issue 20 item 4: under the session-18 noise model (tracking.noise at 2 %, seed 3) every move is read "
-               "right but draw-own-discard and out-of-turn warnings show on this legal game; it raised none under "
-               "the model before it, nor under session 21's"))])
+@pytest.mark.parametrize("noise_model", LEGAL_GAME_NOISE_MODELS)
 def test_a_legal_game_with_hands_and_misreads_raises_no_warning_and_keeps_every_move(noise_model):
     sim = game("keltis", "nwnz", 3, 41, max_moves=60)
     tracker, _ = replayed(sim, noise=0.02, seed=3, noise_model=noise_model)   # (test_decoded_tracker: so too)
