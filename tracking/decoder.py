@@ -654,18 +654,16 @@ class TurnDecoder:
             # are worth judging)
             options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
                        for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
-            # a player's pawns read with two steps or more where one was made: the field taken with one of
-            # the steps read, the rest a misread (the reader puts a start pawn on the first stone beside
-            # the one a pawn stepped to, frame after frame; a field is otherwise taken whole or not at all)
-            for k, value in _one_step_pawns(table, fields, diff) if cfg.decoder_partial_pawns else ():
-                rest = [x for x in diff if x != k]
-                cost_k = self._misread_cost(costs, k, value, fields.get(k))
-                options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
-                            for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
-            # a player's pawns misread before a hand and read otherwise after it: the same misread carried over
-            # a real change of the field (the reader's phantom beside the start crowd stays where it was while
-            # the player moves another pawn), the field taken as the reading without that misread
-            for k, value in _carried_pawns(table, held, fields, diff) if cfg.decoder_carried_pawns else ():
+            # a player's pawns taken as a part of their reading, the rest a misread (a field is otherwise taken
+            # whole or not at all): read with two steps or more where one was made, the field taken with one of
+            # the steps read (the reader puts a start pawn on the first stone beside the one a pawn stepped to,
+            # frame after frame); misread before a hand and read otherwise after it, the same misread carried
+            # over a real change of the field (the reader's phantom beside the start crowd stays where it was
+            # while the player moves another pawn), the field taken as the reading without that misread
+            partial_pawns = list(_one_step_pawns(table, fields, diff)) if cfg.decoder_partial_pawns else []
+            if cfg.decoder_carried_pawns:
+                partial_pawns += _carried_pawns(table, held, fields, diff)
+            for k, value in partial_pawns:
                 rest = [x for x in diff if x != k]
                 cost_k = self._misread_cost(costs, k, value, fields.get(k))
                 options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
