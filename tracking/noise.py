@@ -613,14 +613,6 @@ def _first_row(board: str) -> frozenset[str]:
         return frozenset()
 
 
-def _pawns_by_stone(obs: Observation) -> dict[str, tuple[tuple[str, bool], ...]]:
-    out: dict[str, list[tuple[str, bool]]] = {}
-    for p in obs.pawns or ():
-        if p.stone != "start":
-            out.setdefault(p.stone, []).append((p.player, p.big))
-    return {stone: tuple(sorted(v)) for stone, v in out.items()}
-
-
 def element_classes(truth: Observation, read: Observation) -> dict[str, dict[str, str]]:
     """Each path stone and tile spot the reader states a share for, by group ("pawns": stone → class, "tiles":
     spot → class), its class as ConfidenceModel.elements names it ("<group>:<class>:<right|wrong>"); an empty path
@@ -629,7 +621,7 @@ def element_classes(truth: Observation, read: Observation) -> dict[str, dict[str
     if truth.game != "keltis" or not truth.board:
         return out
     first = _first_row(truth.board)
-    want, got = _pawns_by_stone(truth), _pawns_by_stone(read)
+    want, got = covered_spots(truth), covered_spots(read)
     for sid in sorted(first | set(want) | set(got)):
         where = "row1" if sid in first else "path"
         occ = "occ" if sid in want or sid in got else "empty"
@@ -667,7 +659,7 @@ def with_confidences(truth: Observation, read: Observation, model: ConfidenceMod
     element: dict[str, Any] = {}
     confidence: dict[str, float] = {}
     classes = element_classes(truth, read)
-    want, got = _pawns_by_stone(truth), _pawns_by_stone(read)
+    want, got = covered_spots(truth), covered_spots(read)
     for group, unit in (("pawns", "stones"), ("tiles", "spots")):
         if group not in model.others or (group == "pawns" and read.pawns is None) or \
                 (group == "tiles" and read.tiles is None) or truth.game != "keltis":
