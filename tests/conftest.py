@@ -1,7 +1,9 @@
 """Fixtures every floor's tests may use: the fake picamera2/libcamera of tests/fakes."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -13,6 +15,8 @@ FAKES = Path(__file__).resolve().parent / "fakes"
 # what the product keeps in the user's cache (numerals taught for a components folder) goes to a
 # folder of this test run, never into the home of whoever runs the suite
 os.environ["KELTIS_CAM_CACHE"] = tempfile.mkdtemp(prefix="keltis-cam-test-cache-")
+# and that folder goes when the run (or an xdist worker) ends, so runs do not pile folders up in /tmp
+atexit.register(shutil.rmtree, os.environ["KELTIS_CAM_CACHE"], ignore_errors=True)
 
 
 def _forget_fake_modules() -> None:
