@@ -302,6 +302,9 @@ class _Interval:
     #: seconds between the frames of this reach (1 when not timed): a hand seen longer is more evidence,
     #: not a hand filmed faster (decoder_hand_frame counts per second of hand frames)
     period: float = 1.0
+    #: the seats the reach before this one named (None: no reach yet): a turn's reaches misnamed alike
+    #: are one misnamed arm (decoder_hand_again)
+    before: frozenset[str] | None = None
 
 
 class TurnDecoder:
@@ -393,7 +396,8 @@ class TurnDecoder:
             self._advance(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
-        self.interval = _Interval()
+        before = frozenset(self.interval.hands) if self.interval.hand_frames else self.interval.before
+        self.interval = _Interval(before=before)
         self._commit()
 
     def _learn_pace(self, interval: _Interval) -> None:
@@ -1586,12 +1590,18 @@ class TurnDecoder:
             cost += self._unseen_reach_cost(self._cur)
         if hands:
             missing, unused = hand_costs
+            # the open turn's player acting again in a reach naming the same seats, not theirs, as the reach
+            # before: that turn's arm misnamed alike again (the same arm from the same side), not new evidence
+            before = self._cur.before
+            alike = (cfg.decoder_hand_again_on and last is not None and last.seat in acting and before is not None
+                     and not hands.get(last.seat) and last.seat not in before and before == frozenset(hands))
             for seat in acting:
                 if not hands.get(seat):
-                    cost += missing
+                    # (a reach naming only others coinciding with the change: the hands' evidence, once per reach)
+                    cost += cfg.decoder_hand_again if alike and seat == last.seat else missing + cfg.decoder_hand_reach
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat in hands:
-                if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
+                if seat not in acting and seat != open_seat and not alike:   # (the open turn's draw from the draw pile)
                     cost += unused[seat]
         return cost
 
