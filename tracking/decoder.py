@@ -328,6 +328,10 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
+        self._named_after: dict[int, frozenset[str]] = {}
+        #: each discard pile's top as read, and the first usable frame of those reading it so since
+        self._tops_since: dict[FieldKey, tuple[Any, int]] = {}
         self._period = 1.0                     # seconds between two frames fed (1 when not timed)
         #: the draw pile is empty (the engine's count of the best reading, tracking/decoded.py): no turn
         #: owes a draw (RULES §3 End: the last plays draw nothing)
@@ -384,6 +388,9 @@ class TurnDecoder:
         if t is not None and prev_t is not None:
             self.interval.span = t - prev_t
         self._usable.append(self.frame)
+        for k, v in fields.items():
+            if k[0] == "top" and self._tops_since.get(k, (_GONE,))[0] != v:
+                self._tops_since[k] = (v, self.frame)
         if t is not None:
             self.times[self.frame] = t
             self._last_t = t
@@ -397,6 +404,8 @@ class TurnDecoder:
         if self.interval.hand_frames or self.interval.covered >= 2:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         before = frozenset(self.interval.hands) if self.interval.hand_frames else self.interval.before
+        if self.interval.hands:
+            self._named_after[self.frame] = frozenset(self.interval.hands)
         self.interval = _Interval(before=before)
         self._commit()
 
@@ -701,8 +710,15 @@ class TurnDecoder:
                         k in held and held[k][3] == self._prev[1] for k in taken):
                     interval = self._prev[0]
                     back = sum(held[k][2] for k in taken if k in going_on)
+                # a pile's change read on every frame since an earlier reach and taken only now: it coincided
+                # with that reach, whose hands are the evidence of who made it (decoder_hand_coincide)
+                since = {k: self._named_after[self._tops_since[k][1]] for k in taken
+                         if k[0] == "top" and k in held and self._tops_since[k][1] < self.frame
+                         and self._tops_since[k][1] in self._named_after} if cfg.decoder_hand_coincide else {}
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
+                    if since:
+                        total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
                     if self.board is not None and cfg.decoder_unseen_steps:
@@ -897,6 +913,19 @@ class TurnDecoder:
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
+
+    def _coincide_cost(self, turns: Sequence[Turn], first: int, since: Mapping[FieldKey, frozenset],
+                       fields: Fields) -> float:
+        """The hands' price of giving each pile change in `since` (read so since the end of an earlier reach
+        that named those seats) to a turn (from turns[first] on) of a seat that reach did not name."""
+        cost = 0.0
+        for k, named in since.items():
+            for turn in reversed(turns[max(first, 0):]):
+                if any(p == k[1] and new == fields.get(k) for p, _o, new, _kind in turn.piles):
+                    if turn.seat not in named:
+                        cost += self.config.decoder_hand_missing + self.config.decoder_hand_reach
+                    break
+        return cost
 
     def _hand_missing(self, hands: Mapping[str, int], period: float = 1.0) -> float:
         """A turn by a seat none of the hand frames named (they named others): each frame naming
