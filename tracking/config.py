@@ -148,7 +148,7 @@ class TrackingConfig:
     #                                      frames named only other seats: the reach that coincides with a change
     #                                      is the hands' evidence of who made it, once per reach however many
     #                                      frames (a traceless turn pays decoder_hand_missing alone)
-    decoder_hand_coincide: bool = False  # ... and decoder_hand_missing + decoder_hand_reach for a pile's change read
+    decoder_hand_coincide: bool = True   # ... and decoder_hand_missing + decoder_hand_reach for a pile's change read
     #                                      on every frame since an earlier reach and taken as a change only in a
     #                                      later one, given to a seat the earlier reach did not name: the change
     #                                      coincided with that reach (read as a misread held until the next
