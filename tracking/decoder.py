@@ -712,11 +712,8 @@ class TurnDecoder:
                     back = sum(held[k][2] for k in taken if k in going_on)
                 # a pile's change read on every frame since an earlier reach and taken only now: it coincided
                 # with that reach, whose hands are the evidence of who made it (decoder_hand_coincide)
-                # (a card read, not a pile read empty: the reader's commonest pile misread, piles not found, tells
-                # little of when a pile emptied)
                 since = {k: self._named_after[self._tops_since[k][1]] for k in taken
-                         if k[0] == "top" and k in held and fields.get(k) is not None
-                         and self._tops_since[k][1] < self.frame
+                         if k[0] == "top" and k in held and self._tops_since[k][1] < self.frame
                          and self._tops_since[k][1] in self._named_after} if cfg.decoder_hand_coincide else {}
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
