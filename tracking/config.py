@@ -153,8 +153,8 @@ class TrackingConfig:
     #                                      later one, given to a seat the earlier reach did not name: the change
     #                                      coincided with that reach (read as a misread held until the next
     #                                      reach, it was given to that reach's seat instead of a rule break)
-    decoder_hand_again: float = 1.0      # instead of missing + reach, and of the named seats' decoder_hand_unused: the open
-    #                                      turn acting again in a reach naming the same seats as the reach before,
+    decoder_hand_again: float = 1.0      # instead of missing + reach, and of the named seats' decoder_hand_unused:
+    #                                      the open turn acting again in a reach naming the same seats as the reach before,
     #                                      not its own — its arm misnamed alike again (the same arm from the same
     #                                      side: the misnaming holds through a turn, tests/tracking/test_misreads.py)
     decoder_hand_again_on: bool = True   # ... on; off: such a reach priced as any other
