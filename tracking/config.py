@@ -154,9 +154,10 @@ class TrackingConfig:
     #                                      coincided with that reach (read as a misread held until the next
     #                                      reach, it was given to that reach's seat instead of a rule break)
     decoder_hand_again: float = 1.0      # instead of missing + reach, and of the named seats' decoder_hand_unused:
-    #                                      the open turn acting again in a reach naming the same seats as the reach before,
-    #                                      not its own — its arm misnamed alike again (the same arm from the same
-    #                                      side: the misnaming holds through a turn, tests/tracking/test_misreads.py)
+    #                                      the open turn acting again in a reach naming the same seats as the
+    #                                      reach before, not its own — its arm misnamed alike again (the same arm
+    #                                      from the same side: the misnaming holds through a turn,
+    #                                      tests/tracking/test_misreads.py)
     decoder_hand_again_on: bool = True   # ... on; off: such a reach priced as any other
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than
