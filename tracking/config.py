@@ -144,6 +144,21 @@ class TrackingConfig:
     decoder_pace_prior: float = 0.5      # ... the prior weighs as much as this many of the game's own reaches
     decoder_two_move_ratio: float = 3.0  # ... a reach holding a play and a draw lasts this many one-move reaches
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
+    decoder_hand_reach: float = 4.0      # ... and more for a turn that changed the table in a reach whose hand
+    #                                      frames named only other seats: the reach that coincides with a change
+    #                                      is the hands' evidence of who made it, once per reach however many
+    #                                      frames (a traceless turn pays decoder_hand_missing alone)
+    decoder_hand_coincide: bool = True   # ... and decoder_hand_missing + decoder_hand_reach for a pile's change read
+    #                                      on every frame since an earlier reach and taken as a change only in a
+    #                                      later one, given to a seat the earlier reach did not name: the change
+    #                                      coincided with that reach (read as a misread held until the next
+    #                                      reach, it was given to that reach's seat instead of a rule break)
+    decoder_hand_again: float = 1.0      # instead of missing + reach, and of the named seats' decoder_hand_unused:
+    #                                      the open turn acting again in a reach naming the same seats as the
+    #                                      reach before, not its own — its arm misnamed alike again (the same arm
+    #                                      from the same side: the misnaming holds through a turn,
+    #                                      tests/tracking/test_misreads.py)
+    decoder_hand_again_on: bool = True   # ... on; off: such a reach priced as any other
     decoder_hand_unused: float = 3.0     # a seat named by two hand frames or more that made no turn
     decoder_hand_frame: float = 0.0      # ... and per further second of hand frames naming another seat than
     #                                      the one that acted (a hand seen longer is more evidence, not a hand

@@ -302,6 +302,9 @@ class _Interval:
     #: seconds between the frames of this reach (1 when not timed): a hand seen longer is more evidence,
     #: not a hand filmed faster (decoder_hand_frame counts per second of hand frames)
     period: float = 1.0
+    #: the seats the reach before this one named (None: no reach yet): a turn's reaches misnamed alike
+    #: are one misnamed arm (decoder_hand_again)
+    before: frozenset[str] | None = None
 
 
 class TurnDecoder:
@@ -325,6 +328,10 @@ class TurnDecoder:
         self.questions: list[dict[str, Any]] = []
         self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
         self._hand_left: float | None = None   # time of the last hand frame
+        #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
+        self._named_after: dict[int, frozenset[str]] = {}
+        #: each discard pile's top as read, and the first usable frame of those reading it so since
+        self._tops_since: dict[FieldKey, tuple[Any, int]] = {}
         self._period = 1.0                     # seconds between two frames fed (1 when not timed)
         #: the draw pile is empty (the engine's count of the best reading, tracking/decoded.py): no turn
         #: owes a draw (RULES §3 End: the last plays draw nothing)
@@ -381,6 +388,9 @@ class TurnDecoder:
         if t is not None and prev_t is not None:
             self.interval.span = t - prev_t
         self._usable.append(self.frame)
+        for k, v in fields.items():
+            if k[0] == "top" and self._tops_since.get(k, (_GONE,))[0] != v:
+                self._tops_since[k] = (v, self.frame)
         if t is not None:
             self.times[self.frame] = t
             self._last_t = t
@@ -393,7 +403,10 @@ class TurnDecoder:
             self._advance(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
-        self.interval = _Interval()
+        before = frozenset(self.interval.hands) if self.interval.hand_frames else self.interval.before
+        if self.interval.hands:
+            self._named_after[self.frame] = frozenset(self.interval.hands)
+        self.interval = _Interval(before=before)
         self._commit()
 
     def _learn_pace(self, interval: _Interval) -> None:
@@ -697,8 +710,15 @@ class TurnDecoder:
                         k in held and held[k][3] == self._prev[1] for k in taken):
                     interval = self._prev[0]
                     back = sum(held[k][2] for k in taken if k in going_on)
+                # a pile's change read on every frame since an earlier reach and taken only now: it coincided
+                # with that reach, whose hands are the evidence of who made it (decoder_hand_coincide)
+                since = {k: self._named_after[self._tops_since[k][1]] for k in taken
+                         if k[0] == "top" and k in held and self._tops_since[k][1] < self.frame
+                         and self._tops_since[k][1] in self._named_after} if cfg.decoder_hand_coincide else {}
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
+                    if since:
+                        total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
                     if self.board is not None and cfg.decoder_unseen_steps:
@@ -893,6 +913,19 @@ class TurnDecoder:
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
+
+    def _coincide_cost(self, turns: Sequence[Turn], first: int, since: Mapping[FieldKey, frozenset],
+                       fields: Fields) -> float:
+        """The hands' price of giving each pile change in `since` (read so since the end of an earlier reach
+        that named those seats) to a turn (from turns[first] on) of a seat that reach did not name."""
+        cost = 0.0
+        for k, named in since.items():
+            for turn in reversed(turns[max(first, 0):]):
+                if any(p == k[1] and new == fields.get(k) for p, _o, new, _kind in turn.piles):
+                    if turn.seat not in named:
+                        cost += self.config.decoder_hand_missing + self.config.decoder_hand_reach
+                    break
+        return cost
 
     def _hand_missing(self, hands: Mapping[str, int], period: float = 1.0) -> float:
         """A turn by a seat none of the hand frames named (they named others): each frame naming
@@ -1586,12 +1619,18 @@ class TurnDecoder:
             cost += self._unseen_reach_cost(self._cur)
         if hands:
             missing, unused = hand_costs
+            # the open turn's player acting again in a reach naming the same seats, not theirs, as the reach
+            # before: that turn's arm misnamed alike again (the same arm from the same side), not new evidence
+            before = self._cur.before
+            alike = (cfg.decoder_hand_again_on and last is not None and last.seat in acting and before is not None
+                     and not hands.get(last.seat) and last.seat not in before and before == frozenset(hands))
             for seat in acting:
                 if not hands.get(seat):
-                    cost += missing
+                    # (a reach naming only others coinciding with the change: the hands' evidence, once per reach)
+                    cost += cfg.decoder_hand_again if alike and seat == last.seat else missing + cfg.decoder_hand_reach
             open_seat = last.seat if last is not None and last.draws == 0 else None
             for seat in hands:
-                if seat not in acting and seat != open_seat:   # (the open turn's draw from the draw pile)
+                if seat not in acting and seat != open_seat and not alike:   # (the open turn's draw from the draw pile)
                     cost += unused[seat]
         return cost
 

@@ -88,6 +88,22 @@ def test_a_discard_only_turn_goes_to_the_seat_whose_hand_made_it():
     assert tracker.snapshot()["warnings"] == []
 
 
+def test_a_discard_out_of_turn_goes_to_the_seat_whose_hands_made_it_flagged_out_of_turn():
+    """After the first move, a card appears on a discard pile under the hands of the player after
+    the next one (the next player's hand never seen), who then draws: that player's turn played out
+    of turn, flagged so on their move — what a player at the table saw — not the next player's turn
+    read against the hands of the reach that made it (TrackingConfig.decoder_hand_reach: the reach
+    coinciding with the change names who made it, once per reach)."""
+    pile = "green"
+    card = "9" if TABLE_B.discard_tops.get(pile) != "9" else "8"
+    table_c = dataclasses.replace(TABLE_B, discard_tops={**TABLE_B.discard_tops, pile: card})
+    tracker = run([TABLE_A] * 6 + [hand(FIRST)] * 4 + [TABLE_B] * 6 + [hand(THIRD)] * 4 + [table_c] * 6
+                  + [hand(THIRD)] * 4 + [table_c] * 6)
+    assert moves(tracker) == [(FIRST, False), (THIRD, False)] and same(tracker.decoded.model.table, table_c)
+    warnings = tracker.snapshot()["warnings"]
+    assert [(w["code"], w["seat"]) for w in warnings] == [("out-of-turn", THIRD)]
+
+
 def test_a_hand_that_changed_nothing_is_a_traceless_turn_of_its_seat():
     """The next player's card went onto its twin (nothing to see) and they drew; then the player
     after them discarded: the quiet reach is the skipped player's turn, so nobody played out of turn."""
