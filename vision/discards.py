@@ -59,6 +59,8 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    outline_tries: int = 3           # of each kind this many such pieces read, the likest a whole field first, until
+                                     # one shows a pile's middle (the draw pile may be the likest)
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -396,21 +398,27 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
         best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles)
-        for kind, (_off, centre, theta, white) in best.items():
-            f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
-                             card_game, config.local_min_ink if local is not None else 0.0)
-            if f is not None:
-                out.append(f)
-                piles.discard(kind)
+        for kind, tries in best.items():
+            # the piece most like a whole field first; the next when its middle shows none of the kind's cards
+            # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
+            for _off, centre, theta, white in tries:
+                f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
+                                 card_game, config.local_min_ink if local is not None else 0.0)
+                if f is not None:
+                    out.append(f)
+                    piles.discard(kind)
+                    break
         if not piles:
             break
     return out
 
 
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
-                   local: Any, card_game: bool, piles: set[str]) -> dict[str, tuple[float, tuple[float, float], float, Any]]:
-    """Of each kind in `piles` the outlined piece most like a whole field: kind -> (how far from a whole
-    field, centre (board mm), turn, the white its colour was judged against)."""
+                   local: Any, card_game: bool,
+                   piles: set[str]) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
+    """Of each kind in `piles` the outlined pieces most like a whole field, up to `outline_tries`, the likest
+    first: kind -> [(how far from a whole field, centre (board mm), turn, the white its colour was judged
+    against)]."""
     import cv2
     import numpy as np
 
@@ -420,7 +428,7 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
     comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
     lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
-    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}
+    best: dict[str, list[tuple[float, tuple[float, float], float, Any]]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
         sub = comp[y:y + h, x:x + w] == i
@@ -443,10 +451,10 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                 min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
             continue        # washed out by the light there, two kinds fit alike: no colour to go by
         off = abs(1 - area / (fw * fh * p * p))
-        if kind not in best or off < best[kind][0]:
-            theta = ang if rh >= rw else ang + 90.0
-            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta, white)
-    return best
+        theta = ang if rh >= rw else ang + 90.0
+        best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
+                                          theta, white))
+    return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 
 #: whiteness 1.0 (the card stock) as a byte: room above it for glare and a brighter stock
