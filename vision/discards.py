@@ -59,6 +59,8 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    outline_close_px: int = 3        # where piles are still missing, outlines' gaps up to this many px closed where a
+                                     # field joins the table (0: off)
     outline_tries: int = 3           # of each kind this many such pieces read, the likest a whole field first, until
                                      # one shows a pile's middle (the draw pile may be the likest)
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
@@ -397,37 +399,73 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
-        best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles)
-        for kind, tries in best.items():
-            # the piece most like a whole field first; the next when its middle shows none of the kind's cards
-            # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
-            for _off, centre, theta, white in tries:
-                f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
-                                 card_game, config.local_min_ink if local is not None else 0.0)
-                if f is not None:
-                    out.append(f)
-                    piles.discard(kind)
-                    break
+        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local)
+        pieces: tuple[Any, Any] | None = (comp, stats)
+        closed = False
+        while pieces is not None and piles:
+            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces)
+            for kind, tries in best.items():
+                # the piece most like a whole field first; the next when its middle shows none of the kind's cards
+                # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
+                for _off, centre, theta, white in tries:
+                    f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
+                                     card_game, config.local_min_ink if local is not None else 0.0)
+                    if f is not None:
+                        out.append(f)
+                        piles.discard(kind)
+                        break
+            # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
+            pieces = None if closed else _closed_pieces(config, comp, stats, _piece_area_range(config, art, tv.ppm)[1])
+            closed = True
         if not piles:
             break
     return out
 
 
+def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
+    """The outlined pieces' areas (px at `ppm`) that may be a card's field: a field's less the size tolerance up
+    to the whole card's and that tolerance."""
+    fw, fh = config.field_size_mm
+    return ((1 - config.size_tolerance) ** 2 * fw * fh * ppm * ppm,
+            (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * ppm * ppm)
+
+
+def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any, hi: float) -> tuple[Any, Any] | None:
+    """The pieces larger than a card (`hi` px: the table's, with any field its outline does not close off) cut
+    again by the borders closed over gaps up to `outline_close_px`: at the outline view's resolution a pale border
+    beside a pale table, or a dim one beside another card's, passes no border test for a pixel or two, and the
+    field leaks into the table there. Every other piece is left out (it was already looked at). (component map,
+    stats), or None when no piece is that large or closing is off."""
+    import cv2
+    import numpy as np
+
+    big = np.nonzero(stats[1:, cv2.CC_STAT_AREA] > hi)[0] + 1
+    if config.outline_close_px < 2 or big.size == 0:
+        return None
+    k = config.outline_close_px
+    sep = cv2.morphologyEx((comp == 0).astype(np.uint8), cv2.MORPH_CLOSE,
+                           cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    is_big = np.zeros(len(stats), np.uint8)
+    is_big[big] = 1
+    sep |= 1 - is_big[comp]
+    _n, comp2, stats2, _ = cv2.connectedComponentsWithStats(1 - sep, connectivity=4)
+    return comp2, stats2
+
+
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
-                   local: Any, card_game: bool,
-                   piles: set[str]) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
-    """Of each kind in `piles` the outlined pieces most like a whole field, up to `outline_tries`, the likest
-    first: kind -> [(how far from a whole field, centre (board mm), turn, the white its colour was judged
-    against)]."""
+                   local: Any, card_game: bool, piles: set[str], comp: Any,
+                   stats: Any) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
+    """Of each kind in `piles` the outlined pieces (`comp`, `stats`: _outlined_u8's) most like a whole field, up
+    to `outline_tries`, the likest first: kind -> [(how far from a whole field, centre (board mm), turn, the white
+    its colour was judged against)]."""
     import cv2
     import numpy as np
 
     from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
 
     p = tv.ppm
-    comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
-    lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
+    lo, hi = _piece_area_range(config, art, p)
     best: dict[str, list[tuple[float, tuple[float, float], float, Any]]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
