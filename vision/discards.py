@@ -48,6 +48,7 @@ class DiscardConfig:
                                      # coin: ~1)
     edge_over_median: float = 4.0    # a blob larger than a card (a table of the pile's colour) is cut where its colour's
     edge_floor: float = 12.0         # ... step (3×3, any channel) is this many times its median step, and at least this
+    edge_close_px: int = 3           # ... those edges' gaps up to this many px closed (0: off)
     # glare: a veil of the lamp's light adds the same to every channel of a colour divided by the stock's, which
     # leaves its linear chroma (the colour less its mean) as it was; colours the log-hue test loses are named by it
     glare_hue_max_rad: float = 0.3   # that chroma's direction within this angle of a field kind's
@@ -329,6 +330,12 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
         # strong edges and look for card-sized parts
         cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
+        if config.edge_close_px > 1:
+            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
+            # else the field leaks into the table there and no card-sized part comes apart
+            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
+                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
+            cut = sub.astype(np.uint8) & (1 - edges)
         m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
         # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
         # own symbol and numerals, with its outline) lies apart from it
