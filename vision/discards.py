@@ -48,6 +48,7 @@ class DiscardConfig:
                                      # coin: ~1)
     edge_over_median: float = 4.0    # a blob larger than a card (a table of the pile's colour) is cut where its colour's
     edge_floor: float = 12.0         # ... step (3×3, any channel) is this many times its median step, and at least this
+    edge_close_px: int = 3           # ... those edges' gaps up to this many px closed (0: off)
     # glare: a veil of the lamp's light adds the same to every channel of a colour divided by the stock's, which
     # leaves its linear chroma (the colour less its mean) as it was; colours the log-hue test loses are named by it
     glare_hue_max_rad: float = 0.3   # that chroma's direction within this angle of a field kind's
@@ -59,6 +60,10 @@ class DiscardConfig:
     outline_ppm: float = 0.66
     outline_fill: float = 0.7        # an outlined field fills this much of its turned rectangle
     outline_keep: float = 0.8        # and lies this much where a pile may lie
+    outline_close_px: int = 3        # where piles are still missing, outlines' gaps up to this many px closed where a
+                                     # field joins the table (0: off)
+    outline_tries: int = 3           # of each kind this many such pieces read, the likest a whole field first, until
+                                     # one shows a pile's middle (the draw pile may be the likest)
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -325,6 +330,12 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
         # strong edges and look for card-sized parts
         cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
+        if config.edge_close_px > 1:
+            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
+            # else the field leaks into the table there and no card-sized part comes apart
+            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
+                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
+            cut = sub.astype(np.uint8) & (1 - edges)
         m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
         # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
         # own symbol and numerals, with its outline) lies apart from it
@@ -395,32 +406,74 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
-        best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles)
-        for kind, (_off, centre, theta, white) in best.items():
-            f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
-                             card_game, config.local_min_ink if local is not None else 0.0)
-            if f is not None:
-                out.append(f)
-                piles.discard(kind)
+        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local)
+        pieces: tuple[Any, Any] | None = (comp, stats)
+        closed = False
+        while pieces is not None and piles:
+            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces)
+            for kind, tries in best.items():
+                # the piece most like a whole field first; the next when its middle shows none of the kind's cards
+                # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
+                for _off, centre, theta, white in tries:
+                    f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
+                                     card_game, config.local_min_ink if local is not None else 0.0)
+                    if f is not None:
+                        out.append(f)
+                        piles.discard(kind)
+                        break
+            # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
+            pieces = None if closed else _closed_pieces(config, comp, stats, _piece_area_range(config, art, tv.ppm)[1])
+            closed = True
         if not piles:
             break
     return out
 
 
+def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
+    """The outlined pieces' areas (px at `ppm`) that may be a card's field: a field's less the size tolerance up
+    to the whole card's and that tolerance."""
+    fw, fh = config.field_size_mm
+    return ((1 - config.size_tolerance) ** 2 * fw * fh * ppm * ppm,
+            (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * ppm * ppm)
+
+
+def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any, hi: float) -> tuple[Any, Any] | None:
+    """The pieces larger than a card (`hi` px: the table's, with any field its outline does not close off) cut
+    again by the borders closed over gaps up to `outline_close_px`: at the outline view's resolution a pale border
+    beside a pale table, or a dim one beside another card's, passes no border test for a pixel or two, and the
+    field leaks into the table there. Every other piece is left out (it was already looked at). (component map,
+    stats), or None when no piece is that large or closing is off."""
+    import cv2
+    import numpy as np
+
+    big = np.nonzero(stats[1:, cv2.CC_STAT_AREA] > hi)[0] + 1
+    if config.outline_close_px < 2 or big.size == 0:
+        return None
+    k = config.outline_close_px
+    sep = cv2.morphologyEx((comp == 0).astype(np.uint8), cv2.MORPH_CLOSE,
+                           cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    is_big = np.zeros(len(stats), np.uint8)
+    is_big[big] = 1
+    sep |= 1 - is_big[comp]
+    _n, comp2, stats2, _ = cv2.connectedComponentsWithStats(1 - sep, connectivity=4)
+    return comp2, stats2
+
+
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
-                   local: Any, card_game: bool, piles: set[str]) -> dict[str, tuple[float, tuple[float, float], float, Any]]:
-    """Of each kind in `piles` the outlined piece most like a whole field: kind -> (how far from a whole
-    field, centre (board mm), turn, the white its colour was judged against)."""
+                   local: Any, card_game: bool, piles: set[str], comp: Any,
+                   stats: Any) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
+    """Of each kind in `piles` the outlined pieces (`comp`, `stats`: _outlined_u8's) most like a whole field, up
+    to `outline_tries`, the likest first: kind -> [(how far from a whole field, centre (board mm), turn, the white
+    its colour was judged against)]."""
     import cv2
     import numpy as np
 
     from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
 
     p = tv.ppm
-    comp, stats = _outlined_u8(ccfg, view, cream, p, local)
     fw, fh = config.field_size_mm
-    lo, hi = (1 - config.size_tolerance) ** 2 * fw * fh * p * p, (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * p * p
-    best: dict[str, tuple[float, tuple[float, float], float, Any]] = {}
+    lo, hi = _piece_area_range(config, art, p)
+    best: dict[str, list[tuple[float, tuple[float, float], float, Any]]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
         x, y, w, h, area = (int(v) for v in stats[i])
         sub = comp[y:y + h, x:x + w] == i
@@ -443,10 +496,10 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                 min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
             continue        # washed out by the light there, two kinds fit alike: no colour to go by
         off = abs(1 - area / (fw * fh * p * p))
-        if kind not in best or off < best[kind][0]:
-            theta = ang if rh >= rw else ang + 90.0
-            best[kind] = (off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta, white)
-    return best
+        theta = ang if rh >= rw else ang + 90.0
+        best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
+                                          theta, white))
+    return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 
 #: whiteness 1.0 (the card stock) as a byte: room above it for glare and a brighter stock
