@@ -319,9 +319,24 @@ def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any
         if len(_LUTS) >= 64:
             _LUTS.pop(next(iter(_LUTS)))      # the oldest
         _LUTS[key] = lut
-    v = view >> 3
-    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
-    return lut[idx]
+    return np.take(lut, colour_index(view, 3))
+
+
+def colour_index(view: Any, drop: int) -> Any:
+    """Per pixel of a BGR uint8 view its colour at 8 - `drop` bits a channel as one uint16 (B highest):
+    built a plane at a time in 16 bits, a quarter of the time of int32 arithmetic over the view."""
+    import cv2
+    import numpy as np
+
+    bits = 8 - drop
+    if view.dtype != np.uint8 or view.ndim != 3 or view.shape[2] != 3:
+        v = view >> drop
+        return (v[..., 0].astype(np.int32) << (2 * bits)) | (v[..., 1].astype(np.int32) << bits) | v[..., 2]
+    b, g, r = cv2.split(view)
+    idx = np.right_shift(b, drop, dtype=np.uint16) << (2 * bits)
+    idx |= np.right_shift(g, drop, dtype=np.uint16) << bits
+    idx |= r >> drop
+    return idx
 
 
 _LUTS: dict[Any, Any] = {}
@@ -372,15 +387,14 @@ def table_mask(config: CardConfig, view: Any) -> Any:
     channel) that together make up `table_share` of it — most of a seat is table."""
     import numpy as np
 
-    v = view >> 4
-    idx = (v[..., 0].astype(np.int32) << 8) | (v[..., 1].astype(np.int32) << 4) | v[..., 2]
+    idx = colour_index(view, 4)
     hist = np.bincount(idx.ravel(), minlength=4096)
     order = np.argsort(hist)[::-1]
     cum = np.cumsum(hist[order])
     n = int(np.searchsorted(cum, config.table_share * idx.size)) + 1
     is_table = np.zeros(4096, bool)
     is_table[order[:n]] = True
-    return is_table[idx]
+    return np.take(is_table, idx)
 
 
 def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None) -> list[Band]:

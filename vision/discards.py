@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, field_labels, read_corners
+from .cards import CardConfig, colour_index, field_labels, read_corners
 
 
 @dataclass(frozen=True)
@@ -244,14 +244,7 @@ def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, crea
     import numpy as np
 
     lut = _lut(config, card_config, cream, art)
-    import cv2
-
-    # (the 15-bit index in 16 bits, built a channel at a time: a quarter of the time of int32 over the whole view)
-    b, g, r = cv2.split(view)
-    idx = np.right_shift(b, 3, dtype=np.uint16) << 10
-    idx |= np.right_shift(g, 3, dtype=np.uint16) << 5
-    idx |= r >> 3
-    return np.take(lut, idx)
+    return np.take(lut, colour_index(view, 3))
 
 
 def _card_sized(config: DiscardConfig, card_size: tuple[float, float], short_mm: float, long_mm: float) -> bool:
@@ -273,13 +266,14 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
 
     k = np.ones((3, 3), np.uint8)
     step = cv2.morphologyEx(view, cv2.MORPH_GRADIENT, k)
-    step = step.max(axis=2) if step.ndim == 3 else step
+    if step.ndim == 3:
+        b, g, r = cv2.split(step)       # (the largest a plane at a time: numpy is slow along a last axis of 3)
+        step = cv2.max(cv2.max(b, g), r)
     inside = step[mask > 0]
     if inside.size == 0:
         return mask
     thr = max(config.edge_floor, config.edge_over_median * float(np.median(inside)))
     return (mask > 0) & (step < thr)
-
 
 
 def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf")) -> tuple[int, Any, Any]:
@@ -466,11 +460,11 @@ def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[
 def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
                    area_range: tuple[float, float]) -> tuple[Any, Any] | None:
     """The pieces larger than a card (`area_range`'s top, px: the table's, with any field its outline does not
-    close off) cut
-    again by the borders closed over gaps up to `outline_close_px`: at the outline view's resolution a pale border
-    beside a pale table, or a dim one beside another card's, passes no border test for a pixel or two, and the
-    field leaks into the table there. Every other piece is left out (it was already looked at). (component map,
-    stats), or None when no piece is that large or closing is off."""
+    close off) cut again by the borders closed over gaps up to `outline_close_px`: at the outline view's
+    resolution a pale border beside a pale table, or a dim one beside another card's, passes no border test for
+    a pixel or two, and the field leaks into the table there. Every other piece is left out (it was already looked
+    at). (component map, stats: _pieces'), or None when no piece is that large, closing is off, or closing changes
+    nothing inside the large pieces (then no piece of them comes apart)."""
     import cv2
     import numpy as np
 
