@@ -284,8 +284,12 @@ def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf")) -> tuple[int, 
     import numpy as np
 
     n, comp = cv2.connectedComponents(mask, connectivity=4)
+    area = np.zeros(n, np.int64)
+    for r0 in range(0, comp.shape[0], 128):
+        # (a band of rows at a time: bincount counts in 64-bit, and the whole map so would be 8 bytes a pixel)
+        area += np.bincount(comp[r0:r0 + 128].ravel(), minlength=n)
     stats = np.zeros((n, 5), np.int32)
-    stats[:, cv2.CC_STAT_AREA] = np.bincount(comp.ravel(), minlength=n)
+    stats[:, cv2.CC_STAT_AREA] = area
     for i in np.nonzero((stats[:, cv2.CC_STAT_AREA] >= lo) & (stats[:, cv2.CC_STAT_AREA] <= hi))[0]:
         if i:
             stats[i, :4] = cv2.boundingRect(cv2.compare(comp, int(i), cv2.CMP_EQ))
