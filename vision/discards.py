@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, colour_index, field_labels, read_corners
+from .cards import CardConfig, _pieces, colour_index, field_labels, read_corners
 
 
 @dataclass(frozen=True)
@@ -274,26 +274,6 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
         return mask
     thr = max(config.edge_floor, config.edge_over_median * float(np.median(inside)))
     return (mask > 0) & (step < thr)
-
-
-def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf")) -> tuple[int, Any, Any]:
-    """cv2.connectedComponentsWithStats(mask, connectivity=4), the same labels and areas, but the boxes only of
-    the pieces whose area is within [lo, hi] (every other row's box 0): OpenCV's statistics pass costs as much
-    as the labelling itself, and only a few pieces of card size are ever looked at. (n, component map, stats)."""
-    import cv2
-    import numpy as np
-
-    n, comp = cv2.connectedComponents(mask, connectivity=4)
-    area = np.zeros(n, np.int64)
-    for r0 in range(0, comp.shape[0], 128):
-        # (a band of rows at a time: bincount counts in 64-bit, and the whole map so would be 8 bytes a pixel)
-        area += np.bincount(comp[r0:r0 + 128].ravel(), minlength=n)
-    stats = np.zeros((n, 5), np.int32)
-    stats[:, cv2.CC_STAT_AREA] = area
-    for i in np.nonzero((stats[:, cv2.CC_STAT_AREA] >= lo) & (stats[:, cv2.CC_STAT_AREA] <= hi))[0]:
-        if i:
-            stats[i, :4] = cv2.boundingRect(cv2.compare(comp, int(i), cv2.CMP_EQ))
-    return n, comp, stats
 
 
 _ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
