@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, field_labels, read_corners
+from .cards import CardConfig, _pieces, colour_index, field_labels, read_corners
 
 
 @dataclass(frozen=True)
@@ -244,9 +244,7 @@ def table_labels(config: DiscardConfig, card_config: CardConfig, view: Any, crea
     import numpy as np
 
     lut = _lut(config, card_config, cream, art)
-    v = view >> 3
-    idx = (v[..., 0].astype(np.int32) << 10) | (v[..., 1].astype(np.int32) << 5) | v[..., 2]
-    return lut[idx]
+    return np.take(lut, colour_index(view, 3))
 
 
 def _card_sized(config: DiscardConfig, card_size: tuple[float, float], short_mm: float, long_mm: float) -> bool:
@@ -268,7 +266,9 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
 
     k = np.ones((3, 3), np.uint8)
     step = cv2.morphologyEx(view, cv2.MORPH_GRADIENT, k)
-    step = step.max(axis=2) if step.ndim == 3 else step
+    if step.ndim == 3:
+        b, g, r = cv2.split(step)       # (the largest a plane at a time: numpy is slow along a last axis of 3)
+        step = cv2.max(cv2.max(b, g), r)
     inside = step[mask > 0]
     if inside.size == 0:
         return mask
@@ -310,12 +310,15 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     p = tv.ppm
     # one pass over every pile kind: a pixel whose right or lower neighbour is of another pile's kind is
     # left out, so piles of different colours side by side stay apart
-    pile = np.isin(labels, allowed)
+    # (a byte table over the labels' bytes: -1 is 255 there, never a pile kind)
+    is_pile = np.zeros(256, np.uint8)
+    is_pile[allowed] = 1
+    pile = cv2.LUT(labels.view(np.uint8), is_pile).view(bool)
     ok = pile.copy()
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(ok.astype(np.uint8), connectivity=4)
     field_px = fw * fh * p * p
+    n, comp, stats = _pieces(ok.view(np.uint8), config.min_area * field_px)
     blobs: list[tuple[Any, Any, int]] = []      # (xs, ys, area) in view pixels
     for i in range(1, n):
         area = int(stats[i, cv2.CC_STAT_AREA])
@@ -336,13 +339,13 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
                                      cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
             cut = sub.astype(np.uint8) & (1 - edges)
-        m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(cut, connectivity=4)
+        m, pcomp, pstats = _pieces(cut, 1.0, 0.0)
         # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
         # own symbol and numerals, with its outline) lies apart from it
         table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
         # opened: the thin rims of the table left along other things' outlines do not join a card to them
         inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m, pcomp, pstats, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
+        m, pcomp, pstats = _pieces(inner, 1.0, 0.0)
         for j in range(1, m):
             pa = int(pstats[j, cv2.CC_STAT_AREA])
             if config.min_area * field_px <= pa <= 1.5 * field_px:
@@ -393,6 +396,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     ccfg = sized_for(card_config, art.size)
     view = tv.warp(image)
     piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
+    area_range = _piece_area_range(config, art, tv.ppm)
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
     for judged in ("stock", "local"):
@@ -406,7 +410,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
-        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local)
+        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
@@ -422,7 +426,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                         piles.discard(kind)
                         break
             # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
-            pieces = None if closed else _closed_pieces(config, comp, stats, _piece_area_range(config, art, tv.ppm)[1])
+            pieces = None if closed else _closed_pieces(config, comp, stats, area_range)
             closed = True
         if not piles:
             break
@@ -437,25 +441,32 @@ def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[
             (1 + config.size_tolerance) ** 2 * art.size[0] * art.size[1] * ppm * ppm)
 
 
-def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any, hi: float) -> tuple[Any, Any] | None:
-    """The pieces larger than a card (`hi` px: the table's, with any field its outline does not close off) cut
-    again by the borders closed over gaps up to `outline_close_px`: at the outline view's resolution a pale border
-    beside a pale table, or a dim one beside another card's, passes no border test for a pixel or two, and the
-    field leaks into the table there. Every other piece is left out (it was already looked at). (component map,
-    stats), or None when no piece is that large or closing is off."""
+def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
+                   area_range: tuple[float, float]) -> tuple[Any, Any] | None:
+    """The pieces larger than a card (`area_range`'s top, px: the table's, with any field its outline does not
+    close off) cut again by the borders closed over gaps up to `outline_close_px`: at the outline view's
+    resolution a pale border beside a pale table, or a dim one beside another card's, passes no border test for
+    a pixel or two, and the field leaks into the table there. Every other piece is left out (it was already looked
+    at). (component map, stats: _pieces'), or None when no piece is that large, closing is off, or closing changes
+    nothing inside the large pieces (then no piece of them comes apart)."""
     import cv2
     import numpy as np
 
-    big = np.nonzero(stats[1:, cv2.CC_STAT_AREA] > hi)[0] + 1
+    big = np.nonzero(stats[1:, cv2.CC_STAT_AREA] > area_range[1])[0] + 1
     if config.outline_close_px < 2 or big.size == 0:
         return None
     k = config.outline_close_px
-    sep = cv2.morphologyEx((comp == 0).astype(np.uint8), cv2.MORPH_CLOSE,
+    sep = cv2.morphologyEx(cv2.compare(comp, 0, cv2.CMP_EQ), cv2.MORPH_CLOSE,
                            cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    is_big = np.zeros(len(stats), np.uint8)
-    is_big[big] = 1
-    sep |= 1 - is_big[comp]
-    _n, comp2, stats2, _ = cv2.connectedComponentsWithStats(1 - sep, connectivity=4)
+    # what is left of the large pieces once closed (a compare per large piece: there are one or two, and a
+    # look-up through the whole component map costs more)
+    keep = cv2.compare(comp, int(big[0]), cv2.CMP_EQ)
+    for i in big[1:]:
+        keep |= cv2.compare(comp, int(i), cv2.CMP_EQ)
+    if not cv2.countNonZero(keep & sep):
+        return None         # no gap closed inside them: nothing comes apart
+    keep &= ~sep
+    _n, comp2, stats2 = _pieces(keep, *area_range)
     return comp2, stats2
 
 
@@ -506,12 +517,13 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
 _WHITE_BYTE = 200.0
 
 
-def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: Any = None) -> tuple[Any, Any]:
+def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: Any = None,
+                 area_range: tuple[float, float] = (0.0, float("inf"))) -> tuple[Any, Any]:
     """vision.cards.outlined_fields (the pieces the stock's borders enclose: a border is whiter than both its
     sides, or simply white, or much whiter than the darkest pixel near it) on whiteness held in bytes: the same
     tests at 1/200 of the stock's whiteness, in a quarter of the memory and a fraction of the time of the
     float version over a whole table view; "simply white" over `local` (local_white) where given. (component map,
-    stats)."""
+    stats; the pieces' boxes only of those whose area is within `area_range`: _pieces)."""
     import cv2
     import numpy as np
 
@@ -534,7 +546,7 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
                         cv2.compare(r, bright[..., 2], cv2.CMP_GT)) > 0
     sep = (tophat > config.border_tophat * _WHITE_BYTE) | white | \
         ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
-    _n, comp, stats, _ = cv2.connectedComponentsWithStats((~sep).astype(np.uint8), connectivity=4)
+    _n, comp, stats = _pieces((~sep).view(np.uint8), *area_range)
     return comp, stats
 
 
