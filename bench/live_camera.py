@@ -22,7 +22,11 @@ arrays.
    still table it was read from (the first frame after the last arm, by the recording's truth) to
    the change message carrying it at each client. A turn stays open until the table shows the next
    one begin (its player may still draw from a pile), so its completion is timed from the still
-   table of the reading that sent it, not from its own. Target: median ≤ 1.0 s, p95 ≤ 1.5 s.
+   table of the reading that sent it, not from its own. A move the tracker shows and later takes
+   back (`{"id", "removed": true}`: an invented move withdrawn) is listed apart, not timed: it is the
+   decoder changing its mind, not a still table reaching the phones (until session 22 it was timed
+   as the move's first message, from the still table of an older reading: 82996 gave 9.4 s).
+   Target: median ≤ 1.0 s, p95 ≤ 1.5 s.
    `--updates` lists every timed update.
 
 `--content truth` (default) gives the tracker the recording's truth wherever the vision observer
@@ -419,9 +423,15 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
     latencies: list[float] = []
     untimed: list[tuple] = []   # move updates whose frame the camera did not give (id, complete, frame)
     details: list[tuple] = []   # (latency, move id, complete, camera frame, recorded position, still onset)
+    removed: set[Any] = set()   # moves the tracker showed and took back (an invented move withdrawn)
     for phone in phones:
         seen: set[tuple[Any, Any]] = set()
         for arrived, move, cause in phone.moves:
+            if move.get("removed"):
+                # a withdrawal is the decoder changing its mind about an earlier reading, not a still table
+                # reaching the phones: counted apart, not timed
+                removed.add(move.get("id"))
+                continue
             key = (move.get("id"), move.get("complete"))
             k = cause if cause is not None else move.get("frame")
             if key in seen:
@@ -439,9 +449,11 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
     events = [line for line in (session.folder / "truth" / "events.jsonl").read_text().splitlines()
               if line.strip() and '"final"' not in line[:12]]
     errors = [p.error for p in phones if p.error]
-    return {"moves_true": len(events), "moves_seen": [len({(m.get("id"), m.get("complete")) for _, m, _ in p.moves})
+    return {"moves_true": len(events), "moves_seen": [len({(m.get("id"), m.get("complete")) for _, m, _ in p.moves
+                                                           if not m.get("removed")})
                                                       for p in phones],
-            "latencies": latencies, "details": details, "untimed": untimed, "errors": errors, "gate": observer.status().get("gate")}
+            "latencies": latencies, "details": details, "untimed": untimed, "errors": errors,
+            "removed": sorted(removed, key=str), "gate": observer.status().get("gate")}
 
 
 #: how long a Pi camera's still takes (the video pauses meanwhile; docs/camera-path.md)
@@ -506,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
             for lat_s, mid, complete, k, pos, onset in sorted(r["details"], key=lambda d: (d[1], d[2])):
                 print(f"  move {mid} {'complete' if complete else 'first  '}: {lat_s:.3f} s  (camera frame {k}, "
                       f"recorded frame {pos}, table still from recorded frame {onset})")
+        if r["removed"]:
+            print(f"  moves shown and then withdrawn (not timed): {r['removed']}")
         if r["untimed"]:
             print(f"  move updates not timed (their frame was not one the camera gave): {r['untimed']}")
         if r["errors"]:
