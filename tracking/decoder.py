@@ -923,7 +923,8 @@ class TurnDecoder:
             for turn in reversed(turns[max(first, 0):]):
                 if any(p == k[1] and new == fields.get(k) for p, _o, new, _kind in turn.piles):
                     if turn.seat not in named:
-                        cost += self.config.decoder_hand_missing + self.config.decoder_hand_reach
+                        cost += (self.config.decoder_hand_coincide_empty if fields.get(k) in (None, _GONE)
+                                 else self.config.decoder_hand_missing + self.config.decoder_hand_reach)
                     break
         return cost
 
@@ -1519,7 +1520,9 @@ class TurnDecoder:
         for _ in range(facts.drawn_back):
             cost += cfg.decoder_rule
         # completion: the discard owed (_owed_cost), the draw not seen (_undrawn_cost), no trace
-        owed = landed - facts.discards
+        # (a card discarded from a row goes onto its colour's pile: the tile's discard even when that pile
+        # showed the same card already, so no pile change was seen; seen, it is counted once)
+        owed = landed - max(facts.discards, row_discards)
         done = ((cfg.decoder_rule * owed if owed > 0 else 0.0)
                 + (0.0 if no_draw or draws or not plays else cfg.decoder_draw_unseen))
         if plays == 0 and draws == 0 and not steps and not row_discards:
