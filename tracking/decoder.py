@@ -1717,7 +1717,8 @@ class TurnDecoder:
                     else:
                         wish.append(c)
         return _new_turn(seat=seat, lays=tuple(lays), steps=tuple(steps), row_discards=tuple(row_discards),
-                         wish_cards=tuple(wish), pawns_lost=lost, onto_twin=onto_twin, delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                         wish_cards=tuple(wish), pawns_lost=lost, onto_twin=onto_twin,
+                         delta=tuple((k, after.get(k, _GONE)) for k in keys),
                          before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
