@@ -153,6 +153,11 @@ class TrackingConfig:
     #                                      later one, given to a seat the earlier reach did not name: the change
     #                                      coincided with that reach (read as a misread held until the next
     #                                      reach, it was given to that reach's seat instead of a rule break)
+    decoder_hand_coincide_empty: float = 4.0   # ... but this instead when the pile was read empty since that
+    #                                      reach: a top read empty is the reader's commonest top misread (noise
+    #                                      model s21: top-missed 0.152 of misreads against top-wrong 0.039, and
+    #                                      held), so an empty reading coinciding with a reach is weaker evidence
+    #                                      that the pile was really emptied then than a new card shown
     decoder_hand_again: float = 1.0      # instead of missing + reach, and of the named seats' decoder_hand_unused:
     #                                      the open turn acting again in a reach naming the same seats as the
     #                                      reach before, not its own — its arm misnamed alike again (the same arm

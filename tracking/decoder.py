@@ -126,6 +126,9 @@ class Turn:
     #: played out of turn by the player of the turn before, right after it (owes no draw of its own: the
     #: turn is still the skipped player's; they draw back up at their next turn); not part of its identity
     again: bool = field(default=False, compare=False)
+    #: cards discarded from a row onto a pile that showed that very card before and after (its twin: no pile
+    #: change seen) — the discard a discard-a-card tile owes, made unseen (TurnDecoder._owned_turn)
+    onto_twin: int = 0
 
     # (cached: the cut search asks these of one turn many times; a frozen dataclass's fields never change)
     @_cached
@@ -158,6 +161,7 @@ class Turn:
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
             no_draw=self.no_draw or other.no_draw, reach=max(self.reach, other.reach), again=self.again or other.again,
+            onto_twin=self.onto_twin + other.onto_twin,
             # (both counts add up over the concatenated fields: set now, not counted again)
             plays=self.plays + other.plays, draws=self.draws + other.draws)
         if not (self.piles and other.piles):
@@ -923,7 +927,8 @@ class TurnDecoder:
             for turn in reversed(turns[max(first, 0):]):
                 if any(p == k[1] and new == fields.get(k) for p, _o, new, _kind in turn.piles):
                     if turn.seat not in named:
-                        cost += self.config.decoder_hand_missing + self.config.decoder_hand_reach
+                        cost += (self.config.decoder_hand_coincide_empty if fields.get(k) in (None, _GONE)
+                                 else self.config.decoder_hand_missing + self.config.decoder_hand_reach)
                     break
         return cost
 
@@ -1363,7 +1368,10 @@ class TurnDecoder:
             quiet, no_draw = False, p_no_draw
             turn_seat = p_seat
             terms.append(cfg.decoder_turn)
-        rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw)
+        onto_twin = ((last.onto_twin if opened else 0) + (mine.onto_twin if mine is not None else 0)
+                     if part or not opened else last.onto_twin)
+        rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw,
+                                     onto_twin)
         if part and opened and last.draws and p_plays:
             terms.append(cfg.decoder_order)      # a card played after the turn's draw
         if not (opened and not part):
@@ -1478,10 +1486,11 @@ class TurnDecoder:
         the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
         the two costs always did (the same floats)."""
         return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
-                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw)
+                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin)
 
     def _costs_of(self, facts: _RuleFacts, table: Fields, plays: int, draws: int, steps: int, lays: int,
-                  pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool) -> tuple[float, float]:
+                  pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool,
+                  onto_twin: int = 0) -> tuple[float, float]:
         """_turn_costs of a turn given by its counts (steps, lays, row_discards: how many) — so the cut
         search can judge a part without making it."""
         cfg = self.config
@@ -1519,7 +1528,9 @@ class TurnDecoder:
         for _ in range(facts.drawn_back):
             cost += cfg.decoder_rule
         # completion: the discard owed (_owed_cost), the draw not seen (_undrawn_cost), no trace
-        owed = landed - facts.discards
+        # (a card discarded from a row goes onto its colour's pile: the tile's discard even when that pile
+        # showed the same card already, so no pile change was seen: `onto_twin`, Turn.onto_twin)
+        owed = landed - facts.discards - onto_twin
         done = ((cfg.decoder_rule * owed if owed > 0 else 0.0)
                 + (0.0 if no_draw or draws or not plays else cfg.decoder_draw_unseen))
         if plays == 0 and draws == 0 and not steps and not row_discards:
@@ -1654,7 +1665,8 @@ class TurnDecoder:
     def _owned_turn_of(self, seat: str, keys: Sequence[FieldKey], before: Fields, after: Fields) -> Turn:
         """_owned_turn, made once per frame for the same change of the same fields (the hypotheses of a
         frame, and the readings of one, often share a seat's change)."""
-        key = (seat, tuple((k, before.get(k, _GONE), after.get(k, _GONE)) for k in keys))
+        key = (seat, tuple((k, before.get(k, _GONE), after.get(k, _GONE)) for k in keys),
+               tuple((before.get(("top", k[2])), after.get(("top", k[2]))) for k in keys if k[0] == "row"))
         turn = self._owned_memo.get(key)
         if turn is None:
             turn = self._owned_memo[key] = self._owned_turn(seat, keys, before, after)
@@ -1673,6 +1685,7 @@ class TurnDecoder:
         row_discards: list[str] = []
         wish: list[int] = []
         lost = 0
+        onto_twin = 0
         for k in keys:
             b, a = before.get(k), after.get(k)
             if k[0] == "row":
@@ -1682,6 +1695,10 @@ class TurnDecoder:
                     common += 1
                 lays += [f"{k[2]}:{c}" for c in a[common:]]
                 row_discards += [f"{k[2]}:{c}" for c in b[common:]]
+                # (a card gone from the row onto its pile showing that card before and after: its twin)
+                top = ("top", k[2])
+                onto_twin += sum(1 for c in b[common:] if before.get(top) is not None
+                                 and str(before.get(top)) == str(c) == str(after.get(top)))
             elif k[0] == "points_row":
                 lays += ["points:P"] * max(0, int(a or 0) - int(b or 0))
             elif k[0] == "pawns":
@@ -1700,7 +1717,8 @@ class TurnDecoder:
                     else:
                         wish.append(c)
         return _new_turn(seat=seat, lays=tuple(lays), steps=tuple(steps), row_discards=tuple(row_discards),
-                         wish_cards=tuple(wish), pawns_lost=lost, delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                         wish_cards=tuple(wish), pawns_lost=lost, onto_twin=onto_twin,
+                         delta=tuple((k, after.get(k, _GONE)) for k in keys),
                          before=tuple((k, before.get(k, _GONE)) for k in keys))
 
     # ------------------------------------------------------------------ output
