@@ -31,12 +31,10 @@ from vision.stagecli import read_image  # noqa: E402
 from card_errors import stage_inputs, stage_parser  # noqa: E402
 
 
-def main() -> int:
-    args = stage_parser(__doc__, "DiscardConfig").parse_args()
-    comps, model, config, pairs = stage_inputs(args, DEFAULT_READER_CONFIG.discards)
-    kinds: Counter = Counter()
-    n_piles = 0
-    ms: list[float] = []
+def discard_stage_frames(args, config):
+    """Each usable frame of `args.dir` with discard tops in its truth and its registration found:
+    (frame, truth, game, card_game, read), `read()` running the discard stage alone on it."""
+    comps, model, config, pairs = stage_inputs(args, config)
     for frame, tpath in pairs:
         truth = json.loads(tpath.read_text(encoding="utf-8"))
         if not truth.get("usable") or "discard_tops" not in truth:
@@ -60,8 +58,20 @@ def main() -> int:
         white = paper_white(image, paper_points(cal, reg, quiet))
         art = card_art(comps, config.card_ppm, 1.2)
         cream = white * art.cream / 255.0 if white is not None else art.cream
+
+        def read(image=image, tv=tv, reg=reg, art=art, cream=cream, card_game=card_game):
+            return read_discards(config, DEFAULT_READER_CONFIG.cards, image, tv, reg, art, cream, model, card_game)
+        yield frame, truth, game, card_game, read
+
+
+def main() -> int:
+    args = stage_parser(__doc__, "DiscardConfig").parse_args()
+    kinds: Counter = Counter()
+    n_piles = 0
+    ms: list[float] = []
+    for frame, truth, game, card_game, read in discard_stage_frames(args, DEFAULT_READER_CONFIG.discards):
         t0 = time.process_time()
-        finds = read_discards(config, DEFAULT_READER_CONFIG.cards, image, tv, reg, art, cream, model, card_game)
+        finds = read()
         ms.append((time.process_time() - t0) * 1000)
         read = {"discard_tops": discard_tops(finds, card_game)}
         errs = explain_discards(truth, read)
