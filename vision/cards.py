@@ -536,10 +536,11 @@ def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -
     return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf")) -> tuple[int, Any, Any]:
+def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf"), *, boxes: bool = True) -> tuple[int, Any, Any]:
     """cv2.connectedComponentsWithStats(mask, connectivity=4), the same labels and areas, but the boxes only of
-    the pieces whose area is within [lo, hi] (every other row's box 0): OpenCV's statistics pass costs as much
-    as the labelling itself, and only a few pieces of card size are ever looked at. (n, component map, stats)."""
+    the pieces whose area is within [lo, hi] (every other row's box 0; none with `boxes` false): OpenCV's
+    statistics pass costs as much as the labelling itself, and only a few pieces of card size are ever looked
+    at. (n, component map, stats)."""
     import cv2
     import numpy as np
 
@@ -550,7 +551,7 @@ def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf")) -> tuple[int, 
         area += np.bincount(comp[r0:r0 + 128].ravel(), minlength=n)
     stats = np.zeros((n, 5), np.int32)
     stats[:, cv2.CC_STAT_AREA] = area
-    for i in np.nonzero((stats[:, cv2.CC_STAT_AREA] >= lo) & (stats[:, cv2.CC_STAT_AREA] <= hi))[0]:
+    for i in np.nonzero((stats[:, cv2.CC_STAT_AREA] >= lo) & (stats[:, cv2.CC_STAT_AREA] <= hi))[0] if boxes else ():
         if i:
             stats[i, :4] = cv2.boundingRect(cv2.compare(comp, int(i), cv2.CMP_EQ))
     return n, comp, stats

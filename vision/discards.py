@@ -339,13 +339,13 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
                                      cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
             cut = sub.astype(np.uint8) & (1 - edges)
-        m, pcomp, pstats = _pieces(cut, 1.0, 0.0)
+        m, pcomp, pstats = _pieces(cut, boxes=False)
         # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
         # own symbol and numerals, with its outline) lies apart from it
         table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
         # opened: the thin rims of the table left along other things' outlines do not join a card to them
         inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m, pcomp, pstats = _pieces(inner, 1.0, 0.0)
+        m, pcomp, pstats = _pieces(inner, boxes=False)
         for j in range(1, m):
             pa = int(pstats[j, cv2.CC_STAT_AREA])
             if config.min_area * field_px <= pa <= 1.5 * field_px:
