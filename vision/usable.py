@@ -106,6 +106,18 @@ class UsableConfig:
     # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
+    # ... and the brightness fall-off it is judged against is fitted to the table's majority only: where the ring
+    # reaches beyond a small table's edge its floor samples (darker, the same hue) bent the fall-off dark there,
+    # the floor read as table, and the extent's hull spanned the floor beside the table, which then read as an arm
+    # reaching the play area (a whole game lost, session 22 nwnz 82930). The fit starts from the ring samples
+    # within `extent_mad` robust deviations (1.4826 x the median absolute deviation, at least `extent_dev_min`) of
+    # their median and is refitted `extent_refits` times on those within as many deviations of the fit: a smooth
+    # fall-off (a lamp, vignetting) spreads the samples widely and keeps them all, a table's edge splits them into
+    # a majority and a far-off minority. Only the extent uses it (the arm test keeps the fall-off above).
+    extent_robust: bool = True
+    extent_mad: float = 3.0
+    extent_dev_min: float = 0.05
+    extent_refits: int = 2
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -608,6 +620,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     # each pixel's log colour less the table's, by one table lookup per channel (as log(v + offset) - table)
     lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
+    lum_raw = lum
     lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum, ring_idx)))
     if len(ring_idx) >= 20:
         spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
@@ -619,13 +632,21 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
     not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
+    # the same colour test against a fall-off no minority of the ring bends (the table's extent only; extent_robust)
+    robust_off = None
+    if config.extent_robust and len(ring_idx) >= 20:
+        surface = _robust_surface(config, model, lum_raw, ring_idx)
+        if surface is not None:
+            robust_off = (chroma2 > thr_c * thr_c) | (np.minimum(np.abs(lum_raw), np.abs(lum_raw - surface)) > thr_l)
     if board_anomaly is not None:
         y0, y1, x0, x1 = model.board_box
-        for a in (off_colour, not_table):
+        for a in (off_colour, not_table) if robust_off is None else (off_colour, not_table, robust_off):
             a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
     extent_not = off_colour if config.glare_not_extent else not_table
+    if robust_off is not None:
+        extent_not = robust_off if config.glare_not_extent else robust_off & not_table
     table_like = cv2.morphologyEx((~extent_not).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros((sh, sw), np.uint8)
@@ -873,6 +894,41 @@ def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: A
             coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
     # the quadratic is evaluated by rows and columns (1, u, u² per column; 1, v, v² per row) rather than
     # as (pixels x 6) @ 6: a third of the time, the same values to float32 rounding
+    c = coef.astype(np.float32)
+    h, w = lum.shape
+    u = model.full_basis[:w, 1]
+    v = model.full_basis[::w, 2][:h]
+    rows = c[0] + c[2] * v + c[5] * (v * v)
+    cols = c[1] * u + c[3] * (u * u)
+    return (rows[:, None] + cols[None, :]) + (c[4] * v)[:, None] * u[None, :]
+
+
+def _robust_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: Any) -> Any:
+    """The table's brightness fall-off (as `_lum_surface`) fitted to the majority of the table's samples only
+    (`extent_robust`): none of a minority far off the majority's brightness (the floor beyond a small table's
+    edge) bends it. None when too few samples are kept."""
+    import numpy as np
+
+    if ring_idx is model.ring_idx:
+        basis = model.ring_basis
+    else:
+        basis = model.full_basis[ring_idx].astype(np.float64)
+    y = lum.ravel()[ring_idx].astype(np.float64)
+    resid = y - medians(y)
+    keep = None
+    coef = None
+    for _ in range(1 + max(0, config.extent_refits)):
+        a = np.abs(resid if keep is None else resid[keep])
+        dev = max(1.4826 * float(medians(a)), config.extent_dev_min)
+        keep = np.abs(resid) < config.extent_mad * dev
+        if keep.sum() < 20:
+            return None
+        b = basis[keep]
+        try:
+            coef = np.linalg.solve(b.T @ b, b.T @ y[keep])
+        except np.linalg.LinAlgError:
+            coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
+        resid = y - basis @ coef
     c = coef.astype(np.float32)
     h, w = lum.shape
     u = model.full_basis[:w, 1]
