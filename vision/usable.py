@@ -15,7 +15,8 @@
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
   largest table-coloured region (coloured so by itself: a lamp's hot spot on the floor, which the glare
-  test calls table, does not widen it). A connected region is an arm when it lies over the play area and
+  test calls table, does not widen it; and against a brightness fall-off fitted to the ring's majority,
+  which the floor under a ring reaching past a small table's edge does not bend: `extent_robust`). A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
@@ -117,7 +118,7 @@ class UsableConfig:
     extent_robust: bool = True
     extent_mad: float = 3.0
     extent_dev_min: float = 0.05
-    extent_refits: int = 2
+    extent_refits: int = 1
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -892,15 +893,7 @@ def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: A
             coef = np.linalg.solve(b.T @ b, b.T @ y[keep])
         except np.linalg.LinAlgError:
             coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
-    # the quadratic is evaluated by rows and columns (1, u, u² per column; 1, v, v² per row) rather than
-    # as (pixels x 6) @ 6: a third of the time, the same values to float32 rounding
-    c = coef.astype(np.float32)
-    h, w = lum.shape
-    u = model.full_basis[:w, 1]
-    v = model.full_basis[::w, 2][:h]
-    rows = c[0] + c[2] * v + c[5] * (v * v)
-    cols = c[1] * u + c[3] * (u * u)
-    return (rows[:, None] + cols[None, :]) + (c[4] * v)[:, None] * u[None, :]
+    return _quadratic(model, coef, lum.shape)
 
 
 def _robust_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: Any) -> Any:
@@ -914,11 +907,12 @@ def _robust_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx
     else:
         basis = model.full_basis[ring_idx].astype(np.float64)
     y = lum.ravel()[ring_idx].astype(np.float64)
-    resid = y - medians(y)
+    resid = y - medians(y)     # first around the samples' median: the table is the ring's majority
     keep = None
     coef = None
     for _ in range(1 + max(0, config.extent_refits)):
         a = np.abs(resid if keep is None else resid[keep])
+        # the robust deviation: the median absolute deviation scaled to a normal distribution's sigma
         dev = max(1.4826 * float(medians(a)), config.extent_dev_min)
         keep = np.abs(resid) < config.extent_mad * dev
         if keep.sum() < 20:
@@ -929,8 +923,17 @@ def _robust_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx
         except np.linalg.LinAlgError:
             coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
         resid = y - basis @ coef
-    c = coef.astype(np.float32)
-    h, w = lum.shape
+    return _quadratic(model, coef, lum.shape)
+
+
+def _quadratic(model: UsableModel, coef: Any, shape: tuple[int, int]) -> Any:
+    """The fall-off 1, u, v, u², uv, v² with `coef` at every pixel of the small image, by rows and columns (1, u,
+    u² per column; 1, v, v² per row) rather than as (pixels x 6) @ 6: a third of the time, the same values to
+    float32 rounding."""
+    import numpy as np
+
+    c = np.asarray(coef).astype(np.float32)
+    h, w = shape
     u = model.full_basis[:w, 1]
     v = model.full_basis[::w, 2][:h]
     rows = c[0] + c[2] * v + c[5] * (v * v)
