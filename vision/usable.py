@@ -107,18 +107,21 @@ class UsableConfig:
     # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
-    # ... and the brightness fall-off it is judged against is fitted to the table's majority only: where the ring
-    # reaches beyond a small table's edge its floor samples (darker, the same hue) bent the fall-off dark there,
-    # the floor read as table, and the extent's hull spanned the floor beside the table, which then read as an arm
-    # reaching the play area (a whole game lost, session 22 nwnz 82930). The fit starts from the ring samples
-    # within `extent_mad` robust deviations (1.4826 x the median absolute deviation, at least `extent_dev_min`) of
-    # their median and is refitted `extent_refits` times on those within as many deviations of the fit: a smooth
-    # fall-off (a lamp, vignetting) spreads the samples widely and keeps them all, a table's edge splits them into
-    # a majority and a far-off minority. Only the extent uses it (the arm test keeps the fall-off above).
+    # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
+    # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
+    # reads as table, and the extent's hull spanned the floor beside the table, which then read as an arm reaching
+    # the play area (a whole game lost, session 22 nwnz 82930). A table top is convex: when its largest region fills
+    # less than `extent_min_fill` of its hull, the extent is found again against a fall-off fitted to the ring's
+    # majority only, and taken when that region fills its hull better. That fit starts from the ring samples within
+    # `extent_mad` robust deviations (1.4826 x the median absolute deviation, at least `extent_dev_min`) of their
+    # median and is refitted `extent_refits` times on those within as many deviations of the fit: a table's edge
+    # splits the ring into a majority and a far-off minority. (Not used for every frame: a lamp's pool at the
+    # table's edge, which only the ordinary fit follows, would be cut off; the arm test keeps the ordinary fit.)
     extent_robust: bool = True
     extent_mad: float = 3.0
     extent_dev_min: float = 0.05
     extent_refits: int = 1
+    extent_min_fill: float = 0.85
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -633,35 +636,60 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
     not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
-    # the same colour test against a fall-off no minority of the ring bends (the table's extent only; extent_robust)
-    robust_off = None
-    if config.extent_robust and len(ring_idx) >= 20:
-        surface = _robust_surface(config, model, lum_raw, ring_idx)
-        if surface is not None:
-            robust_off = (chroma2 > thr_c * thr_c) | (np.minimum(np.abs(lum_raw), np.abs(lum_raw - surface)) > thr_l)
     if board_anomaly is not None:
         y0, y1, x0, x1 = model.board_box
-        for a in (off_colour, not_table) if robust_off is None else (off_colour, not_table, robust_off):
+        for a in (off_colour, not_table):
             a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
     extent_not = off_colour if config.glare_not_extent else not_table
-    if robust_off is not None:
-        extent_not = robust_off if config.glare_not_extent else robust_off & not_table
-    table_like = cv2.morphologyEx((~extent_not).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull_mask = np.zeros((sh, sw), np.uint8)
-    if contours:
-        biggest = max(contours, key=cv2.contourArea)
-        cv2.fillConvexPoly(hull_mask, cv2.convexHull(biggest), 1)
-    else:
-        hull_mask[:] = 1
+    hull_mask, fill = _table_extent(extent_not)
+    # a table top is convex: a region filling its hull this poorly is the table joined to the floor beyond it, which
+    # the ring's floor samples made table-coloured; the same test against a fall-off that no minority of the ring
+    # bends (extent_robust) separates them, and its extent is taken when its region is the more convex one
+    surface = None
+    if config.extent_robust and fill < config.extent_min_fill and len(ring_idx) >= 20:
+        surface = _robust_surface(config, model, lum_raw, ring_idx)
+    if surface is not None:
+        robust_not = (chroma2 > thr_c * thr_c) | (np.minimum(np.abs(lum_raw), np.abs(lum_raw - surface)) > thr_l)
+        if board_anomaly is not None:
+            y0, y1, x0, x1 = model.board_box
+            robust_not[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly,
+                                                robust_not[y0:y1, x0:x1])
+        if not config.glare_not_extent:
+            robust_not &= not_table
+        hull_r, fill_r = _table_extent(robust_not)
+        if _DEBUG_EXTENT is not None:
+            _DEBUG_EXTENT.append((fill, fill_r))
+        if fill_r > fill:
+            hull_mask = hull_r
     mask = cv2.morphologyEx((not_table & (hull_mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
                             np.ones((3, 3), np.uint8))
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
 
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
+
+
+_DEBUG_EXTENT = None
+
+
+def _table_extent(not_table: Any) -> tuple[Any, float]:
+    """The hull of the largest table-coloured region (uint8 mask; the whole picture when there is none) and how
+    well that region fills it (its solidity: a table top is convex, the floor joined to it is not)."""
+    import cv2
+    import numpy as np
+
+    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull_mask = np.zeros(not_table.shape[:2], np.uint8)
+    if not contours:
+        hull_mask[:] = 1
+        return hull_mask, 0.0
+    biggest = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(biggest)
+    cv2.fillConvexPoly(hull_mask, hull, 1)
+    return hull_mask, float(cv2.contourArea(biggest)) / max(float(cv2.contourArea(hull)), 1.0)
 
 
 REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
