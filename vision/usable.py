@@ -15,8 +15,9 @@
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
   largest table-coloured region (coloured so by itself: a lamp's hot spot on the floor, which the glare
-  test calls table, does not widen it; and against a brightness fall-off fitted to the ring's majority,
-  which the floor under a ring reaching past a small table's edge does not bend: `extent_robust`). A connected region is an arm when it lies over the play area and
+  test calls table, does not widen it; and, when that region fills its hull poorly — a table top is convex —,
+  against a brightness fall-off fitted to the ring's majority, which the floor under a ring reaching past a
+  small table's edge does not bend: `extent_robust`). A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).

@@ -6,7 +6,8 @@ table is small and turned, the south seat's area reaches past its edge onto the 
 play area (where the table's colour and brightness fall-off are measured) lies partly on that floor. Its floor
 samples bent the fall-off dark, the floor read as table, the table's extent (the hull of its largest table-coloured
 region) spanned the floor beside the table, and that floor was taken for an arm reaching the play area: 51 of the
-game's 54 frames without a hand were read `occluded`. `UsableConfig.extent_robust` fits the extent's fall-off to the
+game's 54 frames without a hand were read `occluded`. `UsableConfig.extent_robust`: a table top is convex, and when
+its region fills less than `extent_min_fill` of its hull the extent is found again against a fall-off fitted to the
 ring's majority only.
 
 - frame 2: no hand; usable (the setting off: `occluded`, so the test exercises the change);
