@@ -216,6 +216,7 @@ class UsableVerdict:
 
 
 _DEBUG = None
+_DEBUG_EXTENT = None   # a list to collect each tried extent's (fill, robust fill) in, for scratch scripts
 
 
 def _log_lut(offset: float) -> Any:
@@ -672,9 +673,6 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
 
 
-_DEBUG_EXTENT = None
-
-
 def _table_extent(not_table: Any) -> tuple[Any, float]:
     """The hull of the largest table-coloured region (uint8 mask; the whole picture when there is none) and how
     well that region fills it (its solidity: a table top is convex, the floor joined to it is not)."""
@@ -686,7 +684,7 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
     hull_mask = np.zeros(not_table.shape[:2], np.uint8)
     if not contours:
         hull_mask[:] = 1
-        return hull_mask, 0.0
+        return hull_mask, 0.0      # (no table-coloured region: the whole picture, and the robust view may find one)
     biggest = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(biggest)
     cv2.fillConvexPoly(hull_mask, hull, 1)
