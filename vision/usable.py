@@ -15,7 +15,9 @@
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
   largest table-coloured region (coloured so by itself: a lamp's hot spot on the floor, which the glare
-  test calls table, does not widen it). A connected region is an arm when it lies over the play area and
+  test calls table, does not widen it; and, when that region fills its hull poorly — a table top is convex —,
+  against a brightness fall-off fitted to the ring's majority, which the floor under a ring reaching past a
+  small table's edge does not bend: `extent_robust`). A connected region is an arm when it lies over the play area and
   comes in from the picture's or the table's edge or from far out of the play area, or lies beside
   the play area coming in from an edge and reaching for it; and when it is long and arm-wide but not
   a compact thing that fills its rectangle (a mug, a phone or the card box beside the pieces).
@@ -106,6 +108,21 @@ class UsableConfig:
     # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
+    # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
+    # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
+    # reads as table, and the extent's hull spanned the floor beside the table, which then read as an arm reaching
+    # the play area (a whole game lost, session 22 nwnz 82930). A table top is convex: when its largest region fills
+    # less than `extent_min_fill` of its hull, the extent is found again against a fall-off fitted to the ring's
+    # majority only, and taken when that region fills its hull better. That fit starts from the ring samples within
+    # `extent_mad` robust deviations (1.4826 x the median absolute deviation, at least `extent_dev_min`) of their
+    # median and is refitted `extent_refits` times on those within as many deviations of the fit: a table's edge
+    # splits the ring into a majority and a far-off minority. (Not used for every frame: a lamp's pool at the
+    # table's edge, which only the ordinary fit follows, would be cut off; the arm test keeps the ordinary fit.)
+    extent_robust: bool = True
+    extent_mad: float = 3.0
+    extent_dev_min: float = 0.05
+    extent_refits: int = 1
+    extent_min_fill: float = 0.85
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -199,6 +216,7 @@ class UsableVerdict:
 
 
 _DEBUG = None
+_DEBUG_EXTENT = None   # a list to collect each tried extent's (fill, robust fill) in, for scratch scripts
 
 
 def _log_lut(offset: float) -> Any:
@@ -608,6 +626,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     # each pixel's log colour less the table's, by one table lookup per channel (as log(v + offset) - table)
     lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
+    lum_raw = lum
     lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum, ring_idx)))
     if len(ring_idx) >= 20:
         spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
@@ -626,20 +645,50 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
     extent_not = off_colour if config.glare_not_extent else not_table
-    table_like = cv2.morphologyEx((~extent_not).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull_mask = np.zeros((sh, sw), np.uint8)
-    if contours:
-        biggest = max(contours, key=cv2.contourArea)
-        cv2.fillConvexPoly(hull_mask, cv2.convexHull(biggest), 1)
-    else:
-        hull_mask[:] = 1
+    hull_mask, fill = _table_extent(extent_not)
+    # a table top is convex: a region filling its hull this poorly is the table joined to the floor beyond it, which
+    # the ring's floor samples made table-coloured; the same test against a fall-off that no minority of the ring
+    # bends (extent_robust) separates them, and its extent is taken when its region is the more convex one
+    surface = None
+    if config.extent_robust and fill < config.extent_min_fill and len(ring_idx) >= 20:
+        surface = _robust_surface(config, model, lum_raw, ring_idx)
+    if surface is not None:
+        robust_not = (chroma2 > thr_c * thr_c) | (np.minimum(np.abs(lum_raw), np.abs(lum_raw - surface)) > thr_l)
+        if board_anomaly is not None:
+            y0, y1, x0, x1 = model.board_box
+            robust_not[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly,
+                                                robust_not[y0:y1, x0:x1])
+        if not config.glare_not_extent:
+            robust_not &= not_table
+        hull_r, fill_r = _table_extent(robust_not)
+        if _DEBUG_EXTENT is not None:
+            _DEBUG_EXTENT.append((fill, fill_r))
+        if fill_r > fill:
+            hull_mask = hull_r
     mask = cv2.morphologyEx((not_table & (hull_mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
                             np.ones((3, 3), np.uint8))
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
 
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
+
+
+def _table_extent(not_table: Any) -> tuple[Any, float]:
+    """The hull of the largest table-coloured region (uint8 mask; the whole picture when there is none) and how
+    well that region fills it (its solidity: a table top is convex, the floor joined to it is not)."""
+    import cv2
+    import numpy as np
+
+    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull_mask = np.zeros(not_table.shape[:2], np.uint8)
+    if not contours:
+        hull_mask[:] = 1
+        return hull_mask, 0.0      # (no table-coloured region: the whole picture, and the robust view may find one)
+    biggest = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(biggest)
+    cv2.fillConvexPoly(hull_mask, hull, 1)
+    return hull_mask, float(cv2.contourArea(biggest)) / max(float(cv2.contourArea(hull)), 1.0)
 
 
 REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
@@ -871,10 +920,47 @@ def _lum_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: A
             coef = np.linalg.solve(b.T @ b, b.T @ y[keep])
         except np.linalg.LinAlgError:
             coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
-    # the quadratic is evaluated by rows and columns (1, u, u² per column; 1, v, v² per row) rather than
-    # as (pixels x 6) @ 6: a third of the time, the same values to float32 rounding
-    c = coef.astype(np.float32)
-    h, w = lum.shape
+    return _quadratic(model, coef, lum.shape)
+
+
+def _robust_surface(config: UsableConfig, model: UsableModel, lum: Any, ring_idx: Any) -> Any:
+    """The table's brightness fall-off (as `_lum_surface`) fitted to the majority of the table's samples only
+    (`extent_robust`): none of a minority far off the majority's brightness (the floor beyond a small table's
+    edge) bends it. None when too few samples are kept."""
+    import numpy as np
+
+    if ring_idx is model.ring_idx:
+        basis = model.ring_basis
+    else:
+        basis = model.full_basis[ring_idx].astype(np.float64)
+    y = lum.ravel()[ring_idx].astype(np.float64)
+    resid = y - medians(y)     # first around the samples' median: the table is the ring's majority
+    keep = None
+    coef = None
+    for _ in range(1 + max(0, config.extent_refits)):
+        a = np.abs(resid if keep is None else resid[keep])
+        # the robust deviation: the median absolute deviation scaled to a normal distribution's sigma
+        dev = max(1.4826 * float(medians(a)), config.extent_dev_min)
+        keep = np.abs(resid) < config.extent_mad * dev
+        if keep.sum() < 20:
+            return None
+        b = basis[keep]
+        try:
+            coef = np.linalg.solve(b.T @ b, b.T @ y[keep])
+        except np.linalg.LinAlgError:
+            coef = np.linalg.lstsq(b, y[keep], rcond=None)[0]
+        resid = y - basis @ coef
+    return _quadratic(model, coef, lum.shape)
+
+
+def _quadratic(model: UsableModel, coef: Any, shape: tuple[int, int]) -> Any:
+    """The fall-off 1, u, v, u², uv, v² with `coef` at every pixel of the small image, by rows and columns (1, u,
+    u² per column; 1, v, v² per row) rather than as (pixels x 6) @ 6: a third of the time, the same values to
+    float32 rounding."""
+    import numpy as np
+
+    c = np.asarray(coef).astype(np.float32)
+    h, w = shape
     u = model.full_basis[:w, 1]
     v = model.full_basis[::w, 2][:h]
     rows = c[0] + c[2] * v + c[5] * (v * v)
