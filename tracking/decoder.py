@@ -354,6 +354,7 @@ class TurnDecoder:
         self._one_move: list[float] = []
         self._run: tuple[str | None, list[float], bool] | None = None
         self._pace = 1.0
+        self._paid_memo: dict[tuple, tuple[int, int, int]] = {}   # (_steps_paid: by lays and steps)
 
     # ------------------------------------------------------------------ input
 
@@ -1370,8 +1371,13 @@ class TurnDecoder:
             terms.append(cfg.decoder_turn)
         onto_twin = ((last.onto_twin if opened else 0) + (mine.onto_twin if mine is not None else 0)
                      if part or not opened else last.onto_twin)
+        if opened:
+            all_lays = last.lays + mine.lays if part and mine is not None else last.lays
+            all_steps = last.steps + mine.steps if part and mine is not None else last.steps
+        else:
+            all_lays, all_steps = (mine.lays, mine.steps) if mine is not None else ((), ())
         rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw,
-                                     onto_twin)
+                                     onto_twin, self._steps_paid(turn_seat, all_lays, all_steps, table))
         if part and opened and last.draws and p_plays:
             terms.append(cfg.decoder_order)      # a card played after the turn's draw
         if not (opened and not part):
@@ -1486,13 +1492,51 @@ class TurnDecoder:
         the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
         the two costs always did (the same floats)."""
         return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
-                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin)
+                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin,
+                              self._steps_paid(turn.seat, turn.lays, turn.steps, table))
+
+    def _steps_paid(self, seat: str, lays: Sequence[str], steps: Sequence[str], table: Fields) -> int:
+        """How many of a turn's pawn steps a card it laid pays for, one card one step (RULES §1 Turn: a card
+        moves a pawn on its colour's path; §2 Movement: onto a stone of its colour, a joker stone taking any):
+        steps matched to lays of their stone's colour. Base board: a card of a colour whose end stone holds
+        one of the player's pawns pays for a step on any path (RULES §1). Without decoder_step_colour (or a
+        board) every card pays for any step, as before."""
+        if not self.config.decoder_step_colour or self.board is None or not steps or not lays:
+            return min(len(steps), len(lays))
+        key = (lays, steps)
+        paid = self._paid_memo.get(key)
+        if paid is None:
+            colours = Counter(lay.split(":")[0] for lay in lays)
+            spare = []      # steps onto a stone no card of its colour is left for
+            paid = 0
+            for st in steps:
+                stone = self.board.stones.get(st[2:])
+                colour = stone.color if stone is not None else None
+                if colour is not None and colours.get(colour, 0) > 0:
+                    colours[colour] -= 1
+                    paid += 1
+                else:
+                    spare.append(colour)
+            # (a joker stone, or a stone the board does not know, takes any card left)
+            left = sum(colours.values())
+            anywhere = sum(1 for c in spare if c is None or c == "joker")
+            paid += min(left, anywhere)
+            self._paid_memo[key] = paid = (paid, left - min(left, anywhere), len(spare) - anywhere)
+        paid, left, wrong = paid
+        if left and wrong and self.board.ruleset == "base":
+            # (a card of a colour whose end stone holds one of the player's pawns moves any other pawn)
+            pawns = table.get(("pawns", self.seats.get(seat)))
+            ends = {self.board.end_stones.get(lay.split(":")[0]) for lay in lays}
+            if isinstance(pawns, tuple) and any(p[0] in ends for p in pawns):
+                return paid + min(left, wrong)
+        return paid
 
     def _costs_of(self, facts: _RuleFacts, table: Fields, plays: int, draws: int, steps: int, lays: int,
                   pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool,
-                  onto_twin: int = 0) -> tuple[float, float]:
+                  onto_twin: int = 0, paid: int | None = None) -> tuple[float, float]:
         """_turn_costs of a turn given by its counts (steps, lays, row_discards: how many) — so the cut
-        search can judge a part without making it."""
+        search can judge a part without making it; paid: the steps a card laid pays for, _steps_paid — None:
+        as many as there are cards)."""
         cfg = self.config
         tiles_discard, clovers = _tiles_under(facts.spots, table)
         # rule breaks
@@ -1505,8 +1549,11 @@ class TurnDecoder:
         # leaves the row as it was: its pawn step is the card's only trace)
         landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (steps onto one, or one taken)
         hidden_lays = min(landed, facts.discards)
-        if steps > lays + clovers + hidden_lays:
-            cost += cfg.decoder_rule * (steps - lays - clovers - hidden_lays)
+        # (a step no card of its stone's colour pays for is a rule break — the engine's wrong-colour — unless a
+        # clover or a hidden lay allows it: RULES §1/§2, _steps_paid)
+        paid = min(steps, lays) if paid is None else paid
+        if steps > paid + clovers + hidden_lays:
+            cost += cfg.decoder_rule * (steps - paid - clovers - hidden_lays)
         # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
         if not self.card_game and lays > steps:
             cost += cfg.decoder_rule * (lays - steps)
