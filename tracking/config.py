@@ -84,6 +84,12 @@ class TrackingConfig:
     #                                      pawn of the player's moves any pawn): the engine's wrong-colour, which
     #                                      the decoder did not price before session 23 — a pawn misread onto
     #                                      another path cost no more than the true step
+    decoder_rule_steps: bool = True      # ... and a turn of the frame that laid a card and moved no pawn while its
+    #                                      player's pawns read otherwise (a step onto a stone no card laid pays for,
+    #                                      a second step, a phantom beside the pawn that stepped): also read with the
+    #                                      step its card pays for made (decoder_unseen_steps' candidates), the
+    #                                      reading a misread against that table — the rules' reading is judged,
+    #                                      not only the reader's (session 23)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept

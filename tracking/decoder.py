@@ -727,10 +727,16 @@ class TurnDecoder:
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
                     if self.board is not None and cfg.decoder_unseen_steps:
-                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs):
+                        # (the fields this frame reads otherwise and this reading leaves a misread, with what that
+                        # misread costs in `emission`: a step made under one of them replaces its misread)
+                        unread = {k: misread[k] for k in diff if k[0] == "pawns" and k not in taken
+                                  and (partial is None or k != partial[0])} if cfg.decoder_rule_steps else None
+                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
+                                                           unread):
                             extra, new_table, new_turns, misread_k = made
-                            self._keep(candidates, _new_hypothesis(new_table, piles, new_turns, total + extra, frames,
-                                                                   still_misread + (misread_k,)))
+                            self._keep(candidates, _new_hypothesis(
+                                new_table, piles, new_turns, total + extra, frames,
+                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,)))
                             best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -789,19 +795,25 @@ class TurnDecoder:
         return out
 
     def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
-                          diff: Sequence[FieldKey], costs: Mapping[str, float]) -> list[tuple]:
+                          diff: Sequence[FieldKey], costs: Mapping[str, float],
+                          unread: Mapping[FieldKey, float] | None = None) -> list[tuple]:
         """A turn of this frame that laid a card and moved no pawn, with the step the card pays for made
         but read nowhere: a pawn of its player one stone on, onto a stone of the card's colour (or a joker
         stone), the frame's reading of those pawns a misread (the reader keeps a pawn that left the start
-        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step."""
+        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step.
+        unread: the player's pawns read otherwise this frame and left a misread by this reading, with what
+        that misread costs (decoder_rule_steps): the step is made there too, its misread priced against the
+        table with the step instead (the reader put the pawn on another stone, or another beside it: the
+        rules' step, read wrong, against a step no card pays for)."""
         out = []
         for i in range(max(0, first), len(turns)):
             turn = turns[i]
             if len(turn.lays) <= len(turn.steps):
                 continue
             k = ("pawns", self.seats.get(turn.seat))
-            if k in diff:
+            if k in diff and (unread is None or k not in unread):
                 continue
+            paid_k = unread[k] if k in diff else 0.0
             mine = dict(table)
             was = mine.get(k)
             if not isinstance(was, tuple):
@@ -823,7 +835,7 @@ class TurnDecoder:
                     new_table = dict(mine)
                     new_table[k] = now
                     cost_k = self._misread_cost(costs, k, now, fields.get(k))
-                    extra = cost_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
+                    extra = cost_k - paid_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
                     out.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
                                 (k, fields.get(k), 0.0, cost_k, self.frame)))
         return out
