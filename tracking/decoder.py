@@ -1523,7 +1523,8 @@ class TurnDecoder:
             paid = 0
             for st in steps:
                 stone = self.board.stones.get(st[2:])
-                colour = stone.color if stone is not None else None
+                # (a pawn put back on the start is no step a card pays for: RULES §1, pawns only move forward)
+                colour = None if stone is None else "start" if stone.kind == "start" else stone.color
                 if colour is not None and colours.get(colour, 0) > 0:
                     colours[colour] -= 1
                     paid += 1
