@@ -355,6 +355,15 @@ class TurnDecoder:
         self._run: tuple[str | None, list[float], bool] | None = None
         self._pace = 1.0
         self._paid_memo: dict[tuple, tuple[int, int, int]] = {}   # (_steps_paid: by lays and steps)
+        #: each stone's colour just before it (the stones whose next it is; _steps_paid)
+        self._before_stone: dict[str, tuple[str, ...]] = {}
+        if self.board is not None:
+            before: dict[str, set[str]] = {}
+            for st in self.board.stones.values():
+                for nxt in st.next:
+                    if st.kind != "start" and st.color is not None:
+                        before.setdefault(nxt, set()).add(st.color)
+            self._before_stone = {sid: tuple(sorted(cs)) for sid, cs in before.items()}
 
     # ------------------------------------------------------------------ input
 
@@ -1519,7 +1528,7 @@ class TurnDecoder:
         paid = self._paid_memo.get(key)
         if paid is None:
             colours = Counter(lay.split(":")[0] for lay in lays)
-            spare = []      # steps onto a stone no card of its colour is left for
+            spare = []      # steps onto a stone no card of its colour is left for: (its colour, its stone)
             paid = 0
             for st in steps:
                 stone = self.board.stones.get(st[2:])
@@ -1529,12 +1538,22 @@ class TurnDecoder:
                     colours[colour] -= 1
                     paid += 1
                 else:
-                    spare.append(colour)
+                    spare.append((colour, st[2:]))
+            # (a pawn seen two stones on crossed a stone whose clover moved it again, RULES §1/§2 Tiles: the card
+            # paid for the stone it crossed, one just before the stone seen)
+            rest = []
+            for colour, sid in spare:
+                via = next((c for c in self._before_stone.get(sid, ()) if colours.get(c, 0) > 0), None)
+                if via is not None and colour not in (None, "joker", "start"):
+                    colours[via] -= 1
+                    paid += 1
+                else:
+                    rest.append(colour)
             # (a joker stone, or a stone the board does not know, takes any card left)
             left = sum(colours.values())
-            anywhere = sum(1 for c in spare if c is None or c == "joker")
+            anywhere = sum(1 for c in rest if c is None or c == "joker")
             paid += min(left, anywhere)
-            self._paid_memo[key] = paid = (paid, left - min(left, anywhere), len(spare) - anywhere)
+            self._paid_memo[key] = paid = (paid, left - min(left, anywhere), len(rest) - anywhere)
         paid, left, wrong = paid
         if left and wrong and self.board.ruleset == "base":
             # (a card of a colour whose end stone holds one of the player's pawns moves any other pawn)
