@@ -828,6 +828,7 @@ class TurnDecoder:
             if not isinstance(was, tuple):
                 continue
             colours = {lay.split(":")[0] for lay in turn.lays}
+            made_here = []
             for pawn in sorted(set(was)):
                 stone = self.board.stones.get(pawn[0])
                 if stone is None:
@@ -845,8 +846,14 @@ class TurnDecoder:
                     new_table[k] = now
                     cost_k = self._misread_cost(costs, k, now, fields.get(k))
                     extra = cost_k - paid_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
-                    out.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
-                                (k, fields.get(k), 0.0, cost_k, self.frame)))
+                    made_here.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
+                                      (k, fields.get(k), 0.0, cost_k, self.frame)))
+            if k in diff and made_here:
+                # (under a reading of its own, only the steps nearest that reading — the likeliest misread —: the
+                # others are readings the frame makes no likelier, and would crowd the beam's readings out)
+                least = min(m[0] for m in made_here)
+                made_here = [m for m in made_here if m[0] <= least]
+            out += made_here
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
