@@ -78,6 +78,18 @@ class TrackingConfig:
     #                                      may be that misread carried over a real change (a phantom pawn beside
     #                                      the start crowd held for minutes while the player moves another pawn):
     #                                      the field also taken as the reading with the held misread undone
+    decoder_step_colour: bool = True     # a pawn step pays decoder_rule unless a card laid that turn of its stone's
+    #                                      colour pays for it (one card, one step; a joker stone takes any card; a
+    #                                      clover's step goes anywhere; base board: a card whose end stone holds a
+    #                                      pawn of the player's moves any pawn): the engine's wrong-colour, which
+    #                                      the decoder did not price before session 23 — a pawn misread onto
+    #                                      another path cost no more than the true step
+    decoder_rule_steps: bool = True      # ... and a turn of the frame that laid a card and moved no pawn while its
+    #                                      player's pawns read otherwise (a step onto a stone no card laid pays for,
+    #                                      a second step, a phantom beside the pawn that stepped): also read with the
+    #                                      step its card pays for made (decoder_unseen_steps' candidates), the
+    #                                      reading a misread against that table — the rules' reading is judged,
+    #                                      not only the reader's (session 23)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept

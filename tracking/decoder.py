@@ -354,6 +354,16 @@ class TurnDecoder:
         self._one_move: list[float] = []
         self._run: tuple[str | None, list[float], bool] | None = None
         self._pace = 1.0
+        self._paid_memo: dict[tuple, tuple[int, int, int]] = {}   # (_steps_paid: by lays and steps)
+        #: each stone's colour just before it (the stones whose next it is; _steps_paid)
+        self._before_stone: dict[str, tuple[str, ...]] = {}
+        if self.board is not None:
+            before: dict[str, set[str]] = {}
+            for st in self.board.stones.values():
+                for nxt in st.next:
+                    if st.kind != "start" and st.color is not None:
+                        before.setdefault(nxt, set()).add(st.color)
+            self._before_stone = {sid: tuple(sorted(cs)) for sid, cs in before.items()}
 
     # ------------------------------------------------------------------ input
 
@@ -726,10 +736,16 @@ class TurnDecoder:
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
                     if self.board is not None and cfg.decoder_unseen_steps:
-                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs):
+                        # (the fields this frame reads otherwise and this reading leaves a misread, with what that
+                        # misread costs in `emission`: a step made under one of them replaces its misread)
+                        unread = {k: misread[k] for k in diff if k[0] == "pawns" and k not in taken
+                                  and (partial is None or k != partial[0])} if cfg.decoder_rule_steps else None
+                        for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
+                                                           unread):
                             extra, new_table, new_turns, misread_k = made
-                            self._keep(candidates, _new_hypothesis(new_table, piles, new_turns, total + extra, frames,
-                                                                   still_misread + (misread_k,)))
+                            self._keep(candidates, _new_hypothesis(
+                                new_table, piles, new_turns, total + extra, frames,
+                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,)))
                             best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -788,24 +804,31 @@ class TurnDecoder:
         return out
 
     def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
-                          diff: Sequence[FieldKey], costs: Mapping[str, float]) -> list[tuple]:
+                          diff: Sequence[FieldKey], costs: Mapping[str, float],
+                          unread: Mapping[FieldKey, float] | None = None) -> list[tuple]:
         """A turn of this frame that laid a card and moved no pawn, with the step the card pays for made
         but read nowhere: a pawn of its player one stone on, onto a stone of the card's colour (or a joker
         stone), the frame's reading of those pawns a misread (the reader keeps a pawn that left the start
-        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step."""
+        crowd in it, frame after frame). [(extra cost, table, turns, the misread)] for each such step.
+        unread: the player's pawns read otherwise this frame and left a misread by this reading, with what
+        that misread costs (decoder_rule_steps): the step is made there too, its misread priced against the
+        table with the step instead (the reader put the pawn on another stone, or another beside it: the
+        rules' step, read wrong, against a step no card pays for)."""
         out = []
         for i in range(max(0, first), len(turns)):
             turn = turns[i]
             if len(turn.lays) <= len(turn.steps):
                 continue
             k = ("pawns", self.seats.get(turn.seat))
-            if k in diff:
+            if k in diff and (unread is None or k not in unread):
                 continue
+            paid_k = unread[k] if k in diff else 0.0
             mine = dict(table)
             was = mine.get(k)
             if not isinstance(was, tuple):
                 continue
             colours = {lay.split(":")[0] for lay in turn.lays}
+            made_here = []
             for pawn in sorted(set(was)):
                 stone = self.board.stones.get(pawn[0])
                 if stone is None:
@@ -822,9 +845,15 @@ class TurnDecoder:
                     new_table = dict(mine)
                     new_table[k] = now
                     cost_k = self._misread_cost(costs, k, now, fields.get(k))
-                    extra = cost_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
-                    out.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
-                                (k, fields.get(k), 0.0, cost_k, self.frame)))
+                    extra = cost_k - paid_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
+                    made_here.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
+                                      (k, fields.get(k), 0.0, cost_k, self.frame)))
+            if k in diff and made_here:
+                # (under a reading of its own, only the steps nearest that reading — the likeliest misread —: the
+                # others are readings the frame makes no likelier, and would crowd the beam's readings out)
+                least = min(m[0] for m in made_here)
+                made_here = [m for m in made_here if m[0] <= least]
+            out += made_here
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
@@ -1370,8 +1399,13 @@ class TurnDecoder:
             terms.append(cfg.decoder_turn)
         onto_twin = ((last.onto_twin if opened else 0) + (mine.onto_twin if mine is not None else 0)
                      if part or not opened else last.onto_twin)
+        if opened:
+            all_lays = last.lays + mine.lays if part and mine is not None else last.lays
+            all_steps = last.steps + mine.steps if part and mine is not None else last.steps
+        else:
+            all_lays, all_steps = (mine.lays, mine.steps) if mine is not None else ((), ())
         rules, done = self._costs_of(facts, table, plays, draws, steps, lays, pawns_lost, row_discards, quiet, no_draw,
-                                     onto_twin)
+                                     onto_twin, self._steps_paid(turn_seat, all_lays, all_steps, table))
         if part and opened and last.draws and p_plays:
             terms.append(cfg.decoder_order)      # a card played after the turn's draw
         if not (opened and not part):
@@ -1486,13 +1520,62 @@ class TurnDecoder:
         the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
         the two costs always did (the same floats)."""
         return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
-                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin)
+                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin,
+                              self._steps_paid(turn.seat, turn.lays, turn.steps, table))
+
+    def _steps_paid(self, seat: str, lays: Sequence[str], steps: Sequence[str], table: Fields) -> int:
+        """How many of a turn's pawn steps a card it laid pays for, one card one step (RULES §1 Turn: a card
+        moves a pawn on its colour's path; §2 Movement: onto a stone of its colour, a joker stone taking any):
+        steps matched to lays of their stone's colour. Base board: a card of a colour whose end stone holds
+        one of the player's pawns pays for a step on any path (RULES §1). Without decoder_step_colour (or a
+        board) every card pays for any step, as before."""
+        if not self.config.decoder_step_colour or self.board is None or not steps or not lays:
+            return min(len(steps), len(lays))
+        key = (lays, steps)
+        paid = self._paid_memo.get(key)
+        if paid is None:
+            colours = Counter(lay.split(":")[0] for lay in lays)
+            spare = []      # steps onto a stone no card of its colour is left for: (its colour, its stone)
+            paid = 0
+            for st in steps:
+                stone = self.board.stones.get(st[2:])
+                # (a pawn put back on the start is no step a card pays for: RULES §1, pawns only move forward)
+                colour = None if stone is None else "start" if stone.kind == "start" else stone.color
+                if colour is not None and colours.get(colour, 0) > 0:
+                    colours[colour] -= 1
+                    paid += 1
+                else:
+                    spare.append((colour, st[2:]))
+            # (a pawn seen two stones on crossed a stone whose clover moved it again, RULES §1/§2 Tiles: the card
+            # paid for the stone it crossed, one just before the stone seen)
+            rest = []
+            for colour, sid in spare:
+                via = next((c for c in self._before_stone.get(sid, ()) if colours.get(c, 0) > 0), None)
+                if via is not None and colour not in (None, "joker", "start"):
+                    colours[via] -= 1
+                    paid += 1
+                else:
+                    rest.append(colour)
+            # (a joker stone, or a stone the board does not know, takes any card left)
+            left = sum(colours.values())
+            anywhere = sum(1 for c in rest if c is None or c == "joker")
+            paid += min(left, anywhere)
+            self._paid_memo[key] = paid = (paid, left - min(left, anywhere), len(rest) - anywhere)
+        paid, left, wrong = paid
+        if left and wrong and self.board.ruleset == "base":
+            # (a card of a colour whose end stone holds one of the player's pawns moves any other pawn)
+            pawns = table.get(("pawns", self.seats.get(seat)))
+            ends = {self.board.end_stones.get(lay.split(":")[0]) for lay in lays}
+            if isinstance(pawns, tuple) and any(p[0] in ends for p in pawns):
+                return paid + min(left, wrong)
+        return paid
 
     def _costs_of(self, facts: _RuleFacts, table: Fields, plays: int, draws: int, steps: int, lays: int,
                   pawns_lost: int, row_discards: int, quiet: bool, no_draw: bool,
-                  onto_twin: int = 0) -> tuple[float, float]:
+                  onto_twin: int = 0, paid: int | None = None) -> tuple[float, float]:
         """_turn_costs of a turn given by its counts (steps, lays, row_discards: how many) — so the cut
-        search can judge a part without making it."""
+        search can judge a part without making it; paid: the steps a card laid pays for, _steps_paid — None:
+        as many as there are cards)."""
         cfg = self.config
         tiles_discard, clovers = _tiles_under(facts.spots, table)
         # rule breaks
@@ -1505,8 +1588,11 @@ class TurnDecoder:
         # leaves the row as it was: its pawn step is the card's only trace)
         landed = tiles_discard + (1 if facts.takes_discard_tile else 0)    # (steps onto one, or one taken)
         hidden_lays = min(landed, facts.discards)
-        if steps > lays + clovers + hidden_lays:
-            cost += cfg.decoder_rule * (steps - lays - clovers - hidden_lays)
+        # (a step no card of its stone's colour pays for is a rule break — the engine's wrong-colour — unless a
+        # clover or a hidden lay allows it: RULES §1/§2, _steps_paid)
+        paid = min(steps, lays) if paid is None else paid
+        if steps > paid + clovers + hidden_lays:
+            cost += cfg.decoder_rule * (steps - paid - clovers - hidden_lays)
         # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
         if not self.card_game and lays > steps:
             cost += cfg.decoder_rule * (lays - steps)

@@ -57,6 +57,8 @@ def test_a_phantom_pawn_held_across_its_players_real_step_is_no_second_step():
     assert not warnings, warnings
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
     # (without the carried reading and with the hands priced flat, as before session 22: with the hands per reach,
-    # decoder_hand_reach, this stream is read right even without it)
-    off, warnings_off = replayed_frames(sim, frames, decoder_carried_pawns=False, decoder_hand_reach=0.0)
+    # decoder_hand_reach, this stream is read right even without it; and without session 23's reading of the step
+    # the card pays for, decoder_rule_steps, which reads it right too)
+    off, warnings_off = replayed_frames(sim, frames, decoder_carried_pawns=False, decoder_hand_reach=0.0,
+                                        decoder_rule_steps=False)
     assert off["exact"] < off["true_turns"] and "pawn-backwards" in warnings_off
