@@ -361,8 +361,7 @@ class TurnDecoder:
         self._one_move: list[float] = []
         self._run: tuple[str | None, list[float], bool] | None = None
         self._pace = 1.0
-        self._misread_memo: dict[tuple, tuple[Mapping[str, float], float]] = {}   # (_misread_cost, per frame)
-        self._tables = {}
+        self._forget_frame()
 
     # ------------------------------------------------------------------ input
 
@@ -630,14 +629,7 @@ class TurnDecoder:
     def _advance(self, fields: Fields, costs: Mapping[str, float]) -> None:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
-        self._memo: dict[tuple, list] = {}
-        self._misread_memo = {}                    # (_misread_cost)
-        self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
-        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
-        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
-        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
-        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
-        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
+        self._forget_frame()
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
@@ -763,6 +755,20 @@ class TurnDecoder:
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
+        # (the frame's memos freed now, not at the next frame: with the collector paused for the frame
+        # (decoder_gc_pause) they die by refcount before it runs again, not traversed and promoted by it)
+        self._forget_frame()
+
+    def _forget_frame(self) -> None:
+        """The memos of one frame's search, empty (kept only while that frame is decoded)."""
+        self._memo: dict[tuple, list] = {}
+        self._misread_memo = {}                    # (_misread_cost)
+        self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
+        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
+        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
+        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
+        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
+        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
 
     def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
                    diff: Sequence[FieldKey]) -> list[Hypothesis]:
