@@ -100,6 +100,11 @@ class TrackingConfig:
     decoder_cut_budget: int = 100        # cuts judged at most per hypothesis and table (cheapest bound first)
     decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
     #                                      the bound on time per frame when many fields change at once
+    decoder_gc_pause: bool = True        # the cyclic garbage collector paused while one usable frame is decoded
+    #                                      and folded (the search makes and drops ~10^5 acyclic objects a frame:
+    #                                      collections amid it traverse them for nothing and promote them towards
+    #                                      full collections; refcounting frees them alike) — what is decoded is
+    #                                      the same; dev (session 23): collections 4629 -> ~1500, their CPU ~1/4
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_lag_seconds: float = 8.0     # ... and seconds (a window as long at every frame rate: at 5 fps 20
     #                                      frames are 4 s, shorter than the turns after one that tell it; no

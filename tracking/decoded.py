@@ -10,6 +10,7 @@ only the turns from the first one that changed are judged again.
 from __future__ import annotations
 
 import bisect
+import gc
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -127,6 +128,17 @@ class DecodedGame:
 
     def feed(self, obs: Observation, t: float, frame: int | None) -> bool:
         """One frame (usable or a hand frame); True when the reading of the game changed."""
+        if obs.usable and self.config.decoder_gc_pause and gc.isenabled():
+            # (the cyclic collector paused for the frame's decoding and the fold after it, as the decoder
+            # pauses it for its search: TrackingConfig.decoder_gc_pause)
+            gc.disable()
+            try:
+                return self._feed(obs, t, frame)
+            finally:
+                gc.enable()
+        return self._feed(obs, t, frame)
+
+    def _feed(self, obs: Observation, t: float, frame: int | None) -> bool:
         self.decoder.feed(obs, frame, t)
         if obs.usable:
             if isinstance(frame, int):

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import gc
 import itertools
 import math
 import operator
@@ -196,11 +197,17 @@ class Turn:
         # (a string's hash differs from process to process: a pickled turn hashes afresh)
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
-    def begun(self, frame: int) -> "Turn":
-        """This turn begun at `frame` (a copy: dataclasses.replace, even copy.copy, is slow in the cut search)."""
+    def begun(self, frame: int, reach: float | None = None, again: bool | None = None) -> "Turn":
+        """This turn begun at `frame` (a copy: dataclasses.replace, even copy.copy, is slow in the cut search),
+        with its `reach` and `again` when given (none of the three is part of its identity or its counts:
+        the cached values copied with it stay right)."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        object.__setattr__(other, "start", frame)
+        other.__dict__["start"] = frame
+        if reach is not None:
+            other.__dict__["reach"] = reach
+        if again is not None:
+            other.__dict__["again"] = again
         return other
 
     def shape(self) -> tuple:
@@ -364,6 +371,7 @@ class TurnDecoder:
                     if st.kind != "start" and st.color is not None:
                         before.setdefault(nxt, set()).add(st.color)
             self._before_stone = {sid: tuple(sorted(cs)) for sid, cs in before.items()}
+        self._forget_frame()
 
     # ------------------------------------------------------------------ input
 
@@ -413,6 +421,13 @@ class TurnDecoder:
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
+        elif self.config.decoder_gc_pause and gc.isenabled():
+            # (process-wide, for the few ms of one frame's search; turned back on even if the search fails)
+            gc.disable()
+            try:
+                self._advance(fields, costs)
+            finally:
+                gc.enable()
         else:
             self._advance(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
@@ -585,6 +600,17 @@ class TurnDecoder:
         """Cost of field k read as `read` when the table shows `true`: a thing read otherwise or
         missed is a misread (costs by kind); a card or tile read where there is none (a row read
         longer, a pile or spot read full) is far rarer: decoder_phantom."""
+        # (kept for the frame: every hypothesis with the field judges the same pair again; the entry keeps
+        # `costs` alive, so an id found there names the very same costs)
+        key = (id(costs), k, true, read)
+        hit = self._misread_memo.get(key)
+        if hit is not None and hit[0] is costs:
+            return hit[1]
+        cost = self._misread_cost_of(costs, k, true, read)
+        self._misread_memo[key] = (costs, cost)
+        return cost
+
+    def _misread_cost_of(self, costs: Mapping[str, float], k: FieldKey, true: Any, read: Any) -> float:
         if true == _GONE:
             true = None
         if read == _GONE:
@@ -613,12 +639,7 @@ class TurnDecoder:
     def _advance(self, fields: Fields, costs: Mapping[str, float]) -> None:
         cfg = self.config
         candidates: dict[tuple, Hypothesis] = {}
-        self._memo: dict[tuple, list] = {}
-        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
-        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
-        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
-        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
-        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
+        self._forget_frame()
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         best = math.inf
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
@@ -750,6 +771,20 @@ class TurnDecoder:
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
+        # (the frame's memos freed now, not at the next frame: with the collector paused for the frame
+        # (decoder_gc_pause) they die by refcount before it runs again, not traversed and promoted by it)
+        self._forget_frame()
+
+    def _forget_frame(self) -> None:
+        """The memos of one frame's search, empty (kept only while that frame is decoded)."""
+        self._memo: dict[tuple, list] = {}
+        self._misread_memo = {}                    # (_misread_cost)
+        self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
+        self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
+        self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
+        self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
+        self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
+        self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
 
     def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
                    diff: Sequence[FieldKey]) -> list[Hypothesis]:
@@ -823,7 +858,11 @@ class TurnDecoder:
             if k in diff and (unread is None or k not in unread):
                 continue
             paid_k = unread[k] if k in diff else 0.0
-            mine = dict(table)
+            # (the cuts of one reading share its table: made a dict once; the entry keeps the table its id names)
+            entry = self._tables.get(id(table))
+            if entry is None:
+                entry = self._tables[id(table)] = (table, dict(table))
+            mine = entry[1]
             was = mine.get(k)
             if not isinstance(was, tuple):
                 continue
@@ -1082,11 +1121,12 @@ class TurnDecoder:
                     if part is not None:
                         turns[-1] = turns[-1].merged(part)
                         if seconds > turns[-1].reach:
-                            turns[-1] = turns[-1].replaced(reach=seconds)
+                            # (a new turn of merged's, no one else's yet: set in place rather than copied again)
+                            turns[-1].__dict__["reach"] = seconds
                         frames[-1] = self.frame
                     continue
                 again = pos == 1 and last is not None and slots[1] == last.seat
-                turns.append(part.begun(self.frame).replaced(reach=seconds, again=again) if part is not None
+                turns.append(part.begun(self.frame, seconds, again) if part is not None
                              else _new_turn(seat=slots[pos], start=self.frame, reach=seconds, again=again))
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
