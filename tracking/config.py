@@ -90,11 +90,14 @@ class TrackingConfig:
     #                                      step its card pays for made (decoder_unseen_steps' candidates), the
     #                                      reading a misread against that table — the rules' reading is judged,
     #                                      not only the reader's (session 23)
-    decoder_pawn_rules: bool = True      # a pawn moved where no forward step takes it (back, or off its path) and,
-    #                                      base board, a path given a second pawn of one player pay decoder_rule
-    #                                      each: the engine's pawn-backwards, pawn-not-adjacent and
-    #                                      second-pawn-on-path, unpriced before (session 23, wt23-rules) — the
-    #                                      reader's reading then won for free and legal games showed the warnings
+    decoder_pawn_rules: bool = True      # a pawn moved where no forward step takes it (back, or off its path) pays
+    #                                      decoder_rule: the engine's pawn-backwards and pawn-not-adjacent, unpriced
+    #                                      before (session 23, wt23-rules) — the reader's reading won for free and
+    #                                      legal games showed the warnings (dev kept readings 355 -> 357/446)
+    decoder_second_pawn: bool = False    # ... and, base board, a path given a second pawn of one player (the
+    #                                      engine's second-pawn-on-path). Off: priced alone it sent a phantom
+    #                                      pawn's readings to the still unpriced two-steps (base 82934 11 -> 8/12
+    #                                      turns, dev kept readings 357 -> 356/446; session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept

@@ -1867,9 +1867,9 @@ class TurnDecoder:
         their stones, `came`: the new ones), as the engine flags them (engine/boardgame/observed.py `pawns`):
         a pawn that reaches its new stone by no forward step (RULES §2 Movement: pawns-backwards,
         pawn-not-adjacent) — counted as the pawns that moved less the most that can be paired with a stone
-        ahead of them — and, base board, a path holding more of the player's pawns than before, more than one
-        (RULES §1 Turn: second-pawn-on-path). 0 without decoder_pawn_rules or a board; a stone the board does
-        not know is taken as reachable (nothing known to price)."""
+        ahead of them — and, base board with decoder_second_pawn, a path holding more of the player's pawns
+        than before, more than one (RULES §1 Turn: second-pawn-on-path). 0 without decoder_pawn_rules or a
+        board; a stone the board does not know is taken as reachable (nothing known to price)."""
         if not self.config.decoder_pawn_rules or self.board is None or not came:
             return 0
         stones = self.board.stones
@@ -1897,7 +1897,7 @@ class TurnDecoder:
                     if hit is not None:
                         pool.remove(hit)
                 faults += len(pool) - (len(came) - moved)
-        if self.board.ruleset == "base":
+        if self.config.decoder_second_pawn and self.board.ruleset == "base":
             def per_path(pawns: Sequence[tuple]) -> Counter:
                 return Counter(stones[p[0]].color for p in pawns
                                if p[0] in stones and stones[p[0]].kind != "start" and stones[p[0]].color is not None)
