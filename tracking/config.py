@@ -94,6 +94,10 @@ class TrackingConfig:
     #                                      decoder_rule: the engine's pawn-backwards and pawn-not-adjacent, unpriced
     #                                      before (session 23, wt23-rules) — the reader's reading won for free and
     #                                      legal games showed the warnings (dev kept readings 355 -> 357/446)
+    decoder_two_steps: bool = True       # ... and a pawn moved k stones pays decoder_rule per stone beyond the first
+    #                                      that no clover on a stone it crossed explains (the engine's two-steps):
+    #                                      without it, pricing the moves above sent the reader's pawn misreads to
+    #                                      a free two-stone move instead (the demo's north big pawn: start -> h2)
     decoder_second_pawn: bool = False    # ... and, base board, a path given a second pawn of one player (the
     #                                      engine's second-pawn-on-path). Off: priced alone it sent a phantom
     #                                      pawn's readings to the still unpriced two-steps (base 82934 11 -> 8/12

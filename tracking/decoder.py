@@ -1874,26 +1874,31 @@ class TurnDecoder:
             return 0
         stones = self.board.stones
 
-        def ahead(src: tuple, dst: tuple) -> bool:
+        def fault(src: tuple, dst: tuple) -> int:
+            """1: `dst` is no stone ahead of `src`; with decoder_two_steps the stones beyond the first that no
+            clover on a stone crossed explains (RULES §2 Tiles: a clover moves the pawn on; the engine's
+            two-steps); 0: one step, or a stone the board does not know."""
             if src[0] not in stones or dst[0] not in stones:
-                return True
+                return 0
             k = self.board.steps(src[0], dst[0])
-            return k is not None and k > 0
+            if k is None or k <= 0:
+                return 1
+            if k == 1 or not self.config.decoder_two_steps:
+                return 0
+            return max(0, k - 1 - self._clovers_crossed(src[0], dst[0], k))
 
         faults = 0
         moved = min(len(left), len(came))
         if moved:
             if len(left) <= 4 and len(came) <= 4:
-                # (a few pawns at most move in one turn: every pairing tried, the most that step forward kept)
-                best = 0
-                for perm in itertools.permutations(came, moved):
-                    for sel in itertools.combinations(left, moved):
-                        best = max(best, sum(1 for s, d in zip(sel, perm) if ahead(s, d)))
-                faults += moved - best
+                # (a few pawns at most move in one turn: every pairing tried, the one with the fewest faults kept)
+                faults += min(sum(fault(s, d) for s, d in zip(sel, perm))
+                              for perm in itertools.permutations(came, moved)
+                              for sel in itertools.combinations(left, moved))
             else:
                 pool = list(came)
                 for src in left:
-                    hit = next((d for d in pool if ahead(src, d)), None)
+                    hit = next((d for d in pool if not fault(src, d)), None)
                     if hit is not None:
                         pool.remove(hit)
                 faults += len(pool) - (len(came) - moved)
@@ -1904,6 +1909,30 @@ class TurnDecoder:
             b, a = per_path(before), per_path(after)
             faults += sum(1 for colour, n in a.items() if n > 1 and n > b.get(colour, 0))
         return faults
+
+    def _clovers_crossed(self, src: str, dst: str, k: int) -> int:
+        """The most clover tiles (as the game's first table read them: tiles stay where they are) on the
+        stones a pawn crosses going `k` stones forward from `src` to `dst`; with no tile read at all every
+        stone counts as a clover (nothing known to price)."""
+        start = self.start or {}
+        board = self.board
+        unread = not any(key[0] == "tile" for key in start)
+
+        def best(at: str, left: int) -> int:
+            if left == 0:
+                return 0 if at == dst else -1
+            out = -1
+            for nxt in board.stones[at].next:
+                if nxt == dst and left == 1:
+                    out = max(out, 0)
+                elif left > 1 and board.steps(nxt, dst) == left - 1:
+                    rest = best(nxt, left - 1)
+                    if rest >= 0:
+                        clover = unread or start.get(("tile", nxt)) == "clover"
+                        out = max(out, rest + (1 if clover else 0))
+            return out
+
+        return max(0, best(src, k))
 
     # ------------------------------------------------------------------ output
 
