@@ -10,7 +10,6 @@ only the turns from the first one that changed are judged again.
 from __future__ import annotations
 
 import bisect
-import gc
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -20,7 +19,7 @@ from engine.observation import Observation, parse_observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
-from .decoder import _GONE, Turn, TurnDecoder
+from .decoder import _GONE, Turn, TurnDecoder, gc_paused
 from .inference import TopChange
 from .model import CorrectionError, GameModel, Input
 from .stability import Fields, changed_fields, fields_to_observation, observation_fields
@@ -128,15 +127,10 @@ class DecodedGame:
 
     def feed(self, obs: Observation, t: float, frame: int | None) -> bool:
         """One frame (usable or a hand frame); True when the reading of the game changed."""
-        if obs.usable and self.config.decoder_gc_pause and gc.isenabled():
-            # (the cyclic collector paused for the frame's decoding and the fold after it, as the decoder
-            # pauses it for its search: TrackingConfig.decoder_gc_pause)
-            gc.disable()
-            try:
-                return self._feed(obs, t, frame)
-            finally:
-                gc.enable()
-        return self._feed(obs, t, frame)
+        # (the cyclic collector paused for a usable frame's decoding and the fold after it, as the decoder
+        # pauses it for its search: TrackingConfig.decoder_gc_pause)
+        with gc_paused(obs.usable and self.config.decoder_gc_pause):
+            return self._feed(obs, t, frame)
 
     def _feed(self, obs: Observation, t: float, frame: int | None) -> bool:
         self.decoder.feed(obs, frame, t)

@@ -40,6 +40,7 @@ The model (an HMM over table states, decoded by beam search):
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import gc
 import itertools
@@ -58,6 +59,21 @@ _GONE = "<gone>"
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
+
+
+@contextlib.contextmanager
+def gc_paused(on: bool) -> Iterable[None]:
+    """The cyclic garbage collector off for the block when `on` and it is on (TrackingConfig.decoder_gc_pause:
+    one frame's search makes and drops ~10^5 acyclic objects, and a full collection inside it made most of the
+    slowest frames); process-wide, so only for a few ms, and back on even if the block fails."""
+    if not (on and gc.isenabled()):
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _stones_differing(a: Iterable[tuple[str, bool]], b: Iterable[tuple[str, bool]]) -> set[str]:
@@ -421,15 +437,9 @@ class TurnDecoder:
         if not self.beam:
             self.start = dict(fields)
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
-        elif self.config.decoder_gc_pause and gc.isenabled():
-            # (process-wide, for the few ms of one frame's search; turned back on even if the search fails)
-            gc.disable()
-            try:
-                self._advance(fields, costs)
-            finally:
-                gc.enable()
         else:
-            self._advance(fields, costs)
+            with gc_paused(self.config.decoder_gc_pause):
+                self._advance(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         before = frozenset(self.interval.hands) if self.interval.hand_frames else self.interval.before
