@@ -638,7 +638,9 @@ class TurnDecoder:
             # "start" holds what the paths leave over (FORMATS §2), so it is no stone of its own
             diff = _stones_differing(true or (), read or ())
             if diff:
-                return sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in diff)
+                # (summed in the stones' order: a set's order follows the process's string hashes, and a float sum
+                # in another order can differ in its last bit and so break a tie between readings otherwise)
+                return sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in sorted(diff))
         if k[0] == "tile" and "tile@others" in costs:
             return costs.get("tile@" + k[1], costs["tile@others"])
         return costs.get(k[0], costs["default"])
