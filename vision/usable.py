@@ -638,10 +638,15 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
     not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
-    if board_anomaly is not None:
-        y0, y1, x0, x1 = model.board_box
-        for a in (off_colour, not_table):
+
+    def over_board(a: Any) -> None:
+        """Over the board, `a` takes the board's own anomaly (its art, not the table's colour, is the reference)."""
+        if board_anomaly is not None:
+            y0, y1, x0, x1 = model.board_box
             a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
+
+    over_board(off_colour)
+    over_board(not_table)
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
     extent_not = off_colour if config.glare_not_extent else not_table
@@ -654,10 +659,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         surface = _robust_surface(config, model, lum_raw, ring_idx)
     if surface is not None:
         robust_not = (chroma2 > thr_c * thr_c) | (np.minimum(np.abs(lum_raw), np.abs(lum_raw - surface)) > thr_l)
-        if board_anomaly is not None:
-            y0, y1, x0, x1 = model.board_box
-            robust_not[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly,
-                                                robust_not[y0:y1, x0:x1])
+        over_board(robust_not)
         if not config.glare_not_extent:
             robust_not &= not_table
         hull_r, fill_r = _table_extent(robust_not)
