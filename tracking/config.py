@@ -90,6 +90,20 @@ class TrackingConfig:
     #                                      step its card pays for made (decoder_unseen_steps' candidates), the
     #                                      reading a misread against that table — the rules' reading is judged,
     #                                      not only the reader's (session 23)
+    decoder_pawn_rules: bool = True      # a pawn moved where no forward step takes it (back, or off its path) pays
+    #                                      decoder_rule: the engine's pawn-backwards and pawn-not-adjacent, unpriced
+    #                                      before (session 23, wt23-rules) — the reader's reading won for free and
+    #                                      legal games showed the warnings (with decoder_two_steps: dev kept
+    #                                      readings 355 -> 359/446 turns, finals 12 -> 16/34)
+    decoder_two_steps: bool = True       # ... and a pawn moved k stones pays decoder_rule per stone beyond the first
+    #                                      that no clover on a stone it crossed explains (the engine's two-steps):
+    #                                      without it, pricing the moves above sent the reader's pawn misreads to
+    #                                      a free two-stone move instead (the demo's north big pawn: start -> h2)
+    decoder_second_pawn: bool = False    # ... and, base board, a path given a second pawn of one player (the
+    #                                      engine's second-pawn-on-path). Off: without decoder_two_steps it sent a
+    #                                      phantom pawn's readings to a free two-stone move (base 82934 11 -> 8/12
+    #                                      turns); with it, dev kept readings 359/446 either way, finals 16 -> 15
+    #                                      (base 82937) — no gain measured (session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
     decoder_beam: int = 12               # hypotheses kept

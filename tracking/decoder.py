@@ -123,6 +123,9 @@ class Turn:
     tiles: tuple[str, ...] = ()                          # tile codes taken
     unseen_draws: int = 0                                # reaches read as a draw from the draw pile
     pawns_lost: int = 0                                  # pawns gone from the board (or come): a misread
+    #: pawns moved where no forward step takes them (back, or off their path) and paths given a player's second
+    #: pawn (base board): the engine's pawn-backwards, pawn-not-adjacent, second-pawn-on-path (_pawn_faults)
+    pawns_astray: int = 0
     #: the fields this turn changed, (field, reading after; _GONE: no longer read) in order — what the
     #: engine judges (tracking.model.GameModel.apply_turn); not part of the turn's identity
     delta: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
@@ -174,6 +177,7 @@ class Turn:
             row_discards=self.row_discards + other.row_discards, piles=self.piles + other.piles,
             wish_cards=self.wish_cards + other.wish_cards, tiles=self.tiles + other.tiles,
             unseen_draws=self.unseen_draws + other.unseen_draws, pawns_lost=self.pawns_lost + other.pawns_lost,
+            pawns_astray=self.pawns_astray + other.pawns_astray,
             delta=self.delta + other.delta, skipped=self.skipped or other.skipped, start=self.start,
             before=self.before + other.before,
             quiet=False,    # (no more: a part leaves a trace, its traceless prior is paid back once, in _cut_cost)
@@ -927,7 +931,8 @@ class TurnDecoder:
         if not moved.steps or len(turn.steps) + len(moved.steps) > len(turn.lays):
             return None
         return dataclasses.replace(turn, steps=turn.steps + moved.steps, delta=turn.delta + ((k, now),),
-                                   before=turn.before + ((k, was),))
+                                   before=turn.before + ((k, was),),
+                                   pawns_astray=turn.pawns_astray + moved.pawns_astray)
 
     def _revised(self, turn: Turn, k: FieldKey, was: Any, now: Any) -> Turn | None:
         """`turn` with its change of field k giving `now` instead of `was` (None: not a change a
@@ -966,6 +971,7 @@ class TurnDecoder:
         return dataclasses.replace(turn, lays=lays + new.lays, steps=steps + new.steps,
                                    row_discards=discards + new.row_discards, wish_cards=wish + new.wish_cards,
                                    pawns_lost=turn.pawns_lost - old.pawns_lost + new.pawns_lost,
+                                   pawns_astray=turn.pawns_astray - old.pawns_astray + new.pawns_astray,
                                    delta=tuple((d[0], now) if d[0] == k else d for d in turn.delta))
 
     def _quiet_reaches(self, hyp: Hypothesis) -> list[tuple[tuple[Turn, ...], float, tuple[int, ...]]]:
@@ -1414,7 +1420,7 @@ class TurnDecoder:
             p_seat, p_plays, p_draws = mine.seat, mine.plays + ev_plays, mine.draws + ev_draws
             p_piles = mine.piles + evs
             p_facts = (f.spots, f.discards + ev_plays, f.takes_discard_tile, f.wish_or_discard_tile)
-            p_counts = (len(mine.steps), len(mine.lays), mine.pawns_lost, len(mine.row_discards))
+            p_counts = (len(mine.steps), len(mine.lays), mine.pawns_lost + mine.pawns_astray, len(mine.row_discards))
             p_no_draw = mine.no_draw
         else:
             p_seat, p_plays, p_draws, p_piles = seat, ev_plays, ev_draws, evs
@@ -1431,11 +1437,13 @@ class TurnDecoder:
                                    _drawn_back(piles) if last.piles and p_piles else lf.drawn_back + _drawn_back(p_piles))
                 plays, draws = last.plays + p_plays, last.draws + p_draws
                 steps, lays = len(last.steps) + p_counts[0], len(last.lays) + p_counts[1]
-                pawns_lost, row_discards = last.pawns_lost + p_counts[2], len(last.row_discards) + p_counts[3]
+                pawns_lost = last.pawns_lost + last.pawns_astray + p_counts[2]
+                row_discards = len(last.row_discards) + p_counts[3]
                 quiet, no_draw = False, last.no_draw or p_no_draw
             else:
                 facts, plays, draws = lf, last.plays, last.draws
-                steps, lays, pawns_lost, row_discards = (len(last.steps), len(last.lays), last.pawns_lost,
+                steps, lays, pawns_lost, row_discards = (len(last.steps), len(last.lays),
+                                                         last.pawns_lost + last.pawns_astray,
                                                          len(last.row_discards))
                 quiet, no_draw = last.quiet, last.no_draw
             if undrawn:
@@ -1572,7 +1580,8 @@ class TurnDecoder:
         the rest from the turn's own facts (Turn.rule_facts). Each cost adds its terms in the order
         the two costs always did (the same floats)."""
         return self._costs_of(turn.rule_facts, table, turn.plays, turn.draws, len(turn.steps), len(turn.lays),
-                              turn.pawns_lost, len(turn.row_discards), turn.quiet, turn.no_draw, turn.onto_twin,
+                              turn.pawns_lost + turn.pawns_astray, len(turn.row_discards), turn.quiet, turn.no_draw,
+                              turn.onto_twin,
                               self._steps_paid(turn.seat, turn.lays, turn.steps, table))
 
     def _steps_paid(self, seat: str, lays: Sequence[str], steps: Sequence[str], table: Fields) -> int:
@@ -1648,6 +1657,7 @@ class TurnDecoder:
         # a card laid moves a pawn (RULES §1 Turn; one that no pawn can move with is discarded, not laid)
         if not self.card_game and lays > steps:
             cost += cfg.decoder_rule * (lays - steps)
+        # (pawns_lost: also pawns moved where no step takes them, a second pawn on a path — Turn.pawns_astray)
         cost += cfg.decoder_rule * pawns_lost
         # a card leaves a row only for a discard-a-card tile (onto its pile)
         if row_discards > tiles_discard:
@@ -1823,6 +1833,7 @@ class TurnDecoder:
         row_discards: list[str] = []
         wish: list[int] = []
         lost = 0
+        astray = 0
         onto_twin = 0
         for k in keys:
             b, a = before.get(k), after.get(k)
@@ -1842,11 +1853,14 @@ class TurnDecoder:
             elif k[0] == "pawns":
                 lost += abs(len(a or ()) - len(b or ()))
                 old = list(b or ())
+                added = []
                 for p in a or ():
                     if p in old:
                         old.remove(p)
                     else:
                         steps.append(f"{'B' if p[1] else 'S'}:{p[0]}")
+                        added.append(p)
+                astray += self._pawn_faults(old, added, b or (), a or ())
             elif k[0] == "wish_cards":
                 old = list(b or ())
                 for c in a or ():
@@ -1855,9 +1869,82 @@ class TurnDecoder:
                     else:
                         wish.append(c)
         return _new_turn(seat=seat, lays=tuple(lays), steps=tuple(steps), row_discards=tuple(row_discards),
-                         wish_cards=tuple(wish), pawns_lost=lost, onto_twin=onto_twin,
+                         wish_cards=tuple(wish), pawns_lost=lost, pawns_astray=astray, onto_twin=onto_twin,
                          delta=tuple((k, after.get(k, _GONE)) for k in keys),
                          before=tuple((k, before.get(k, _GONE)) for k in keys))
+
+    def _pawn_faults(self, left: Sequence[tuple], came: Sequence[tuple], before: Sequence[tuple],
+                     after: Sequence[tuple]) -> int:
+        """Rule breaks of one player's pawns moving from `before` to `after` (`left`: the pawns no longer on
+        their stones, `came`: the new ones), as the engine flags them (engine/boardgame/observed.py `pawns`):
+        a pawn that reaches its new stone by no forward step (RULES §2 Movement: pawns-backwards,
+        pawn-not-adjacent) — counted as the pawns that moved less the most that can be paired with a stone
+        ahead of them — and, base board with decoder_second_pawn, a path holding more of the player's pawns
+        than before, more than one (RULES §1 Turn: second-pawn-on-path). 0 without decoder_pawn_rules or a
+        board; a stone the board does not know is taken as reachable (nothing known to price)."""
+        if not self.config.decoder_pawn_rules or self.board is None or not came:
+            return 0
+        stones = self.board.stones
+
+        def fault(src: tuple, dst: tuple) -> int:
+            """1: `dst` is no stone ahead of `src`; with decoder_two_steps the stones beyond the first that no
+            clover on a stone crossed explains (RULES §2 Tiles: a clover moves the pawn on; the engine's
+            two-steps); 0: one step, or a stone the board does not know."""
+            if src[0] not in stones or dst[0] not in stones:
+                return 0
+            k = self.board.steps(src[0], dst[0])
+            if k is None or k <= 0:
+                return 1
+            if k == 1 or not self.config.decoder_two_steps:
+                return 0
+            return max(0, k - 1 - self._clovers_crossed(src[0], dst[0], k))
+
+        faults = 0
+        moved = min(len(left), len(came))
+        if moved:
+            if len(left) <= 4 and len(came) <= 4:
+                # (a few pawns at most move in one turn: every pairing tried, the one with the fewest faults kept)
+                faults += min(sum(fault(s, d) for s, d in zip(sel, perm))
+                              for perm in itertools.permutations(came, moved)
+                              for sel in itertools.combinations(left, moved))
+            else:
+                pool = list(came)
+                for src in left:
+                    hit = next((d for d in pool if not fault(src, d)), None)
+                    if hit is not None:
+                        pool.remove(hit)
+                faults += len(pool) - (len(came) - moved)
+        if self.config.decoder_second_pawn and self.board.ruleset == "base":
+            def per_path(pawns: Sequence[tuple]) -> Counter:
+                return Counter(stones[p[0]].color for p in pawns
+                               if p[0] in stones and stones[p[0]].kind != "start" and stones[p[0]].color is not None)
+            b, a = per_path(before), per_path(after)
+            faults += sum(1 for colour, n in a.items() if n > 1 and n > b.get(colour, 0))
+        return faults
+
+    def _clovers_crossed(self, src: str, dst: str, k: int) -> int:
+        """The most clover tiles (as the game's first table read them: tiles stay where they are) on the
+        stones a pawn crosses going `k` stones forward from `src` to `dst`; with no tile read at all every
+        stone counts as a clover (nothing known to price)."""
+        start = self.start or {}
+        board = self.board
+        unread = not any(key[0] == "tile" for key in start)
+
+        def best(at: str, left: int) -> int:
+            if left == 0:
+                return 0 if at == dst else -1
+            out = -1
+            for nxt in board.stones[at].next:
+                if nxt == dst and left == 1:
+                    out = max(out, 0)
+                elif left > 1 and board.steps(nxt, dst) == left - 1:
+                    rest = best(nxt, left - 1)
+                    if rest >= 0:
+                        clover = unread or start.get(("tile", nxt)) == "clover"
+                        out = max(out, rest + (1 if clover else 0))
+            return out
+
+        return max(0, best(src, k))
 
     # ------------------------------------------------------------------ output
 

@@ -57,3 +57,40 @@ def test_a_pawn_read_on_another_colours_path_is_the_step_its_card_pays_for():
     assert check["exact"] == check["true_turns"], check["mismatches"][:2]
     off, warnings_off = replayed_frames(sim, frames, decoder_step_colour=False, decoder_rule_steps=False)
     assert off["exact"] < off["true_turns"] and "wrong-colour" in warnings_off
+
+
+def _brown_p1_read_on_y1(sim, until: int | None):
+    """sim's frames with brown's big pawn on p1 read on y1 from north's turn 4 until turn `until` (None: the end,
+    a real move then), with the vision reader's per-stone confidence."""
+    end = sim.turns[until].frame if until is not None else len(sim.frames)
+    frames = []
+    for j, (t, obs) in enumerate(sim.frames):
+        if obs.usable and sim.turns[4].frame <= j < end and any(
+                p.player == "brown" and p.stone == "p1" and p.big for p in obs.pawns):
+            obs = _pawn_read_on(obs, "brown", "p1", "y1")
+        frames.append((t, _as_the_vision_reader(obs, ("p1", "y1"))))
+    return frames
+
+
+def test_a_pawn_read_off_its_path_is_a_misread_not_a_free_move():
+    """base, 3 players, seed 301: north's big pawn stands on p1 (turn 1); from north's turn 4 (a green 1, a small
+    pawn to g1) until turn 7 the reader puts it on y1 — a stone no forward step from p1 reaches. The decoder prices
+    that move as the engine flags it (`decoder_pawn_rules`, pawn-not-adjacent): every turn exact, no warning.
+    On main (no price) the reading won: 12/14 turns and two pawn-not-adjacent warnings; so it does with the
+    setting off."""
+    sim = game("keltis", "base", 3, 301, max_moves=30, fps=1.0)
+    assert {"move": "lay", "seat": "north", "colour": "green", "value": 1, "pawn": 1, "to": "g1"} in sim.turns[4].moves
+    frames = _brown_p1_read_on_y1(sim, 7)
+    check, warnings = replayed_frames(sim, frames)
+    assert not warnings, warnings
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    off, warnings_off = replayed_frames(sim, frames, decoder_pawn_rules=False)
+    assert off["exact"] < off["true_turns"] and "pawn-not-adjacent" in warnings_off
+
+
+def test_a_pawn_really_moved_off_its_path_stays_flagged():
+    """The same pawn on y1 from turn 4 to the end (a real move, never read back): the engine's pawn-not-adjacent
+    is still shown — the price makes the rule break cost what the engine says it is, it does not hide one."""
+    sim = game("keltis", "base", 3, 301, max_moves=30, fps=1.0)
+    _check, warnings = replayed_frames(sim, _brown_p1_read_on_y1(sim, None))
+    assert "pawn-not-adjacent" in warnings, warnings
