@@ -2,7 +2,7 @@
 seconds, not in minutes of reading (issue 20 item 4; session 16).
 
     .venv/bin/python bench/vision_retrack.py record SESSION...   # replay --observer vision, its readings kept
-    .venv/bin/python bench/vision_retrack.py replay SESSION... [--set NAME=VALUE ...] [--quiet]
+    .venv/bin/python bench/vision_retrack.py replay SESSION... [--set NAME=VALUE ...] [--quiet] [--hash-seeds 1 2]
     .venv/bin/python bench/vision_retrack.py misreads SESSION... [--noise-seeds N] [--fit]
     .venv/bin/python bench/vision_retrack.py compare SESSION... [--rates vision 0.02] [--noise-seeds N]
                                              [--noise-model NAME] [--confidence on|off]
@@ -13,7 +13,9 @@ behind its motion gate, full-resolution stills where the session has them) and k
 the tracker got it, in SESSION/vision-gated.jsonl. `replay` feeds those readings to a fresh tracker (with the
 settings `--set` changes) and prints, per session and in all, visible turns exact, final scores, the warnings
 and (without --quiet) the mismatches. The readings depend only on the reader: after a change to vision/,
-record again. (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.) `misreads` prints the
+record again. `--hash-seeds A B ...` runs the replay once per string-hash seed (PYTHONHASHSEED, in a child
+process each) and says whether every output line is the same: a decoding that follows the order of a set or a
+dict of strings shows here (session 23: a float sum in a set's order changed 1 of 446 turns). (Sessions rendered by bench/vision_games.py --keep DIR are the usual input.) `misreads` prints the
 kept readings' misreads kind by kind beside those tracking.noise injects on the same sessions' truth at the rate
 the readings show (bench/vision_games.py's profile, tiles under pawns and open ones apart; `--fit`: the noise
 model's constants as these readings measure them). `compare` prints, per session and per kind of game, what the
@@ -270,6 +272,49 @@ def _cell(c: list[int]) -> str:
     return f"{share} ({exact}/{true}) final {right}/{finals} w {warnings / max(runs, 1):.1f}"
 
 
+def _without_hash_seeds(argv: list[str]) -> list[str]:
+    """The command line with --hash-seeds and its values taken out."""
+    out, skipping = [], False
+    for a in argv:
+        if a == "--hash-seeds":
+            skipping = True
+        elif skipping and a.lstrip("-").isdigit() and not a.startswith("--"):
+            continue
+        else:
+            skipping = False
+            out.append(a)
+    return out
+
+
+def same_under_hash_seeds(argv: list[str], seeds: list[int]) -> int:
+    """Run this replay once per PYTHONHASHSEED (child processes) and print whether the outputs agree; 1 if not."""
+    import os
+    import subprocess
+
+    outputs = {}
+    for seed in seeds:
+        env = dict(os.environ, PYTHONHASHSEED=str(seed))
+        done = subprocess.run([sys.executable, __file__, *_without_hash_seeds(argv)], env=env,
+                              capture_output=True, text=True)
+        if done.returncode:
+            print(f"PYTHONHASHSEED={seed}: exit {done.returncode}\n{done.stderr[-2000:]}")
+            return 1
+        outputs[seed] = done.stdout.splitlines()
+    first = seeds[0]
+    print("\n".join(outputs[first]))
+    differ = False
+    for seed in seeds[1:]:
+        lines = [f"   {a}\n   {b}" for a, b in zip(outputs[first], outputs[seed]) if a != b]
+        if len(outputs[first]) != len(outputs[seed]):
+            lines.append(f"   {len(outputs[first])} against {len(outputs[seed])} lines")
+        if lines:
+            differ = True
+            print(f"PYTHONHASHSEED={first} and {seed} DIFFER:\n" + "\n".join(lines))
+    if not differ:
+        print(f"the same under PYTHONHASHSEED {', '.join(map(str, seeds))}")
+    return 1 if differ else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from tracking.config import TrackingConfig
 
@@ -285,7 +330,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-model", default=None, help="compare, misreads: tracking.noise's model (NOISE_MODELS)")
     parser.add_argument("--confidence", choices=["on", "off"], default=None,
                         help="compare: injected readings state confidences (default: as the noise model does)")
+    parser.add_argument("--hash-seeds", nargs="+", type=int, default=None, metavar="SEED",
+                        help="replay: run once per PYTHONHASHSEED in a child process and compare the outputs")
     args = parser.parse_args(argv)
+    if args.hash_seeds:
+        if args.mode != "replay":
+            parser.error("--hash-seeds goes with replay")
+        return same_under_hash_seeds(argv if argv is not None else sys.argv[1:], args.hash_seeds)
     if args.mode == "misreads":
         misreads(args.sessions, args.noise_seeds, args.fit, args.noise_model)
         return 0

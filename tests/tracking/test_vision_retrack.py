@@ -113,3 +113,20 @@ def test_causes_names_the_class_of_mistakes_whose_truth_makes_a_lost_turn_exact(
     lines = capsys.readouterr().out.splitlines()
     lost = [line.split(": ", 1)[1] for line in lines if line.strip().startswith("true turn")]
     assert lost and all("tops" in cause.split("+") for cause in lost), lines
+
+
+def test_hash_seeds_replays_in_child_processes_and_compares(short_session, tmp_path, capsys):
+    """`replay --hash-seeds 1 2` runs the replay under two string-hash seeds and says the outputs agree (the
+    decoder follows no set's order: session 23's float sum); the option and its values are not passed on."""
+    assert vision_retrack._without_hash_seeds(["replay", "S", "--hash-seeds", "1", "2", "--quiet"]) == \
+        ["replay", "S", "--quiet"]
+    folder = tmp_path / "session"
+    shutil.copytree(short_session, folder)
+    session = open_session(folder)
+    truth = make_observer("truth", session)
+    (folder / vision_retrack.READINGS_FILE).write_text("".join(
+        json.dumps({"index": ref.index, "obs": truth.observe(SessionFrame(ref.index, ref.t)).to_json()}) + "\n"
+        for ref in session.frames))
+    assert vision_retrack.main(["replay", str(folder), "--quiet", "--hash-seeds", "1", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "visible turns exact" in out and "the same under PYTHONHASHSEED 1, 2" in out
