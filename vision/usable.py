@@ -157,6 +157,16 @@ class UsableConfig:
     # fingers, ~20 x 25 mm): a hand, a card box or a mug beside it hides nothing there (issue 15's rule); a
     # thing's shadow may just touch the play area's margin
     arm_over_min_mm2: float = 500.0
+    # ... or, longer than `sleeve_len_mm` (the card box with its shadow, seen at the table's edge beside a seat,
+    # measured 273 mm: tests/vision/test_usable_beside.py), with its tip within
+    # `hand_gap_mm` of the play area and its long axis pointing at the middle of the table (`hand_toward`, the
+    # cosine): the hand beyond a sleeve may be as pale as the table (skin on light wood) and then only the
+    # sleeve shows, stopping short of the play area the hand is over (session 24: nwnz 83006's arms over the
+    # south seat read usable)
+    hand_beyond_sleeve: bool = True
+    hand_gap_mm: float = 40.0
+    hand_toward: float = 0.85
+    sleeve_len_mm: float = 320.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
@@ -506,8 +516,13 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
         if keep:
             p = model.region_net.prob(feats)
-            arms = [keep[i] for i in np.argsort(-p)
-                    if p[i] >= model.region_net.threshold and area_in[keep[i]] >= config.arm_over_min_mm2]
+            over = area_in[keep] >= config.arm_over_min_mm2
+            if config.hand_beyond_sleeve:
+                # (feature columns: "nearest" in 100 mm, "toward_middle" a cosine, "log_length" of 100 mm)
+                over |= ((feats[:, _NEAREST] * 100.0 <= config.hand_gap_mm)
+                         & (feats[:, _TOWARD] >= config.hand_toward)
+                         & (np.exp(feats[:, _LENGTH]) * 100.0 >= config.sleeve_len_mm))
+            arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold and over[i]]
             if _DEBUG is not None:
                 _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]),
                                    area_in=float(area_in[k])) for k, f, q in zip(keep, feats, p))
@@ -696,6 +711,8 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
 REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
                    "border_mm", "table_edge_mm", "reach", "nearest", "share_board", "strength_lum",
                    "strength_chroma", "toward_middle", "root_out", "share_ring")
+_NEAREST, _TOWARD = REGION_FEATURES.index("nearest"), REGION_FEATURES.index("toward_middle")
+_LENGTH = REGION_FEATURES.index("log_length")
 
 
 def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
