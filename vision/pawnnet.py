@@ -65,9 +65,10 @@ class PawnNetConfig:
     two_small_share: float = 0.35
     # a player read with more small pawns than it owns and no big one: the small-read stone with the highest
     # P(big) holds its big pawn, seen small (a partly hidden or steeply viewed big pawn looks small), rather
-    # than a small pawn being dropped there or elsewhere — when that P(big) is at least this (0: always; the
-    # counts, 1 big + 4 small, say one of the surplus is the big one or a phantom; docs/vision.md, session 24)
-    surplus_small_big_floor: float = 0.0
+    # than a small pawn being dropped there or elsewhere — when that P(big) is at least this (below it the net is
+    # sure there is no big pawn; the counts, 1 big + 4 small, say one of the surplus is the big one or a phantom;
+    # docs/vision.md, session 24)
+    surplus_small_big_floor: float = 0.05
     surplus_small_as_big: bool = True
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
