@@ -70,11 +70,6 @@ class PawnNetConfig:
     # docs/vision.md, session 24)
     surplus_small_big_floor: float = 0.05
     surplus_small_as_big: bool = True
-    # a player with no big pawn read at all (neither above big_threshold nor by the rule above): its one big
-    # pawn is read on the stone where P(big) is highest when that is at least this. A big pawn is one per player,
-    # so its likeliest stone competes with no other; a partly hidden big pawn's P(big) runs low (0.1-0.3 on dev
-    # stills' missed ones). 1.0 switches it off (docs/vision.md, session 24)
-    lone_big_threshold: float = 0.2
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
@@ -494,8 +489,7 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     whole board: of a player's big pawns read on several stones only the surest stays; while a player
     has more than 4 small ones read, the stone whose count costs the least log-probability to lower
     gives one up — but a player with more small pawns read than it owns and no big one first has its big pawn
-    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small),
-    and a player with no big pawn read has it where P(big) is highest if that reaches `lone_big_threshold`.
+    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small).
     Also per stone the least sure decision's margin (0 where the players' pawn counts overruled the
     classifier: what is visible contradicts the rule)."""
     import numpy as np
@@ -538,10 +532,6 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
             k[j] -= 1
             margin[j] = 0.0
         small[:, c] = k
-        if n and limits[0] > 0 and not big[:, c].any():
-            j = int(np.argmax(pb))
-            if pb[j] >= config.lone_big_threshold:
-                big[j, c] = 1
     return big, small, margin
 
 

@@ -14,7 +14,7 @@ from vision.pawnnet import COLOURS, DEFAULT_CONFIG, decode_pawns
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "fixtures" / "pawn-inputs" / "surplus-small.npz"
-OFF = dataclasses.replace(DEFAULT_CONFIG, surplus_small_as_big=False, lone_big_threshold=1.0)
+OFF = dataclasses.replace(DEFAULT_CONFIG, surplus_small_as_big=False)
 
 
 def _board(smalls: list[list[float]], p_bigs: list[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -87,18 +87,3 @@ def test_recorded_dev_frame():
     assert read(DEFAULT_CONFIG) == want
     before = read(OFF)
     assert ("e4", "brown", False) in before and ("b1", "brown", False) not in before
-
-
-def test_a_player_with_no_big_read_has_it_where_it_is_likeliest_above_the_lone_threshold():
-    """One big pawn a player: with none over `big_threshold`, the stone with the highest P(big) has it when
-    that reaches `lone_big_threshold` (a partly hidden big pawn's P(big) runs low); under it, none."""
-    pb, ps = _board([ONE, [0.98, 0.01, 0.01], ONE], [0.05, 0.22, 0.12])
-    big, small, _ = decode_pawns(DEFAULT_CONFIG, pb, ps, [0])
-    assert big[:, 0].tolist() == [0, 1, 0] and small[:, 0].tolist() == [1, 0, 1]
-    off = dataclasses.replace(DEFAULT_CONFIG, lone_big_threshold=1.0)
-    assert not decode_pawns(off, pb, ps, [0])[0][:, 0].any()
-    pb[1, 0] = 0.15
-    assert not decode_pawns(DEFAULT_CONFIG, pb, ps, [0])[0][:, 0].any()
-    # a big read elsewhere over the threshold: the rule has nothing to do
-    pb[2, 0] = 0.6
-    assert decode_pawns(DEFAULT_CONFIG, pb, ps, [0])[0][:, 0].tolist() == [0, 0, 1]
