@@ -63,6 +63,13 @@ class PawnNetConfig:
     # one player's small pawns are rare in training, so the 2+ class is read too seldom at 0.5 (docs/vision.md,
     # session 18)
     two_small_share: float = 0.35
+    # a player read with more small pawns than it owns and no big one: the small-read stone with the highest
+    # P(big) holds its big pawn, seen small (a partly hidden or steeply viewed big pawn looks small), rather
+    # than a small pawn being dropped there or elsewhere — when that P(big) is at least this (below it the net is
+    # sure there is no big pawn; the counts, 1 big + 4 small, say one of the surplus is the big one or a phantom;
+    # docs/vision.md, session 24)
+    surplus_small_big_floor: float = 0.05
+    surplus_small_as_big: bool = True
     second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
@@ -481,8 +488,10 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     `two_small_share` of that evidence), within what each player owns (`limits`: 1 big, 4 small; FORMATS §2) across the
     whole board: of a player's big pawns read on several stones only the surest stays; while a player
     has more than 4 small ones read, the stone whose count costs the least log-probability to lower
-    gives one up. Also per stone the least sure decision's margin (0 where the players' pawn counts
-    overruled the classifier: what is visible contradicts the rule)."""
+    gives one up — but a player with more small pawns read than it owns and no big one first has its big pawn
+    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small).
+    Also per stone the least sure decision's margin (0 where the players' pawn counts overruled the
+    classifier: what is visible contradicts the rule)."""
     import numpy as np
 
     n = len(p_big)
@@ -505,8 +514,19 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
         k = np.where(k > 0, np.where(two, 2, 1), 0)
         srt = np.sort(lp, axis=1)
         margin = np.minimum(margin, 1.0 - np.exp(srt[:, -2] - srt[:, -1]))
-        while int(k.sum()) > limits[1]:
+        kept = np.zeros(n, bool)     # a stone whose small count the surplus rule already lowered keeps the rest
+        if config.surplus_small_as_big and limits[0] > 0 and len(over) == 0 and int(k.sum()) > limits[1]:
             busy = np.nonzero(k > 0)[0]
+            j = busy[int(np.argmax(pb[busy]))]
+            if pb[j] >= config.surplus_small_big_floor:
+                big[j, c] = 1
+                k[j] -= 1
+                kept[j] = True
+                margin[j] = 0.0
+        while int(k.sum()) > limits[1]:
+            busy = np.nonzero((k > 0) & ~kept)[0]
+            if len(busy) == 0:
+                busy = np.nonzero(k > 0)[0]
             cost = lp[busy, k[busy]] - lp[busy, k[busy] - 1]
             j = busy[int(np.argmin(cost))]
             k[j] -= 1
