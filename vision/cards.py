@@ -397,15 +397,19 @@ def table_mask(config: CardConfig, view: Any) -> Any:
     return np.take(is_table, idx)
 
 
-def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None) -> list[Band]:
+def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None,
+               card_game: bool = True) -> list[Band]:
     """Columns of card field: each a row of cards (its kind the majority of its field pixels).
-    `labels` is the seat view's label map resized by `scale`."""
+    `labels` is the seat view's label map resized by `scale`. A board game's rows hold colour cards
+    only: there the points cards' grey and the wish cards' colour are no field (under a warm lamp the
+    stock's border and a wood table take them, which widens a row past a field's width and joins rows
+    side by side through the table between them)."""
     import cv2
     import numpy as np
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    mask = (labels >= 0) & (labels != back)
+    mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
     if table is not None:
         mask &= ~table
     # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
@@ -1617,7 +1621,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         if labels is None:
             labels = field_labels(config, small, cream, art)
         colour_rows = [] if _field_left_mm2(config, labels, bands, sv, 0.5, card_game) < config.colour_finder_min_mm2 \
-            else find_bands(config, labels, sv, 0.5, table_mask(config, small))
+            else find_bands(config, labels, sv, 0.5, table_mask(config, small), card_game)
         for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
             # (a row lies beside every other; in the card game the points and wish rows may lie one
