@@ -77,7 +77,7 @@ class DiscardConfig:
     points_symbol_min: float = 0.4   # and no points pile where it matches their picture (every points card has it) less
     symbol_min: float | None = 0.4   # and no pile of any kind whose middle matches its kind's picture (or its end
                                      # card's) less: a patch of wood of a pile's colour cut card-sized by its planks
-                                     # scores 0.12-0.28, piles read right 0.59-0.97 on the dev frames (None: off)
+                                     # scores 0.12-0.28, piles read right 0.50-0.99 on the dev frames (None: off)
 
 
 @dataclass(frozen=True, eq=False)
