@@ -111,7 +111,7 @@ class CardConfig:
                                         # than its field (whiteness over the stock; a patch of table: ~0)
     # a row (or wish row) of one card shows its kind's centre picture (CardArt.symbols; normalised correlation
     # over the stock, searched symbol_slack_mm round) at least this well (None: not required): patches of pale
-    # wood outlined by their grain, named a colour, score 0.06-0.36; rows read right 0.64-0.98 on the dev stills
+    # wood outlined by their grain, named a colour, score 0.06-0.36; rows read right 0.64-0.98 on the 18 dev stills
     # of session 24 (docs/vision.md)
     single_symbol_min: float | None = 0.5
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
