@@ -109,6 +109,11 @@ class CardConfig:
     # turns; 0.01 too), dev phantoms -0.02-0.04: no margin on either side (docs/vision.md, session 15)
     single_sides_min: float | None = None
                                         # than its field (whiteness over the stock; a patch of table: ~0)
+    # a row (or wish row) of one card shows its kind's centre picture (CardArt.symbols; normalised correlation
+    # over the stock, searched symbol_slack_mm round) at least this well (None: not required): patches of pale
+    # wood outlined by their grain, named a colour, score 0.06-0.36; rows read right 0.64-0.98 on the 18 dev stills
+    # of session 24 (docs/vision.md)
+    single_symbol_min: float | None = 0.5
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -122,9 +127,9 @@ class CardConfig:
                                          # band is (not colour bands: patches of table read as one-card rows).
                                          # Off: on fresh seed 80500 it read 3 more wish cards right and made
                                          # 4 up (light wood outlined and named wish); docs/vision.md session 16
-    symbol_slack_mm: float = 8.0         # card game: the last card's centre picture searched this far round
-    symbol_margin: float = 0.15          # and a wish row and its rival colour's renamed when the other's
-                                         # picture correlates better by this (kind_by_symbol)
+    symbol_slack_mm: float = 8.0         # the last card's centre picture searched this far round (and, card
+    symbol_margin: float = 0.15          # game, a wish row and its rival colour's renamed when the other's
+                                         # picture correlates better by this: kind_by_symbol)
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -182,6 +187,7 @@ class Band:
     field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
     colour_dist: dict[str, float] = field(default_factory=dict)   # each colour's distance to its fields' hue
     sides: float | None = None      # a one-card band: how much whiter than its field its side borders are
+    symbol: float | None = None     # a one-card band: how well its card's centre picture matches its kind's
     above: float = 0.0              # a one-card band: the share of its kind's field in a strip's height above it
 
     def centre_u(self, v: float) -> float:
@@ -397,15 +403,19 @@ def table_mask(config: CardConfig, view: Any) -> Any:
     return np.take(is_table, idx)
 
 
-def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None) -> list[Band]:
+def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0, table: Any = None,
+               card_game: bool = True) -> list[Band]:
     """Columns of card field: each a row of cards (its kind the majority of its field pixels).
-    `labels` is the seat view's label map resized by `scale`."""
+    `labels` is the seat view's label map resized by `scale`. A board game's rows hold colour cards
+    only: there the points cards' grey and the wish cards' colour are no field (under a warm lamp the
+    stock's border and a wood table take them, which widens a row past a field's width and joins rows
+    side by side through the table between them)."""
     import cv2
     import numpy as np
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    mask = (labels >= 0) & (labels != back)
+    mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
     if table is not None:
         mask &= ~table
     # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
@@ -1218,6 +1228,9 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     band.cards = cards
     if len(cards) == 1:
         band.sides = _side_borders(config, wb, cards[0].top - v_start, min(cards[0].visible, ch), p)
+        if config.single_symbol_min is not None:
+            band.symbol = last_symbol_scores(config, (band.kind,), upright, cream, band.v1 - v_start, art,
+                                             p).get(band.kind)
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
@@ -1369,9 +1382,25 @@ def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end:
     rival = symbol_rival(art, kind)
     if rival is None:
         return kind
+    score = last_symbol_scores(config, (kind, rival), upright, cream, end, art, ppm)
+    if len(score) < 2:
+        return kind
+    return rival if score[rival] > score[kind] + config.symbol_margin else kind
+
+
+def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any, cream: Any, end: float,
+                       art: CardArt, ppm: float) -> dict[str, float]:
+    """How well the last card's centre picture matches each kind's (CardArt.symbols; the kinds without one, or
+    a band too short for it, left out): normalised correlation over the stock. `upright`: the straightened band
+    (BGR), `end`: where its last field ends (mm from row 0)."""
+    import cv2
+    import numpy as np
+
+    kinds = tuple(k for k in kinds if k in art.symbols)
+    if not kinds:
+        return {}
     cw, chh = art.size
-    t = art.symbols[kind]
-    side = t.shape[0] / ppm
+    side = art.symbols[kinds[0]].shape[0] / ppm
     # the last card's centre lies about half a card above its field's end; searched a few mm round
     cy = end - chh / 2 + config.border_mm
     s = config.symbol_slack_mm
@@ -1380,11 +1409,12 @@ def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end:
     # over the stock, as the art's pictures (the light's colour cancels; a veil of glare is an offset
     # the correlation's mean removes)
     region = np.ascontiguousarray(upright[y0:y1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
-    if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
-        return kind
-    score = {k: float(cv2.minMaxLoc(cv2.matchTemplate(region, art.symbols[k], cv2.TM_CCOEFF_NORMED))[1])
-             for k in (kind, rival)}
-    return rival if score[rival] > score[kind] + config.symbol_margin else kind
+    out = {}
+    for k in kinds:
+        t = art.symbols[k]
+        if region.shape[0] >= t.shape[0] and region.shape[1] >= t.shape[1]:
+            out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    return out
 
 
 def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
@@ -1617,7 +1647,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         if labels is None:
             labels = field_labels(config, small, cream, art)
         colour_rows = [] if _field_left_mm2(config, labels, bands, sv, 0.5, card_game) < config.colour_finder_min_mm2 \
-            else find_bands(config, labels, sv, 0.5, table_mask(config, small))
+            else find_bands(config, labels, sv, 0.5, table_mask(config, small), card_game)
         for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
             # (a row lies beside every other; in the card game the points and wish rows may lie one
@@ -1638,6 +1668,11 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     if config.single_sides_min is not None:
         bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
                  or b.sides >= config.single_sides_min]
+    # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
+    # colour shows none; the points cards' picture is left alone: a points row's count is no card's value)
+    if config.single_symbol_min is not None:
+        bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.symbol is None
+                 or b.symbol >= config.single_symbol_min]
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},

@@ -75,6 +75,9 @@ class DiscardConfig:
     symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
     back_margin: float = 0.15        # no pile where the middle is more like the backs' than its kind's by this
     points_symbol_min: float = 0.4   # and no points pile where it matches their picture (every points card has it) less
+    symbol_min: float | None = 0.4   # and no pile of any kind whose middle matches its kind's picture (or its end
+                                     # card's) less: a patch of wood of a pile's colour cut card-sized by its planks
+                                     # scores 0.12-0.28, piles read right 0.50-0.99 on the dev frames (None: off)
 
 
 @dataclass(frozen=True, eq=False)
@@ -646,10 +649,12 @@ def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm:
     """Whether the card cut upright (`img`, `pad` mm above and below) has a `kind` pile's middle: not the
     backs' picture rather than its kind's (the draw pile, its backs' colour dimmed or veiled near a pile's),
     and for the points pile their picture, which every points card has (not a mug's shaded side, a grey
-    thing)."""
+    thing); and for every kind, its own picture at all (not a patch of table of its colour)."""
     sym = _centre_scores(config, img, cream, art, ppm, pad, (kind, f"{kind}/E", "back"))
     own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
     if sym.get("back", -1.0) > own + config.back_margin:
+        return False
+    if config.symbol_min is not None and own < config.symbol_min:
         return False
     return kind != "points" or sym.get(kind, 1.0) >= config.points_symbol_min
 

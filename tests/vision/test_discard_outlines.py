@@ -76,3 +76,22 @@ def test_a_points_pile_cut_from_a_table_of_its_grey_at_a_corner(tmp_path):
     # (the table view at 0.33 px/mm), its outline another at its side: both passes missed it (main: points None)
     tops, _finds = _piles_of_session_still(tmp_path, _card_game(82585, 4, 2), 37)
     assert tops == {"red": "5", "yellow": None, "pink": "8", "green": "3", "blue": None, "points": "P3"}
+
+
+def _board_game(seed: int, players: int, board: str = "nwnz") -> dict:
+    """bench/vision_games.py's board-game session options (`--stills 4608x2592`)."""
+    return {"game": "keltis", "board": board, "players": players, "seed": seed, "size": [2304, 1296], "fps": 1.0,
+            "max_moves": 24, "illegal": 0, "hard": False, "quality": None, "distractors": True, "rules": {},
+            "truth_render": "full", "stills": [4608, 2592]}
+
+
+def test_no_pile_read_off_a_patch_of_wood_of_a_piles_colour(tmp_path):
+    # nwnz 83006 (dev session of the camera path, session 24), frame 42: no discard pile yet; a warm lamp on brown
+    # wood gives the table the red piles' colour, its planks cut a card-sized patch out of it, and that patch was
+    # read as a red pile (main: red 5, at 0.72; the same on most of the game's frames: turns 6 and 11 lost). Its
+    # middle shows no red card's picture (0.19 against 0.83-0.93 for red piles)
+    from vision.discards import DiscardConfig
+
+    tops, _finds = _piles_of_session_still(tmp_path, _board_game(83006, 3), 42)
+    assert tops == {"red": None, "yellow": None, "pink": None, "green": None, "blue": None}
+    assert DiscardConfig().symbol_min is not None
