@@ -834,6 +834,8 @@ class TurnDecoder:
         self._memo: dict[tuple, list] = {}
         self._misread_memo = {}                    # (_misread_cost)
         self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
+        self._step_memo: dict[tuple, tuple] = {}   # (_with_unseen_step: _unseen_steps by table, field, colours)
+        self._step_rules: dict[tuple, float] = {}  # (_with_unseen_step: rule costs of turns with and without a step)
         self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
         self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
         self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
@@ -920,33 +922,67 @@ class TurnDecoder:
             was = mine.get(k)
             if not isinstance(was, tuple):
                 continue
-            colours = {lay.split(":")[0] for lay in turn.lays}
+            colours = frozenset(lay.split(":")[0] for lay in turn.lays)
+            # (the steps and the tables they make depend on the table, the field and the cards' colours only: made
+            # once per frame; the entry keeps the table its id names)
+            steps_key = (id(table), k, colours)
+            made_steps = self._step_memo.get(steps_key)
+            if made_steps is None:
+                made_steps = self._step_memo[steps_key] = (table, self._unseen_steps(table, mine, k, was, colours,
+                                                                                     fields, costs))
+            made_steps = made_steps[1]
+            if not made_steps:
+                continue
+            # (the rule costs of the turn and of the turn with each step, by what they are made of: the same turn
+            # recurs in the results of every hypothesis with the same cut; `quiet` is no part of a turn's identity
+            # but its costs read it)
+            ident = (id(table), _turn_identity(turn), turn.quiet)
+            rules_memo = self._step_rules
+            rules_before = rules_memo.get(ident)
+            if rules_before is None:
+                rules_before = rules_memo[ident] = self._rules_cost(turn, mine)
             made_here = []
-            for pawn in sorted(set(was)):
-                stone = self.board.stones.get(pawn[0])
-                if stone is None:
-                    continue
-                for to in stone.next:
-                    if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
-                        continue
-                    pawns = list(was)
-                    pawns.remove(pawn)
-                    now = tuple(sorted(pawns + [(to, pawn[1])]))
-                    step = f"{'B' if pawn[1] else 'S'}:{to}"
-                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
-                                         before=turn.before + ((k, was),))
-                    new_table = dict(mine)
-                    new_table[k] = now
-                    cost_k = self._misread_cost(costs, k, now, fields.get(k))
-                    extra = cost_k - paid_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
-                    made_here.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
-                                      (k, fields.get(k), 0.0, cost_k, self.frame)))
+            for step, now, new_table, new_frozen, cost_k, misread_k in made_steps:
+                made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                     before=turn.before + ((k, was),))
+                rules_key = (ident, step, id(new_table))    # (new_table kept alive by made_steps' entry)
+                rules_made = rules_memo.get(rules_key)
+                if rules_made is None:
+                    rules_made = rules_memo[rules_key] = self._rules_cost(made, new_table)
+                extra = cost_k - paid_k + rules_made - rules_before
+                made_here.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
             if k in diff and made_here:
                 # (under a reading of its own, only the steps nearest that reading — the likeliest misread —: the
                 # others are readings the frame makes no likelier, and would crowd the beam's readings out)
                 least = min(m[0] for m in made_here)
                 made_here = [m for m in made_here if m[0] <= least]
             out += made_here
+        return out
+
+    def _unseen_steps(self, table: frozenset, mine: dict, k: FieldKey, was: tuple, colours: frozenset,
+                      fields: Fields, costs: Mapping[str, float]) -> list[tuple]:
+        """_with_unseen_step's steps of the pawns `was` of field k on `table` (`mine`: as a dict) that a card of
+        `colours` pays for: (step, the pawns after, the table after as a dict and as a set, the misread of
+        the frame's reading against it, that misread as held), in the order they were always tried."""
+        out = []
+        read = fields.get(k)
+        for pawn in sorted(set(was)):
+            stone = self.board.stones.get(pawn[0])
+            if stone is None:
+                continue
+            for to in stone.next:
+                if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
+                    continue
+                pawns = list(was)
+                pawns.remove(pawn)
+                now = tuple(sorted(pawns + [(to, pawn[1])]))
+                step = f"{'B' if pawn[1] else 'S'}:{to}"
+                new_table = dict(mine)
+                new_table[k] = now
+                cost_k = self._misread_cost(costs, k, now, read)
+                # (set operations keep the other items' hashes: the table is not hashed anew)
+                out.append((step, now, new_table, (table - {(k, was)}) | {(k, now)}, cost_k,
+                            (k, read, 0.0, cost_k, self.frame)))
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
