@@ -661,6 +661,7 @@ class TurnDecoder:
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
         read = frozenset(fields.items())
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
+        readings: dict[tuple, tuple] = {}             # (_readings, by table and held misreads)
 
         def diff_of(table: frozenset) -> list[FieldKey]:
             diff = diffs.get(table)
@@ -683,102 +684,37 @@ class TurnDecoder:
                     self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
-            table = dict(hyp.table)
-            held = {m[0]: m[1:] for m in hyp.misread}
-            # a misread that holds costs decoder_misread_held per frame, at most decoder_misread_hold_max
-            # in all (nothing moved: the reader sees the same thing the same way)
-            # (a misread held from frame to frame, with no hand between; one seen again after a
-            # hand is a new misread: the hand changed what the camera sees)
-            # (the misreads read again as this hypothesis held them)
-            repeated = {k for k in diff if k in held and held[k][0] == fields.get(k)}
-            going_on = repeated if no_hand else set()
-            # the same misread read again after a hand (a move elsewhere leaves what the reader sees
-            # there as it was: it reads it the same way): decoder_misread_kept, not a new misread; the
-            # still moment it begins pays decoder_misread_held per frame afresh
-            kept = repeated if not no_hand and cfg.decoder_misread_kept > 0 else set()
-            misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
-                                                         - held[k][1]))
-                           if k in going_on else
-                           min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
-                           if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
-                       for k in diff}
-            if cfg.decoder_covered_tile > 0:
-                # a tile under a pawn read as another tile: the pawn hides it, the reader reads it so for as long
-                # as the pawn stands there (frame after frame, moves elsewhere between): one misread for it all
-                for k in _covered_tiles(table, fields, diff):
-                    misread[k] = 0.0 if k in held and held[k][0] == fields.get(k) else \
-                        min(misread[k], -math.log(min(1.0, cfg.decoder_covered_tile)))
-            # (field, reading, held cost paid, paid for this reading, the frame the field began to be
-            # read otherwise than this table: a reading changing meanwhile keeps that frame)
-            still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
-                         if k in going_on else
-                         (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
-                     for k in diff}
-            # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
-            # are worth judging)
-            options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
-                       for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
-            # a player's pawns taken as a part of their reading, the rest a misread (a field is otherwise taken
-            # whole or not at all): read with two steps or more where one was made, the field taken with one of
-            # the steps read (the reader puts a start pawn on the first stone beside the one a pawn stepped to,
-            # frame after frame); misread before a hand and read otherwise after it, the same misread carried
-            # over a real change of the field (the reader's phantom beside the start crowd stays where it was
-            # while the player moves another pawn), the field taken as the reading without that misread
-            partial_pawns = list(_one_step_pawns(table, fields, diff)) if cfg.decoder_partial_pawns else []
-            if cfg.decoder_carried_pawns:
-                partial_pawns += _carried_pawns(table, held, fields, diff)
-            for k, value in partial_pawns:
-                rest = [x for x in diff if x != k]
-                cost_k = self._misread_cost(costs, k, value, fields.get(k))
-                options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
-                            for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
+            # (what a hypothesis' reading of this frame depends on is its table and held misreads, which
+            # the beam's hypotheses share about four to one: worked out once per pair for the frame)
+            reading_key = (hyp.table, hyp.misread)
+            reading = readings.get(reading_key)
+            if reading is None:
+                reading = readings[reading_key] = self._readings(hyp.table, hyp.misread, fields, costs, diff, no_hand)
+            table, options, worked, context = reading
             # (likeliest readings first: the frame's budget of cuts goes to them)
-            for emission, taken, partial in sorted(options, key=lambda x: x[0]):
+            for i, (emission, taken, partial) in enumerate(options):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
-                still_misread = tuple(still[k] for k in diff if k not in taken)
-                if partial is not None:
-                    still_misread += ((partial[0], fields.get(partial[0]), 0.0, partial[2], self.frame),)
+                option = worked[i]
+                if option is None:
+                    option = worked[i] = self._reading_taken(hyp.table, table, context, fields, diff, no_hand, taken,
+                                                           partial)
+                still_misread, taken_as, frozen, interval, back, since, unread = option
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
                                                           frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
-                # (set operations keep the items' hashes: no table is hashed anew)
-                taken_as = fields
-                if partial is not None:
-                    taken_as = dict(fields)
-                    taken_as[partial[0]] = partial[1]
-                frozen = (hyp.table - {(k, table[k]) for k in taken if k in table}) | {
-                    (k, taken_as[k]) for k in taken if k in taken_as}
-                # a change of fields every frame since the last hand read otherwise came under that
-                # hand, not between two frames with nothing over the table: judged with that hand's
-                # evidence, the frames that read it as now paid back (the others were misreads anyway)
-                back = 0.0
-                interval = self.interval
-                if no_hand and self._prev is not None and all(
-                        k in held and held[k][3] == self._prev[1] for k in taken):
-                    interval = self._prev[0]
-                    back = sum(held[k][2] for k in taken if k in going_on)
-                # a pile's change read on every frame since an earlier reach and taken only now: it coincided
-                # with that reach, whose hands are the evidence of who made it (decoder_hand_coincide)
-                since = {k: self._named_after[self._tops_since[k][1]] for k in taken
-                         if k[0] == "top" and k in held and self._tops_since[k][1] < self.frame
-                         and self._tops_since[k][1] in self._named_after} if cfg.decoder_hand_coincide else {}
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
                     if since:
                         total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
                     self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
-                    if self.board is not None and cfg.decoder_unseen_steps:
-                        # (the fields this frame reads otherwise and this reading leaves a misread, with what that
-                        # misread costs in `emission`: a step made under one of them replaces its misread)
-                        unread = {k: misread[k] for k in diff if k[0] == "pawns" and k not in taken
-                                  and (partial is None or k != partial[0])} if cfg.decoder_rule_steps else None
+                    if unread is not None:
                         for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
-                                                           unread):
+                                                           unread[0]):
                             extra, new_table, new_turns, misread_k = made
                             self._keep(candidates, _new_hypothesis(
                                 new_table, piles, new_turns, total + extra, frames,
@@ -791,11 +727,115 @@ class TurnDecoder:
         # (decoder_gc_pause) they die by refcount before it runs again, not traversed and promoted by it)
         self._forget_frame()
 
+    def _readings(self, hyp_table: frozenset, hyp_misread: tuple, fields: Fields, costs: Mapping[str, float],
+                  diff: Sequence[FieldKey], no_hand: bool) -> tuple[dict, list[tuple], list, tuple]:
+        """What a hypothesis with this table and these held misreads makes of the frame's readings (`diff`: the
+        fields read otherwise, not empty): its table as a dict, its options likeliest first — (emission, the
+        fields taken as changed, the partial pawns reading or None) —, a slot per option for _reading_taken,
+        and what that needs. The same for every hypothesis of the frame with that pair (_advance)."""
+        cfg = self.config
+        table = dict(hyp_table)
+        held = {m[0]: m[1:] for m in hyp_misread}
+        # a misread that holds costs decoder_misread_held per frame, at most decoder_misread_hold_max
+        # in all (nothing moved: the reader sees the same thing the same way)
+        # (a misread held from frame to frame, with no hand between; one seen again after a
+        # hand is a new misread: the hand changed what the camera sees)
+        # (the misreads read again as this hypothesis held them)
+        repeated = {k for k in diff if k in held and held[k][0] == fields.get(k)}
+        going_on = repeated if no_hand else set()
+        # the same misread read again after a hand (a move elsewhere leaves what the reader sees
+        # there as it was: it reads it the same way): decoder_misread_kept, not a new misread; the
+        # still moment it begins pays decoder_misread_held per frame afresh
+        kept = repeated if not no_hand and cfg.decoder_misread_kept > 0 else set()
+        misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
+                                                     - held[k][1]))
+                       if k in going_on else
+                       min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                       if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                   for k in diff}
+        if cfg.decoder_covered_tile > 0:
+            # a tile under a pawn read as another tile: the pawn hides it, the reader reads it so for as long
+            # as the pawn stands there (frame after frame, moves elsewhere between): one misread for it all
+            for k in _covered_tiles(table, fields, diff):
+                misread[k] = 0.0 if k in held and held[k][0] == fields.get(k) else \
+                    min(misread[k], -math.log(min(1.0, cfg.decoder_covered_tile)))
+        # (field, reading, held cost paid, paid for this reading, the frame the field began to be
+        # read otherwise than this table: a reading changing meanwhile keeps that frame)
+        still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
+                     if k in going_on else
+                     (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
+                 for k in diff}
+        # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
+        # are worth judging)
+        options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
+                   for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
+        # a player's pawns taken as a part of their reading, the rest a misread (a field is otherwise taken
+        # whole or not at all): read with two steps or more where one was made, the field taken with one of
+        # the steps read (the reader puts a start pawn on the first stone beside the one a pawn stepped to,
+        # frame after frame); misread before a hand and read otherwise after it, the same misread carried
+        # over a real change of the field (the reader's phantom beside the start crowd stays where it was
+        # while the player moves another pawn), the field taken as the reading without that misread
+        partial_pawns = list(_one_step_pawns(table, fields, diff)) if cfg.decoder_partial_pawns else []
+        if cfg.decoder_carried_pawns:
+            partial_pawns += _carried_pawns(table, held, fields, diff)
+        for k, value in partial_pawns:
+            rest = [x for x in diff if x != k]
+            cost_k = self._misread_cost(costs, k, value, fields.get(k))
+            options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
+                        for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
+        # (likeliest readings first: the frame's budget of cuts goes to them; each one's table and misreads
+        # made when a hypothesis first judges it, _reading_taken)
+        options.sort(key=lambda x: x[0])
+        return table, options, [None] * len(options), (held, going_on, misread, still)
+
+    def _reading_taken(self, hyp_table: frozenset, table: dict, context: tuple, fields: Fields,
+                       diff: Sequence[FieldKey], no_hand: bool, taken: tuple, partial: tuple | None) -> tuple:
+        """One option of _readings worked out: (the misreads still held, the readings taken, the table after,
+        the reach judged under, the held cost paid back, the pile changes coinciding with an earlier reach,
+        (the pawns left misread,) for _with_unseen_step or None); the last five None when nothing is taken."""
+        cfg = self.config
+        held, going_on, misread, still = context
+        still_misread = tuple(still[k] for k in diff if k not in taken)
+        if partial is not None:
+            still_misread += ((partial[0], fields.get(partial[0]), 0.0, partial[2], self.frame),)
+        if not taken:
+            return still_misread, None, None, None, 0.0, None, None
+        # (set operations keep the items' hashes: no table is hashed anew)
+        taken_as = fields
+        if partial is not None:
+            taken_as = dict(fields)
+            taken_as[partial[0]] = partial[1]
+        frozen = (hyp_table - {(k, table[k]) for k in taken if k in table}) | {
+            (k, taken_as[k]) for k in taken if k in taken_as}
+        # a change of fields every frame since the last hand read otherwise came under that
+        # hand, not between two frames with nothing over the table: judged with that hand's
+        # evidence, the frames that read it as now paid back (the others were misreads anyway)
+        back = 0.0
+        interval = self.interval
+        if no_hand and self._prev is not None and all(
+                k in held and held[k][3] == self._prev[1] for k in taken):
+            interval = self._prev[0]
+            back = sum(held[k][2] for k in taken if k in going_on)
+        # a pile's change read on every frame since an earlier reach and taken only now: it coincided
+        # with that reach, whose hands are the evidence of who made it (decoder_hand_coincide)
+        since = {k: self._named_after[self._tops_since[k][1]] for k in taken
+                 if k[0] == "top" and k in held and self._tops_since[k][1] < self.frame
+                 and self._tops_since[k][1] in self._named_after} if cfg.decoder_hand_coincide else {}
+        unread = None
+        if self.board is not None and cfg.decoder_unseen_steps:
+            # (the fields this frame reads otherwise and this reading leaves a misread, with what that
+            # misread costs in `emission`: a step made under one of them replaces its misread)
+            unread = ({k: misread[k] for k in diff if k[0] == "pawns" and k not in taken
+                       and (partial is None or k != partial[0])} if cfg.decoder_rule_steps else None,)
+        return still_misread, taken_as, frozen, interval, back, since, unread
+
     def _forget_frame(self) -> None:
         """The memos of one frame's search, empty (kept only while that frame is decoded)."""
         self._memo: dict[tuple, list] = {}
         self._misread_memo = {}                    # (_misread_cost)
         self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
+        self._step_memo: dict[tuple, tuple] = {}   # (_with_unseen_step: _unseen_steps by table, field, colours)
+        self._step_rules: dict[tuple, float] = {}  # (_with_unseen_step: rule costs of turns with and without a step)
         self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
         self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
         self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
@@ -882,33 +922,67 @@ class TurnDecoder:
             was = mine.get(k)
             if not isinstance(was, tuple):
                 continue
-            colours = {lay.split(":")[0] for lay in turn.lays}
+            colours = frozenset(lay.split(":")[0] for lay in turn.lays)
+            # (the steps and the tables they make depend on the table, the field and the cards' colours only: made
+            # once per frame; the entry keeps the table its id names)
+            steps_key = (id(table), k, colours)
+            made_steps = self._step_memo.get(steps_key)
+            if made_steps is None:
+                made_steps = self._step_memo[steps_key] = (table, self._unseen_steps(table, mine, k, was, colours,
+                                                                                     fields, costs))
+            made_steps = made_steps[1]
+            if not made_steps:
+                continue
+            # (the rule costs of the turn and of the turn with each step, by what they are made of: the same turn
+            # recurs in the results of every hypothesis with the same cut; `quiet` is no part of a turn's identity
+            # but its costs read it)
+            ident = (id(table), _turn_identity(turn), turn.quiet)
+            rules_memo = self._step_rules
+            rules_before = rules_memo.get(ident)
+            if rules_before is None:
+                rules_before = rules_memo[ident] = self._rules_cost(turn, mine)
             made_here = []
-            for pawn in sorted(set(was)):
-                stone = self.board.stones.get(pawn[0])
-                if stone is None:
-                    continue
-                for to in stone.next:
-                    if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
-                        continue
-                    pawns = list(was)
-                    pawns.remove(pawn)
-                    now = tuple(sorted(pawns + [(to, pawn[1])]))
-                    step = f"{'B' if pawn[1] else 'S'}:{to}"
-                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
-                                         before=turn.before + ((k, was),))
-                    new_table = dict(mine)
-                    new_table[k] = now
-                    cost_k = self._misread_cost(costs, k, now, fields.get(k))
-                    extra = cost_k - paid_k + self._rules_cost(made, new_table) - self._rules_cost(turn, mine)
-                    made_here.append((extra, frozenset(new_table.items()), turns[:i] + (made,) + turns[i + 1:],
-                                      (k, fields.get(k), 0.0, cost_k, self.frame)))
+            for step, now, new_table, new_frozen, cost_k, misread_k in made_steps:
+                made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                     before=turn.before + ((k, was),))
+                rules_key = (ident, step, id(new_table))    # (new_table kept alive by made_steps' entry)
+                rules_made = rules_memo.get(rules_key)
+                if rules_made is None:
+                    rules_made = rules_memo[rules_key] = self._rules_cost(made, new_table)
+                extra = cost_k - paid_k + rules_made - rules_before
+                made_here.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
             if k in diff and made_here:
                 # (under a reading of its own, only the steps nearest that reading — the likeliest misread —: the
                 # others are readings the frame makes no likelier, and would crowd the beam's readings out)
                 least = min(m[0] for m in made_here)
                 made_here = [m for m in made_here if m[0] <= least]
             out += made_here
+        return out
+
+    def _unseen_steps(self, table: frozenset, mine: dict, k: FieldKey, was: tuple, colours: frozenset,
+                      fields: Fields, costs: Mapping[str, float]) -> list[tuple]:
+        """_with_unseen_step's steps of the pawns `was` of field k on `table` (`mine`: as a dict) that a card of
+        `colours` pays for: (step, the pawns after, the table after as a dict and as a set, the misread of
+        the frame's reading against it, that misread as held), in the order they were always tried."""
+        out = []
+        read = fields.get(k)
+        for pawn in sorted(set(was)):
+            stone = self.board.stones.get(pawn[0])
+            if stone is None:
+                continue
+            for to in stone.next:
+                if self.board.stones[to].color not in colours and self.board.stones[to].color != "joker":
+                    continue
+                pawns = list(was)
+                pawns.remove(pawn)
+                now = tuple(sorted(pawns + [(to, pawn[1])]))
+                step = f"{'B' if pawn[1] else 'S'}:{to}"
+                new_table = dict(mine)
+                new_table[k] = now
+                cost_k = self._misread_cost(costs, k, now, read)
+                # (set operations keep the other items' hashes: the table is not hashed anew)
+                out.append((step, now, new_table, (table - {(k, was)}) | {(k, now)}, cost_k,
+                            (k, read, 0.0, cost_k, self.frame)))
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
