@@ -3,7 +3,7 @@ vision observer, counted as `keltis-cam replay --check` counts them.
 
     .venv/bin/python bench/vision_games.py [--games 6] [--seed0 S] [--kinds nwnz base card] [--players 2 3 4]
                                            [--max-moves N] [--noise vision 0.02] [--stills WxH] [--keep DIR]
-                                           [--fresh] [--fit]
+                                           [--fresh] [--fit] [--jobs N]
 
 Game i: kind `--kinds[i % k]`, `--players` in turn (per round of kinds), seed `--seed0 + i`, two injected rule breaks on
 every second game; rendered by `keltis-cam sim session` (1 fps, the simulator's full range of
@@ -23,7 +23,8 @@ discard top…; still frames judged unusable; arm frames read as a table and wha
 seats missed, misplaced, added), with how often a misread holds from one frame of a still table to
 the next — so the tracker's own benchmark predicts the camera path (item 4's last sentence).
 `--fit` prints tracking/noise.py's constants as these sessions measure them. With `--keep DIR` the
-readings and vision replays are cached beside each session (`--fresh` to redo them).
+readings and vision replays are cached beside each session (`--fresh` to redo them). `--jobs N`: the sessions are
+rendered first, then their camera-path replays run in N processes (each replay is one process's work, as alone).
 Targets (issue 20, seeds no test or tuning used): ≥ 99 % visible turns exact, no warning on ≥ 98 %
 of legal games, ≥ 98 % of breaks flagged, ≥ 98 % of final scores right.
 """
@@ -559,6 +560,17 @@ def cached_vision_replay(folder: Path, fresh: bool) -> dict[str, Any]:
     return result
 
 
+def _game(args: Any, base: Path, i: int) -> tuple[str, int, int, Path, int]:
+    """Game i's kind, players, seed, folder and injected breaks."""
+    kind = args.kinds[i % len(args.kinds)]
+    players = args.players[(i // len(args.kinds)) % len(args.players)]
+    seed = args.seed0 + i
+    illegal = 2 if i % 2 else 0
+    folder = base / (f"{kind}-{players}p-{seed}" + (f"-{illegal}breaks" if illegal else "")
+                     + (f"-stills{args.stills}" if args.stills else ""))
+    return kind, players, seed, folder, illegal
+
+
 def print_results(rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
     for name, by_kind in rows.items():
         failed = sum(g.get("failed", False) for games in by_kind.values() for g in games)
@@ -603,19 +615,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-model", help="tracking.noise's model for the truth replays (default: its default)")
     parser.add_argument("--fit", action="store_true",
                         help="print tracking/noise.py's model constants as the vision reader's misreads measure them")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="camera-path replays in this many processes (sessions rendered first, one by one)")
     args = parser.parse_args(argv)
 
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="keltis-vision-games-"))
     games: list[tuple[str, Path, int, list[set[str]]]] = []
     rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
     vision_profile = MisreadProfile()
+    fresh = args.fresh
+    if args.jobs > 1:
+        # (rendered one by one, then the replays, each one process's work, side by side; the loop below then
+        # reads their caches)
+        folders = [_game(args, base, i)[3] for i in range(args.games)]
+        for i, folder in enumerate(folders):
+            if not ((folder / "frames.jsonl").is_file() and (folder / "truth" / "events.jsonl").is_file()):
+                kind, players, seed, _f, illegal = _game(args, base, i)
+                print(f"rendering game {i + 1}/{args.games}…", flush=True)
+                render(kind, players, seed, illegal, args.max_moves, folder, args.stills)
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for n, _r in enumerate(pool.map(cached_vision_replay, folders, [fresh] * len(folders)), 1):
+                print(f"camera-path replays: {n}/{len(folders)}", flush=True)
+        fresh = False
     for i in range(args.games):
-        kind = args.kinds[i % len(args.kinds)]
-        players = args.players[(i // len(args.kinds)) % len(args.players)]
-        seed = args.seed0 + i
-        illegal = 2 if i % 2 else 0
-        folder = base / (f"{kind}-{players}p-{seed}" + (f"-{illegal}breaks" if illegal else "")
-                         + (f"-stills{args.stills}" if args.stills else ""))
+        kind, players, seed, folder, illegal = _game(args, base, i)
         print(f"game {i + 1}/{args.games}: {kind}, {players} players, seed {seed}, {illegal} injected breaks: "
               "rendering…", end="", flush=True)
         # a kept session is reused only when whole (a run stopped mid-render leaves no events.jsonl)
@@ -625,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         games.append((kind, folder, seed, breaks))
         print(" replaying…", end="", flush=True)
         rows.setdefault("vision", {}).setdefault(kind, []).append(
-            score_game(cached_vision_replay(folder, args.fresh), breaks, folder))
+            score_game(cached_vision_replay(folder, fresh), breaks, folder))
         got = rows["vision"][kind][-1]
         print(f" vision: {got['exact']}/{got['true']} turns exact", end="", flush=True)
         if not args.no_profile:
