@@ -119,6 +119,9 @@ class CardConfig:
     # its end, and where one matches at least single_symbol_min the row is read again down to that card's end
     # (None: not searched). A card's height: a row cut on a strip ends within one more card
     single_reach_mm: float | None = 87.0
+    # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
+    # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
+    single_rename: bool = True
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -1249,6 +1252,18 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         if config.single_symbol_min is not None:
             band.symbol = last_symbol_scores(config, (band.kind,), upright, cream, band.v1 - v_start, art,
                                              p).get(band.kind)
+            if (band.symbol is not None and band.symbol < config.single_symbol_min and extended is None
+                    and config.single_rename and band.kind != "points"):
+                # its field's colour misnamed (warm light: red taken for pink) while its picture is plainly
+                # another kind's: that kind's row (the same test as for its own, and as kind_by_symbol's margin)
+                others = tuple(k for k in (*COLOURS, *(("wish",) if card_game else ())) if k != band.kind)
+                score = last_symbol_scores(config, others, upright, cream, band.v1 - v_start, art, p)
+                if score:
+                    rival = max(score, key=score.get)
+                    if score[rival] >= config.single_symbol_min and score[rival] > band.symbol + config.symbol_margin:
+                        for c in cards:
+                            c.kind = rival if c.kind == band.kind else c.kind
+                        band.kind, band.symbol = rival, score[rival]
             if (band.symbol is not None and band.symbol < config.single_symbol_min and extended is None
                     and config.single_reach_mm is not None and band.kind != "points"):
                 found = _picture_beyond(config, band, view, cream, sv, art, card_game, from_frame)
