@@ -149,8 +149,8 @@ class CardConfig:
 
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
-_ALONG_HEIGHT = ("single_reach_mm", "kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
+_ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm")
 
 
 @lru_cache(maxsize=32)
@@ -1285,9 +1285,9 @@ def _picture_beyond(config: CardConfig, band: Band, view: Any, cream: Any, sv: S
                     card_game: bool, from_frame: bool) -> tuple[float, str] | None:
     """Where (seat v) a one-card band would end if its row went on to a card showing its kind's centre picture
     (card game, a colour row: or a points card's, laid last on it) within `single_reach_mm` beyond the band's end,
-    matching at least `single_symbol_min`, and that picture's kind; None when none does. The next card covers the first one's
-    picture, so a row whose outline stopped on the first card's strip shows its picture only further on; a
-    patch of wood taken for a card shows none there either."""
+    matching at least `single_symbol_min`, and that picture's kind; None when none does. The next card covers the
+    first one's picture, so a row whose outline stopped on the first card's strip shows its picture only further
+    on; a patch of wood taken for a card shows none there either."""
     import cv2
     import numpy as np
 
