@@ -114,6 +114,14 @@ class CardConfig:
     # wood outlined by their grain, named a colour, score 0.06-0.36; rows read right 0.64-0.98 on the 18 dev stills
     # of session 24 (docs/vision.md)
     single_symbol_min: float | None = 0.5
+    # a one-card row without its picture may be a longer row cut short on its first card's strip (the next
+    # strips' outline lost): its kind's picture (or, card game, a points card's) searched up to this far beyond
+    # its end, and where one matches at least single_symbol_min the row is read again down to that card's end
+    # (None: not searched). A card's height: a row cut on a strip ends within one more card
+    single_reach_mm: float | None = 87.0
+    # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
+    # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
+    single_rename: bool = True
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -142,7 +150,7 @@ class CardConfig:
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
 _ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm")
 
 
 @lru_cache(maxsize=32)
@@ -154,6 +162,8 @@ def sized_for(config: CardConfig, card_mm: tuple[float, float]) -> CardConfig:
         return config
 
     def scaled(value: Any, k: float) -> Any:
+        if value is None:
+            return None
         return tuple(v * k for v in value) if isinstance(value, tuple) else value * k
 
     changes = {name: scaled(getattr(config, name), sw) for name in _ALONG_WIDTH}
@@ -1071,7 +1081,7 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
               kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
-              field_end: float | None = None) -> list[float]:
+              field_end: float | None = None, end_at_least: float | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -1081,7 +1091,9 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     the band's kinds and `field_end` is given, from its outlined pieces: the first one's top
     (`field_tops`) and the last one's end (`field_end`). (read_band gives it for a points row: the
     colour table names a grey field by its being darker than the stock guess, which a guess too dim
-    for the seat denies; a coloured field's label does not hang on the guess's brightness.)"""
+    for the seat denies; a coloured field's label does not hang on the guess's brightness.)
+    `end_at_least`: the last field ends no earlier (a last card's picture seen there: a points card laid last
+    need not label as points, read_band)."""
     import numpy as np
 
     h = white.shape[0]
@@ -1101,6 +1113,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         first, last = min(field_tops), field_end
     else:
         return []
+    if end_at_least is not None:
+        last = max(last, end_at_least)
     border = config.border_mm
     prof = np.median(white[:, c0:c1], axis=1)
     r = max(1, int(round(1.0 * ppm)))
@@ -1144,10 +1158,13 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
-              model: Any = None, card_game: bool = True, from_frame: bool = False, renamed: bool = False) -> None:
+              model: Any = None, card_game: bool = True, from_frame: bool = False, renamed: bool = False,
+              extended: str | None = None) -> None:
     """Find and read the cards of one band (fills band.cards); `view` is the seat view, or with
     `from_frame` the frame (see straighten). A points band under a covered strip of a colour is that
-    colour's row ending in a points card (_colour_above; `renamed`: it was, and is read again)."""
+    colour's row ending in a points card (_colour_above; `renamed`: it was, and is read again). A band
+    read as one card without its picture is read again down to a picture found beyond its end
+    (_picture_beyond; `extended`: it was, by a picture of this kind)."""
     import cv2
     import numpy as np
 
@@ -1166,7 +1183,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops),
                      band.v1 - v_start if _colourless(config, art, band.kind) or (
-                         config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None)
+                         config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
+                     band.v1 - v_start if extended is not None else None)
     cards: list[CardRead] = []
     c0, c1 = (int(round(v * p)) for v in config.centre_mm)
     spans = []
@@ -1196,6 +1214,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             else band.kind
         if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
             kind = band.kind
+        if extended == "points" and mixed and i == len(spans) - 1:
+            kind = "points"    # its picture ended the row (a points card's grey may not label as points)
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
@@ -1214,7 +1234,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                 band.v0 = top + v_start + config.border_mm
                 band.field_tops = [band.v0, *band.field_tops]
             band.kind = colour
-            read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True)
+            read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
+                      extended=extended)
             return
     for _ in range(2):
         if not cards:
@@ -1231,9 +1252,69 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         if config.single_symbol_min is not None:
             band.symbol = last_symbol_scores(config, (band.kind,), upright, cream, band.v1 - v_start, art,
                                              p).get(band.kind)
+            if (band.symbol is not None and band.symbol < config.single_symbol_min and extended is None
+                    and config.single_rename and band.kind != "points"):
+                # its field's colour misnamed (warm light: red taken for pink) while its picture is plainly
+                # another kind's: that kind's row (the same test as for its own, and as kind_by_symbol's margin)
+                others = tuple(k for k in (*COLOURS, *(("wish",) if card_game else ())) if k != band.kind)
+                score = last_symbol_scores(config, others, upright, cream, band.v1 - v_start, art, p)
+                if score:
+                    rival = max(score, key=score.get)
+                    if score[rival] >= config.single_symbol_min and score[rival] > band.symbol + config.symbol_margin:
+                        for c in cards:
+                            c.kind = rival if c.kind == band.kind else c.kind
+                        band.kind, band.symbol = rival, score[rival]
+            if (band.symbol is not None and band.symbol < config.single_symbol_min and extended is None
+                    and config.single_reach_mm is not None and band.kind != "points"):
+                found = _picture_beyond(config, band, view, cream, sv, art, card_game, from_frame)
+                if found is not None:
+                    end, kind = found
+                    # the card whose picture was found: its field begins a card's height above the new end
+                    # (a points card laid last on a colour row may show no outline or ridge of its own)
+                    band.v1 = end
+                    band.field_tops = sorted([*band.field_tops, end - ch + 2 * config.border_mm])
+                    read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed,
+                              extended=kind)
+                    return
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def _picture_beyond(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
+                    card_game: bool, from_frame: bool) -> tuple[float, str] | None:
+    """Where (seat v) a one-card band would end if its row went on to a card showing its kind's centre picture
+    (card game, a colour row: or a points card's, laid last on it) within `single_reach_mm` beyond the band's end,
+    matching at least `single_symbol_min`, and that picture's kind; None when none does. The next card covers the
+    first one's picture, so a row whose outline stopped on the first card's strip shows its picture only further
+    on; a patch of wood taken for a card shows none there either."""
+    import cv2
+    import numpy as np
+
+    kinds = tuple(k for k in (band.kind, *(("points",) if card_game and band.kind in NUMBER_KINDS else ()))
+                  if k in art.symbols)
+    if not kinds:
+        return None
+    p = sv.ppm
+    cw, ch = art.size
+    side = art.symbols[kinds[0]].shape[0] / p
+    # from just past where the band's own picture was looked for, to the reach (centres of the picture)
+    first = band.v1 - ch / 2 + config.border_mm + config.symbol_slack_mm
+    last = band.v1 + config.single_reach_mm - ch / 2 + config.border_mm
+    span = Band(band.kind, band.a, band.b, first - side / 2, last + side / 2)
+    upright, v_start = straighten(span, view, sv, cw, 0.0, from_frame=from_frame, pad_above_mm=0.0)
+    region = np.ascontiguousarray(upright.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    best, centre, kind = -1.0, None, band.kind
+    for k in kinds:
+        t = art.symbols[k]
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            continue
+        _, score, _, loc = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
+        if score > best:
+            best, centre, kind = float(score), v_start + (loc[1] + t.shape[0] / 2) / p, k
+    if centre is None or best < config.single_symbol_min:
+        return None
+    return centre + ch / 2 - config.border_mm, kind
 
 
 def _side_borders(config: CardConfig, white: Any, top: float, visible: float, ppm: float) -> float:

@@ -1,0 +1,66 @@
+"""A row read as one card whose centre picture is missing is not always a patch of wood (CardConfig.single_symbol_min):
+a longer row whose outline stopped on its first card's strip shows its last card's picture further on, and a row
+whose field's colour is misnamed shows another colour's picture (docs/vision.md, session 24, wt24-rows2). Dev frames
+of `keltis-cam sim frames --n 100 --seed 82500 --size 4608x2592` (main read each seat's row as one card, which the
+picture rule then dropped)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cardart import card_art
+from vision.cards import paper_points, paper_white, read_seat_cards, seat_reading
+from vision.components import load_components
+from vision.numerals import numeral_model_for
+from vision.reader import DEFAULT_READER_CONFIG, Reader
+from vision.seatview import build_seat_views
+
+
+@lru_cache(maxsize=4)
+def _seat_rows(index: int, seat: str, **changes) -> tuple[dict, dict]:
+    """(truth rows, read rows) of one seat of dev frame `index` of seed 82500 (4608 × 2592)."""
+    from dataclasses import replace
+
+    from calibration.model import parse_calibration
+    from simulator.dataset import render_single, sample_spec
+
+    cv2.setNumThreads(1)
+    jpeg, truth = render_single(sample_spec(82500, index, (4608, 2592)))
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cal = parse_calibration(truth["render"]["calibration"], "frame")
+    seats = {s: v["player"] for s, v in truth["seats"].items()}
+    comps = load_components()
+    reader = Reader(cal, game=truth["game"], seats=seats, components=comps)
+    reg = reader._registration_of(image)
+    assert reg.ok
+    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
+    sv = build_seat_views(config.view, cal, reg, tuple(seats))[seat]
+    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
+    white = paper_white(image, paper_points(cal, reg))
+    card_game = truth["game"] != "keltis"
+    sc = read_seat_cards(config, image, sv, art, white, numeral_model_for(comps), card_game)
+    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
+
+
+@pytest.mark.parametrize("index, seat, colour", [
+    (40, "north", "red"),      # board game: 10 9 7 6, outlined down to the third strip only
+    (78, "south", "pink"),     # card game: 0 4 6 and a points card laid last (its grey labelled no field)
+])
+def test_a_row_cut_short_on_its_first_strip_is_read_to_its_last_card(index, seat, colour):
+    truth, got = _seat_rows(index, seat)
+    assert got.get(colour) == truth[colour]
+    # (without the search beyond the band's end the row is one card, then dropped for its missing picture)
+    _truth, before = _seat_rows(index, seat, single_reach_mm=None)
+    assert colour not in before
+
+
+def test_a_red_row_named_pink_by_its_field_is_red_by_its_picture():
+    # card game, west: red 3 5 read as one pink card (its picture matches red's 0.71, pink's 0.30); now one red card
+    truth, got = _seat_rows(86, "west")
+    assert "pink" not in truth and "pink" not in got
+    assert got.get("red") == truth["red"][-1:]
+    _truth, before = _seat_rows(86, "west", single_rename=False)
+    assert "red" not in before and "pink" not in before
