@@ -106,17 +106,6 @@ class TrackingConfig:
     #                                      (base 82937) — no gain measured (session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
-    decoder_first_tiles: bool = True     # a tile of the first table no pawn has reached may be revised to the
-    #                                      reading now (tiles are laid at setup and never change, RULES §1: the
-    #                                      first frame's reading of one is a reading, not the truth), priced as
-    #                                      the frames so far judged under the new tile instead of the old one
-    #                                      (misreads per still moment, held as decoder_misread_held/_hold_max:
-    #                                      one misread still moment is cheap, a long-held reading is not) plus
-    #                                      decoder_first_tile; the decoded game then starts from the revised
-    #                                      table (no turn, no warning). Off: a later reading of the tile is a
-    #                                      tile change (a rule break) or misreads (session 24, wt24-tilestart)
-    decoder_first_tile: float = 1.0      # ... the prior of one such revision (against flip-flopping on a tile
-    #                                      whose readings alternate)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

@@ -298,9 +298,6 @@ class Hypothesis:
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
     misread: tuple[tuple[FieldKey, Any, float, float, int], ...] = ()
-    #: the first table's tiles this reading holds were read otherwise then, (field, tile) sorted
-    #: (TurnDecoder._first_tile_revisions): tiles never change, so the first frame's reading is a reading
-    first: tuple[tuple[FieldKey, Any], ...] = ()
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
@@ -311,12 +308,11 @@ class Hypothesis:
 
 
 def _new_hypothesis(table: frozenset, piles: tuple, turns: tuple, cost: float, turn_frames: tuple = (),
-                    misread: tuple = (), first: tuple = ()) -> Hypothesis:
+                    misread: tuple = ()) -> Hypothesis:
     """Hypothesis(...), made faster (a frozen dataclass's __init__ sets its fields one by one; every
     frame makes a hypothesis per reading judged)."""
     hyp = object.__new__(Hypothesis)
-    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread,
-                        first=first)
+    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread)
     return hyp
 
 
@@ -373,9 +369,6 @@ class TurnDecoder:
         self.draws_over = False
         self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
-        #: each tile spot's readings so far, in runs of one reading within one still moment: [reading, usable
-        #: frames, that run's first frame's misread costs] (_first_tile_revisions judges them under another tile)
-        self._tile_runs: dict[FieldKey, list[list]] = {}
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
         #: misreads the players corrected on the page: (field, row position or None) → (as read, as it is)
@@ -451,8 +444,6 @@ class TurnDecoder:
         else:
             with gc_paused(self.config.decoder_gc_pause):
                 self._advance(fields, costs)
-        if self.config.decoder_first_tiles:
-            self._note_tiles(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
             self._prev = (self.interval, self.frame)   # the last reach and the first frame after it
         before = frozenset(self.interval.hands) if self.interval.hand_frames else self.interval.before
@@ -460,84 +451,6 @@ class TurnDecoder:
             self._named_after[self.frame] = frozenset(self.interval.hands)
         self.interval = _Interval(before=before)
         self._commit()
-
-    def _note_tiles(self, fields: Fields, costs: Mapping[str, float]) -> None:
-        """This usable frame's tile readings added to their runs (_tile_runs): a run goes on while the reading
-        holds with no reach between (as a misread held, decoder_misread_held), else a new one begins."""
-        still = self.interval.hand_frames == 0 and self.interval.covered < 2 and bool(self._tile_runs)
-        spots = {k for k in fields if k[0] == "tile"} | self._tile_runs.keys()
-        for k in spots:
-            read = fields.get(k, _GONE)
-            runs = self._tile_runs.setdefault(k, [])
-            if still and runs and runs[-1][0] == read:
-                runs[-1][1] += 1
-            else:
-                runs.append([read, 1, costs])
-
-    def _tile_history_cost(self, k: FieldKey, tile: Any) -> float:
-        """What the frames so far cost judged under `tile` lying at spot k: each still moment's run of another
-        reading one misread (at its first frame's price), then held (decoder_misread_held, at most _hold_max)."""
-        key = ("history", k, tile)
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        total = 0.0
-        for read, n, costs in self._tile_runs.get(k, ()):
-            if read != tile:
-                total += self._misread_cost(costs, k, tile, read) + min(
-                    self._held(costs, k) * (n - 1), self._held(costs, k, self.config.decoder_misread_hold_max))
-        self._memo[key] = total
-        return total
-
-    def _first_tile_revisions(self, hyp: Hypothesis, fields: Fields, diff: Sequence[FieldKey]) -> list[Hypothesis]:
-        """A tile read otherwise now at a spot no turn of this reading changed or stepped onto: the first
-        table's reading of it may have been the misread (tiles are laid at setup and never change). One
-        hypothesis per such spot: the first table (and so the table) revised to the reading now, paying what the
-        frames so far cost under the new tile less what they cost under the old one, plus decoder_first_tile."""
-        cfg = self.config
-        tiles = [k for k in diff if k[0] == "tile"]
-        if not tiles:
-            return []
-        reached = set()
-        for turn in hyp.turns:
-            reached.update(turn.rule_facts.spots)
-            reached.update(k for k, _v in turn.delta if k[0] == "tile")
-        out = []
-        table = dict(hyp.table)
-        first = dict(hyp.first)
-        for k in tiles:
-            if k in reached:
-                continue
-            old, now = table.get(k, _GONE), fields.get(k, _GONE)
-            cost = cfg.decoder_first_tile + self._tile_history_cost(k, now) - self._tile_history_cost(k, old)
-            new_table = dict(table)
-            if now == _GONE:
-                new_table.pop(k, None)
-            else:
-                new_table[k] = now
-            new_first = dict(first)
-            if now == (self.start or {}).get(k, _GONE):
-                new_first.pop(k, None)    # (back to the first frame's reading)
-            else:
-                new_first[k] = now
-            out.append(_new_hypothesis(frozenset(new_table.items()), hyp.piles, hyp.turns, hyp.cost + cost,
-                                       hyp.turn_frames, tuple(m for m in hyp.misread if m[0] != k),
-                                       tuple(sorted(new_first.items(), key=repr))))
-        return out
-
-    def first_table(self, hyp: Hypothesis | None = None) -> Fields | None:
-        """The game's first table as the reading `hyp` (default: the best) holds it: the first usable frame's
-        reading with the tiles it revised (_first_tile_revisions); None before the first usable frame."""
-        if self.start is None:
-            return None
-        hyp = hyp if hyp is not None else (self.beam[0] if self.beam else None)
-        table = dict(self.start)
-        for k, v in (hyp.first if hyp is not None else ()):
-            if v == _GONE:
-                table.pop(k, None)
-            else:
-                table[k] = v
-        return table
 
     def _learn_pace(self, interval: _Interval) -> None:
         """Learn how long this game's players take for one move from the reach just over (RULES §1 Turn: a
@@ -629,7 +542,7 @@ class TurnDecoder:
                     piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
             misread = tuple(m for m in hyp.misread if m[0] not in changes)  # (corrected: no misread)
             out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
-                                  hyp.turn_frames, misread, hyp.first))
+                                  hyp.turn_frames, misread))
         self.beam = out
 
     def take_back(self, table: Fields) -> Turn | None:
@@ -647,7 +560,7 @@ class TurnDecoder:
             elif kind == "draw":
                 piles[pile] = stack + ((old,) if old is not None else ())
         self.beam = [Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), best.turns[:-1], best.cost,
-                                best.turn_frames[:-1], (), best.first)]
+                                best.turn_frames[:-1])]
         del self.committed[len(best.turns) - 1:]
         return last
 
@@ -761,8 +674,6 @@ class TurnDecoder:
         beam = list(self.beam)
         for hyp in self.beam:
             beam += self._revisions(hyp, fields, costs, diff_of(hyp.table))
-            if cfg.decoder_first_tiles:
-                beam += self._first_tile_revisions(hyp, fields, diff_of(hyp.table))
         beam.sort(key=lambda h: h.cost)
         for hyp in beam:                               # (ordered by cost)
             if hyp.cost > best + cfg.decoder_prune:
@@ -770,8 +681,7 @@ class TurnDecoder:
             diff = diff_of(hyp.table)
             if not diff:
                 for turns, cost, frames in self._quiet_reaches(hyp):
-                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames,
-                                                          first=hyp.first))
+                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
                 best = min(best, hyp.cost)
                 continue
             # (what a hypothesis' reading of this frame depends on is its table and held misreads, which
@@ -793,14 +703,14 @@ class TurnDecoder:
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
-                                                          frames, still_misread, hyp.first))
+                                                          frames, still_misread))
                         best = min(best, hyp.cost + emission + cost)
                     continue
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
                     if since:
                         total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
-                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread, hyp.first))
+                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
                     best = min(best, total)
                     if unread is not None:
                         for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
@@ -808,7 +718,7 @@ class TurnDecoder:
                             extra, new_table, new_turns, misread_k = made
                             self._keep(candidates, _new_hypothesis(
                                 new_table, piles, new_turns, total + extra, frames,
-                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,), hyp.first))
+                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,)))
                             best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -981,7 +891,7 @@ class TurnDecoder:
             cost += self._rules_cost(turn, new_table) - self._rules_cost(hyp.turns[i], table)
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
-                                  tuple(m for m in hyp.misread if m[0] != k), hyp.first))
+                                  tuple(m for m in hyp.misread if m[0] != k)))
         return out
 
     def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
@@ -1964,7 +1874,7 @@ class TurnDecoder:
             for p, _o, new, kind in turn.piles:
                 if (p, new) == (pile, card) and kind == "discard" and self.answers[(pile, card)] != turn.seat:
                     extra += self.config.decoder_answer
-        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
+        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread)
 
     def _owner(self, key: FieldKey) -> str | None:
         kind = key[0]
