@@ -14,34 +14,15 @@ at the middle, rejects the frame as one over it does.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import replace
 from pathlib import Path
 
-import cv2
-import numpy as np
-
-from calibration.model import camera_model, parse_calibration
-from calibration.registration import Registration
-from engine.board import bundled_board
-from vision.components import load_components
-from vision.usable import DEFAULT_CONFIG, build_usable_model, judge_small
+from vision_helpers import judge_usable_case
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "usable-sleeve"
 
 
 def judge(frame: str, **changes):
-    case = json.loads((FIXTURE / "case.json").read_text(encoding="utf-8"))
-    f = case["frames"][frame]
-    cal = parse_calibration(case["calibration"], str(FIXTURE / "case.json"))
-    size = tuple(f["image_size"])
-    reg = Registration(np.array(f["homography"], np.float64), tuple(f["marker_ids"]), f["reprojection_error"],
-                       size, camera_model(cal, size))
-    assert reg.ok
-    small = cv2.imread(str(FIXTURE / f"{frame}.png"), cv2.IMREAD_COLOR)
-    cfg = replace(DEFAULT_CONFIG, **changes)
-    model = build_usable_model(cfg, cal, reg, bundled_board("nwnz"), load_components(None))
-    return judge_small(cfg, model, small), f
+    return judge_usable_case(FIXTURE, frame, **changes)
 
 
 def test_an_arm_whose_pale_hand_is_over_the_play_area_is_caught_by_its_sleeve():

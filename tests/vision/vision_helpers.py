@@ -170,3 +170,27 @@ def joker_and_red(board: str = "nwnz") -> tuple[str, str]:
     red = next(s.id for s in b.stones.values() if s.color == "red" and not s.tile_spot and not s.wish_pile
                and s.kind == "stone" and not s.end and s.row >= 3)
     return joker, red
+
+
+def judge_usable_case(fixture: Any, frame: str, **changes: Any) -> tuple[Any, dict]:
+    """The usable stage's verdict on a cut case (a folder with case.json: the calibration, and per frame its
+    registration and truth; FRAME.png: the stage's 320x180 picture), with `changes` to its config; and the
+    frame's entry of case.json."""
+    import json
+
+    from calibration.model import camera_model, parse_calibration
+    from calibration.registration import Registration
+    from vision.components import load_components
+    from vision.usable import DEFAULT_CONFIG, build_usable_model, judge_small
+
+    case = json.loads((fixture / "case.json").read_text(encoding="utf-8"))
+    f = case["frames"][frame]
+    cal = parse_calibration(case["calibration"], str(fixture / "case.json"))
+    size = tuple(f["image_size"])
+    reg = Registration(np.array(f["homography"], np.float64), tuple(f["marker_ids"]), f["reprojection_error"],
+                       size, camera_model(cal, size))
+    assert reg.ok
+    small = cv2.imread(str(fixture / f"{frame}.png"), cv2.IMREAD_COLOR)
+    cfg = replace(DEFAULT_CONFIG, **changes)
+    model = build_usable_model(cfg, cal, reg, bundled_board(cal["board"]), load_components(None))
+    return judge_small(cfg, model, small), f
