@@ -16,6 +16,18 @@ sys.path.insert(0, str(REPO / "bench"))
 import vision_retrack  # noqa: E402
 
 
+def truth_kept(short_session, tmp_path):
+    """A copy of the session whose kept readings are its truth, frame by frame."""
+    folder = tmp_path / "session"
+    shutil.copytree(short_session, folder)
+    session = open_session(folder)
+    truth = make_observer("truth", session)
+    (folder / vision_retrack.READINGS_FILE).write_text("".join(
+        json.dumps({"index": ref.index, "obs": truth.observe(SessionFrame(ref.index, ref.t)).to_json()}) + "\n"
+        for ref in session.frames))
+    return folder
+
+
 def test_kept_readings_are_what_the_tracker_reads(short_session, tmp_path, capsys):
     """Readings kept for every frame are fed to the tracker frame by frame, in place of the session's own:
     the session's truth kept reads the game it shows; the same with the second half of the frames kept
@@ -74,13 +86,7 @@ def test_misreads_prints_the_kept_readings_beside_the_injected_tiles_by_cover(sh
 def test_compare_prints_the_camera_path_beside_truth_with_the_models_misreads(short_session, tmp_path, capsys):
     """`compare` (session 21): the kept readings' turns beside truth + tracking.noise at each rate, per session and
     kind; the truth kept reads every turn, as does truth without misreads; s18 and s21 both run."""
-    folder = tmp_path / "session"
-    shutil.copytree(short_session, folder)
-    session = open_session(folder)
-    truth = make_observer("truth", session)
-    (folder / vision_retrack.READINGS_FILE).write_text("".join(
-        json.dumps({"index": ref.index, "obs": truth.observe(SessionFrame(ref.index, ref.t)).to_json()}) + "\n"
-        for ref in session.frames))
+    folder = truth_kept(short_session, tmp_path)
     for model in ("s18", "s21"):
         assert vision_retrack.main(["compare", str(folder), "--rates", "0", "0.3", "--noise-model", model]) == 0
         out = capsys.readouterr().out
@@ -120,13 +126,7 @@ def test_hash_seeds_replays_in_child_processes_and_compares(short_session, tmp_p
     decoder follows no set's order: session 23's float sum); the option and its values are not passed on."""
     assert vision_retrack._without_hash_seeds(["replay", "S", "--hash-seeds", "1", "2", "--quiet"]) == \
         ["replay", "S", "--quiet"]
-    folder = tmp_path / "session"
-    shutil.copytree(short_session, folder)
-    session = open_session(folder)
-    truth = make_observer("truth", session)
-    (folder / vision_retrack.READINGS_FILE).write_text("".join(
-        json.dumps({"index": ref.index, "obs": truth.observe(SessionFrame(ref.index, ref.t)).to_json()}) + "\n"
-        for ref in session.frames))
+    folder = truth_kept(short_session, tmp_path)
     assert vision_retrack.main(["replay", str(folder), "--quiet", "--hash-seeds", "1", "2"]) == 0
     out = capsys.readouterr().out
     assert "visible turns exact" in out and "the same under PYTHONHASHSEED 1, 2" in out
