@@ -3,12 +3,12 @@ hold colour cards only, so the points cards' grey and the wish cards' colour are
 session 24)."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 
 from vision.cardart import FIELD_KINDS
 from vision.cards import CardConfig, find_bands
+from vision_helpers import session_still
 
 
 class _SeatView:
@@ -53,33 +53,17 @@ def test_a_red_row_on_warm_lit_wood_found_by_its_colour(tmp_path):
     # dim warm lamp (3000 K); its border, barely whiter than the wood, has gaps (no outlined field), and its stock's
     # border and the wood take the points cards' grey: the colour finder's field was 61 mm wide, no row
     # (main: south's red row missed on frames 9-47, turns 1, 4 and 7 lost)
-    import cv2
-
-    from calibration.model import parse_calibration
-    from simulator.stills import SessionStills
     from vision.cardart import card_art
     from vision.cards import paper_points, paper_white, read_seat_cards
-    from vision.components import load_components
     from vision.numerals import numeral_model_for
-    from vision.reader import DEFAULT_READER_CONFIG, Reader
+    from vision.reader import DEFAULT_READER_CONFIG
     from vision.seatview import build_seat_views
 
-    cv2.setNumThreads(1)
     options = {"game": "keltis", "board": "nwnz", "players": 3, "seed": 83000, "size": [2304, 1296], "fps": 1.0,
                "max_moves": 24, "illegal": 0, "hard": False, "quality": None, "distractors": True, "rules": {},
                "truth_render": "full", "stills": [4608, 2592]}
-    (tmp_path / "simulator.json").write_text(json.dumps({"options": options}), encoding="utf-8")
-    stills = SessionStills(tmp_path)
-    plan = stills.plan
-    cal = dict(plan.table.calibration)
-    cal["camera"] = plan.table.camera.calibration_camera()
-    cal = parse_calibration(cal, "session")
-    image = stills.still(20)
-    comps = load_components()
-    seats = dict(plan.game.seats)
-    reader = Reader(cal, game="keltis", seats=seats, components=comps)
-    reg = reader._registration_of(image)
-    assert reg.ok
+    still = session_still(tmp_path, options, 20)
+    image, cal, reg, comps, seats = still.image, still.calibration, still.registration, still.components, still.seats
     config = DEFAULT_READER_CONFIG.cards
     sv = build_seat_views(config.view, cal, reg, tuple(seats))["south"]
     art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))

@@ -2,37 +2,21 @@
 the piles the camera path lost turns to (docs/vision.md, session 22)."""
 from __future__ import annotations
 
-import json
-
+from vision_helpers import session_still
 
 
 def _piles_of_session_still(tmp_path, options: dict, index: int) -> tuple[dict, list]:
     """The discard stage alone (as bench/discard_errors.py runs it) on the full-resolution still a simulated
     session (`sim session` with these options) gives at frame `index`: (discard_tops, the finds)."""
-    import cv2
-
-    from calibration.model import parse_calibration
-    from simulator.stills import SessionStills
     from vision.cardart import card_art
     from vision.cards import paper_points, paper_white
-    from vision.components import load_components
     from vision.discards import build_table_view, discard_tops, read_discards
     from vision.numerals import numeral_model_for
-    from vision.reader import DEFAULT_READER_CONFIG, Reader
+    from vision.reader import DEFAULT_READER_CONFIG
 
-    cv2.setNumThreads(1)
-    (tmp_path / "simulator.json").write_text(json.dumps({"options": options}), encoding="utf-8")
-    stills = SessionStills(tmp_path)
-    plan = stills.plan
-    cal = dict(plan.table.calibration)
-    cal["camera"] = plan.table.camera.calibration_camera()
-    cal = parse_calibration(cal, "session")
-    image = stills.still(index)
-    comps = load_components()
-    seats = dict(plan.game.seats)
-    reader = Reader(cal, game=options["game"], seats=seats, components=comps)
-    reg = reader._registration_of(image)
-    assert reg.ok
+    still = session_still(tmp_path, options, index)
+    image, cal, reg, comps, seats, reader = (still.image, still.calibration, still.registration, still.components,
+                                             still.seats, still.reader)
     config = DEFAULT_READER_CONFIG.discards
     card_game = options["game"] != "keltis"
     board = tuple(reader.board.size_mm) if reader.board is not None and not card_game else None

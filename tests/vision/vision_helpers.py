@@ -194,3 +194,39 @@ def judge_usable_case(fixture: Any, frame: str, **changes: Any) -> tuple[Any, di
     cfg = replace(DEFAULT_CONFIG, **changes)
     model = build_usable_model(cfg, cal, reg, bundled_board(cal["board"]), load_components(None))
     return judge_small(cfg, model, small), f
+
+
+@dataclass
+class SessionStill:
+    """One full-resolution still of a simulated session, registered, with what a stage needs beside it."""
+    image: Any
+    calibration: dict
+    registration: Any
+    reader: Reader
+    components: Any
+    seats: dict[str, str]
+
+
+def session_still(folder: Any, options: dict, index: int) -> SessionStill:
+    """The full-resolution still at frame `index` of a simulated session (`sim session` with these `options`,
+    written as `folder`/simulator.json), rendered at test time and registered as the reader does."""
+    import json
+
+    from calibration.model import parse_calibration
+    from simulator.stills import SessionStills
+    from vision.components import load_components
+
+    cv2.setNumThreads(1)
+    (folder / "simulator.json").write_text(json.dumps({"options": options}), encoding="utf-8")
+    stills = SessionStills(folder)
+    plan = stills.plan
+    cal = dict(plan.table.calibration)
+    cal["camera"] = plan.table.camera.calibration_camera()
+    cal = parse_calibration(cal, "session")
+    image = stills.still(index)
+    comps = load_components()
+    seats = dict(plan.game.seats)
+    reader = Reader(cal, game=options["game"], seats=seats, components=comps)
+    reg = reader._registration_of(image)
+    assert reg.ok
+    return SessionStill(image, cal, reg, reader, comps, seats)
