@@ -112,7 +112,8 @@ class CardConfig:
     # a row (or wish row) of one card shows its kind's centre picture (CardArt.symbols; normalised correlation
     # over the stock, searched symbol_slack_mm round) at least this well (None: not required): patches of pale
     # wood outlined by their grain, named a colour, score 0.06-0.36; rows read right 0.64-0.98 on the 18 dev stills
-    # of session 24 (docs/vision.md)
+    # of session 24 (docs/vision.md). The points row too (session 25): grey patches of a pale cloth read as one
+    # points card score 0.13-0.23 on 40 dev stills, real one-card points rows 0.71-0.94 on 80
     single_symbol_min: float | None = 0.5
     # a one-card row without its picture may be a longer row cut short on its first card's strip (the next
     # strips' outline lost): its kind's picture (or, card game, a points card's) searched up to this far beyond
@@ -1750,10 +1751,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
                  or b.sides >= config.single_sides_min]
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
-    # colour shows none; the points cards' picture is left alone: a points row's count is no card's value)
+    # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     if config.single_symbol_min is not None:
-        bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.symbol is None
-                 or b.symbol >= config.single_symbol_min]
+        bands = [b for b in bands if len(b.cards) != 1 or b.symbol is None or b.symbol >= config.single_symbol_min]
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
