@@ -119,6 +119,11 @@ class TrackingConfig:
     decoder_first_tile: float = 1.0      # ... the saving a move of the estimate needs, and what the revised
     #                                      hypotheses pay for it (hysteresis: a tile whose readings alternate
     #                                      does not flip the first table back and forth)
+    decoder_first_tile_read: float = 1.0  # ... the most one still moment's reading of a tile weighs in that
+    #                                      estimate: the vision reader's tile confidences are not calibrated
+    #                                      (kept dev readings: first tables read a points tile otherwise at
+    #                                      0.998, later frames read it right at 0.55), so each still moment
+    #                                      is about one vote (session 25, wt25-tiles)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

@@ -56,6 +56,7 @@ from .stability import FieldKey, Fields, observation_fields
 
 #: a field's reading in Turn.delta when the field is no longer read (a row emptied, a pile gone)
 _GONE = "<gone>"
+_COVERED = "<covered>"   # (a tile spot's run of frames reading a pawn on it: TurnDecoder._note_tiles)
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
@@ -467,25 +468,34 @@ class TurnDecoder:
 
     def _note_tiles(self, fields: Fields, costs: Mapping[str, float]) -> None:
         """This usable frame's tile readings added to their runs (_tile_runs): a run goes on while the reading
-        holds with no reach between (as a misread held, decoder_misread_held), else a new one begins."""
+        holds with no reach between (as a misread held, decoder_misread_held), else a new one begins. A spot the
+        same reading puts a pawn on is no reading of its tile (the pawn hides it: decoder_covered_tile) and ends
+        its run."""
         still = self.interval.hand_frames == 0 and self.interval.covered < 2 and bool(self._tile_runs)
+        stones = _stones_read(fields)
         spots = {k for k in fields if k[0] == "tile"} | self._tile_runs.keys()
         for k in spots:
-            read = fields.get(k, _GONE)
             runs = self._tile_runs.setdefault(k, [])
+            if k[1] in stones:
+                if runs and runs[-1][0] is not _COVERED:
+                    runs.append([_COVERED, 0, costs])
+                continue
+            read = fields.get(k, _GONE)
             if still and runs and runs[-1][0] == read:
                 runs[-1][1] += 1
             else:
                 runs.append([read, 1, costs])
 
-    def _tile_history_cost(self, k: FieldKey, tile: Any) -> float:
+    def _tile_history_cost(self, k: FieldKey, tile: Any, cap: float = math.inf) -> float:
         """What the frames so far cost judged under `tile` lying at spot k: each still moment's run of another
-        reading one misread (at its first frame's price), then held (decoder_misread_held, at most _hold_max)."""
+        reading one misread (at its first frame's price, at most `cap`), then held (decoder_misread_held, at
+        most _hold_max)."""
+        cfg = self.config
         total = 0.0
         for read, n, costs in self._tile_runs.get(k, ()):
-            if read != tile:
-                total += self._misread_cost(costs, k, tile, read) + min(
-                    self._held(costs, k) * (n - 1), self._held(costs, k, self.config.decoder_misread_hold_max))
+            if read != tile and read is not _COVERED:
+                total += min(self._misread_cost(costs, k, tile, read), cap) + min(
+                    self._held(costs, k) * (n - 1), self._held(costs, k, cfg.decoder_misread_hold_max))
         return total
 
     def _first_tiles_read(self, fields: Fields, costs: Mapping[str, float]) -> None:
@@ -501,8 +511,9 @@ class TurnDecoder:
         cfg = self.config
         est = self._first_tiles
         moved = []
+        stones = _stones_read(fields)
         for k, now in fields.items():
-            if k[0] != "tile":
+            if k[0] != "tile" or k[1] in stones:
                 continue
             cur = est.get(k, _GONE)
             # (only a tile read as another tile: a spot read empty or full is the reader's miss or phantom,
@@ -512,7 +523,8 @@ class TurnDecoder:
             moved.append((k, cur, now, self._tile_history_cost(k, now) - self._tile_history_cost(k, cur)))
         self._note_tiles(fields, costs)
         for k, cur, now, paid in moved:
-            if self._tile_history_cost(k, cur) - self._tile_history_cost(k, now) <= cfg.decoder_first_tile:
+            cap = cfg.decoder_first_tile_read
+            if self._tile_history_cost(k, cur, cap) - self._tile_history_cost(k, now, cap) <= cfg.decoder_first_tile:
                 continue
             est[k] = now
             self.beam = [self._first_tile_revised(hyp, k, cur, now, paid + cfg.decoder_first_tile)
@@ -2275,6 +2287,11 @@ def _carried_pawns(table: Fields, held: Mapping[FieldKey, tuple], fields: Fields
     return out
 
 
+def _stones_read(fields: Fields) -> set[str]:
+    """The stones a reading puts a pawn on."""
+    return {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
+
+
 def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence[FieldKey]) -> list[FieldKey]:
     """The tile fields of `diff` that `fields` reads as another tile than `table` has, with a pawn on it by the
     same reading (what hides it from the reader; by the reading alone, so that the price weighs the same in
@@ -2282,7 +2299,7 @@ def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence
     spots = [k for k in diff if k[0] == "tile" and table.get(k) is not None and fields.get(k) is not None]
     if not spots:
         return []
-    stones = {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
+    stones = _stones_read(fields)
     return [k for k in spots if k[1] in stones]
 
 
