@@ -1,6 +1,6 @@
-"""The first table's tiles are a reading, not the truth (sessions 24-25, wt24-tilestart, wt25-tiles): tiles are laid at setup and
-never change (RULES), so a tile the first frames read otherwise and later frames read right is the first
-reading's misread (TrackingConfig.decoder_first_tiles), not a tile change (a rule break)."""
+"""The first table's tiles are a reading, not the truth (sessions 24-25, wt24-tilestart, wt25-tiles): tiles are
+laid at setup and never change (RULES), so a tile the first frames read otherwise and later frames read right is
+the first reading's misread (TrackingConfig.decoder_first_tiles), not a tile change (a rule break)."""
 from __future__ import annotations
 
 import dataclasses
