@@ -502,12 +502,14 @@ class TurnDecoder:
         """This usable frame's tile readings judged against the first table's tiles as estimated so far
         (_first_tiles; tiles are laid at setup and never change, RULES §1, so the first frame's reading of one
         is a reading, not the truth). Per spot the estimate is the tile the frames so far (this one included)
-        cost least under (_tile_history_cost), with hysteresis: it moves from its tile to the reading now only
-        when that saves more than decoder_first_tile, so a few frames read otherwise — even surely — do not
-        flip it while many read it so. When it moves, every hypothesis that holds the old tile there, with no
-        turn of its own having changed or stepped on the spot, is revised in place (not copied: a revision
-        takes no place in the beam) and pays what the frames before this one cost under the new tile less
-        what they cost under the old one, plus decoder_first_tile; no turn, no warning comes of it."""
+        cost least under (_tile_history_cost, each still moment's reading weighing at most
+        decoder_first_tile_read: the reader's tile confidences are not calibrated), with hysteresis: it moves
+        from its tile to the reading now only when that saves more than decoder_first_tile, so a few frames
+        read otherwise — even surely — do not flip it while many read it so. When it moves, every hypothesis
+        that holds the old tile there, with no turn of its own having changed or stepped on the spot, is
+        revised in place (not copied: a revision takes no place in the beam) and pays what the frames before
+        this one cost under the new tile less what they cost under the old one, as the beam priced them (no
+        cap: what it paid for them comes back), plus decoder_first_tile; no turn, no warning comes of it."""
         cfg = self.config
         est = self._first_tiles
         moved = []
