@@ -106,6 +106,24 @@ class TrackingConfig:
     #                                      (base 82937) — no gain measured (session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
+    decoder_first_tiles: bool = True     # the first table's tiles are an estimate, not the first frame's reading
+    #                                      (tiles are laid at setup and never change, RULES §1): per spot the
+    #                                      tile the frames so far cost least under (each still moment read
+    #                                      otherwise one misread, then held as decoder_misread_held/_hold_max),
+    #                                      moved only when that saves more than decoder_first_tile; on a move
+    #                                      every hypothesis holding the old tile at a spot no turn of it changed
+    #                                      or stepped on is revised in place (no second hypothesis: a revision
+    #                                      takes no beam place) and the decoded game restarts from the revised
+    #                                      table (no turn, no warning). Off: a later reading of the tile is a
+    #                                      tile change (a rule break) or misreads (sessions 24-25, wt25-tiles)
+    decoder_first_tile: float = 1.0      # ... the saving a move of the estimate needs, and what the revised
+    #                                      hypotheses pay for it (hysteresis: a tile whose readings alternate
+    #                                      does not flip the first table back and forth)
+    decoder_first_tile_read: float = 1.0  # ... the most one still moment's reading of a tile weighs in that
+    #                                      estimate: the vision reader's tile confidences are not calibrated
+    #                                      (kept dev readings: first tables read a points tile otherwise at
+    #                                      0.998, later frames read it right at 0.55), so each still moment
+    #                                      is about one vote (session 25, wt25-tiles)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

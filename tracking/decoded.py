@@ -73,6 +73,11 @@ class DecodedGame:
         self.frames_taken: list[int] = []     # indexes of the usable frames fed
         self.last_raw: dict[str, Any] | None = None
         self._last_obs: Observation | None = None
+        #: the first table's tiles the checkpoint after no turn was built with (a Hypothesis.first), and the
+        #: setup, time and frame of that first table (it is built again when the best reading revises them)
+        self._first: tuple = ()
+        self._setup0 = setup
+        self._first_at: tuple[float, int | None] = (0.0, None)
 
     def _new_decoder(self) -> TurnDecoder:
         """A decoder for this game's setup (its seats, turn order and board: the Board its rules loaded), with
@@ -142,6 +147,7 @@ class DecodedGame:
                 self.last_raw = obs.to_json()
         if obs.usable and self._template is None and self.decoder.start is not None:
             self._template = obs
+            self._first_at = (t, frame)
             self._models[0].accept(fields_to_observation(self.decoder.start, obs), t, frame)
             self._tables = [dict(self.decoder.start)]
             if self._models[0].table is None:   # a first table no game can show: wait for a better one
@@ -168,6 +174,8 @@ class DecodedGame:
             return False
         best = self.decoder.beam[0]
         turns = best.turns
+        if best.first != self._first and self._restart(best):
+            force = True
         # (the turns folded before are mostly the very objects of this reading: those are skipped at
         # C speed, the rest compared as turns and their deltas)
         n = min(len(turns), len(self._folded))
@@ -198,6 +206,21 @@ class DecodedGame:
             self._models[early] = model
             same = min(same, early)
             self._fold(early, best)
+        return True
+
+    def _restart(self, best: Any) -> bool:
+        """The best reading revised the first table's tiles (TurnDecoder._first_tiles_read: a tile read
+        otherwise at first): the game starts again from the table it holds, every turn judged again from
+        there (no move, no warning of its own). False (nothing changed) when no game can show that table."""
+        table = self.decoder.first_table(best)
+        model = GameModel(self._setup0, self.config, self.games)
+        model.accept(fields_to_observation(table, self._template), *self._first_at)
+        if model.table is None:
+            return False
+        self._models = [model]
+        self._tables = [table]
+        self._folded = []
+        self._first = best.first
         return True
 
     def _fold(self, same: int, best: Any) -> None:

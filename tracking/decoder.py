@@ -56,6 +56,7 @@ from .stability import FieldKey, Fields, observation_fields
 
 #: a field's reading in Turn.delta when the field is no longer read (a row emptied, a pile gone)
 _GONE = "<gone>"
+_COVERED = "<covered>"   # (a tile spot's run of frames reading a pawn on it: TurnDecoder._note_tiles)
 
 _CONFIDENCE_KEY = {"row": "rows", "points_row": "rows", "wish_cards": "rows", "wish": "rows",
                    "pawns": "pawns", "tile": "tiles", "top": "discard_tops"}
@@ -298,6 +299,9 @@ class Hypothesis:
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
     misread: tuple[tuple[FieldKey, Any, float, float, int], ...] = ()
+    #: the first table's tiles this reading holds were read otherwise then, (field, tile) sorted
+    #: (TurnDecoder._first_tiles_read): tiles never change, so the first frame's reading is a reading
+    first: tuple[tuple[FieldKey, Any], ...] = ()
 
     def key(self, recent: int) -> tuple:
         """Hypotheses that agree on the table, the piles and the last `recent` turns are one (Viterbi);
@@ -308,11 +312,12 @@ class Hypothesis:
 
 
 def _new_hypothesis(table: frozenset, piles: tuple, turns: tuple, cost: float, turn_frames: tuple = (),
-                    misread: tuple = ()) -> Hypothesis:
+                    misread: tuple = (), first: tuple = ()) -> Hypothesis:
     """Hypothesis(...), made faster (a frozen dataclass's __init__ sets its fields one by one; every
     frame makes a hypothesis per reading judged)."""
     hyp = object.__new__(Hypothesis)
-    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread)
+    hyp.__dict__.update(table=table, piles=piles, turns=turns, cost=cost, turn_frames=turn_frames, misread=misread,
+                        first=first)
     return hyp
 
 
@@ -369,6 +374,11 @@ class TurnDecoder:
         self.draws_over = False
         self._last_t: float | None = None      # time of the last frame fed
         self.start: Fields | None = None       # the table of the first usable frame (turns change it)
+        #: each tile spot's readings so far, in runs of one reading within one still moment: [reading, usable
+        #: frames, that run's first frame's misread costs] (_tile_history_cost judges them under another tile)
+        self._tile_runs: dict[FieldKey, list[list]] = {}
+        #: the first table's tiles as the frames so far read them likeliest (_first_tiles_read), by spot
+        self._first_tiles: dict[FieldKey, Any] = {}
         self.times: dict[int, float] = {}      # frame index → time (of frames that made a turn act)
         self._usable: list[int] = []           # indexes of the usable frames fed, in order
         #: misreads the players corrected on the page: (field, row position or None) → (as read, as it is)
@@ -438,10 +448,14 @@ class TurnDecoder:
             self._last_t = t
         if self.interval.hand_frames:
             self._learn_pace(self.interval)
-        if not self.beam:
+        first = not self.beam
+        if first:
             self.start = dict(fields)
+            self._first_tiles = {k: v for k, v in fields.items() if k[0] == "tile"}
             self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
-        else:
+        if self.config.decoder_first_tiles:
+            self._first_tiles_read(fields, costs)
+        if not first:
             with gc_paused(self.config.decoder_gc_pause):
                 self._advance(fields, costs)
         if self.interval.hand_frames or self.interval.covered >= 2:
@@ -451,6 +465,105 @@ class TurnDecoder:
             self._named_after[self.frame] = frozenset(self.interval.hands)
         self.interval = _Interval(before=before)
         self._commit()
+
+    def _note_tiles(self, fields: Fields, costs: Mapping[str, float]) -> None:
+        """This usable frame's tile readings added to their runs (_tile_runs): a run goes on while the reading
+        holds with no reach between (as a misread held, decoder_misread_held), else a new one begins. A spot the
+        same reading puts a pawn on is no reading of its tile (the pawn hides it: decoder_covered_tile) and ends
+        its run."""
+        still = self.interval.hand_frames == 0 and self.interval.covered < 2 and bool(self._tile_runs)
+        stones = _stones_read(fields)
+        spots = {k for k in fields if k[0] == "tile"} | self._tile_runs.keys()
+        for k in spots:
+            runs = self._tile_runs.setdefault(k, [])
+            if k[1] in stones:
+                if runs and runs[-1][0] is not _COVERED:
+                    runs.append([_COVERED, 0, costs])
+                continue
+            read = fields.get(k, _GONE)
+            if still and runs and runs[-1][0] == read:
+                runs[-1][1] += 1
+            else:
+                runs.append([read, 1, costs])
+
+    def _tile_history_cost(self, k: FieldKey, tile: Any, cap: float = math.inf) -> float:
+        """What the frames so far cost judged under `tile` lying at spot k: each still moment's run of another
+        reading one misread (at its first frame's price, at most `cap`), then held (decoder_misread_held, at
+        most _hold_max)."""
+        cfg = self.config
+        total = 0.0
+        for read, n, costs in self._tile_runs.get(k, ()):
+            if read != tile and read is not _COVERED:
+                total += min(self._misread_cost(costs, k, tile, read), cap) + min(
+                    self._held(costs, k) * (n - 1), self._held(costs, k, cfg.decoder_misread_hold_max))
+        return total
+
+    def _first_tiles_read(self, fields: Fields, costs: Mapping[str, float]) -> None:
+        """This usable frame's tile readings judged against the first table's tiles as estimated so far
+        (_first_tiles; tiles are laid at setup and never change, RULES §1, so the first frame's reading of one
+        is a reading, not the truth). Per spot the estimate is the tile the frames so far (this one included)
+        cost least under (_tile_history_cost, each still moment's reading weighing at most
+        decoder_first_tile_read: the reader's tile confidences are not calibrated), with hysteresis: it moves
+        from its tile to the reading now only when that saves more than decoder_first_tile, so a few frames
+        read otherwise — even surely — do not flip it while many read it so. When it moves, every hypothesis
+        that holds the old tile there, with no turn of its own having changed or stepped on the spot, is
+        revised in place (not copied: a revision takes no place in the beam) and pays what the frames before
+        this one cost under the new tile less what they cost under the old one, as the beam priced them (no
+        cap: what it paid for them comes back), plus decoder_first_tile; no turn, no warning comes of it."""
+        cfg = self.config
+        est = self._first_tiles
+        moved = []
+        stones = _stones_read(fields)
+        for k, now in fields.items():
+            if k[0] != "tile" or k[1] in stones:
+                continue
+            cur = est.get(k, _GONE)
+            # (only a tile read as another tile: a spot read empty or full is the reader's miss or phantom,
+            # priced as such by the beam, and a wish tile taken is a turn's)
+            if now == cur or now in (None, _GONE) or cur in (None, _GONE):
+                continue
+            moved.append((k, cur, now, self._tile_history_cost(k, now) - self._tile_history_cost(k, cur)))
+        self._note_tiles(fields, costs)
+        for k, cur, now, paid in moved:
+            cap = cfg.decoder_first_tile_read
+            if self._tile_history_cost(k, cur, cap) - self._tile_history_cost(k, now, cap) <= cfg.decoder_first_tile:
+                continue
+            est[k] = now
+            self.beam = [self._first_tile_revised(hyp, k, cur, now, paid + cfg.decoder_first_tile)
+                         for hyp in self.beam]
+
+    def _first_tile_revised(self, hyp: Hypothesis, k: FieldKey, old: Any, new: Any, cost: float) -> Hypothesis:
+        """hyp with its first table's tile at k revised from `old` to `new` (_first_tiles_read), at `cost`; hyp
+        itself when its table does not hold `old` there or a turn of it changed or stepped on the spot (a turn
+        judged with the tile there: that reading keeps its own)."""
+        table = dict(hyp.table)
+        if table.get(k, _GONE) != old:
+            return hyp
+        for turn in hyp.turns:
+            if k in turn.rule_facts.spots or any(kk == k for kk, _v in turn.delta):
+                return hyp
+        table[k] = new
+        first = dict(hyp.first)
+        if new == (self.start or {}).get(k, _GONE):
+            first.pop(k, None)    # (back to the first frame's reading)
+        else:
+            first[k] = new
+        return _new_hypothesis(frozenset(table.items()), hyp.piles, hyp.turns, hyp.cost + cost, hyp.turn_frames,
+                               tuple(m for m in hyp.misread if m[0] != k), tuple(sorted(first.items(), key=repr)))
+
+    def first_table(self, hyp: Hypothesis | None = None) -> Fields | None:
+        """The game's first table as the reading `hyp` (default: the best) holds it: the first usable frame's
+        reading with the tiles revised in it (_first_tiles_read); None before the first usable frame."""
+        if self.start is None:
+            return None
+        hyp = hyp if hyp is not None else (self.beam[0] if self.beam else None)
+        table = dict(self.start)
+        for k, v in (hyp.first if hyp is not None else ()):
+            if v == _GONE:
+                table.pop(k, None)
+            else:
+                table[k] = v
+        return table
 
     def _learn_pace(self, interval: _Interval) -> None:
         """Learn how long this game's players take for one move from the reach just over (RULES §1 Turn: a
@@ -542,7 +655,7 @@ class TurnDecoder:
                     piles[key[1]] = () if value in (None, _GONE) else (stack[:-1] + (value,) if stack else (None, value))
             misread = tuple(m for m in hyp.misread if m[0] not in changes)  # (corrected: no misread)
             out.append(Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), hyp.turns, hyp.cost,
-                                  hyp.turn_frames, misread))
+                                  hyp.turn_frames, misread, hyp.first))
         self.beam = out
 
     def take_back(self, table: Fields) -> Turn | None:
@@ -560,7 +673,7 @@ class TurnDecoder:
             elif kind == "draw":
                 piles[pile] = stack + ((old,) if old is not None else ())
         self.beam = [Hypothesis(frozenset(table.items()), tuple(sorted(piles.items())), best.turns[:-1], best.cost,
-                                best.turn_frames[:-1])]
+                                best.turn_frames[:-1], (), best.first)]
         del self.committed[len(best.turns) - 1:]
         return last
 
@@ -681,7 +794,8 @@ class TurnDecoder:
             diff = diff_of(hyp.table)
             if not diff:
                 for turns, cost, frames in self._quiet_reaches(hyp):
-                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames))
+                    self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + cost, frames,
+                                                          first=hyp.first))
                 best = min(best, hyp.cost)
                 continue
             # (what a hypothesis' reading of this frame depends on is its table and held misreads, which
@@ -703,14 +817,14 @@ class TurnDecoder:
                 if not taken:
                     for turns, cost, frames in self._quiet_reaches(hyp):
                         self._keep(candidates, _new_hypothesis(hyp.table, hyp.piles, turns, hyp.cost + emission + cost,
-                                                          frames, still_misread))
+                                                          frames, still_misread, hyp.first))
                         best = min(best, hyp.cost + emission + cost)
                     continue
                 for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
                     total = hyp.cost + emission + cost - back
                     if since:
                         total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
-                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread))
+                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread, hyp.first))
                     best = min(best, total)
                     if unread is not None:
                         for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
@@ -718,7 +832,7 @@ class TurnDecoder:
                             extra, new_table, new_turns, misread_k = made
                             self._keep(candidates, _new_hypothesis(
                                 new_table, piles, new_turns, total + extra, frames,
-                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,)))
+                                tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,), hyp.first))
                             best = min(best, total + extra)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
@@ -891,7 +1005,7 @@ class TurnDecoder:
             cost += self._rules_cost(turn, new_table) - self._rules_cost(hyp.turns[i], table)
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
-                                  tuple(m for m in hyp.misread if m[0] != k)))
+                                  tuple(m for m in hyp.misread if m[0] != k), hyp.first))
         return out
 
     def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
@@ -1874,7 +1988,7 @@ class TurnDecoder:
             for p, _o, new, kind in turn.piles:
                 if (p, new) == (pile, card) and kind == "discard" and self.answers[(pile, card)] != turn.seat:
                     extra += self.config.decoder_answer
-        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread)
+        return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 
     def _owner(self, key: FieldKey) -> str | None:
         kind = key[0]
@@ -2175,6 +2289,11 @@ def _carried_pawns(table: Fields, held: Mapping[FieldKey, tuple], fields: Fields
     return out
 
 
+def _stones_read(fields: Fields) -> set[str]:
+    """The stones a reading puts a pawn on."""
+    return {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
+
+
 def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence[FieldKey]) -> list[FieldKey]:
     """The tile fields of `diff` that `fields` reads as another tile than `table` has, with a pawn on it by the
     same reading (what hides it from the reader; by the reading alone, so that the price weighs the same in
@@ -2182,7 +2301,7 @@ def _covered_tiles(table: Mapping[FieldKey, Any], fields: Fields, diff: Sequence
     spots = [k for k in diff if k[0] == "tile" and table.get(k) is not None and fields.get(k) is not None]
     if not spots:
         return []
-    stones = {stone for key, pawns in fields.items() if key[0] == "pawns" for stone, _ in pawns}
+    stones = _stones_read(fields)
     return [k for k in spots if k[1] in stones]
 
 
