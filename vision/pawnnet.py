@@ -22,7 +22,7 @@ The classifier (`PawnNet`, weights in `vision/models/pawns.npz`, trained by scri
 from simulator frames) answers per stone and per player colour: is that player's big pawn here
 (0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
-Crowded stones get a second look (`second_look`): their patches mirrored across the lean.
+Stones that may hold a pawn get a second look (`second_look`): their patches mirrored across the lean.
 The weights file may hold several such networks trained apart (`PawnEnsemble`, joined by
 `train_pawns.py ensemble`): every reading is then their average (`pawn_probabilities`), since one
 training run is a noisy draw (docs/vision.md, sessions 20-21).
@@ -70,7 +70,10 @@ class PawnNetConfig:
     # docs/vision.md, session 24)
     surplus_small_big_floor: float = 0.05
     surplus_small_as_big: bool = True
-    second_look_pawns: float = 1.5   # a stone expected to hold this many pawns is read again, mirrored
+    # a stone expected to hold this many pawns is read again, mirrored (the two readings averaged): at 1.5 only
+    # crowded stones were, but a lone small pawn the net half sees beside a neighbour's or the crowd's pawns gains
+    # as much; 0.3 mirrors ~18 % of the stones (1.5: ~6 %; +~0.7 ms a frame), 0.2-0.4 alike on dev (session 25)
+    second_look_pawns: float = 0.3
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -546,7 +549,7 @@ def mirrored(net: PatchNet | PawnEnsemble, x: Any) -> Any:
 
 def second_look(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, p_big: Any, p_small: Any,
                 cols: Sequence[int]) -> tuple[Any, Any]:
-    """Crowded stones (the classifier expects `second_look_pawns` or more pawns of the colours in play)
+    """Stones where the classifier expects `second_look_pawns` or more pawns of the colours in play
     are read again mirrored across the lean, and the two readings' probabilities averaged: pawns side
     by side hide each other differently in the two views the classifier learnt alike."""
     import numpy as np
