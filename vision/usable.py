@@ -108,6 +108,13 @@ class UsableConfig:
     # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
+    # ... and it fades out into the table around it, where a pale thing ends at its outline: a veiled part whose veil
+    # 2 px outside it is below this share of its own is a thing (on a grey table a white sleeve is brighter by the same
+    # amount in every channel, as a glare is; session 24's card-3p-83258 lost 6 turns to such sleeves read as glare).
+    # None: every veiled part is glare (as before)
+    glare_fade: float | None = 0.1
+    glare_thing_len_mm: float = 200.0
+    glare_thing_fill: float = 0.4
     # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
     # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
     # reads as table, and the extent's hull spanned the floor beside the table, which then read as an arm reaching
@@ -652,7 +659,11 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
-    not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
+    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset)
+    if config.glare_fade is not None:
+        # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
+        veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil)
+    not_table = off_colour & ~veiled
 
     def over_board(a: Any) -> None:
         """Over the board, `a` takes the board's own anomaly (its art, not the table's colour, is the reference)."""
@@ -867,7 +878,62 @@ def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     return max(w, h) * scale, min(w, h) * scale
 
 
+def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: Any) -> Any:
+    """Of the parts of `veiled` (bool: off the table's colour, but brighter than it by about the same amount in every
+    channel), those that end sharply: the veil (`veil`, grey levels above the table) on a band 2 px outside the part is
+    below `glare_fade` of the veil inside it. On a grey table a white sleeve is brighter by the same amount in every
+    channel as a glare would be (the colour cannot tell them), but a glare or a lamp's pool fades out into the table
+    around it, while a sleeve, a paper or a white card ends at its outline, the table beside it as dark as elsewhere.
+    Parts under `region_min_mm2` are left as they are (they are judged no region anyway). A bool mask."""
+    import cv2
+    import numpy as np
+
+    part = veiled.astype(np.uint8)
+    n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(part, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    out = np.zeros(veiled.shape, bool)
+    if n <= 1:
+        return out
+    idx = np.flatnonzero(part)
+    lab = labels.ravel()[idx]
+    size = np.bincount(lab, weights=model.area_flat[idx], minlength=n)
+    big = size >= config.region_min_mm2
+    big[0] = False
+    if not big.any():
+        return out
+    v = np.maximum(veil, 0.0).ravel()
+    inside = np.bincount(lab, weights=v[idx], minlength=n) / np.maximum(np.bincount(lab, minlength=n), 1)
+    # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), labelled by
+    # the part it surrounds (the largest label nearby where two parts are close)
+    near = cv2.dilate(labels.astype(np.float32), np.ones((5, 5), np.uint8))
+    band = (cv2.dilate(part, np.ones((5, 5), np.uint8)) > 0) & (cv2.dilate(part, np.ones((3, 3), np.uint8)) == 0)
+    bidx = np.flatnonzero(band)
+    blab = near.ravel()[bidx].astype(np.int64)
+    around = np.bincount(blab, weights=v[bidx], minlength=n) / np.maximum(np.bincount(blab, minlength=n), 1)
+    sharp = big & (around < config.glare_fade * inside)
+    # ... and is as long as a sleeve: a white card, a marker, a score pad or a phone is shorter (a card's white part
+    # among the rows at the picture's edge then joined the coloured cards into a region rooted at the border)
+    # ... and fills its rectangle as a sleeve does: the pale borders of cards lying side by side join into a long
+    # lattice with the cards' faces as holes
+    for k in np.flatnonzero(sharp):
+        x, y, w, h = (int(q) for q in stats[k, :4])
+        sel = labels[y:y + h, x:x + w] == k
+        ys, xs = np.nonzero(sel)
+        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+        fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
+        length = (max(rw, rh) + 1.0) * float(np.sqrt(np.mean(model.area[y:y + h, x:x + w][sel])))
+        sharp[k] = length >= config.glare_thing_len_mm and fill >= config.glare_thing_fill
+        if _DEBUG is not None:
+            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=float(inside[k]),
+                               around=float(around[k]), length=length, fill=fill, thing=bool(sharp[k])))
+    return sharp[labels] & veiled
+
+
 def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
+    """`_veil`'s mask alone."""
+    return _veil(config, small, expected)[1]
+
+
+def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
     """Pixels of `small` (BGR uint8) brighter than `expected` (one BGR colour, or a BGR float image of
     the same size) by about the same amount in every channel: a glare's veil over the table or board,
     not something lying on it."""
@@ -881,7 +947,7 @@ def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
         c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), cv2.split(exp)))
     veil = cv2.min(cv2.min(c0, c1), c2)
     spread = cv2.max(cv2.max(c0, c1), c2) - veil
-    return (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+    return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
 
 
 def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:
