@@ -10,7 +10,8 @@
   measured no better). What is not table is
   found against the table's own colour, measured on a ring around the play area in this very frame
   (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
-  quadratic fall-off fitted to the ring; a glare's grey veil stays table; when the ring is not the
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table, unless it ends sharply at its outline as a
+  long thing does — a white sleeve on a grey table, `glare_fade`; when the ring is not the
   table — a table narrower than the seat areas, the ring on the floor — the table beside the board tells,
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
@@ -109,11 +110,14 @@ class UsableConfig:
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
     # ... and it fades out into the table around it, where a pale thing ends at its outline: a veiled part whose veil
-    # 2 px outside it is below this share of its own is a thing (on a grey table a white sleeve is brighter by the same
-    # amount in every channel, as a glare is; session 24's card-3p-83258 lost 6 turns to such sleeves read as glare).
-    # None: every veiled part is glare (as before)
+    # 2 px outside it is below `glare_fade` of its own, at least `glare_thing_len_mm` long (on the picture's border,
+    # where an arm comes in, `glare_thing_border_len_mm`: a sleeve's stub; longer than a card) and filling at least
+    # `glare_thing_fill` of its rectangle (the pale borders of cards side by side make a lattice) is a thing, a sleeve
+    # (on a grey table a white sleeve is brighter by the same amount in every channel, as a glare is: session 24's
+    # card-3p-83258 lost 6 turns to sleeves read as glare). None: every veiled part is glare (as before)
     glare_fade: float | None = 0.1
     glare_thing_len_mm: float = 200.0
+    glare_thing_border_len_mm: float = 100.0
     glare_thing_fill: float = 0.4
     # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
     # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
@@ -910,10 +914,9 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     blab = near.ravel()[bidx].astype(np.int64)
     around = np.bincount(blab, weights=v[bidx], minlength=n) / np.maximum(np.bincount(blab, minlength=n), 1)
     sharp = big & (around < config.glare_fade * inside)
-    # ... and is as long as a sleeve: a white card, a marker, a score pad or a phone is shorter (a card's white part
-    # among the rows at the picture's edge then joined the coloured cards into a region rooted at the border)
-    # ... and fills its rectangle as a sleeve does: the pale borders of cards lying side by side join into a long
-    # lattice with the cards' faces as holes
+    # ... and is as long as a sleeve (a white card, a marker, a score pad or a phone is shorter: a card's white part at
+    # the picture's edge joined the coloured cards into a region rooted at the border) and fills its rectangle as a
+    # sleeve does (the pale borders of cards lying side by side join into a lattice with the cards' faces as holes)
     for k in np.flatnonzero(sharp):
         x, y, w, h = (int(q) for q in stats[k, :4])
         sel = labels[y:y + h, x:x + w] == k
@@ -921,7 +924,10 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
         length = (max(rw, rh) + 1.0) * float(np.sqrt(np.mean(model.area[y:y + h, x:x + w][sel])))
-        sharp[k] = length >= config.glare_thing_len_mm and fill >= config.glare_thing_fill
+        # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
+        at_border = bool(model.frame_border[y:y + h, x:x + w][sel].any())
+        long_enough = length >= (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm)
+        sharp[k] = long_enough and fill >= config.glare_thing_fill
         if _DEBUG is not None:
             _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=float(inside[k]),
                                around=float(around[k]), length=length, fill=fill, thing=bool(sharp[k])))
