@@ -119,6 +119,7 @@ class UsableConfig:
     glare_thing_len_mm: float = 200.0
     glare_thing_border_len_mm: float = 100.0
     glare_thing_fill: float = 0.4
+    glare_thing_max_mm2: float = 250000.0   # ... and no larger than an arm: the bright floor beyond the table is no sleeve
     # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
     # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
     # reads as table, and the extent's hull spanned the floor beside the table, which then read as an arm reaching
@@ -666,7 +667,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset)
     if config.glare_fade is not None:
         # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
-        veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil)
+        veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil, off_colour)
     not_table = off_colour & ~veiled
 
     def over_board(a: Any) -> None:
@@ -882,13 +883,15 @@ def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     return max(w, h) * scale, min(w, h) * scale
 
 
-def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: Any) -> Any:
+def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: Any, off_colour: Any) -> Any:
     """Of the parts of `veiled` (bool: off the table's colour, but brighter than it by about the same amount in every
-    channel), those that end sharply: the veil (`veil`, grey levels above the table) on a band 2 px outside the part is
-    below `glare_fade` of the veil inside it. On a grey table a white sleeve is brighter by the same amount in every
+    channel), those that end sharply: the veil (`veil`, grey levels above the table) on the table (not `off_colour`) in
+    a band 2 px outside the part (its median) is below `glare_fade` of the veil inside it (its mean). On a grey table a white sleeve is brighter by the same amount in every
     channel as a glare would be (the colour cannot tell them), but a glare or a lamp's pool fades out into the table
     around it, while a sleeve, a paper or a white card ends at its outline, the table beside it as dark as elsewhere.
-    Parts under `region_min_mm2` are left as they are (they are judged no region anyway). A bool mask."""
+    Only parts as long as a sleeve that fill their rectangle and are no larger than an arm are tried
+    (`glare_thing_len_mm`, `glare_thing_fill`, `glare_thing_max_mm2`);
+    parts under `region_min_mm2` are left as they are (they are judged no region anyway). A bool mask."""
     import cv2
     import numpy as np
 
@@ -898,40 +901,46 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     if n <= 1:
         return out
     idx = np.flatnonzero(part)
-    lab = labels.ravel()[idx]
-    size = np.bincount(lab, weights=model.area_flat[idx], minlength=n)
-    big = size >= config.region_min_mm2
-    big[0] = False
-    if not big.any():
-        return out
-    v = np.maximum(veil, 0.0).ravel()
-    inside = np.bincount(lab, weights=v[idx], minlength=n) / np.maximum(np.bincount(lab, minlength=n), 1)
-    # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), labelled by
-    # the part it surrounds (the largest label nearby where two parts are close)
-    near = cv2.dilate(labels.astype(np.float32), np.ones((5, 5), np.uint8))
-    band = (cv2.dilate(part, np.ones((5, 5), np.uint8)) > 0) & (cv2.dilate(part, np.ones((3, 3), np.uint8)) == 0)
-    bidx = np.flatnonzero(band)
-    blab = near.ravel()[bidx].astype(np.int64)
-    around = np.bincount(blab, weights=v[bidx], minlength=n) / np.maximum(np.bincount(blab, minlength=n), 1)
-    sharp = big & (around < config.glare_fade * inside)
-    # ... and is as long as a sleeve (a white card, a marker, a score pad or a phone is shorter: a card's white part at
-    # the picture's edge joined the coloured cards into a region rooted at the border) and fills its rectangle as a
-    # sleeve does (the pale borders of cards lying side by side join into a lattice with the cards' faces as holes)
-    for k in np.flatnonzero(sharp):
+    size = np.bincount(labels.ravel()[idx], weights=model.area_flat[idx], minlength=n)
+    sh, sw = veiled.shape
+    k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+    for k in np.flatnonzero((size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2)):
+        if k == 0:
+            continue
         x, y, w, h = (int(q) for q in stats[k, :4])
-        sel = labels[y:y + h, x:x + w] == k
+        # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
+        # cost more than these crops)
+        x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
+        sel = labels[y0:y1, x0:x1] == k
         ys, xs = np.nonzero(sel)
+        scale = float(np.sqrt(np.mean(model.area[y0:y1, x0:x1][sel])))     # mm per pixel here
+        if np.hypot(w, h) * scale < config.glare_thing_border_len_mm:
+            continue      # (shorter than its box's diagonal: no sleeve, not even at the border)
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
-        length = (max(rw, rh) + 1.0) * float(np.sqrt(np.mean(model.area[y:y + h, x:x + w][sel])))
+        length = (max(rw, rh) + 1.0) * scale
         # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
-        at_border = bool(model.frame_border[y:y + h, x:x + w][sel].any())
-        long_enough = length >= (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm)
-        sharp[k] = long_enough and fill >= config.glare_thing_fill
+        at_border = bool(model.frame_border[y0:y1, x0:x1][sel].any())
+        if length < (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm) \
+                or fill < config.glare_thing_fill:
+            continue
+        # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), where it
+        # is table (a lamp's hot spot cut off by the table's edge ends sharply against the floor); its median (a sleeve
+        # may pass beside a hot spot, which brightens part of its band)
+        m = sel.astype(np.uint8)
+        band = (cv2.dilate(m, k5) > 0) & (cv2.dilate(m, k3) == 0) & ~off_colour[y0:y1, x0:x1]
+        if not band.any():
+            continue
+        v = np.maximum(veil[y0:y1, x0:x1], 0.0)
+        inside = float(v[sel].mean())
+        around = float(np.median(v[band]))
+        thing = around < config.glare_fade * inside
         if _DEBUG is not None:
-            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=float(inside[k]),
-                               around=float(around[k]), length=length, fill=fill, thing=bool(sharp[k])))
-    return sharp[labels] & veiled
+            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=inside, around=around,
+                               length=length, fill=fill, thing=thing))
+        if thing:
+            out[y0:y1, x0:x1] |= sel
+    return out
 
 
 def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
