@@ -902,20 +902,20 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
         return out
     idx = np.flatnonzero(part)
     size = np.bincount(labels.ravel()[idx], weights=model.area_flat[idx], minlength=n)
+    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop)
+    diag = np.hypot(stats[:, 2], stats[:, 3]) * np.sqrt(size / np.maximum(stats[:, 4], 1))
+    try_ = (size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2) & (diag >= config.glare_thing_border_len_mm)
+    try_[0] = False
     sh, sw = veiled.shape
     k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
-    for k in np.flatnonzero((size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2)):
-        if k == 0:
-            continue
+    for k in np.flatnonzero(try_):
         x, y, w, h = (int(q) for q in stats[k, :4])
         # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
         # cost more than these crops)
         x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
         sel = labels[y0:y1, x0:x1] == k
         ys, xs = np.nonzero(sel)
-        scale = float(np.sqrt(np.mean(model.area[y0:y1, x0:x1][sel])))     # mm per pixel here
-        if np.hypot(w, h) * scale < config.glare_thing_border_len_mm:
-            continue      # (shorter than its box's diagonal: no sleeve, not even at the border)
+        scale = float(np.sqrt(size[k] / len(xs)))     # mm per pixel here
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
         length = (max(rw, rh) + 1.0) * scale
