@@ -10,7 +10,8 @@
   measured no better). What is not table is
   found against the table's own colour, measured on a ring around the play area in this very frame
   (no fixed skin or sleeve colour; thresholds from the ring's own spread; brightness also against a
-  quadratic fall-off fitted to the ring; a glare's grey veil stays table; when the ring is not the
+  quadratic fall-off fitted to the ring; a glare's grey veil stays table, unless it ends sharply at its outline as a
+  long thing does — a white sleeve on a grey table, `glare_fade`; when the ring is not the
   table — a table narrower than the seat areas, the ring on the floor — the table beside the board tells,
   `ring_check`), and over the board against
   the colour-normalised board art. The floor beyond the table is cut off by the hull of the table's
@@ -108,6 +109,17 @@ class UsableConfig:
     # edge is "something under a glare" too, and its hull with the table spanned the dark floor between them, which
     # then read as an arm coming in from the table's edge (a whole fresh game lost, session 20)
     glare_not_extent: bool = True
+    # ... and it fades out into the table around it, where a pale thing ends at its outline: a veiled part whose veil
+    # 2 px outside it is below `glare_fade` of its own, at least `glare_thing_len_mm` long (on the picture's border,
+    # where an arm comes in, `glare_thing_border_len_mm`: a sleeve's stub; longer than a card) and filling at least
+    # `glare_thing_fill` of its rectangle (the pale borders of cards side by side make a lattice) is a thing, a sleeve
+    # (on a grey table a white sleeve is brighter by the same amount in every channel, as a glare is: session 24's
+    # card-3p-83258 lost 6 turns to sleeves read as glare). None: every veiled part is glare (as before)
+    glare_fade: float | None = 0.1
+    glare_thing_len_mm: float = 200.0
+    glare_thing_border_len_mm: float = 100.0
+    glare_thing_fill: float = 0.4
+    glare_thing_max_mm2: float = 250000.0   # ... and no larger than an arm: the bright floor beyond the table is no sleeve
     # ... nor the floor the ring's own samples make table-coloured: where the ring reaches past a small table's edge
     # its floor samples (darker, the same hue) bend the brightness fall-off dark there, the floor joined to the table
     # reads as table, and the extent's hull spanned the floor beside the table, which then read as an arm reaching
@@ -652,7 +664,11 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
-    not_table = off_colour & ~_veiled(config, small, np.exp(table).astype(np.float32) - config.offset)
+    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset)
+    if config.glare_fade is not None:
+        # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
+        veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil, off_colour)
+    not_table = off_colour & ~veiled
 
     def over_board(a: Any) -> None:
         """Over the board, `a` takes the board's own anomaly (its art, not the table's colour, is the reference)."""
@@ -867,7 +883,72 @@ def _extent_mm(area: Any, sel: Any) -> tuple[float, float]:
     return max(w, h) * scale, min(w, h) * scale
 
 
+def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: Any, off_colour: Any) -> Any:
+    """Of the parts of `veiled` (bool: off the table's colour, but brighter than it by about the same amount in every
+    channel), those that end sharply: the veil (`veil`, grey levels above the table) on the table (not `off_colour`) in
+    a band 2 px outside the part (its median) is below `glare_fade` of the veil inside it (its mean). On a grey table a white sleeve is brighter by the same amount in every
+    channel as a glare would be (the colour cannot tell them), but a glare or a lamp's pool fades out into the table
+    around it, while a sleeve, a paper or a white card ends at its outline, the table beside it as dark as elsewhere.
+    Only parts as long as a sleeve that fill their rectangle and are no larger than an arm are tried
+    (`glare_thing_len_mm`, `glare_thing_fill`, `glare_thing_max_mm2`);
+    parts under `region_min_mm2` are left as they are (they are judged no region anyway). A bool mask."""
+    import cv2
+    import numpy as np
+
+    part = veiled.astype(np.uint8)
+    n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(part, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    out = np.zeros(veiled.shape, bool)
+    if n <= 1:
+        return out
+    idx = np.flatnonzero(part)
+    size = np.bincount(labels.ravel()[idx], weights=model.area_flat[idx], minlength=n)
+    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop)
+    diag = np.hypot(stats[:, 2], stats[:, 3]) * np.sqrt(size / np.maximum(stats[:, 4], 1))
+    try_ = (size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2) & (diag >= config.glare_thing_border_len_mm)
+    try_[0] = False
+    sh, sw = veiled.shape
+    k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+    for k in np.flatnonzero(try_):
+        x, y, w, h = (int(q) for q in stats[k, :4])
+        # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
+        # cost more than these crops)
+        x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
+        sel = labels[y0:y1, x0:x1] == k
+        ys, xs = np.nonzero(sel)
+        scale = float(np.sqrt(size[k] / len(xs)))     # mm per pixel here
+        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+        fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
+        length = (max(rw, rh) + 1.0) * scale
+        # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
+        at_border = bool(model.frame_border[y0:y1, x0:x1][sel].any())
+        if length < (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm) \
+                or fill < config.glare_thing_fill:
+            continue
+        # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), where it
+        # is table (a lamp's hot spot cut off by the table's edge ends sharply against the floor); its median (a sleeve
+        # may pass beside a hot spot, which brightens part of its band)
+        m = sel.astype(np.uint8)
+        band = (cv2.dilate(m, k5) > 0) & (cv2.dilate(m, k3) == 0) & ~off_colour[y0:y1, x0:x1]
+        if not band.any():
+            continue
+        v = np.maximum(veil[y0:y1, x0:x1], 0.0)
+        inside = float(v[sel].mean())
+        around = float(np.median(v[band]))
+        thing = around < config.glare_fade * inside
+        if _DEBUG is not None:
+            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=inside, around=around,
+                               length=length, fill=fill, thing=thing))
+        if thing:
+            out[y0:y1, x0:x1] |= sel
+    return out
+
+
 def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
+    """`_veil`'s mask alone."""
+    return _veil(config, small, expected)[1]
+
+
+def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
     """Pixels of `small` (BGR uint8) brighter than `expected` (one BGR colour, or a BGR float image of
     the same size) by about the same amount in every channel: a glare's veil over the table or board,
     not something lying on it."""
@@ -881,7 +962,7 @@ def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
         c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), cv2.split(exp)))
     veil = cv2.min(cv2.min(c0, c1), c2)
     spread = cv2.max(cv2.max(c0, c1), c2) - veil
-    return (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+    return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
 
 
 def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:

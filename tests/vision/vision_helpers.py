@@ -192,7 +192,9 @@ def judge_usable_case(fixture: Any, frame: str, **changes: Any) -> tuple[Any, di
     assert reg.ok
     small = cv2.imread(str(fixture / f"{frame}.png"), cv2.IMREAD_COLOR)
     cfg = replace(DEFAULT_CONFIG, **changes)
-    model = build_usable_model(cfg, cal, reg, bundled_board(cal["board"]), load_components(None))
+    # (a card game's case has no board; its seats in play, when case.json names them, as the reader is given them)
+    board = bundled_board(cal["board"]) if cal.get("board") else None
+    model = build_usable_model(cfg, cal, reg, board, load_components(None), players=case.get("players"))
     return judge_small(cfg, model, small), f
 
 
