@@ -82,8 +82,8 @@ class PawnNetConfig:
     # misread of an unsure stone low and of a sure one high, not every stone by the frame's least sure one.
     stone_right: tuple[tuple[float, float], ...] = ((0.1, 0.45), (0.5, 0.65))
     stone_right_others: float = 0.997
-    # the same for a first-row stone: beside the start crowd, whose pawns lean into its patch, it is read wrong
-    # about ten times as often at a sure margin
+    # the same for a first-row stone: read wrong about ten times as often at a sure margin — mostly because half
+    # its pawns share the stone with 2+ others (a start-crowd pawn reaches into only ~12 % of its patches; session 25)
     first_row_right: tuple[tuple[float, float], ...] = ((0.1, 0.35), (0.5, 0.55))
     first_row_others: float = 0.977
     # a weights file of several networks (PawnEnsemble): their answers averaged as probabilities or as logits
