@@ -225,6 +225,7 @@ class UsableModel:
     mid_mm: tuple[float, float] = (0.0, 0.0)             # the middle of the table (board mm)
     seat_dirs: Any = field(repr=False, default=None)     # (seats, 2): unit direction from the middle to each seat area
     near_idx: Any = field(repr=False, default=None)      # flat indices of a sample of the table beside the board
+    area_max: float = 0.0                                # the largest pixel's mm² (`_ends_sharply`'s exact bounds)
 
 
 @dataclass(frozen=True)
@@ -418,7 +419,7 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        np.percentile(art_sample, [config.quantiles[0], 50, config.quantiles[1]], axis=0)
                        if art_sample is not None and len(art_sample) else None,
                        ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid),
-                       near_idx if len(near_idx) >= 20 else None)
+                       near_idx if len(near_idx) >= 20 else None, float(area.max()))
 
 
 def _seat_dirs(cal_seats: Mapping[str, Any], seats: tuple[str, ...], mid: tuple[float, float, float, float]) -> Any:
@@ -900,29 +901,51 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     out = np.zeros(veiled.shape, bool)
     if n <= 1:
         return out
-    idx = np.flatnonzero(part)
-    size = np.bincount(labels.ravel()[idx], weights=model.area_flat[idx], minlength=n)
-    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop)
-    diag = np.hypot(stats[:, 2], stats[:, 3]) * np.sqrt(size / np.maximum(stats[:, 4], 1))
-    try_ = (size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2) & (diag >= config.glare_thing_border_len_mm)
-    try_[0] = False
+    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop.) A
+    # part's size is at most its pixel count times the largest pixel's area, so its box's diagonal at most
+    # hypot(w, h) * sqrt(that area): parts failing these bounds (most: markers, cards, specks) fail the exact tests below
+    # too, and are never summed (a bincount over every veiled pixel cost ~0.15 ms; the bounds carry a 1e-6 margin
+    # against the sums' rounding)
+    amax = float(model.area_max) * (1.0 + 1e-6)
+    count = stats[:, 4]
+    box_diag = np.hypot(stats[:, 2], stats[:, 3])
+    maybe = (count * amax >= config.region_min_mm2) & (box_diag * np.sqrt(amax) >= config.glare_thing_border_len_mm)
+    maybe[0] = False
     sh, sw = veiled.shape
     k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
-    for k in np.flatnonzero(try_):
+    for k in np.flatnonzero(maybe):
         x, y, w, h = (int(q) for q in stats[k, :4])
+        # (the same bounds with the largest pixel in the part's own box: one small max)
+        amax_k = float(model.area[y:y + h, x:x + w].max()) * (1.0 + 1e-6)
+        if count[k] * amax_k < config.region_min_mm2 \
+                or box_diag[k] * np.sqrt(amax_k) < config.glare_thing_border_len_mm:
+            continue
         # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
         # cost more than these crops)
         x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
         sel = labels[y0:y1, x0:x1] == k
+        # its size in mm², summed in the pixels' row order as a bincount over the whole picture sums it (the same value)
+        size_k = float(np.bincount(np.zeros(int(count[k]), np.intp), weights=model.area[y0:y1, x0:x1][sel],
+                                   minlength=1)[0])
+        diag = box_diag[k] * np.sqrt(size_k / max(int(count[k]), 1))
+        if not (config.region_min_mm2 <= size_k <= config.glare_thing_max_mm2
+                and diag >= config.glare_thing_border_len_mm):
+            continue
+        scale = float(np.sqrt(size_k / int(count[k])))     # mm per pixel here
+        # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
+        # (a part whose box stays off the picture's 2 px border has no pixel on it)
+        near_border = x <= 1 or y <= 1 or x + w >= sw - 1 or y + h >= sh - 1
+        at_border = near_border and bool(model.frame_border[y0:y1, x0:x1][sel].any())
+        shortest = config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm
+        # (a rectangle's sides are projections of the part, no longer than its diameter, at most its box's pixel
+        # diagonal: a part too short by that bound skips the rectangle; 1e-5 margin for the rectangle's float32)
+        if (np.hypot(w - 1, h - 1) + 1.0) * scale * (1.0 + 1e-5) < shortest:
+            continue
         ys, xs = np.nonzero(sel)
-        scale = float(np.sqrt(size[k] / len(xs)))     # mm per pixel here
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
         length = (max(rw, rh) + 1.0) * scale
-        # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
-        at_border = bool(model.frame_border[y0:y1, x0:x1][sel].any())
-        if length < (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm) \
-                or fill < config.glare_thing_fill:
+        if length < shortest or fill < config.glare_thing_fill:
             continue
         # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), where it
         # is table (a lamp's hot spot cut off by the table's edge ends sharply against the floor); its median (a sleeve
@@ -936,7 +959,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
         around = float(np.median(v[band]))
         thing = around < config.glare_fade * inside
         if _DEBUG is not None:
-            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=inside, around=around,
+            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=size_k, inside=inside, around=around,
                                length=length, fill=fill, thing=thing))
         if thing:
             out[y0:y1, x0:x1] |= sel
