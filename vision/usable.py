@@ -837,16 +837,24 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     kk = np.array(keep)
     d_max = np.maximum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
     d_min = np.minimum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
-    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area, root
-    for k in keep:
-        pts = outline[k].reshape(-1, 2).astype(np.float32)
+    # the root (each region's outline point farthest from the middle: the first such, as argmax takes it) lies how far
+    # out of the play area; all kept regions' outlines at once
+    pts_all = np.concatenate([outline[k].reshape(-1, 2) for k in keep]).astype(np.float32)
+    lens = np.array([len(outline[k]) for k in keep])
+    first = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    d2 = (pts_all[:, 0] - mx) ** 2 + (pts_all[:, 1] - my) ** 2
+    far_d2 = np.maximum.reduceat(d2, first)
+    at_far = np.flatnonzero(d2 == np.repeat(far_d2, lens))
+    far = at_far[np.searchsorted(at_far, first)]
+    root_out = out_dist[pts_all[far, 1].astype(np.intp), pts_all[far, 0].astype(np.intp)].astype(np.float64)
+    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area
+    for a, b in zip(first, first + lens):
+        pts = pts_all[a:b]
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
-        # the root (the part farthest from the middle) lies how far out of the play area
-        far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
         shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
-                      cv2.contourArea(cv2.convexHull(pts)), out_dist[int(pts[far, 1]), int(pts[far, 0])]))
+                      cv2.contourArea(cv2.convexHull(pts))))
     # the measurements of all kept regions at once
-    long_px, short_px, ang, cx, cy, hull, root_out = np.array(shape, np.float64).T
+    long_px, short_px, ang, cx, cy, hull = np.array(shape, np.float64).T
     tot, cnt, a_in = total[kk], count[kk].astype(np.float64), area_in[kk]
     scale = np.sqrt(tot / cnt)
     length, width = long_px * scale + scale, short_px * scale + scale
