@@ -984,16 +984,18 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
         # diagonal: a part too short by that bound skips the rectangle; 1e-5 margin for the rectangle's float32)
         if (np.hypot(w - 1, h - 1) + 1.0) * scale * (1.0 + 1e-5) < shortest:
             continue
-        ys, xs = np.nonzero(sel)
-        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-        fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
+        # (the smallest rectangle of the part's outer outline: its hull is the hull of all its pixels, which
+        # minAreaRect takes first; the outline has far fewer points)
+        m = sel.astype(np.uint8)
+        outline, _h = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.concatenate(outline).reshape(-1, 2).astype(np.float32))
+        fill = int(count[k]) / max((rw + 1.0) * (rh + 1.0), 1.0)
         length = (max(rw, rh) + 1.0) * scale
         if length < shortest or fill < config.glare_thing_fill:
             continue
         # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), where it
         # is table (a lamp's hot spot cut off by the table's edge ends sharply against the floor); its median (a sleeve
         # may pass beside a hot spot, which brightens part of its band)
-        m = sel.astype(np.uint8)
         band = (cv2.dilate(m, k5) > 0) & (cv2.dilate(m, k3) == 0) & ~off_colour[y0:y1, x0:x1]
         if not band.any():
             continue
