@@ -232,6 +232,10 @@ class UsableModel:
     area_board: Any = field(repr=False, default=None)    # mm² over the board, else 0
     ring_band: Any = field(repr=False, default=None)     # 1 in the ring (`ring_mm` out of the play area), else 0
     ring_band_mm: tuple[float, float] = (0.0, 0.0)       # ... for this `ring_mm`
+    # the largest pixel mm² over 2^j consecutive rows (columns) from each row (column), j = 0, 1, ... (a sparse
+    # table: the largest over any run of rows is the larger of two of its entries): bounds on a box's largest pixel
+    area_rows_max: Any = field(repr=False, default=None)
+    area_cols_max: Any = field(repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -426,7 +430,28 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        if art_sample is not None and len(art_sample) else None,
                        ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid),
                        near_idx if len(near_idx) >= 20 else None, float(area.max()),
-                       *_region_weights(config, area, border, board_mask, out_dist))
+                       *_region_weights(config, area, border, board_mask, out_dist),
+                       _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)))
+
+
+def _sparse_max(values: Any) -> Any:
+    """Row j: the largest of `values` over 2^j consecutive entries from each (float64; the tail keeps the last
+    full run's values, never read by `_run_max`)."""
+    import numpy as np
+
+    rows = [np.asarray(values, np.float64)]
+    while 2 ** len(rows) <= len(values):
+        prev, half = rows[-1], 2 ** (len(rows) - 1)
+        rows.append(np.concatenate([np.maximum(prev[:-half], prev[half:]), prev[len(prev) - half:]]))
+    return np.stack(rows)
+
+
+def _run_max(table: Any, start: Any, length: Any) -> Any:
+    """The largest value over each run `start`, `length` (arrays; length >= 1) of a `_sparse_max` table."""
+    import numpy as np
+
+    j = np.floor(np.log2(np.maximum(length, 1))).astype(np.intp)
+    return np.maximum(table[j, start], table[j, start + length - (1 << j)])
 
 
 def _region_weights(config: UsableConfig, area: Any, border: Any, board_mask: Any, out_dist: Any) -> tuple[Any, ...]:
@@ -949,9 +974,14 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     # hypot(w, h) * sqrt(that area): parts failing these bounds (most: markers, cards, specks) fail the exact tests below
     # too, and are never summed (a bincount over every veiled pixel cost ~0.15 ms; the bounds carry a 1e-6 margin
     # against the sums' rounding)
-    amax = float(model.area_max) * (1.0 + 1e-6)
     count = stats[:, 4]
     box_diag = np.hypot(stats[:, 2], stats[:, 3])
+    if model.area_rows_max is not None:
+        # (the largest pixel in the box's rows and the largest in its columns: both bound its box's largest)
+        amax = np.minimum(_run_max(model.area_rows_max, stats[:, 1], stats[:, 3]),
+                          _run_max(model.area_cols_max, stats[:, 0], stats[:, 2])) * (1.0 + 1e-6)
+    else:
+        amax = float(model.area_max) * (1.0 + 1e-6)
     maybe = (count * amax >= config.region_min_mm2) & (box_diag * np.sqrt(amax) >= config.glare_thing_border_len_mm)
     maybe[0] = False
     sh, sw = veiled.shape
