@@ -568,7 +568,8 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arms: list[int] = []
     anomaly = 0.0
     if model.region_net is not None:
-        idx = np.flatnonzero(mask)
+        # (of a bool view: numpy's nonzero of a uint8 mask takes ~5x as long)
+        idx = np.flatnonzero(mask.astype(bool))
         keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx)
         # per region (not the background: only the regions' own pixels are counted)
         if lab is None:
@@ -807,7 +808,7 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     lab = labels.ravel()
     # every not-table pixel, by region (the regions are the mask's parts: label 0 is all the rest)
     if idx is None:
-        idx = np.flatnonzero(px.mask)
+        idx = np.flatnonzero(px.mask.astype(bool))
     rl = lab[idx]
     area = model.area_flat[idx]
     total = np.bincount(rl, weights=area, minlength=n)
