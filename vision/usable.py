@@ -1188,9 +1188,14 @@ def _lum_chroma_lut(image: Any, diff_lut: Any) -> tuple[Any, Any]:
     import numpy as np
 
     d_lut = np.ascontiguousarray(diff_lut, np.float32)
-    ones = np.ones((1, 3), np.float32)
-    total = cv2.transform(cv2.LUT(image, d_lut.reshape(1, 256, 3)), ones)
-    sq = cv2.transform(cv2.LUT(image, (d_lut * d_lut).reshape(1, 256, 3)), ones)
+    sq_lut = d_lut * d_lut
+    # per channel plane (OpenCV's lookup of a 3-channel image in a 3-channel float table costs ~3x three 1-channel
+    # lookups), summed in float32 as (d0 + d1) + d2: what cv2.transform with a row of ones computes, exactly
+    planes = cv2.split(image)
+    d = [cv2.LUT(p, np.ascontiguousarray(d_lut[:, c])) for c, p in enumerate(planes)]
+    q = [cv2.LUT(p, np.ascontiguousarray(sq_lut[:, c])) for c, p in enumerate(planes)]
+    total = cv2.add(cv2.add(d[0], d[1]), d[2])
+    sq = cv2.add(cv2.add(q[0], q[1]), q[2])
     lum = total * np.float32(1.0 / 3.0)
     return lum, sq - total * lum
 
