@@ -236,6 +236,7 @@ class UsableModel:
     # table: the largest over any run of rows is the larger of two of its entries): bounds on a box's largest pixel
     area_rows_max: Any = field(repr=False, default=None)
     area_cols_max: Any = field(repr=False, default=None)
+    art_planes: tuple[Any, ...] | None = field(repr=False, default=None)   # `art`'s three channel planes
 
 
 @dataclass(frozen=True)
@@ -431,7 +432,8 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid),
                        near_idx if len(near_idx) >= 20 else None, float(area.max()),
                        *_region_weights(config, area, border, board_mask, out_dist),
-                       _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)))
+                       _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)),
+                       tuple(cv2.split(small_art)) if small_art is not None else None)
 
 
 def _sparse_max(values: Any) -> Any:
@@ -686,7 +688,13 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         norm_log = cv2.LUT(crop, np.ascontiguousarray(lut.astype(np.float32)).reshape(1, 256, 3))   # a table per channel
         lum, chroma = _lum_chroma(norm_log, model.log_art)
         a = (chroma > config.chroma_min ** 2) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
-        a &= ~_veiled(config, crop, model.art * gain_c.astype(np.float32) + off_c.astype(np.float32))
+        # (the art at this exposure per channel plane: the same values as over the 3-channel art, without its split)
+        g32, o32 = gain_c.astype(np.float32), off_c.astype(np.float32)
+        if model.art_planes is not None:
+            expected = [plane * g32[c] + o32[c] for c, plane in enumerate(model.art_planes)]
+        else:
+            expected = model.art * g32 + o32
+        a &= ~_veiled(config, crop, expected)
         board_anomaly = a & model.board_mask[y0:y1, x0:x1]
 
     # the table's colour, from the ring around the play area (an arm covers a minority of it)
@@ -1053,12 +1061,15 @@ def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
     not something lying on it."""
     import cv2
 
-    exp = expected if getattr(expected, "ndim", 1) == 3 else None
+    # `expected`: also a list of three float32 planes
+    planes = expected if isinstance(expected, list) else None
+    if planes is None and getattr(expected, "ndim", 1) == 3:
+        planes = cv2.split(expected)
     # per channel by OpenCV (numpy's reductions over a last axis of 3 are slow)
-    if exp is None:
+    if planes is None:
         c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), expected))
     else:
-        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), cv2.split(exp)))
+        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), planes))
     veil = cv2.min(cv2.min(c0, c1), c2)
     spread = cv2.max(cv2.max(c0, c1), c2) - veil
     return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
