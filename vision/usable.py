@@ -225,6 +225,18 @@ class UsableModel:
     mid_mm: tuple[float, float] = (0.0, 0.0)             # the middle of the table (board mm)
     seat_dirs: Any = field(repr=False, default=None)     # (seats, 2): unit direction from the middle to each seat area
     near_idx: Any = field(repr=False, default=None)      # flat indices of a sample of the table beside the board
+    area_max: float = 0.0                                # the largest pixel's mm² (`_ends_sharply`'s exact bounds)
+    # per-pixel weights of `region_features`' sums, flat float64 (once per registration rather than per frame):
+    root_border: Any = field(repr=False, default=None)   # sqrt(mm²) on the picture's border, else 0
+    root_flat: Any = field(repr=False, default=None)     # sqrt(mm²)
+    area_board: Any = field(repr=False, default=None)    # mm² over the board, else 0
+    ring_band: Any = field(repr=False, default=None)     # 1 in the ring (`ring_mm` out of the play area), else 0
+    ring_band_mm: tuple[float, float] = (0.0, 0.0)       # ... for this `ring_mm`
+    # the largest pixel mm² over 2^j consecutive rows (columns) from each row (column), j = 0, 1, ... (a sparse
+    # table: the largest over any run of rows is the larger of two of its entries): bounds on a box's largest pixel
+    area_rows_max: Any = field(repr=False, default=None)
+    area_cols_max: Any = field(repr=False, default=None)
+    art_planes: tuple[Any, ...] | None = field(repr=False, default=None)   # `art`'s three channel planes
 
 
 @dataclass(frozen=True)
@@ -418,7 +430,44 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        np.percentile(art_sample, [config.quantiles[0], 50, config.quantiles[1]], axis=0)
                        if art_sample is not None and len(art_sample) else None,
                        ((mid[0] + mid[2]) / 2, (mid[1] + mid[3]) / 2), _seat_dirs(cal_seats, in_play, mid),
-                       near_idx if len(near_idx) >= 20 else None)
+                       near_idx if len(near_idx) >= 20 else None, float(area.max()),
+                       *_region_weights(config, area, border, board_mask, out_dist),
+                       _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)),
+                       tuple(cv2.split(small_art)) if small_art is not None else None)
+
+
+def _sparse_max(values: Any) -> Any:
+    """Row j: the largest of `values` over 2^j consecutive entries from each (float64; the tail keeps the last
+    full run's values, never read by `_run_max`)."""
+    import numpy as np
+
+    rows = [np.asarray(values, np.float64)]
+    while 2 ** len(rows) <= len(values):
+        prev, half = rows[-1], 2 ** (len(rows) - 1)
+        rows.append(np.concatenate([np.maximum(prev[:-half], prev[half:]), prev[len(prev) - half:]]))
+    return np.stack(rows)
+
+
+def _run_max(table: Any, start: Any, length: Any) -> Any:
+    """The largest value over each run `start`, `length` (arrays; length >= 1) of a `_sparse_max` table."""
+    import numpy as np
+
+    j = np.floor(np.log2(np.maximum(length, 1))).astype(np.intp)
+    return np.maximum(table[j, start], table[j, start + length - (1 << j)])
+
+
+def _region_weights(config: UsableConfig, area: Any, border: Any, board_mask: Any, out_dist: Any) -> tuple[Any, ...]:
+    """`UsableModel.root_border`, `root_flat`, `area_board`, `ring_band`: the weights `region_features` gathers at
+    the not-table pixels, computed as it computed them per pixel (the same values)."""
+    import numpy as np
+
+    area_flat = area.ravel().astype(np.float64)
+    root = np.sqrt(area_flat)
+    board = (board_mask if board_mask is not None else np.zeros(area.shape, bool)).ravel()
+    lo, hi = config.ring_mm
+    od = out_dist.ravel()
+    return (root * (border.ravel() > 0), root, area_flat * board,
+            ((od > lo) & (od < hi)).astype(np.float64), (lo, hi))
 
 
 def _seat_dirs(cal_seats: Mapping[str, Any], seats: tuple[str, ...], mid: tuple[float, float, float, float]) -> Any:
@@ -521,11 +570,14 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arms: list[int] = []
     anomaly = 0.0
     if model.region_net is not None:
-        idx = np.flatnonzero(mask)
-        keep, feats = region_features(config, model, px, labels, stats, n, idx)
+        # (of a bool view: numpy's nonzero of a uint8 mask takes ~5x as long)
+        idx = np.flatnonzero(mask.astype(bool))
+        keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx)
         # per region (not the background: only the regions' own pixels are counted)
-        lab = labels.ravel()[idx]
-        area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
+        if lab is None:
+            lab = labels.ravel()[idx]
+        if area_in is None:
+            area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
         if keep:
             p = model.region_net.prob(feats)
             over = area_in[keep] >= config.arm_over_min_mm2
@@ -636,7 +688,13 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         norm_log = cv2.LUT(crop, np.ascontiguousarray(lut.astype(np.float32)).reshape(1, 256, 3))   # a table per channel
         lum, chroma = _lum_chroma(norm_log, model.log_art)
         a = (chroma > config.chroma_min ** 2) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
-        a &= ~_veiled(config, crop, model.art * gain_c.astype(np.float32) + off_c.astype(np.float32))
+        # (the art at this exposure per channel plane: the same values as over the 3-channel art, without its split)
+        g32, o32 = gain_c.astype(np.float32), off_c.astype(np.float32)
+        if model.art_planes is not None:
+            expected = [plane * g32[c] + o32[c] for c, plane in enumerate(model.art_planes)]
+        else:
+            expected = model.art * g32 + o32
+        a &= ~_veiled(config, crop, expected)
         board_anomaly = a & model.board_mask[y0:y1, x0:x1]
 
     # the table's colour, from the ring around the play area (an arm covers a minority of it)
@@ -733,6 +791,13 @@ _LENGTH = REGION_FEATURES.index("log_length")
 
 def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
                     n: int, idx: Any = None) -> tuple[list[int], Any]:
+    """See `_region_features` (which also returns what `judge_small` shares)."""
+    keep, feats, _rl, _area_in = _region_features(config, model, px, labels, stats, n, idx)
+    return keep, feats
+
+
+def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
+                     n: int, idx: Any = None) -> tuple[list[int], Any, Any, Any]:
     """The regions (connected parts of `px.mask`, `labels`/`stats` from cv2) worth judging, at least
     `region_min_mm2` large, and their measurements (`REGION_FEATURES`, one row each): sizes in mm and
     shares, never colours (the table's own colour is the reference; see `not_table_pixels`).
@@ -740,41 +805,45 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     Sums and means over every region at once (bincount over the labels of the not-table pixels only);
     the shape (smallest rectangle, hull, the point farthest from the middle)
     from each region's outer contour, whose hull is the hull of all its pixels. `idx`: the mask's flat
-    indices, when the caller has them."""
+    indices, when the caller has them. Also returned: the regions' labels at those pixels and each region's mm²
+    over the play area (None when no region is kept), which `judge_small` needs too."""
     import cv2
     import numpy as np
 
     empty = np.zeros((0, len(REGION_FEATURES)), np.float32)
     if n <= 1:
-        return [], empty
+        return [], empty, None, None
     lab = labels.ravel()
     # every not-table pixel, by region (the regions are the mask's parts: label 0 is all the rest)
     if idx is None:
-        idx = np.flatnonzero(px.mask)
+        idx = np.flatnonzero(px.mask.astype(bool))
     rl = lab[idx]
     area = model.area_flat[idx]
     total = np.bincount(rl, weights=area, minlength=n)
     keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
     if not keep:
-        return [], empty
+        return [], empty, rl, None
     thr_c, thr_l = px.thresholds
     mx, my = model.middle_px
-    lo, hi = config.ring_mm
     out_d = model.out_dist.ravel()[idx]
-    root = np.sqrt(area)
     count = np.bincount(rl, minlength=n)
 
     def per_region(weights: Any) -> Any:
         return np.bincount(rl, weights=weights, minlength=n)
 
-    area_in = per_region(area * (out_d <= 0))
-    border_mm = per_region(root * (model.frame_border.ravel()[idx] > 0))
-    edge_mm = per_region(root * (px.edge_zone.ravel()[idx] > 0)) - border_mm
-    board = per_region(area * (model.board_u8.ravel()[idx] > 0))
+    # (the per-pixel weights are the model's, gathered: area x (out_d <= 0) is `area_in`, the play area's mm²)
+    area_in = per_region(model.area_in[idx])
+    border_mm = per_region(model.root_border[idx])
+    edge_mm = per_region(model.root_flat[idx] * (px.edge_zone.ravel()[idx] > 0)) - border_mm
+    board = per_region(model.area_board[idx])
     lum = per_region(np.minimum(px.lum.ravel()[idx] / thr_l, 4.0)) / np.maximum(count, 1)
     chroma = np.sqrt(np.maximum(px.chroma2.ravel()[idx], 0))
     chroma = per_region(np.minimum(chroma / thr_c, 4.0)) / np.maximum(count, 1)
-    ring = per_region(((out_d > lo) & (out_d < hi)).astype(np.float64)) / np.maximum(count, 1)
+    if model.ring_band is not None and tuple(model.ring_band_mm) == tuple(config.ring_mm):
+        ring = per_region(model.ring_band[idx]) / np.maximum(count, 1)
+    else:      # (a config whose ring differs from the model's)
+        lo, hi = config.ring_mm
+        ring = per_region(((out_d > lo) & (out_d < hi)).astype(np.float64)) / np.maximum(count, 1)
     # each region's outer contour (RETR_EXTERNAL follows 8-connected borders, as the labels do)
     contours, _h = cv2.findContours(px.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline: dict[int, Any] = {}
@@ -796,21 +865,30 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
     out_dist = model.out_dist
     # each region's farthest and nearest pixel from the play area, all regions at once: its pixels are
     # one run of the pixels ordered by label (every label 1..n-1 has pixels: the labels are the mask's)
-    order = np.argsort(rl, kind="stable")
+    # (a stable sort of 16-bit labels is a radix sort: the same order, ~3x faster than of 32-bit ones)
+    order = np.argsort(rl.astype(np.uint16) if n <= 65536 else rl, kind="stable")
     starts = np.concatenate(([0], np.cumsum(count)[:-1]))[1:]
     kk = np.array(keep)
     d_max = np.maximum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
     d_min = np.minimum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
-    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area, root
-    for k in keep:
-        pts = outline[k].reshape(-1, 2).astype(np.float32)
+    # the root (each region's outline point farthest from the middle: the first such, as argmax takes it) lies how far
+    # out of the play area; all kept regions' outlines at once
+    pts_all = np.concatenate([outline[k].reshape(-1, 2) for k in keep]).astype(np.float32)
+    lens = np.array([len(outline[k]) for k in keep])
+    first = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    d2 = (pts_all[:, 0] - mx) ** 2 + (pts_all[:, 1] - my) ** 2
+    far_d2 = np.maximum.reduceat(d2, first)
+    at_far = np.flatnonzero(d2 == np.repeat(far_d2, lens))
+    far = at_far[np.searchsorted(at_far, first)]
+    root_out = out_dist[pts_all[far, 1].astype(np.intp), pts_all[far, 0].astype(np.intp)].astype(np.float64)
+    shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area
+    for a, b in zip(first, first + lens):
+        pts = pts_all[a:b]
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
-        # the root (the part farthest from the middle) lies how far out of the play area
-        far = int(np.argmax((pts[:, 0] - mx) ** 2 + (pts[:, 1] - my) ** 2))
         shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
-                      cv2.contourArea(cv2.convexHull(pts)), out_dist[int(pts[far, 1]), int(pts[far, 0])]))
+                      cv2.contourArea(cv2.convexHull(pts))))
     # the measurements of all kept regions at once
-    long_px, short_px, ang, cx, cy, hull, root_out = np.array(shape, np.float64).T
+    long_px, short_px, ang, cx, cy, hull = np.array(shape, np.float64).T
     tot, cnt, a_in = total[kk], count[kk].astype(np.float64), area_in[kk]
     scale = np.sqrt(tot / cnt)
     length, width = long_px * scale + scale, short_px * scale + scale
@@ -822,7 +900,7 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
             np.log(width / 100.0), tot / np.maximum(length * width, 1.0), cnt / np.maximum(hull + cnt * 0.5, 1.0),
             np.log1p(border_mm[kk] / 10.0), np.log1p(np.maximum(edge_mm[kk], 0.0) / 10.0), d_max / 100.0,
             d_min / 100.0, board[kk] / tot, lum[kk], chroma[kk], toward, root_out / 100.0, ring[kk])
-    return keep, np.stack(cols, axis=1).astype(np.float32)
+    return keep, np.stack(cols, axis=1).astype(np.float32), rl, area_in
 
 
 @dataclass(frozen=True, eq=False)
@@ -900,34 +978,63 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     out = np.zeros(veiled.shape, bool)
     if n <= 1:
         return out
-    idx = np.flatnonzero(part)
-    size = np.bincount(labels.ravel()[idx], weights=model.area_flat[idx], minlength=n)
-    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop)
-    diag = np.hypot(stats[:, 2], stats[:, 3]) * np.sqrt(size / np.maximum(stats[:, 4], 1))
-    try_ = (size >= config.region_min_mm2) & (size <= config.glare_thing_max_mm2) & (diag >= config.glare_thing_border_len_mm)
-    try_[0] = False
+    # (no part is longer than its box's diagonal: those too short for a sleeve's stub are left before any crop.) A
+    # part's size is at most its pixel count times the largest pixel's area, so its box's diagonal at most
+    # hypot(w, h) * sqrt(that area): parts failing these bounds (most: markers, cards, specks) fail the exact tests below
+    # too, and are never summed (a bincount over every veiled pixel cost ~0.15 ms; the bounds carry a 1e-6 margin
+    # against the sums' rounding)
+    count = stats[:, 4]
+    box_diag = np.hypot(stats[:, 2], stats[:, 3])
+    if model.area_rows_max is not None:
+        # (the largest pixel in the box's rows and the largest in its columns: both bound its box's largest)
+        amax = np.minimum(_run_max(model.area_rows_max, stats[:, 1], stats[:, 3]),
+                          _run_max(model.area_cols_max, stats[:, 0], stats[:, 2])) * (1.0 + 1e-6)
+    else:
+        amax = float(model.area_max) * (1.0 + 1e-6)
+    maybe = (count * amax >= config.region_min_mm2) & (box_diag * np.sqrt(amax) >= config.glare_thing_border_len_mm)
+    maybe[0] = False
     sh, sw = veiled.shape
     k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
-    for k in np.flatnonzero(try_):
+    for k in np.flatnonzero(maybe):
         x, y, w, h = (int(q) for q in stats[k, :4])
+        # (the same bounds with the largest pixel in the part's own box: one small max)
+        amax_k = float(model.area[y:y + h, x:x + w].max()) * (1.0 + 1e-6)
+        if count[k] * amax_k < config.region_min_mm2 \
+                or box_diag[k] * np.sqrt(amax_k) < config.glare_thing_border_len_mm:
+            continue
         # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
         # cost more than these crops)
         x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
         sel = labels[y0:y1, x0:x1] == k
-        ys, xs = np.nonzero(sel)
-        scale = float(np.sqrt(size[k] / len(xs)))     # mm per pixel here
-        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-        fill = len(xs) / max((rw + 1.0) * (rh + 1.0), 1.0)
-        length = (max(rw, rh) + 1.0) * scale
+        # its size in mm², summed in the pixels' row order as a bincount over the whole picture sums it (the same value)
+        size_k = float(np.bincount(np.zeros(int(count[k]), np.intp), weights=model.area[y0:y1, x0:x1][sel],
+                                   minlength=1)[0])
+        diag = box_diag[k] * np.sqrt(size_k / max(int(count[k]), 1))
+        if not (config.region_min_mm2 <= size_k <= config.glare_thing_max_mm2
+                and diag >= config.glare_thing_border_len_mm):
+            continue
+        scale = float(np.sqrt(size_k / int(count[k])))     # mm per pixel here
         # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
-        at_border = bool(model.frame_border[y0:y1, x0:x1][sel].any())
-        if length < (config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm) \
-                or fill < config.glare_thing_fill:
+        # (a part whose box stays off the picture's 2 px border has no pixel on it)
+        near_border = x <= 1 or y <= 1 or x + w >= sw - 1 or y + h >= sh - 1
+        at_border = near_border and bool(model.frame_border[y0:y1, x0:x1][sel].any())
+        shortest = config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm
+        # (a rectangle's sides are projections of the part, no longer than its diameter, at most its box's pixel
+        # diagonal: a part too short by that bound skips the rectangle; 1e-5 margin for the rectangle's float32)
+        if (np.hypot(w - 1, h - 1) + 1.0) * scale * (1.0 + 1e-5) < shortest:
+            continue
+        # (the smallest rectangle of the part's outer outline: its hull is the hull of all its pixels, which
+        # minAreaRect takes first; the outline has far fewer points)
+        m = sel.astype(np.uint8)
+        outline, _h = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.concatenate(outline).reshape(-1, 2).astype(np.float32))
+        fill = int(count[k]) / max((rw + 1.0) * (rh + 1.0), 1.0)
+        length = (max(rw, rh) + 1.0) * scale
+        if length < shortest or fill < config.glare_thing_fill:
             continue
         # the band 2 px out (1 px out is half the part's own pixels after the 3x3 blur the colour test uses), where it
         # is table (a lamp's hot spot cut off by the table's edge ends sharply against the floor); its median (a sleeve
         # may pass beside a hot spot, which brightens part of its band)
-        m = sel.astype(np.uint8)
         band = (cv2.dilate(m, k5) > 0) & (cv2.dilate(m, k3) == 0) & ~off_colour[y0:y1, x0:x1]
         if not band.any():
             continue
@@ -936,7 +1043,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
         around = float(np.median(v[band]))
         thing = around < config.glare_fade * inside
         if _DEBUG is not None:
-            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=float(size[k]), inside=inside, around=around,
+            _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=size_k, inside=inside, around=around,
                                length=length, fill=fill, thing=thing))
         if thing:
             out[y0:y1, x0:x1] |= sel
@@ -954,12 +1061,15 @@ def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
     not something lying on it."""
     import cv2
 
-    exp = expected if getattr(expected, "ndim", 1) == 3 else None
+    # `expected`: also a list of three float32 planes
+    planes = expected if isinstance(expected, list) else None
+    if planes is None and getattr(expected, "ndim", 1) == 3:
+        planes = cv2.split(expected)
     # per channel by OpenCV (numpy's reductions over a last axis of 3 are slow)
-    if exp is None:
+    if planes is None:
         c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), expected))
     else:
-        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), cv2.split(exp)))
+        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), planes))
     veil = cv2.min(cv2.min(c0, c1), c2)
     spread = cv2.max(cv2.max(c0, c1), c2) - veil
     return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
@@ -1089,9 +1199,14 @@ def _lum_chroma_lut(image: Any, diff_lut: Any) -> tuple[Any, Any]:
     import numpy as np
 
     d_lut = np.ascontiguousarray(diff_lut, np.float32)
-    ones = np.ones((1, 3), np.float32)
-    total = cv2.transform(cv2.LUT(image, d_lut.reshape(1, 256, 3)), ones)
-    sq = cv2.transform(cv2.LUT(image, (d_lut * d_lut).reshape(1, 256, 3)), ones)
+    sq_lut = d_lut * d_lut
+    # per channel plane (OpenCV's lookup of a 3-channel image in a 3-channel float table costs ~3x three 1-channel
+    # lookups), summed in float32 as (d0 + d1) + d2: what cv2.transform with a row of ones computes, exactly
+    planes = cv2.split(image)
+    d = [cv2.LUT(p, np.ascontiguousarray(d_lut[:, c])) for c, p in enumerate(planes)]
+    q = [cv2.LUT(p, np.ascontiguousarray(sq_lut[:, c])) for c, p in enumerate(planes)]
+    total = cv2.add(cv2.add(d[0], d[1]), d[2])
+    sq = cv2.add(cv2.add(q[0], q[1]), q[2])
     lum = total * np.float32(1.0 / 3.0)
     return lum, sq - total * lum
 
