@@ -137,6 +137,9 @@ class TrackingConfig:
     #                                      collections amid it traverse them for nothing and promote them towards
     #                                      full collections; refcounting frees them alike) — what is decoded is
     #                                      the same; dev (session 23): collections 4629 -> ~1500, their CPU ~1/4
+    decoder_keep_bound: bool = True      # a frame's candidates costing more than decoder_beam kept already are
+    #                                      not made (they never enter the beam; session 25, wt25-decspeed) — the
+    #                                      beam is the same but for the order of candidates of exactly equal cost
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_lag_seconds: float = 8.0     # ... and seconds (a window as long at every frame rate: at 5 fps 20
     #                                      frames are 4 s, shorter than the turns after one that tell it; no

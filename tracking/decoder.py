@@ -820,20 +820,28 @@ class TurnDecoder:
                                                           frames, still_misread, hyp.first))
                         best = min(best, hyp.cost + emission + cost)
                     continue
-                for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial):
-                    total = hyp.cost + emission + cost - back
+                paid = hyp.cost + emission
+                for turns, piles, cost, frames in self._explanations(hyp, table, taken_as, taken, interval, partial,
+                                                                     # (with `since`, a cut's cost is not all
+                                                                     # known there: none left out)
+                                                                     (-math.inf, 0.0) if since else (paid, back),
+                                                                     unread is not None):
+                    total = paid + cost - back
                     if since:
                         total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
-                    self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread, hyp.first))
+                    if total <= self._bound:     # (above it: never in the beam — _keep)
+                        self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread,
+                                                               hyp.first))
                     best = min(best, total)
                     if unread is not None:
                         for made in self._with_unseen_step(turns, len(hyp.turns) - 1, frozen, fields, diff, costs,
-                                                           unread[0]):
+                                                           unread[0], total):
                             extra, new_table, new_turns, misread_k = made
                             self._keep(candidates, _new_hypothesis(
                                 new_table, piles, new_turns, total + extra, frames,
                                 tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,), hyp.first))
                             best = min(best, total + extra)
+                best = min(best, self._skipped)     # (candidates left unmade: _explanations, _with_unseen_step)
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
@@ -946,6 +954,11 @@ class TurnDecoder:
     def _forget_frame(self) -> None:
         """The memos of one frame's search, empty (kept only while that frame is decoded)."""
         self._memo: dict[tuple, list] = {}
+        # (the beam's bound: the decoder_beam-th least first cost among the keys kept so far, inf till there are
+        # that many; a candidate costing more never enters the beam — _keep)
+        self._firsts: list[float] = []
+        self._bound = math.inf
+        self._skipped = math.inf    # (the least cost of a candidate left unmade for the bound: the frame's best)
         self._misread_memo = {}                    # (_misread_cost)
         self._tables: dict[int, tuple[frozenset, dict]] = {}   # (_with_unseen_step: a table as a dict)
         self._step_memo: dict[tuple, tuple] = {}   # (_with_unseen_step: _unseen_steps by table, field, colours)
@@ -1010,7 +1023,7 @@ class TurnDecoder:
 
     def _with_unseen_step(self, turns: tuple, first: int, table: frozenset, fields: Fields,
                           diff: Sequence[FieldKey], costs: Mapping[str, float],
-                          unread: Mapping[FieldKey, float] | None = None) -> list[tuple]:
+                          unread: Mapping[FieldKey, float] | None = None, total: float = -math.inf) -> list[tuple]:
         """A turn of this frame that laid a card and moved no pawn, with the step the card pays for made
         but read nowhere: a pawn of its player one stone on, onto a stone of the card's colour (or a joker
         stone), the frame's reading of those pawns a misread (the reader keeps a pawn that left the start
@@ -1018,7 +1031,8 @@ class TurnDecoder:
         unread: the player's pawns read otherwise this frame and left a misread by this reading, with what
         that misread costs (decoder_rule_steps): the step is made there too, its misread priced against the
         table with the step instead (the reader put the pawn on another stone, or another beside it: the
-        rules' step, read wrong, against a step no card pays for)."""
+        rules' step, read wrong, against a step no card pays for). total: the cost
+        of the hypothesis the steps are made in — a step costing more than the beam's bound (_keep) is left out."""
         out = []
         for i in range(max(0, first), len(turns)):
             turn = turns[i]
@@ -1057,20 +1071,30 @@ class TurnDecoder:
                 rules_before = rules_memo[ident] = self._rules_cost(turn, mine)
             made_here = []
             for step, now, new_table, new_frozen, cost_k, misread_k in made_steps:
-                made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
-                                     before=turn.before + ((k, was),))
                 rules_key = (ident, step, id(new_table))    # (new_table kept alive by made_steps' entry)
                 rules_made = rules_memo.get(rules_key)
+                made = None
                 if rules_made is None:
+                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                         before=turn.before + ((k, was),))
                     rules_made = rules_memo[rules_key] = self._rules_cost(made, new_table)
                 extra = cost_k - paid_k + rules_made - rules_before
-                made_here.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
+                made_here.append((extra, new_frozen, made, misread_k, step, now))
             if k in diff and made_here:
                 # (under a reading of its own, only the steps nearest that reading — the likeliest misread —: the
                 # others are readings the frame makes no likelier, and would crowd the beam's readings out)
                 least = min(m[0] for m in made_here)
                 made_here = [m for m in made_here if m[0] <= least]
-            out += made_here
+            # (the turns made only for the steps the beam's bound lets through: _keep)
+            limit = self._bound - total
+            for extra, new_frozen, made, misread_k, step, now in made_here:
+                if extra > limit:
+                    self._skipped = min(self._skipped, total + extra)   # (as in _explanations)
+                    continue
+                if made is None:
+                    made = turn.replaced(steps=turn.steps + (step,), delta=turn.delta + ((k, now),),
+                                         before=turn.before + ((k, was),))
+                out.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
         return out
 
     def _unseen_steps(self, table: frozenset, mine: dict, k: FieldKey, was: tuple, colours: frozenset,
@@ -1288,16 +1312,35 @@ class TurnDecoder:
         return False
 
     def _keep(self, candidates: dict[tuple, Hypothesis], hyp: Hypothesis) -> None:
+        cost = hyp.cost
+        if cost > self._bound:
+            # (decoder_keep_bound: decoder_beam keys already cost at most the bound — each key's cost only falls —,
+            # so this one would rank below them all, and cost more than the frame's best: the beam is the same;
+            # only a later candidate of its key, if cheaper, takes its place in the candidates' order of ties)
+            return
         key = hyp.key(len(self.order) + 1)
         old = candidates.get(key)
-        if old is None or hyp.cost < old.cost:
+        if old is None:
+            candidates[key] = hyp
+            if self.config.decoder_keep_bound:
+                # (the bound: the decoder_beam-th least first cost of a key kept — no more than that key costs now)
+                firsts = self._firsts
+                bisect.insort(firsts, cost)
+                if len(firsts) >= self.config.decoder_beam:
+                    del firsts[self.config.decoder_beam:]
+                    self._bound = firsts[-1]
+        elif cost < old.cost:
             candidates[key] = hyp
 
     def _explanations(self, hyp: Hypothesis, before: Fields, fields: Fields, changed: Sequence[FieldKey],
-                      interval: "_Interval", partial: tuple | None = None):
+                      interval: "_Interval", partial: tuple | None = None,
+                      base: tuple[float, float] = (-math.inf, 0.0), stepping: bool = False):
         """Cuts of the change of `changed` fields of `before` to their readings in `fields` into turns
         (under the hands of `interval`): [(turns, piles, cost, turn_frames)], best few. partial: the
-        (field, value, …) `fields` takes otherwise than the frame read it (_one_step_pawns)."""
+        (field, value, …) `fields` takes otherwise than the frame read it (_one_step_pawns). A cut whose
+        candidate would cost more than the beam's bound (_keep) — base: (the cost before the cut, the cost paid
+        back), added as _advance adds them — is left out unless `stepping` (_with_unseen_step
+        judged) and one of its turns laid more cards than it stepped pawns (the turns that step may make)."""
         last = hyp.turns[-1] if hyp.turns else None
         # (the open turn's quiet, reach and again are not part of its identity, but its cuts' costs read them)
         key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
@@ -1316,7 +1359,14 @@ class TurnDecoder:
             cuts = self._memo[key] = self._cuts(last, dict(hyp.piles), before, after, changed)
         results = []
         seconds = self._reach_seconds(interval)
+        bound = self._bound
+        paid, back = base
         for cost, parts, slots, new_piles, undrawn in cuts:
+            total = paid + cost - back
+            if total > bound and not (stepping and self._may_step(last, parts)):
+                # (its candidate would never be kept: _keep; its cost still counts towards the frame's best)
+                self._skipped = min(self._skipped, total)
+                continue
             turns = list(hyp.turns)
             frames = list(hyp.turn_frames)
             if undrawn:
@@ -1337,6 +1387,19 @@ class TurnDecoder:
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
+
+    @staticmethod
+    def _may_step(last: Turn | None, parts: Mapping[int, Turn]) -> bool:
+        """A turn of the cut from the open one on lays more cards than it steps pawns (the only turns
+        _with_unseen_step gives a step)."""
+        for pos, part in parts.items():
+            lays, steps = len(part.lays), len(part.steps)
+            if pos == 0 and last is not None:
+                lays += len(last.lays)
+                steps += len(last.steps)
+            if lays > steps:
+                return True
+        return last is not None and 0 not in parts and len(last.lays) > len(last.steps)
 
     def _cuts(self, last: Turn | None, piles: dict[str, tuple], before: Fields, after: Fields,
               changed: Sequence[FieldKey]) -> list[tuple[float, dict[int, Turn], list[str], tuple]]:

@@ -312,3 +312,34 @@ def test_a_pawn_misread_costs_the_same_to_the_last_bit_whatever_the_process_hash
                            env={**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(root)}).stdout
             for seed in range(1, 9)}
     assert len(seen) == 1, seen
+
+
+def test_the_beams_bound_decodes_the_same():
+    """decoder_keep_bound (session 25: speed) leaves unmade the candidates costing more than decoder_beam kept
+    already: the same beam after every frame as without it (a `sim session` base game with 2 % misreads: cuts
+    with pawn steps unseen, revisions, held misreads)."""
+    import dataclasses
+
+    from simulator.record import SessionOptions, session_truth
+    from tracking.noise import MisreadInjector
+    from tracking.pipeline import SessionFrame
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=77103, fps=1.0, illegal=3,
+                                          max_moves=30, truth_render="none"))
+
+    class Truth:
+        def observe(self, frame):
+            return parse_observation(stream["frames"][frame.index][1])
+
+    def beams(bound: bool) -> list:
+        observer = MisreadInjector(Truth(), 0.02, 77103)
+        decoder = TurnDecoder({"seats": dict(stream["setup"]["seats"]), "game": "keltis"},
+                              dataclasses.replace(TrackingConfig(), decoder_keep_bound=bound))
+        out = []
+        for i, (t, _truth) in enumerate(stream["frames"]):
+            decoder.feed(observer.observe(SessionFrame(i, t)), i, t)
+            out.append([(repr(h.cost), h.table, h.piles, h.turns, h.turn_frames, h.misread) for h in decoder.beam])
+        return out
+
+    bounded = beams(True)
+    assert bounded == beams(False) and len(bounded) > 50
