@@ -96,16 +96,29 @@ def injected_codes(folder: Path) -> list[set[str]]:
     return out
 
 
+def visible_breaks(folder: Path) -> list[dict[str, Any]]:
+    """The injected rule breaks a camera can see (bench/tracking_sessions.break_hidden's rule), each as
+    {"codes": the injected and the engine's codes, "alike": the codes a camera cannot tell from them}."""
+    from tracking_sessions import classify_breaks, stream_of_session
+
+    return [b for b in classify_breaks(stream_of_session(folder)) if b["hidden"] is None]
+
+
 def true_turns(folder: Path) -> int:
     """The visible turns `replay --check` counts, from a plain truth replay (for a replay that failed)."""
     return int((replay(folder, "truth").get("check") or {}).get("true_turns", 0))
 
 
-def score_game(result: dict[str, Any], breaks: list[set[str]], folder: Path | None = None) -> dict[str, Any]:
+def score_game(result: dict[str, Any], breaks: list[set[str]], folder: Path | None = None,
+               shown_breaks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`shown_breaks`: visible_breaks(folder) (None: read from the folder when it is given)."""
+    if shown_breaks is None:
+        shown_breaks = visible_breaks(folder) if folder is not None else []
     if "error" in result:
         print(f"\n  {result['error']}", end="")
         return {"exact": 0, "true": true_turns(folder) if folder else 0, "warned": True, "breaks": len(breaks),
-                "flagged": 0, "final": False, "unusable": {}, "failed": True}
+                "flagged": 0, "visible": len(shown_breaks), "visible_flagged": 0, "final": False, "unusable": {},
+                "failed": True}
     check = result.get("check") or {}
     shown = [w for w in result.get("warnings") or [] if not w.get("withdrawn")]
     codes = Counter(w.get("code") for w in shown)
@@ -115,7 +128,8 @@ def score_game(result: dict[str, Any], breaks: list[set[str]], folder: Path | No
             flagged += 1
     final = check.get("final_totals")
     return {"exact": check.get("exact", 0), "true": check.get("true_turns", 0),
-            "warned": bool(shown), "breaks": len(breaks), "flagged": flagged,
+            "warned": bool(shown), "breaks": len(breaks), "flagged": flagged, "visible": len(shown_breaks),
+            "visible_flagged": sum(1 for b in shown_breaks if any(codes[c] for c in b["codes"] | b["alike"])),
             "final": None if final is None else bool(final.get("match")),
             "unusable": result.get("unusable_frames") or {}}
 
@@ -577,7 +591,7 @@ def print_results(rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
         print(f"\n{name}:" + (f" ({failed} replays failed: counted as no turn exact, warned, final wrong)"
                                if failed else ""))
         print(f"  {'kind':6} {'visible turns exact':>22} {'legal games warned':>22} {'breaks flagged':>20} "
-              f"{'final scores right':>22}")
+              f"{'visible breaks flagged':>22} {'final scores right':>22}")
         everything = [g for games in by_kind.values() for g in games]
         for kind, games in [*by_kind.items(), ("all", everything)]:
             legal = [g for g in games if not g["breaks"]]
@@ -585,6 +599,7 @@ def print_results(rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
             print(f"  {kind:6} {pct(sum(g['exact'] for g in games), sum(g['true'] for g in games)):>22} "
                   f"{pct(sum(g['warned'] for g in legal), len(legal)):>22} "
                   f"{pct(sum(g['flagged'] for g in games), sum(g['breaks'] for g in games)):>20} "
+                  f"{pct(sum(g.get('visible_flagged', 0) for g in games), sum(g.get('visible', 0) for g in games)):>22} "
                   f"{pct(sum(bool(g['final']) for g in ended), len(ended)):>22}")
 
 
