@@ -18,7 +18,14 @@ for every kind. Printed per kind × rate × noise: visible turns exact, legal ga
 injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
 camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
 extra card drawn from the draw pile, a card-game card in another colour's row, a second card played onto
-its twin, two pawn stones over a clover), final scores right, and
+its twin, two pawn stones over a clover), then "visible breaks flagged" (session 25): breaks counted apart by
+break_hidden's rule — a break is visible when no legal play explains the table as a reader reads it
+(FORMATS §2's fields, not hands nor the draw pile's size), which also counts apart a play by the next
+seat while the seat before still owed a draw ("a skipped draw": it drew from the draw pile, unseen)
+and a second card covered within one reading ("covered unseen") — and a break flagged also by a code
+the camera cannot tell from the injected one (same_to_a_camera: a second play by the seat whose turn
+just ended, its draw between unseen, is "out-of-turn" or "two-cards"); "breaks flagged" is kept as it
+was. Then final scores right, and
 the tracker's time per frame that took a settled state (median / p99) and per frame overall.
 --cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
 """
