@@ -18,7 +18,14 @@ for every kind. Printed per kind × rate × noise: visible turns exact, legal ga
 injected breaks flagged (a warning of the injected code on that turn or a neighbour; breaks no
 camera can see counted apart: the turn left no trace, "out of turn" as the very first move, an
 extra card drawn from the draw pile, a card-game card in another colour's row, a second card played onto
-its twin, two pawn stones over a clover), final scores right, and
+its twin, two pawn stones over a clover), then "visible breaks flagged" (session 25): breaks counted apart by
+break_hidden's rule — a break is visible when no legal play explains the table as a reader reads it
+(FORMATS §2's fields, not hands nor the draw pile's size), which also counts apart a play by the next
+seat while the seat before still owed a draw ("a skipped draw": it drew from the draw pile, unseen)
+and a second card covered within one reading ("covered unseen") — and a break flagged also by a code
+the camera cannot tell from the injected one (same_to_a_camera: a second play by the seat whose turn
+just ended, its draw between unseen, is "out-of-turn" or "two-cards"); "breaks flagged" is kept as it
+was. Then final scores right, and
 the tracker's time per frame that took a settled state (median / p99) and per frame overall.
 --cache DIR keeps each game's truth stream (pickled) so runs after the first skip the simulator.
 """
@@ -186,37 +193,201 @@ def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live:
     injected = flagged = invisible = 0
     missed: Counter = Counter()
     missed_at: list[dict[str, Any]] = []   # (for --why: the injected move, the tracked turns near it)
-    for line, k in zip(stream["events"], turn_of_event):
+    breaks: list[dict[str, Any]] = []      # every injected break: its code, why no camera sees it, flagged
+    for j, (line, k) in enumerate(zip(stream["events"], turn_of_event)):
         if not line.get("injected"):
             continue
         code = line.get("expected_code")
         move = line.get("move") or {}
-        if (not visible(true_sigs[k]) or (k == 0 and code == "out-of-turn")
-                or (code == "two-cards" and _traceless_discard(stream, line, turn_lines.get(k, [])))
-                or (code == "two-steps" and _clover_between(stream, line))
-                or (move.get("move") == "draw" and move.get("from") == "pile")
-                or (stream["setup"]["game"] == "keltis-card" and code == "wrong-colour")):
-            # no camera sees it: the turn left no trace, the first player is chosen at the table, a
-            # card drawn from the draw pile, a card-game card in another colour's row (FORMATS §2
-            # rows carry values only), a second card played where one of the two went onto its twin
-            # (the pile reads as before: the camera sees one card played), a pawn two stones on over
-            # a clover (a step onto the clover and the clover's step look the same) — counted apart, as
-            # tracking.synth.judge_invisible does
+        hidden = break_hidden(stream, j, true_sigs[k], k, turn_lines.get(k, []))
+        near_at = aligned.get(k)
+        near = {near_at - 1, near_at, near_at + 1} if near_at is not None else set()
+        near_codes = sorted({c for m in near if 0 <= m < len(groups) for i in groups[m] for c in by_move.get(i + 1, ())})
+        hit = code in near_codes
+        # (the figure "visible breaks flagged" also takes a code the camera cannot tell from the injected one)
+        alike = bool(same_to_a_camera(stream, j) & set(near_codes))
+        breaks.append({"code": code, "frame": line.get("frame"), "seat": line.get("seat"), "hidden": hidden,
+                       "old_hidden": hidden in OLD_HIDDEN, "flagged": hit or alike, "strict": hit,
+                       "near_codes": near_codes})
+        if hidden in OLD_HIDDEN:
+            # the figure "breaks flagged" as before session 25: these reasons counted apart
             invisible += 1
             continue
         injected += 1
-        j = aligned.get(k)
-        near = {j - 1, j, j + 1} if j is not None else set()
-        if any(code in by_move.get(i + 1, set()) for m in near if 0 <= m < len(groups) for i in groups[m]):
+        if hit:
             flagged += 1
         else:
             missed[code] += 1
             missed_at.append({"code": code, "move": move, "frame": line.get("frame"), "true_turn": k,
+                              "hidden": hidden,
                               "tracked": [(m, tracked_sigs[m], sorted({c for i in groups[m] for c in by_move.get(i + 1, ())}))
                                           for m in sorted(near) if 0 <= m < len(groups)]})
+    shown = [b for b in breaks if b["hidden"] is None]
     return {"check": check, "warnings": live, "withdrawn": 0, "missed_at": missed_at,
             "injected": injected, "flagged": flagged, "invisible": invisible, "missed_codes": dict(missed),
+            "breaks": breaks, "visible": len(shown), "visible_flagged": sum(b["flagged"] for b in shown),
+            "visible_missed_codes": dict(Counter(b["code"] for b in shown if not b["flagged"])),
             "final_match": totals == stream["final"]["totals"]}
+
+
+#: Why no camera sees an injected break (break_hidden's reasons). The first six were counted apart
+#: before session 25 (the figure "breaks flagged" keeps them so); "a skipped draw" came with the
+#: figure "visible breaks flagged", which counts apart every reason here.
+OLD_HIDDEN = frozenset({"no trace", "first player chosen at the table", "onto its twin", "draw pile",
+                        "card colour", "over a clover"})
+HIDDEN_REASONS = (*sorted(OLD_HIDDEN), "a skipped draw", "covered unseen")
+
+
+def break_hidden(stream: dict[str, Any], j: int, true_sig: dict[str, Any], k: int,
+                 turn_lines: list[dict[str, Any]]) -> str | None:
+    """Why no camera can see the injected break of stream["events"][j] (None: it can).
+
+    The rule: a break is visible when the table as a reader reads it (FORMATS §2's fields: pawns,
+    tiles, rows, wish stones, wish cards, points rows, discard-pile tops — not the hands, and not the
+    draw pile's size, which no reader counts) cannot be explained by legal play. It can be when
+    - "no trace": the turn of the break changed no field of the table (a draw-count draw from the
+      draw pile instead of a play, a card drawn back from one's own discard between two readings, ...);
+    - "first player chosen at the table": an "out of turn" play as the very first move;
+    - "onto its twin": a second card discarded onto its twin (the pile reads as before);
+    - "draw pile": any card drawn from the draw pile (hidden cards, an uncounted pile);
+    - "card colour": a card-game card in another colour's row (FORMATS §2 rows carry values only);
+    - "over a clover": a pawn two stones on over a clover (a step onto the clover and its step);
+    - "a skipped draw": a play by the next seat while the seat before still owed its draw (an
+      "out-of-turn" discard, the card game's "draw-count" lay): the table reads as that seat drawing
+      from the draw pile, unseen, and the next seat's turn — a legal game;
+    - "covered unseen": a second card ("two-cards", a pair for no wish card) discarded onto a pile
+      together with another card of the turn within one reading: the camera reads one card discarded.
+    The figure "visible breaks flagged" also takes the codes `same_to_a_camera` names as flagging a break.
+    """
+    line = stream["events"][j]
+    code = line.get("expected_code")
+    move = line.get("move") or {}
+    if not visible(true_sig):
+        return "no trace"
+    if k == 0 and code == "out-of-turn":
+        return "first player chosen at the table"
+    if code == "two-cards" and _traceless_discard(stream, line, turn_lines):
+        return "onto its twin"
+    if code == "two-steps" and _clover_between(stream, line):
+        return "over a clover"
+    if move.get("move") == "draw" and move.get("from") == "pile":
+        return "draw pile"
+    if stream["setup"]["game"] == "keltis-card" and code == "wrong-colour":
+        return "card colour"
+    if code in ("out-of-turn", "draw-count") and move.get("move") in ("discard", "lay") and j > 0:
+        before = stream["events"][j - 1]
+        last = (before.get("move") or {}).get("move")
+        seats = list(stream["setup"]["seats"])
+        seat, previous = line.get("seat"), before.get("seat")
+        # (the card game's "draw-count" play by the next seat: the seat before drew fewer than it owed)
+        if (previous in seats and seat in seats and seat != previous and (last != "draw" or code == "draw-count")
+                and seats[(seats.index(previous) + 1) % len(seats)] == seat):
+            return "a skipped draw"
+    if code in ("two-cards", "no-wish-card") and _covered_unseen(stream, j, turn_lines):
+        return "covered unseen"
+    return None
+
+
+def classify_breaks(stream: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each injected break of a game's truth stream: {"codes": its code and the engine's, "hidden": why
+    no camera sees it (break_hidden) or None, "alike": the codes a camera cannot tell from it}."""
+    true_sigs, _ = true_signatures_of_session(MemorySession(stream))
+    turn_of_event: list[int] = []
+    seat, k = None, -1
+    for line in stream["events"]:
+        if line.get("seat") != seat:
+            k += 1
+            seat = line.get("seat")
+        turn_of_event.append(k)
+    turn_lines: dict[int, list[dict[str, Any]]] = {}
+    for line, k in zip(stream["events"], turn_of_event):
+        turn_lines.setdefault(k, []).append(line)
+    out = []
+    for j, (line, k) in enumerate(zip(stream["events"], turn_of_event)):
+        if line.get("injected"):
+            codes = {v.get("code") for v in line.get("violations", []) if isinstance(v, dict) and v.get("code")}
+            out.append({"codes": codes | {line.get("expected_code")},
+                        "hidden": break_hidden(stream, j, true_sigs[k], k, turn_lines.get(k, [])),
+                        "alike": same_to_a_camera(stream, j)})
+    return out
+
+
+def stream_of_session(folder: Path) -> dict[str, Any]:
+    """A recorded session folder (its truth files) as the truth stream session_truth gives."""
+    from camera.session import open_session
+
+    session = open_session(folder)
+    info = json.loads((Path(folder) / "session.json").read_text())
+    frames: list[tuple[float, dict[str, Any]]] = [(0.0, {"usable": False})] * (max((r.index for r in session), default=-1) + 1)
+    for ref in session:
+        frames[ref.index] = (ref.t, session.truth(ref) or {"usable": False})
+    lines = session.events()
+    return {"setup": {k: info.get(k) for k in ("game", "board", "seats", "rules")}, "frames": frames,
+            "events": [x for x in lines if "final" not in x],
+            "final": next((x["final"] for x in lines if "final" in x), None)}
+
+
+def _covered_unseen(stream: dict[str, Any], j: int, turn_lines: list[dict[str, Any]]) -> bool:
+    """Did the break's extra card go onto a discard pile together with another card of the same turn
+    within one reading (a pair onto one pile, or two discards onto one pile between two frames), so
+    that the camera reads one card discarded there — as many cards as a turn plays?"""
+    line = stream["events"][j]
+    move = line.get("move") or {}
+    piles = _discard_piles(move)
+    if move.get("move") == "discard-pair" and len(piles) == 2 and piles[0] == piles[1]:
+        return True
+    return any(other is not line and other.get("frame") == line.get("frame")
+               and set(_discard_piles(other.get("move") or {})) & set(piles) for other in turn_lines)
+
+
+def _discard_piles(move: dict[str, Any]) -> list[str]:
+    """The discard piles a true move puts cards on (board game: its colour; card game: each card's)."""
+    from engine.cards import parse_card
+
+    kind = move.get("move")
+    if kind not in ("discard", "tile-discard", "discard-pair"):
+        return []
+    if "colour" in move:
+        return [str(move["colour"])]
+    cards = move.get("cards") if kind == "discard-pair" else [move.get("card")]
+    out = []
+    for text in cards or []:
+        card = parse_card(str(text))
+        out.append(card.colour or "points")
+    return out
+
+
+def same_to_a_camera(stream: dict[str, Any], j: int) -> set[str]:
+    """The codes a camera cannot tell from the injected one of stream["events"][j]: a second play by
+    the seat whose own turn just ended is "out-of-turn" to the engine when its draw came first and
+    "two-cards" when it came after — the same table when that draw left no reading between the two
+    plays (drawn from the draw pile, off a card's twin, or shown first in the reading of the play)."""
+    events = stream["events"]
+    line = events[j]
+    code = line.get("expected_code")
+    if code not in ("out-of-turn", "two-cards") or j == 0 or events[j - 1].get("seat") != line.get("seat"):
+        return set()
+    k = j - 1
+    while k >= 0 and events[k].get("seat") == line.get("seat"):
+        move = events[k].get("move") or {}
+        if move.get("move") == "draw" and move.get("from") not in (None, "pile") \
+                and events[k].get("frame") != line.get("frame") and _top_changed(stream, events[k]):
+            return set()       # the draw showed in a reading before the play: the order is seen
+        k -= 1
+    return {"out-of-turn", "two-cards"} - {code}
+
+
+def _top_changed(stream: dict[str, Any], line: dict[str, Any]) -> bool:
+    """Does the draw's pile read otherwise in the draw's first frame than in the usable frame before?"""
+    frame, pile = line.get("frame"), (line.get("move") or {}).get("from")
+    if frame is None:
+        return False
+    frames = stream["frames"]
+    after = (frames[int(frame)][1].get("discard_tops") or {}).get(pile)
+    for i in range(int(frame) - 1, -1, -1):
+        if frames[i][1].get("usable"):
+            return (frames[i][1].get("discard_tops") or {}).get(pile) != after
+    return True
 
 
 def _traceless_discard(stream: dict[str, Any], injected: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
@@ -463,6 +634,10 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "legal": len(legal), "legal_warned": sum(1 for r in legal if r["warnings"]),
                     "injected": sum(r["injected"] for r in results), "flagged": sum(r["flagged"] for r in results),
                     "invisible": sum(r["invisible"] for r in results), "not_flagged": dict(missed),
+                    "visible": sum(r["visible"] for r in results),
+                    "visible_flagged": sum(r["visible_flagged"] for r in results),
+                    "visible_not_flagged": dict(sum((Counter(r["visible_missed_codes"]) for r in results), Counter())),
+                    "hidden": dict(Counter(b["hidden"] for r in results for b in r["breaks"] if b["hidden"])),
                     "final_right": sum(1 for r in results if r["final_match"]),
                     "state_ms_median": 1000 * statistics.median(st) if st else None,
                     "state_ms_p99": 1000 * _pct(st, 0.99) if st else None,
@@ -483,17 +658,22 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
     print(f"seeds {args.seed0}–{args.seed0 + args.games - 1} per kind ({args.games} games, rule breaks injected in "
           f"{sum(1 for i in range(args.games) if i % 2)}: {args.illegal} each)")
     print(f"{'kind':5s} {'rate':>6s} {'noise':>5s}  {'visible turns exact':>24s}  {'games exact':>11s}  "
-          f"{'legal warned':>12s}  {'breaks flagged':>18s}  {'final right':>11s}  {'ms/state med/p99':>16s}")
+          f"{'legal warned':>12s}  {'breaks flagged':>18s}  {'visible breaks flagged':>22s}  {'final right':>11s}  "
+          f"{'ms/state med/p99':>16s}")
     for r in rows:
         share = r["exact"] / r["turns"] if r["turns"] else 1.0
         fl = r["flagged"] / r["injected"] if r["injected"] else 1.0
+        vfl = r["visible_flagged"] / r["visible"] if r["visible"] else 1.0
         rate = f"1/{1 / r['fps']:g}s"
         print(f"{r['kind']:5s} {rate:>6s} {r['noise']:5.0%}  {r['exact']:5d}/{r['turns']:5d} = {share:7.2%}  "
               f"{r['games_all_exact']:5d}/{r['games']:<5d}  {r['legal_warned']:5d}/{r['legal']:<6d}  "
-              f"{r['flagged']:4d}/{r['injected']:<4d}= {fl:6.1%}  {r['final_right']:5d}/{r['games']:<5d}  "
+              f"{r['flagged']:4d}/{r['injected']:<4d}= {fl:6.1%}  "
+              f"{r['visible_flagged']:8d}/{r['visible']:<4d}= {vfl:6.1%}  {r['final_right']:5d}/{r['games']:<5d}  "
               f"{r['state_ms_median']:6.2f}/{r['state_ms_p99']:6.2f}")
         if r["not_flagged"]:
             print(f"{'':20s}not flagged: {r['not_flagged']}; not visible to a camera: {r['invisible']}")
+        if r["visible_not_flagged"] or r["hidden"]:
+            print(f"{'':20s}visible, not flagged: {r['visible_not_flagged']}; hidden: {r['hidden']}")
     print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
           f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
     print(f"per settled state, CPU time of the tracking thread (not counting time other processes took): "
