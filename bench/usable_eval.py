@@ -19,7 +19,9 @@ import json
 import pickle
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -47,43 +49,53 @@ def _frame(folder: Path, entry: dict, cache: Path | None) -> dict:
     return out
 
 
+def judged_frames(folders: list[str], cache: str | None) -> Iterator[tuple[str, dict, Any, Any]]:
+    """Each frame of the folders, registered and judged as the usable stage judges it: (name "FOLDER/INDEX", the
+    frame (`_frame`), the usable model or None where the frame does not register, the verdict)."""
+    from engine.board import bundled_board
+    from vision import usable as U
+    from vision.components import load_components
+
+    cache_dir = Path(cache) if cache else None
+    if cache_dir:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    components = load_components(None)
+    cfg = U.DEFAULT_CONFIG
+    for folder in map(Path, folders):
+        for line in open(folder / "index.jsonl", encoding="utf-8"):
+            entry = json.loads(line)
+            f = _frame(folder, entry, cache_dir)
+            t = f["truth"]
+            name = f"{folder.name}/{entry['index']}"
+            if not f["reg"].ok:
+                yield name, f, None, U.judge_usable(cfg, None, f["small"])
+                continue
+            board = bundled_board(t["board"]) if f["game"] == "keltis" and t.get("board") else None
+            # the seats in play, as eval gives them to the reader
+            table = t if t.get("seats") else (t.get("table") or {})
+            model = U.build_usable_model(cfg, f["cal"], f["reg"], board, components,
+                                         players=tuple(table.get("seats") or ()) or None)
+            yield name, f, model, U.judge_small(cfg, model, f["small"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--cache", default=None)
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args(argv)
-    from engine.board import bundled_board
-    from vision import usable as U
-    from vision.components import load_components
-
-    cache = Path(args.cache) if args.cache else None
-    if cache:
-        cache.mkdir(parents=True, exist_ok=True)
-    components = load_components(None)
-    cfg = U.DEFAULT_CONFIG
     rows = []
-    for folder in map(Path, args.folders):
-        for line in open(folder / "index.jsonl", encoding="utf-8"):
-            entry = json.loads(line)
-            f = _frame(folder, entry, cache)
-            t = f["truth"]
-            row = dict(name=f"{folder.name}/{entry['index']}", game=f["game"], usable=bool(t["usable"]),
-                       reason=t.get("reason"), hands=[h.get("seat") for h in t.get("hands") or []],
-                       drawn=[(h["seat"], h["moving"], round(h.get("over_play_mm2", 0.0)))
-                              for h in (t["render"].get("hands") or []) if h.get("in_view")])
-            if not f["reg"].ok:
-                v = U.judge_usable(cfg, None, f["small"])
-                row.update(read=False, read_reason=v.reason or "no-board", read_hands=None)
-            else:
-                board = bundled_board(t["board"]) if f["game"] == "keltis" and t.get("board") else None
-                # the seats in play, as eval gives them to the reader
-                table = t if t.get("seats") else (t.get("table") or {})
-                model = U.build_usable_model(cfg, f["cal"], f["reg"], board, components,
-                                             players=tuple(table.get("seats") or ()) or None)
-                v = U.judge_small(cfg, model, f["small"])
-                row.update(read=v.usable, read_reason=v.reason, read_hands=v.hands)
-            rows.append(row)
+    for name, f, _model, v in judged_frames(args.folders, args.cache):
+        t = f["truth"]
+        row = dict(name=name, game=f["game"], usable=bool(t["usable"]),
+                   reason=t.get("reason"), hands=[h.get("seat") for h in t.get("hands") or []],
+                   drawn=[(h["seat"], h["moving"], round(h.get("over_play_mm2", 0.0)))
+                          for h in (t["render"].get("hands") or []) if h.get("in_view")])
+        if not f["reg"].ok:
+            row.update(read=False, read_reason=v.reason or "no-board", read_hands=None)
+        else:
+            row.update(read=v.usable, read_reason=v.reason, read_hands=v.hands)
+        rows.append(row)
 
     def seat_right(r: dict) -> bool:
         return r["read_hands"] is not None and sorted(map(str, r["read_hands"])) == sorted(r["hands"])

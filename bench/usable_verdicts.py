@@ -28,40 +28,23 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
     import numpy as np
 
-    from bench.usable_eval import _frame
-    from engine.board import bundled_board
+    from bench.usable_eval import judged_frames
     from vision import usable as U
-    from vision.components import load_components
 
-    cache = Path(args.cache) if args.cache else None
-    if cache:
-        cache.mkdir(parents=True, exist_ok=True)
-    components = load_components(None)
     cfg = U.DEFAULT_CONFIG
     out = {}
-    for folder in map(Path, args.folders):
-        for line in open(folder / "index.jsonl", encoding="utf-8"):
-            entry = json.loads(line)
-            f = _frame(folder, entry, cache)
-            t = f["truth"]
-            digest = None
-            if not f["reg"].ok:
-                v = U.judge_usable(cfg, None, f["small"])
-            else:
-                board = bundled_board(t["board"]) if f["game"] == "keltis" and t.get("board") else None
-                table = t if t.get("seats") else (t.get("table") or {})
-                model = U.build_usable_model(cfg, f["cal"], f["reg"], board, components,
-                                             players=tuple(table.get("seats") or ()) or None)
-                v = U.judge_small(cfg, model, f["small"])
-                px = U.not_table_pixels(cfg, model, f["small"], dark_ok=cfg.dark_arms)
-                if px.mask is not None:
-                    n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(px.mask, 8, cv2.CV_32S,
-                                                                                          cv2.CCL_BBDT)
-                    keep, feats = U.region_features(cfg, model, px, labels, stats, n)
-                    digest = hashlib.md5(px.mask.tobytes() + px.hull.tobytes() + px.edge_zone.tobytes()
-                                         + np.asarray(keep).tobytes() + feats.tobytes()).hexdigest()
-            out[f"{folder.name}/{entry['index']}"] = [digest, v.usable, v.reason, v.hands, v.anomaly_mm2, v.gain,
-                                                     None if v.arm_mask is None else int(v.arm_mask.sum())]
+    for name, f, model, v in judged_frames(args.folders, args.cache):
+        digest = None
+        if model is not None:
+            px = U.not_table_pixels(cfg, model, f["small"], dark_ok=cfg.dark_arms)
+            if px.mask is not None:
+                n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(px.mask, 8, cv2.CV_32S,
+                                                                                      cv2.CCL_BBDT)
+                keep, feats = U.region_features(cfg, model, px, labels, stats, n)
+                digest = hashlib.md5(px.mask.tobytes() + px.hull.tobytes() + px.edge_zone.tobytes()
+                                     + np.asarray(keep).tobytes() + feats.tobytes()).hexdigest()
+        out[name] = [digest, v.usable, v.reason, v.hands, v.anomaly_mm2, v.gain,
+                     None if v.arm_mask is None else int(v.arm_mask.sum())]
     Path(args.out).write_text(json.dumps(out, indent=0), encoding="utf-8")
     print(f"{len(out)} frames written to {args.out}")
     return 0
