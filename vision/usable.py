@@ -179,6 +179,20 @@ class UsableConfig:
     hand_gap_mm: float = 40.0
     hand_toward: float = 0.85
     sleeve_len_mm: float = 320.0
+    # ... or the hand is found beyond the sleeve's tip at a lower contrast: skin as pale as light wood sits under the
+    # table's colour thresholds (at their clamps where the grain spreads the ring) but still off the table by about
+    # half of them (session 26: nwnz 83006 frames 12, 67). A sleeve the classifier scores at least `hand_find_p`
+    # (under its threshold), as long as `sleeve_len_mm` and with its tip within `hand_gap_mm` of the play area is
+    # grown from its tip into the pixels off the table by `hand_weak` of the thresholds, within `hand_reach_mm` of
+    # the tip (a hand's length) and off the board and every other region (hysteresis, as an edge detector
+    # follows a weak edge from a strong one); when that grown hand covers `hand_over_min_mm2` of the play area the
+    # sleeve is an arm. Weak pixels alone never start a region: the grain and a lamp's fall-off stay table.
+    hand_hysteresis: bool = True
+    hand_find_p: float = 0.4
+    hand_weak: float = 0.5
+    hand_reach_mm: float = 200.0
+    hand_over_min_mm2: float = 1500.0
+    hand_max_mm2: float = 50000.0       # a hand with its wrist is ~20 000 mm²; grown past this it is the table
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
@@ -250,6 +264,7 @@ class UsableVerdict:
 
 
 _DEBUG = None
+_DEBUG_HAND = None     # scratch: (region, hand mm² in the play area, in all)
 _DEBUG_EXTENT = None   # a list to collect each tried extent's (fill, robust fill) in, for scratch scripts
 
 
@@ -587,6 +602,16 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                          & (feats[:, _TOWARD] >= config.hand_toward)
                          & (np.exp(feats[:, _LENGTH]) * 100.0 >= config.sleeve_len_mm))
             arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold and over[i]]
+            if not arms and config.hand_hysteresis:
+                # (only where nothing rejected the frame yet: a sleeve under the threshold whose hand is pale)
+                for i in np.argsort(-p):
+                    if (p[i] >= config.hand_find_p and p[i] < model.region_net.threshold
+                            and area_in[keep[i]] < config.arm_over_min_mm2
+                            and feats[i, _NEAREST] * 100.0 <= config.hand_gap_mm
+                            and np.exp(feats[i, _LENGTH]) * 100.0 >= config.sleeve_len_mm
+                            and _pale_hand_mm2(config, model, px, labels, stats, keep[i]) >= config.hand_over_min_mm2):
+                        arms = [keep[i]]
+                        break
             if _DEBUG is not None:
                 _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]),
                                    area_in=float(area_in[k])) for k, f, q in zip(keep, feats, p))
@@ -642,6 +667,50 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
+
+
+def _pale_hand_mm2(config: UsableConfig, model: UsableModel, px: "TablePixels", labels: Any, stats: Any,
+                   k: int) -> float:
+    """mm² of the play area covered by the pale hand beyond region `k`'s tip (`hand_hysteresis`): the pixels off
+    the table by `hand_weak` of its thresholds, within `hand_reach_mm` of the tip, off the board and every other
+    region, connected to region `k` through such pixels."""
+    import cv2
+    import numpy as np
+
+    sh, sw = labels.shape
+    x, y, w, h = (int(v) for v in stats[k, :4])
+    sel = labels[y:y + h, x:x + w] == k
+    # the tip: the region's pixel nearest the middle of the table (an arm reaches toward it, the hand beyond its
+    # end; the pixel nearest the play area may lie on the sleeve's side where it runs along a seat area)
+    mx, my = model.middle_px
+    yy, xx = np.nonzero(sel)
+    j = int(np.argmin((xx + x - mx) ** 2 + (yy + y - my) ** 2))
+    ty, tx = y + int(yy[j]), x + int(xx[j])
+    # (a box around the tip that holds every pixel within reach: the smallest pixel near the tip bounds the scale)
+    r = int(np.ceil(config.hand_reach_mm / max(float(np.sqrt(model.area[ty, tx])) * 0.5, 1e-3)))
+    y0, y1, x0, x1 = max(min(ty - r, y), 0), min(max(ty + r + 1, y + h), sh), max(min(tx - r, x), 0), \
+        min(max(tx + r + 1, x + w), sw)
+    lab = labels[y0:y1, x0:x1]
+    thr_c, thr_l = px.thresholds
+    wc, wl = config.hand_weak * thr_c, config.hand_weak * thr_l
+    weak = (px.chroma2[y0:y1, x0:x1] > wc * wc) | (px.lum[y0:y1, x0:x1] > wl)
+    d = model.mm[y0:y1, x0:x1] - model.mm[ty, tx]
+    zone = weak & (lab == 0) & (px.hull[y0:y1, x0:x1] > 0) & (d[..., 0] ** 2 + d[..., 1] ** 2
+                                                              <= config.hand_reach_mm ** 2)
+    if model.board_mask is not None:
+        zone &= ~model.board_mask[y0:y1, x0:x1]
+    # (the seed widened by 2 px: between a dark sleeve and a paler hand the blurred picture passes through the
+    # table's brightness, a one-pixel seam that would part them)
+    seed = cv2.dilate((lab == k).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    n, comp = cv2.connectedComponents((zone | seed).astype(np.uint8), connectivity=8)
+    ids = np.unique(comp[seed])
+    grown = zone & np.isin(comp, ids[ids > 0])
+    area_in = model.area_in.reshape(sh, sw)[y0:y1, x0:x1]
+    total = float(model.area[y0:y1, x0:x1][grown].sum())
+    if _DEBUG_HAND is not None:
+        _DEBUG_HAND.append((k, float(area_in[grown].sum()), total))
+    # (grown past a hand's size: the weak pixels are the table's own shading — a lamp's pool, its fall-off)
+    return float(area_in[grown].sum()) if total <= config.hand_max_mm2 else 0.0
 
 
 @dataclass(frozen=True, eq=False)
