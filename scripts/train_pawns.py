@@ -61,8 +61,9 @@ def render(args: argparse.Namespace) -> int:
         edit = None
         if args.crowded and r.random() < args.crowded:
             seed = r.randrange(1 << 30)
-            edit = lambda obs, board, seed=seed: crowded_observation(obs, board, random.Random(seed),
-                                                                     first_row=args.first_row)
+            rounds = tuple(args.rounds) if args.rounds else None
+            edit = lambda obs, board, seed=seed, rounds=rounds: crowded_observation(
+                obs, board, random.Random(seed), first_row=args.first_row, rounds=rounds)
         jpeg, truth = render_single(spec, edit=edit)
         if not truth["usable"]:
             continue
@@ -79,11 +80,14 @@ CROWD_MAX = 5   # pawns a path stone is given at most by crowded_observation
 FIRST_ROW_SHARE = 0.25
 
 
-def crowded_observation(obs, board, rng: random.Random, first_row: float = FIRST_ROW_SHARE):
+def crowded_observation(obs, board, rng: random.Random, first_row: float = FIRST_ROW_SHARE,
+                        rounds: tuple[int, int] | None = None):
     """The observation with pawns moved together (the stones the reader gets wrong: 2-5 pawns on one
     stone, two small pawns of one player, pawns on the start's first row beside the crowd): a few
     target stones without a tile each take 1-3 pawns from elsewhere (the start crowd included), half
-    of the time small pawns of one player. Each player keeps its pawns; only where they stand moves."""
+    of the time small pawns of one player. Each player keeps its pawns; only where they stand moves.
+    `rounds` (lo, hi): that many target draws, uniform (None: session 19's draw of 1-3, so its seeds render
+    as before); more rounds build more stones of 3-5 pawns, the class the net misses most (session 26)."""
     from dataclasses import replace
 
     from engine.observation import PawnObservation
@@ -94,7 +98,8 @@ def crowded_observation(obs, board, rng: random.Random, first_row: float = FIRST
     first = [s for s in path if s.row == 1]
     if not pawns or not path:
         return obs
-    for _ in range(rng.choice((1, 2, 2, 3))):
+    n_rounds = rng.choice((1, 2, 2, 3)) if rounds is None else rng.randint(rounds[0], rounds[1])
+    for _ in range(n_rounds):
         on = {}
         for p in pawns:
             on[p.stone] = on.get(p.stone, 0) + 1
@@ -649,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the game's progress drawn from [0, EARLY) instead of [0, 1) (1: as before)")
     r.add_argument("--first-row", type=float, default=FIRST_ROW_SHARE,
                    help="--crowded: share of the crowded targets on a first-row stone (beside the start crowd)")
+    r.add_argument("--rounds", type=int, nargs=2, metavar=("LO", "HI"),
+                   help="--crowded: target stones drawn per frame, uniform in [LO, HI] (default: 1-3 as session 19)")
     f = sub.add_parser("features", help="cut the stone patches of rendered frames")
     f.add_argument("folder")
     f.add_argument("--out", required=True)

@@ -101,3 +101,28 @@ def test_crowded_observation_first_row_share_zero_never_targets_the_first_row():
         rows.update(game.board.stones[p.stone].row for p in out.pawns if p.stone != "start")
         assert Counter((p.player, p.big) for p in out.pawns) == Counter((p.player, p.big) for p in obs.pawns)
     assert rows and rows[1] == 0
+
+
+def test_crowded_observation_more_rounds_build_more_stones_of_three_or_more():
+    """--rounds LO HI (session 26): more target draws a frame give more stones of 3-5 pawns (the class the
+    net misses most) than session 19's 1-3 draws; each player keeps its pawns, at most CROWD_MAX a stone."""
+    import random
+    from collections import Counter
+
+    from simulator.games import Game
+
+    script = _train_pawns_script()
+    game = Game.new("keltis", "nwnz", 4, 11)
+    obs = game.observe()
+
+    def busy(rounds):
+        n = 0
+        for seed in range(40):
+            out = script.crowded_observation(obs, game.board, random.Random(seed), first_row=0.1, rounds=rounds)
+            assert Counter((p.player, p.big) for p in out.pawns) == Counter((p.player, p.big) for p in obs.pawns)
+            on = Counter(p.stone for p in out.pawns if p.stone != "start")
+            assert all(v <= script.CROWD_MAX for v in on.values())
+            n += sum(v >= 3 for v in on.values())
+        return n
+
+    assert busy((4, 7)) > busy(None)
