@@ -64,6 +64,13 @@ class DiscardConfig:
                                      # field joins the table (0: off)
     outline_tries: int = 3           # of each kind this many such pieces read, the likest a whole field first, until
                                      # one shows a pile's middle (the draw pile may be the likest)
+    # piles still missing: a card's border seen on some sides only (the stock as pale as the table beside it on one
+    # side: the field leaks into the table, no piece closes) still draws a frame of a card's size — the border lines
+    # as one thin piece; the card there is read and kept only if its middle shows its kind's picture (as any pile)
+    frame_tries: int = 4             # this many such frames read, those nearest a card's outline first (0: off)
+    frame_max_fill: float = 0.5      # a frame's lines cover at most this much of its turned rectangle (not a blob)
+    frame_kind_min: float = 0.5      # the frame's inside (its middle ~60 %) this much of one missing kind's colour
+    frame_join_px: int = 3           # the lines' gaps up to this many px joined first (a border broken at a corner)
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -402,6 +409,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     area_range = _piece_area_range(config, art, tv.ppm)
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
+    stock_sep = None
     for judged in ("stock", "local"):
         if judged == "local":
             # (the markers' paper is whiter than the stock: only what is whiter than paper is more light)
@@ -414,6 +422,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
         comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
+        if local is None:
+            stock_sep = comp == 0       # (every pixel not a border lies in some piece)
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
@@ -433,7 +443,94 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
+    if piles and stock_sep is not None and config.frame_tries > 0:
+        out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game, piles, view,
+                             stock_sep)
     return out
+
+
+def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                  art: CardArt, cream: Any, model: Any, card_game: bool, piles: set[str], view: Any,
+                  sep: Any) -> list[PileFind]:
+    """Piles of the kinds in `piles` found by a frame of border lines (`sep`: the stock pass's borders in the
+    outline view `view`) of a card's size: a border seen on three sides, the fourth as pale as the table, encloses
+    no piece, but its lines are one thin piece whose turned rectangle is the card's. Each such frame (up to
+    `frame_tries`, the nearest a card's outline first) is named by the colour inside it and read as a placed card;
+    `_read_placed` keeps it only where its middle shows that kind's picture."""
+    import cv2
+    import numpy as np
+
+    p = tv.ppm
+    cw, ch = art.size
+    labels_kinds = {FIELD_KINDS.index(k): k for k in piles}
+    lines = sep.astype(np.uint8)
+    if config.frame_join_px > 1:
+        lines = cv2.dilate(lines, cv2.getStructuringElement(cv2.MORPH_RECT, (config.frame_join_px,) * 2))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    fw, fh = config.field_size_mm
+    lo = (1 - config.size_tolerance) * fw * p       # a frame's box at least a field's short side less the tolerance
+    hi = (1 + config.size_tolerance) * ch * p       # and at most a card's long side and the tolerance
+    cands = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if max(w, h) < lo or max(w, h) > hi * 1.5 or area < 2 * lo:
+            continue
+        ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
+        (cx, cy), (rw, rh), ang = _frame_rect(xs + x, ys + y)
+        short, long_ = sorted((rw, rh))
+        if not _card_sized(config, art.size, short / p, long_ / p) or area > config.frame_max_fill * rw * rh:
+            continue
+        if tv.keep[int(cy), int(cx)] == 0:
+            continue
+        # the inside's colour (the middle ~60 % of the rectangle, clear of the border and the table round it)
+        box = cv2.boxPoints(((cx, cy), (rw * 0.6, rh * 0.6), ang)).astype(np.int32)
+        mask = np.zeros(view.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, box, 1)
+        my, mx = np.nonzero(mask)
+        if my.size == 0:
+            continue
+        lab = table_labels(config, card_config, view[my, mx][None], cream, art)[0]
+        counts = {k: int(np.count_nonzero(lab == i_)) for i_, k in labels_kinds.items()}
+        kind = max(counts, key=counts.get)
+        if counts[kind] < config.frame_kind_min * my.size:
+            continue
+        off = abs(1 - short * long_ / (cw * ch * p * p))
+        theta = ang if rh >= rw else ang + 90.0
+        cands.append((off, kind, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta))
+    out: list[PileFind] = []
+    for _off, kind, centre, theta in sorted(cands, key=lambda c: c[0])[:config.frame_tries]:
+        if kind not in piles:
+            continue
+        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+        if f is not None:
+            out.append(f)
+            piles.discard(kind)
+    return out
+
+
+def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """The turned rectangle whose sides the points (a frame's lines, px) lie on most: a frame seen on two or three
+    sides only has a smaller rectangle round it than its own (cv2.minAreaRect turns to the missing side's
+    diagonal). ((cx, cy), (w, h), angle in degrees, w along the angle: cv2.minAreaRect's convention)."""
+    import numpy as np
+
+    x = xs.astype(np.float64)
+    y = ys.astype(np.float64)
+    best = None
+    for a in np.arange(0.0, 90.0, step_deg):
+        r = math.radians(a)
+        u = x * math.cos(r) + y * math.sin(r)
+        v = -x * math.sin(r) + y * math.cos(r)
+        u0, u1, v0, v1 = u.min(), u.max(), v.min(), v.max()
+        on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= 1.5
+        score = float(np.count_nonzero(on))
+        if best is None or score > best[0]:
+            best = (score, a, u0, u1, v0, v1)
+    _s, a, u0, u1, v0, v1 = best
+    r = math.radians(a)
+    um, vm = (u0 + u1) / 2, (v0 + v1) / 2
+    return ((um * math.cos(r) - vm * math.sin(r), um * math.sin(r) + vm * math.cos(r)),
+            (u1 - u0 + 1, v1 - v0 + 1), float(a))
 
 
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
