@@ -71,6 +71,8 @@ class DiscardConfig:
     frame_max_fill: float = 0.5      # a frame's lines cover at most this much of its turned rectangle (not a blob)
     frame_kind_min: float = 0.5      # the frame's inside (its middle ~60 %) this much of one missing kind's colour
     frame_join_px: int = 3           # the lines' gaps up to this many px joined first (a border broken at a corner)
+    frame_table_fields: float = 4.0  # only for kinds the table itself takes (their colour over this many fields' area
+                                     # of the table view): elsewhere a field stands out from the table by its colour
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -380,14 +382,18 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if kind not in finds or whole > best[kind]:
             finds[kind], best[kind] = f, whole
     if tv.outline is not None and len(finds) < len(allowed):
+        # the kinds whose colour the table itself has (the frame pass looks for those piles only)
+        counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
+        table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
         for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game,
-                                 set(finds)):
+                                 set(finds), table_kinds):
             finds[f.pile] = f
     return list(finds.values())
 
 
 def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
-                    art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str]) -> list[PileFind]:
+                    art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str],
+                    table_kinds: set[str] = frozenset()) -> list[PileFind]:
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
@@ -396,7 +402,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     pieces again with "simply white" and the piece's colour judged against that white: the stock there is
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
-    lose)."""
+    lose). Last, of the kinds still missing whose colour the table itself has (`table_kinds`), piles found by
+    a frame of border lines (_framed_piles)."""
     import dataclasses
 
     import numpy as np
@@ -443,9 +450,9 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
-    if piles and stock_sep is not None and config.frame_tries > 0:
-        out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game, piles, view,
-                             stock_sep)
+    if piles & table_kinds and stock_sep is not None and config.frame_tries > 0:
+        out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
+                             piles & table_kinds, view, stock_sep)
     return out
 
 
@@ -469,11 +476,15 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     n, comp, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
     fw, fh = config.field_size_mm
     lo = (1 - config.size_tolerance) * fw * p       # a frame's box at least a field's short side less the tolerance
+    lo_long = (1 - config.size_tolerance) * fh * p
     hi = (1 + config.size_tolerance) * ch * p       # and at most a card's long side and the tolerance
     cands = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if max(w, h) < lo or max(w, h) > hi * 1.5 or area < 2 * lo:
+        # (a turned card's box: its larger side at least the card's long side, its smaller at least the short one;
+        # a frame on two sides at least holds a long and a short side's pixels)
+        if max(w, h) < lo_long or min(w, h) < lo or max(w, h) > hi * 1.5 or area < lo + lo_long or \
+                area > config.frame_max_fill * w * h:
             continue
         ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
         (cx, cy), (rw, rh), ang = _frame_rect(xs + x, ys + y)
@@ -483,13 +494,13 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if tv.keep[int(cy), int(cx)] == 0:
             continue
         # the inside's colour (the middle ~60 % of the rectangle, clear of the border and the table round it)
-        box = cv2.boxPoints(((cx, cy), (rw * 0.6, rh * 0.6), ang)).astype(np.int32)
-        mask = np.zeros(view.shape[:2], np.uint8)
+        box = cv2.boxPoints(((cx - x, cy - y), (rw * 0.6, rh * 0.6), ang)).astype(np.int32)
+        mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, box, 1)
         my, mx = np.nonzero(mask)
         if my.size == 0:
             continue
-        lab = table_labels(config, card_config, view[my, mx][None], cream, art)[0]
+        lab = table_labels(config, card_config, view[y:y + h, x:x + w][my, mx][None], cream, art)[0]
         counts = {k: int(np.count_nonzero(lab == i_)) for i_, k in labels_kinds.items()}
         kind = max(counts, key=counts.get)
         if counts[kind] < config.frame_kind_min * my.size:
@@ -508,29 +519,29 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     return out
 
 
-def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0) -> tuple[tuple[float, float], tuple[float, float], float]:
+def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0,
+                max_points: int = 400) -> tuple[tuple[float, float], tuple[float, float], float]:
     """The turned rectangle whose sides the points (a frame's lines, px) lie on most: a frame seen on two or three
     sides only has a smaller rectangle round it than its own (cv2.minAreaRect turns to the missing side's
-    diagonal). ((cx, cy), (w, h), angle in degrees, w along the angle: cv2.minAreaRect's convention)."""
+    diagonal). Every turn by `step_deg` tried at once, on at most `max_points` of the points (evenly taken).
+    ((cx, cy), (w, h), angle in degrees, w along the angle: cv2.minAreaRect's convention)."""
     import numpy as np
 
-    x = xs.astype(np.float64)
-    y = ys.astype(np.float64)
-    best = None
-    for a in np.arange(0.0, 90.0, step_deg):
-        r = math.radians(a)
-        u = x * math.cos(r) + y * math.sin(r)
-        v = -x * math.sin(r) + y * math.cos(r)
-        u0, u1, v0, v1 = u.min(), u.max(), v.min(), v.max()
-        on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= 1.5
-        score = float(np.count_nonzero(on))
-        if best is None or score > best[0]:
-            best = (score, a, u0, u1, v0, v1)
-    _s, a, u0, u1, v0, v1 = best
-    r = math.radians(a)
-    um, vm = (u0 + u1) / 2, (v0 + v1) / 2
-    return ((um * math.cos(r) - vm * math.sin(r), um * math.sin(r) + vm * math.cos(r)),
-            (u1 - u0 + 1, v1 - v0 + 1), float(a))
+    k = max(1, xs.size // max_points)
+    x = xs[::k].astype(np.float32)[None, :]
+    y = ys[::k].astype(np.float32)[None, :]
+    a = np.radians(np.arange(0.0, 90.0, step_deg, dtype=np.float32))[:, None]
+    c, s = np.cos(a), np.sin(a)
+    u = x * c + y * s
+    v = y * c - x * s
+    u0, u1 = u.min(1, keepdims=True), u.max(1, keepdims=True)
+    v0, v1 = v.min(1, keepdims=True), v.max(1, keepdims=True)
+    on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= 1.5
+    j = int(np.argmax(on.sum(1)))
+    um, vm = float(u0[j, 0] + u1[j, 0]) / 2, float(v0[j, 0] + v1[j, 0]) / 2
+    cj, sj = float(c[j, 0]), float(s[j, 0])
+    return ((um * cj - vm * sj, um * sj + vm * cj),
+            (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
 
 
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
