@@ -71,6 +71,11 @@ class DiscardConfig:
     frame_max_fill: float = 0.5      # a frame's lines cover at most this much of its turned rectangle (not a blob)
     frame_kind_min: float = 0.5      # the frame's inside (its middle ~60 %) this much of one missing kind's colour
     frame_join_px: int = 3           # the lines' gaps up to this many px joined first (a border broken at a corner)
+    frame_side_min: float = 0.4      # each frame's card moved to its sides' lines seen at refine_ppm, a side taken
+                                     # where its line runs along this much of the side's middle (0: not moved)
+    frame_board_games: bool = False  # the pass in the board games too (dev F82561/21: a board's stones and paths made a
+                                     # card-sized frame read as a green pile, its middle 0.73 like a green card's;
+                                     # the misses it is for were all the card game's points piles)
     frame_table_fields: float = 4.0  # only for kinds the table itself takes (their colour over this many fields' area
                                      # of the table view): elsewhere a field stands out from the table by its colour
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
@@ -450,7 +455,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
-    if piles & table_kinds and stock_sep is not None and config.frame_tries > 0:
+    if piles & table_kinds and stock_sep is not None and config.frame_tries > 0 and \
+            (card_game or config.frame_board_games):
         out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
                              piles & table_kinds, view, stock_sep)
     return out
@@ -491,7 +497,13 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         short, long_ = sorted((rw, rh))
         if not _card_sized(config, art.size, short / p, long_ / p) or area > config.frame_max_fill * rw * rh:
             continue
-        if tv.keep[int(cy), int(cx)] == 0:
+        # where a pile may lie, as an outlined piece must (a row's card just outside its seat's mask is no pile)
+        r_ = int(math.ceil(math.hypot(rw, rh) / 2)) + 1
+        x0, y0 = max(0, int(cx) - r_), max(0, int(cy) - r_)
+        x1, y1 = min(view.shape[1], int(cx) + r_ + 1), min(view.shape[0], int(cy) + r_ + 1)
+        whole = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(whole, cv2.boxPoints(((cx - x0, cy - y0), (rw, rh), ang)).astype(np.int32), 1)
+        if float(tv.keep[y0:y1, x0:x1][whole > 0].mean()) < config.outline_keep:
             continue
         # the inside's colour (the middle ~60 % of the rectangle, clear of the border and the table round it)
         box = cv2.boxPoints(((cx - x, cy - y), (rw * 0.6, rh * 0.6), ang)).astype(np.int32)
@@ -512,11 +524,50 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     for _off, kind, centre, theta in sorted(cands, key=lambda c: c[0])[:config.frame_tries]:
         if kind not in piles:
             continue
+        if config.frame_side_min > 0:
+            centre = _frame_shift(config, card_config, image, registration, art, cream, centre, theta)
         f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
         if f is not None:
             out.append(f)
             piles.discard(kind)
     return out
+
+
+def _frame_shift(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+                 cream: Any, centre: tuple[float, float], theta: float) -> tuple[float, float]:
+    """A frame's card moved to where its border lines lie, seen closer (`refine_ppm`): the outline view places it
+    only to a pixel and a half (~2 mm), too coarse for its numerals. Each side's line is the column (row) of
+    the card cut upright with the most border pixels within `refine_margin_mm` of where it should be, taken
+    only where it runs along `frame_side_min` of the side (a side as pale as the table shows none); the card
+    moves by the mean of the sides' offsets, each way (a missing side's offset is its opposite's)."""
+    import numpy as np
+
+    from .cards import sized_for
+
+    q, m = config.refine_ppm, config.refine_margin_mm
+    w, h = art.size
+    crop = upright_card(image, registration, centre, theta, (w + 2 * m, h), q, m)
+    comp, _stats = _outlined_u8(sized_for(card_config, art.size), crop, cream, q)
+    lines = comp == 0
+    b = card_config.border_mm / 2           # the border's middle, in from the card's edge
+    shift = []
+    for axis, lo_e, hi_e, span in ((1, m + b, m + w - b, (m + 0.2 * h, m + 0.8 * h)),
+                                   (0, m + b, m + h - b, (m + 0.2 * w, m + 0.8 * w))):
+        # axis 1: the left and right sides (columns), counted over the side's middle rows; axis 0: top and bottom
+        a0, a1 = int(span[0] * q), int(span[1] * q)
+        prof = (lines[a0:a1, :] if axis == 1 else lines[:, a0:a1]).sum(axis=0 if axis == 1 else 1)
+        offs = []
+        for e in (lo_e, hi_e):
+            i0, i1 = max(0, int((e - m) * q)), min(prof.size, int((e + m) * q) + 1)
+            if i1 <= i0:
+                continue
+            j = i0 + int(np.argmax(prof[i0:i1]))
+            if prof[j] >= config.frame_side_min * (a1 - a0):
+                offs.append((j + 0.5) / q - e)
+        shift.append(float(np.mean(offs)) if offs else 0.0)
+    du, dv = shift
+    a = math.radians(theta)
+    return (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
 
 
 def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0,
