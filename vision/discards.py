@@ -64,6 +64,20 @@ class DiscardConfig:
                                      # field joins the table (0: off)
     outline_tries: int = 3           # of each kind this many such pieces read, the likest a whole field first, until
                                      # one shows a pile's middle (the draw pile may be the likest)
+    # piles still missing: a card's border seen on some sides only (the stock as pale as the table beside it on one
+    # side: the field leaks into the table, no piece closes) still draws a frame of a card's size — the border lines
+    # as one thin piece; the card there is read and kept only if its middle shows its kind's picture (as any pile)
+    frame_tries: int = 4             # this many such frames read, those nearest a card's outline first (0: off)
+    frame_max_fill: float = 0.5      # a frame's lines cover at most this much of its turned rectangle (not a blob)
+    frame_kind_min: float = 0.5      # the frame's inside (its middle ~60 %) this much of one missing kind's colour
+    frame_join_px: int = 3           # the lines' gaps up to this many px joined first (a border broken at a corner)
+    frame_side_min: float = 0.4      # each frame's card moved to its sides' lines seen at refine_ppm, a side taken
+                                     # where its line runs along this much of the side's middle (0: not moved)
+    frame_board_games: bool = False  # the pass in the board games too (dev F82561/21: a board's stones and paths made a
+                                     # card-sized frame read as a green pile, its middle 0.73 like a green card's;
+                                     # the misses it is for were all the card game's points piles)
+    frame_table_fields: float = 4.0  # only for kinds the table itself takes (their colour over this many fields' area
+                                     # of the table view): elsewhere a field stands out from the table by its colour
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -373,14 +387,18 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if kind not in finds or whole > best[kind]:
             finds[kind], best[kind] = f, whole
     if tv.outline is not None and len(finds) < len(allowed):
+        # the kinds whose colour the table itself has (the frame pass looks for those piles only)
+        counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
+        table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
         for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game,
-                                 set(finds)):
+                                 set(finds), table_kinds):
             finds[f.pile] = f
     return list(finds.values())
 
 
 def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
-                    art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str]) -> list[PileFind]:
+                    art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str],
+                    table_kinds: set[str] = frozenset()) -> list[PileFind]:
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
@@ -389,7 +407,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     pieces again with "simply white" and the piece's colour judged against that white: the stock there is
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
-    lose)."""
+    lose). Last, of the kinds still missing whose colour the table itself has (`table_kinds`), piles found by
+    a frame of border lines (_framed_piles)."""
     import dataclasses
 
     import numpy as np
@@ -402,6 +421,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     area_range = _piece_area_range(config, art, tv.ppm)
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
+    stock_sep = None
     for judged in ("stock", "local"):
         if judged == "local":
             # (the markers' paper is whiter than the stock: only what is whiter than paper is more light)
@@ -414,6 +434,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
         comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
+        if local is None:
+            stock_sep = comp == 0       # (every pixel not a border lies in some piece)
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
@@ -433,7 +455,144 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
+    if piles & table_kinds and stock_sep is not None and config.frame_tries > 0 and \
+            (card_game or config.frame_board_games):
+        out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
+                             piles & table_kinds, view, stock_sep)
     return out
+
+
+def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                  art: CardArt, cream: Any, model: Any, card_game: bool, piles: set[str], view: Any,
+                  sep: Any) -> list[PileFind]:
+    """Piles of the kinds in `piles` found by a frame of border lines (`sep`: the stock pass's borders in the
+    outline view `view`) of a card's size: a border seen on three sides, the fourth as pale as the table, encloses
+    no piece, but its lines are one thin piece whose turned rectangle is the card's. Each such frame (up to
+    `frame_tries`, the nearest a card's outline first) is named by the colour inside it and read as a placed card;
+    `_read_placed` keeps it only where its middle shows that kind's picture."""
+    import cv2
+    import numpy as np
+
+    p = tv.ppm
+    cw, ch = art.size
+    labels_kinds = {FIELD_KINDS.index(k): k for k in piles}
+    lines = sep.astype(np.uint8)
+    if config.frame_join_px > 1:
+        lines = cv2.dilate(lines, cv2.getStructuringElement(cv2.MORPH_RECT, (config.frame_join_px,) * 2))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    fw, fh = config.field_size_mm
+    lo = (1 - config.size_tolerance) * fw * p       # a frame's box at least a field's short side less the tolerance
+    lo_long = (1 - config.size_tolerance) * fh * p
+    hi = (1 + config.size_tolerance) * ch * p       # and at most a card's long side and the tolerance
+    cands = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        # (a turned card's box: its larger side at least the card's long side, its smaller at least the short one;
+        # a frame on two sides at least holds a long and a short side's pixels)
+        if max(w, h) < lo_long or min(w, h) < lo or max(w, h) > hi * 1.5 or area < lo + lo_long or \
+                area > config.frame_max_fill * w * h:
+            continue
+        ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
+        (cx, cy), (rw, rh), ang = _frame_rect(xs + x, ys + y)
+        short, long_ = sorted((rw, rh))
+        if not _card_sized(config, art.size, short / p, long_ / p) or area > config.frame_max_fill * rw * rh:
+            continue
+        # where a pile may lie, as an outlined piece must (a row's card just outside its seat's mask is no pile)
+        r_ = int(math.ceil(math.hypot(rw, rh) / 2)) + 1
+        x0, y0 = max(0, int(cx) - r_), max(0, int(cy) - r_)
+        x1, y1 = min(view.shape[1], int(cx) + r_ + 1), min(view.shape[0], int(cy) + r_ + 1)
+        whole = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(whole, cv2.boxPoints(((cx - x0, cy - y0), (rw, rh), ang)).astype(np.int32), 1)
+        if float(tv.keep[y0:y1, x0:x1][whole > 0].mean()) < config.outline_keep:
+            continue
+        # the inside's colour (the middle ~60 % of the rectangle, clear of the border and the table round it)
+        box = cv2.boxPoints(((cx - x, cy - y), (rw * 0.6, rh * 0.6), ang)).astype(np.int32)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(mask, box, 1)
+        my, mx = np.nonzero(mask)
+        if my.size == 0:
+            continue
+        lab = table_labels(config, card_config, view[y:y + h, x:x + w][my, mx][None], cream, art)[0]
+        counts = {k: int(np.count_nonzero(lab == i_)) for i_, k in labels_kinds.items()}
+        kind = max(counts, key=counts.get)
+        if counts[kind] < config.frame_kind_min * my.size:
+            continue
+        off = abs(1 - short * long_ / (cw * ch * p * p))
+        theta = ang if rh >= rw else ang + 90.0
+        cands.append((off, kind, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta))
+    out: list[PileFind] = []
+    for _off, kind, centre, theta in sorted(cands, key=lambda c: c[0])[:config.frame_tries]:
+        if kind not in piles:
+            continue
+        if config.frame_side_min > 0:
+            centre = _frame_shift(config, card_config, image, registration, art, cream, centre, theta)
+        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+        if f is not None:
+            out.append(f)
+            piles.discard(kind)
+    return out
+
+
+def _frame_shift(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
+                 cream: Any, centre: tuple[float, float], theta: float) -> tuple[float, float]:
+    """A frame's card moved to where its border lines lie, seen closer (`refine_ppm`): the outline view places it
+    only to a pixel and a half (~2 mm), too coarse for its numerals. Each side's line is the column (row) of
+    the card cut upright with the most border pixels within `refine_margin_mm` of where it should be, taken
+    only where it runs along `frame_side_min` of the side (a side as pale as the table shows none); the card
+    moves by the mean of the sides' offsets, each way (a missing side's offset is its opposite's)."""
+    import numpy as np
+
+    from .cards import sized_for
+
+    q, m = config.refine_ppm, config.refine_margin_mm
+    w, h = art.size
+    crop = upright_card(image, registration, centre, theta, (w + 2 * m, h), q, m)
+    comp, _stats = _outlined_u8(sized_for(card_config, art.size), crop, cream, q)
+    lines = comp == 0
+    b = card_config.border_mm / 2           # the border's middle, in from the card's edge
+    shift = []
+    for axis, lo_e, hi_e, span in ((1, m + b, m + w - b, (m + 0.2 * h, m + 0.8 * h)),
+                                   (0, m + b, m + h - b, (m + 0.2 * w, m + 0.8 * w))):
+        # axis 1: the left and right sides (columns), counted over the side's middle rows; axis 0: top and bottom
+        a0, a1 = int(span[0] * q), int(span[1] * q)
+        prof = (lines[a0:a1, :] if axis == 1 else lines[:, a0:a1]).sum(axis=0 if axis == 1 else 1)
+        offs = []
+        for e in (lo_e, hi_e):
+            i0, i1 = max(0, int((e - m) * q)), min(prof.size, int((e + m) * q) + 1)
+            if i1 <= i0:
+                continue
+            j = i0 + int(np.argmax(prof[i0:i1]))
+            if prof[j] >= config.frame_side_min * (a1 - a0):
+                offs.append((j + 0.5) / q - e)
+        shift.append(float(np.mean(offs)) if offs else 0.0)
+    du, dv = shift
+    a = math.radians(theta)
+    return (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
+
+
+def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0,
+                max_points: int = 400) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """The turned rectangle whose sides the points (a frame's lines, px) lie on most: a frame seen on two or three
+    sides only has a smaller rectangle round it than its own (cv2.minAreaRect turns to the missing side's
+    diagonal). Every turn by `step_deg` tried at once, on at most `max_points` of the points (evenly taken).
+    ((cx, cy), (w, h), angle in degrees, w along the angle: cv2.minAreaRect's convention)."""
+    import numpy as np
+
+    k = max(1, xs.size // max_points)
+    x = xs[::k].astype(np.float32)[None, :]
+    y = ys[::k].astype(np.float32)[None, :]
+    a = np.radians(np.arange(0.0, 90.0, step_deg, dtype=np.float32))[:, None]
+    c, s = np.cos(a), np.sin(a)
+    u = x * c + y * s
+    v = y * c - x * s
+    u0, u1 = u.min(1, keepdims=True), u.max(1, keepdims=True)
+    v0, v1 = v.min(1, keepdims=True), v.max(1, keepdims=True)
+    on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= 1.5
+    j = int(np.argmax(on.sum(1)))
+    um, vm = float(u0[j, 0] + u1[j, 0]) / 2, float(v0[j, 0] + v1[j, 0]) / 2
+    cj, sj = float(c[j, 0]), float(s[j, 0])
+    return ((um * cj - vm * sj, um * sj + vm * cj),
+            (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
 
 
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:

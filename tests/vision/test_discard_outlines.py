@@ -79,3 +79,22 @@ def test_no_pile_read_off_a_patch_of_wood_of_a_piles_colour(tmp_path):
     tops, _finds = _piles_of_session_still(tmp_path, _board_game(83006, 3), 42)
     assert tops == {"red": None, "yellow": None, "pink": None, "green": None, "blue": None}
     assert DiscardConfig().symbol_min is not None
+
+
+def test_a_points_pile_whose_border_shows_on_three_sides_only_is_found_by_its_frame(tmp_path, monkeypatch):
+    # card game 83358 (session 25's fresh whole games, dev data since), frame 30: a points card on light wood
+    # that the colours name the points cards' grey; its white border is as pale as the wood on its right side, so
+    # its field is one piece with the table in both passes (main: points P4 read as empty, on every frame of the
+    # game). Its border lines on the other three sides are one thin piece of a card's size: the frame pass reads it
+    import dataclasses
+
+    from vision import reader as reader_mod
+
+    tops, _finds = _piles_of_session_still(tmp_path, _card_game(83358, 3, 0), 30)
+    assert tops == {"red": None, "yellow": None, "pink": "5", "green": None, "blue": "4", "points": "P4"}
+    # the frame pass off (frame_tries 0): main's reading
+    cfg = reader_mod.DEFAULT_READER_CONFIG
+    monkeypatch.setattr(reader_mod, "DEFAULT_READER_CONFIG",
+                        dataclasses.replace(cfg, discards=dataclasses.replace(cfg.discards, frame_tries=0)))
+    tops_off, _ = _piles_of_session_still(tmp_path, _card_game(83358, 3, 0), 30)
+    assert tops_off["points"] is None
