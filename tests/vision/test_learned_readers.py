@@ -373,3 +373,53 @@ def test_tiles_under_big_pawns_keep_the_tile_sets_counts_and_any_misread_is_unde
     for code, count in reader.board.tile_set.items():
         if not code.startswith("wish-"):
             assert got.count(code) == count, (code, got)
+
+
+def test_moved_sampling_maps_shift_by_the_grids_own_spacing():
+    import vision.tilenet as tn
+
+    n, rows, cols = 2, 5, 7
+    yy, xx = np.mgrid[0:rows, 0:cols].astype(np.float32)
+    # an affine view: 1.7 px a sample along the columns, 0.4 px down the rows (a turned, stretched grid)
+    mx = np.concatenate([10 + 1.7 * xx + 0.4 * yy + 100 * i for i in range(n)])
+    my = np.concatenate([20 - 0.3 * xx + 1.2 * yy for _ in range(n)])
+    gx, gy = tn._moved(mx, my, n, rows, cols, 0.5, -0.5)
+    assert np.allclose(gx, mx + 0.5 * 1.7 - 0.5 * 0.4, atol=1e-4)
+    assert np.allclose(gy, my + 0.5 * -0.3 - 0.5 * 1.2, atol=1e-4)
+
+
+def test_an_unsure_points_tile_is_read_again_on_shifted_grids_and_a_sure_one_is_not(monkeypatch):
+    """Session 26: a numeral a few pixels tall reads differently as the 1 mm samples fall; a spot whose first
+    look is unsure (points-2 barely over points-3) takes the average over the grid moved by half a sample, which
+    here says points-3; a sure spot keeps its first look (and its patch is not cut again)."""
+    import vision.tilenet as tn
+
+    k = len(tn.CODES)
+    first = np.full((3, k), -5.0, np.float32)
+    p2, p3, clover = tn.CODES.index("points-2"), tn.CODES.index("points-3"), tn.CODES.index("clover")
+    first[0, p2], first[0, p3] = 1.0, 0.8       # unsure
+    first[1, clover] = 6.0                      # sure
+    first[2, p2] = 6.0                          # sure
+    moved = np.full((1, k), -5.0, np.float32)
+    moved[0, p3] = 2.0                          # the moved grids see a 3
+    cut = []
+
+    def features(maps, _log_norm, *_frame):
+        cut.append(len(maps.spots))
+        return first if maps.shifted else moved
+
+    class Net:
+        def logits(self, x):
+            return x
+
+    monkeypatch.setattr(tn, "tile_features", features)
+    grid = (np.zeros((3, 1), np.float32), np.zeros((3, 1), np.float32))
+    maps = tn.TileMaps(("a", "b", "c"), (1, 1), None, None, np.zeros((3, 1, 1, 3)), None, shifted=(grid,) * 4)
+    tile_set = {"clover": 1, "points-2": 2, "points-3": 1}
+    tiles, _margins = tn.read_spot_tiles(Net(), maps, None, tile_set, config=tn.TileNetConfig(exact_counts=False))
+    assert tiles == {"a": "points-3", "b": "clover", "c": "points-2"}
+    assert cut == [3, 1, 1, 1, 1]               # the first look at all three, four more at the unsure one only
+    off = tn.TileNetConfig(exact_counts=False, second_look_margin=0.0)
+    cut.clear()
+    tiles, _margins = tn.read_spot_tiles(Net(), maps, None, tile_set, config=off)
+    assert tiles["a"] == "points-2" and cut == [3]
