@@ -16,7 +16,9 @@ scripts/train_pawns.py, on patches widened by scripts/train_tiles.py) scores eve
 boards' tile sets and "empty"; only the board's own `tile_set` codes and "empty" are possible
 answers, and every code but the wish tiles is read exactly as often as the tile set has it (those
 tiles never leave the board: `decode_by_counts`). A pawn standing on the tile or a shadow across it
-are in its training data; which of several hidden tiles is which stays a guess from one frame.
+are in its training data; which of several hidden tiles is which stays a guess from one frame. A spot the
+first look leaves unsure is read again on the patch grid moved by half a sample each way (`second_look_margin`):
+a numeral a few pixels tall reads differently as the samples fall, the average is steadier.
 
 Run alone: `python -m vision.tilenet FRAME.jpg --overlay out.jpg`.
 """
