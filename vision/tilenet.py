@@ -59,12 +59,14 @@ class TileNetConfig:
     taken_prefix: str = "wish-"
     exact_counts: bool = True
     # second look at the spots the first left unsure (top-two margin below this; 0 turns it off): the
-    # probabilities averaged over the patch grid moved by +-`second_look_shift` samples along each axis as well.
-    # A numeral a few pixels tall falls differently between the 1 mm samples; the average reads it more steadily
-    # (dev, session 26: D82521 tile errors 54 -> 48, base-3p-83347 stills' points tiles 48 -> 40 of 182 wrong).
-    # Only unsure spots (~1 in 5) pay the four extra patches.
+    # probabilities averaged over the patch grid moved by each of `second_look_shifts` (samples along the columns,
+    # along the rows) as well. A numeral a few pixels tall falls differently between the 1 mm samples; the average
+    # reads it more steadily. Only unsure spots (~1 in 5) pay the extra patches, one net pass each: moving along
+    # the columns only costs half of moving along both axes (+-0.5 both ways: dev tile errors 288 -> 267 of 3 997 on
+    # the session-26 probability dump, tile stage ~4.5 -> ~9 ms; columns only 288 -> 272, ~6.5 ms, inside the board
+    # part's 25 ms).
     second_look_margin: float = 0.9
-    second_look_shift: float = 0.5
+    second_look_shifts: tuple[tuple[float, float], ...] = ((0.5, 0.0), (-0.5, 0.0))
 
 
 DEFAULT_CONFIG = TileNetConfig()
@@ -91,7 +93,7 @@ class TileMaps:
     centres: Any = field(repr=False, default=None)   # N x 2 int: each spot's view pixel (x, y)
     log_offset: float = 12.0
     # the sampling grids of the second look, (x, y) maps like map_x/map_y (or frame_x/frame_y) each, moved by
-    # +-config.second_look_shift samples along columns and rows
+    # config.second_look_shifts (samples along columns and rows)
     shifted: tuple[tuple[Any, Any], ...] = field(repr=False, default=())
 
 
@@ -122,11 +124,9 @@ def build_tile_maps(config: TileNetConfig, board: Any, view: Any, log_art: Any, 
         centres = np.array([(min(w - 1, max(0, int(board.stones[s].x * view.ppm))),
                              min(h - 1, max(0, int(board.stones[s].y * view.ppm)))) for s in spots], np.int64)
     shifted = ()
-    if config.second_look_margin > 0 and config.second_look_shift > 0:
+    if config.second_look_margin > 0 and config.second_look_shifts:
         sx, sy = (frame_x, frame_y) if frame_x is not None else (map_x, map_y)
-        shifted = tuple(_moved(sx, sy, n, rows, cols, dc, dr) for dc, dr in
-                        ((config.second_look_shift, 0.0), (-config.second_look_shift, 0.0),
-                         (0.0, config.second_look_shift), (0.0, -config.second_look_shift)))
+        shifted = tuple(_moved(sx, sy, n, rows, cols, dc, dr) for dc, dr in config.second_look_shifts)
     return TileMaps(spots, (rows, cols), map_x, map_y, art.reshape(n, rows, cols, 3), ring, frame_x, frame_y,
                     centres, config.log_offset, shifted)
 
@@ -144,17 +144,23 @@ def _moved(mx: Any, my: Any, n: int, rows: int, cols: int, dc: float, dr: float)
     return out[0], out[1]
 
 
-def _spot_subset(maps: TileMaps, idx: Any, grid: tuple[Any, Any]) -> TileMaps:
-    """The maps of the spots `idx` only, sampled on `grid` (one of maps.shifted)."""
+def _spot_subset(maps: TileMaps, idx: Any, grids: tuple[tuple[Any, Any], ...]) -> TileMaps:
+    """The maps of the spots `idx` only, sampled on each of `grids` (of maps.shifted) in turn: one batch of
+    len(grids) * len(idx) spots, grid by grid (one remap and one net call for every look)."""
     import numpy as np
 
     rows = maps.shape[0]
     r = (np.asarray(idx)[:, None] * rows + np.arange(rows)[None, :]).ravel()
-    gx, gy = grid[0][r], grid[1][r]
+    gx = np.concatenate([g[0][r] for g in grids])
+    gy = np.concatenate([g[1][r] for g in grids])
+    k = len(grids)
+    spots = tuple(maps.spots[i] for i in idx) * k
+    art = np.concatenate([maps.art[idx]] * k)
     if maps.frame_x is not None:
-        return replace(maps, spots=tuple(maps.spots[i] for i in idx), art=maps.art[idx], frame_x=gx, frame_y=gy,
-                       map_x=maps.map_x[r], map_y=maps.map_y[r], centres=maps.centres[idx], shifted=())
-    return replace(maps, spots=tuple(maps.spots[i] for i in idx), art=maps.art[idx], map_x=gx, map_y=gy, shifted=())
+        return replace(maps, spots=spots, art=art, frame_x=gx, frame_y=gy, map_x=np.concatenate([maps.map_x[r]] * k),
+                       map_y=np.concatenate([maps.map_y[r]] * k), centres=np.concatenate([maps.centres[idx]] * k),
+                       shifted=())
+    return replace(maps, spots=spots, art=art, map_x=gx, map_y=gy, shifted=())
 
 
 def tile_features(maps: TileMaps, log_norm: Any, image: Any = None, gain: Any = None) -> Any:
@@ -287,11 +293,9 @@ def read_spot_tiles(net: PatchNet, maps: TileMaps, log_norm: Any, tile_set: Iter
         top2 = np.sort(p, axis=1)[:, -2:]
         unsure = np.nonzero(top2[:, 1] - top2[:, 0] < config.second_look_margin)[0]
         if unsure.size:
-            looks = [p[unsure]]
-            for grid in maps.shifted:
-                zs = net.logits(tile_features(_spot_subset(maps, unsure, grid), log_norm, image, gain))
-                looks.append(softmax(np.where(allowed[None, :], zs, -1e9)))
-            p[unsure] = np.mean(looks, axis=0)
+            zs = net.logits(tile_features(_spot_subset(maps, unsure, maps.shifted), log_norm, image, gain))
+            looks = softmax(np.where(allowed[None, :], zs, -1e9)).reshape(len(maps.shifted), unsure.size, -1)
+            p[unsure] = np.mean(np.concatenate([p[unsure][None], looks]), axis=0)
     order = np.argsort(-p, axis=1)
     choice = order[:, 0]
     if isinstance(tile_set, Mapping):
