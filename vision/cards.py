@@ -90,6 +90,12 @@ class CardConfig:
     chain_shift_mm: float = 8.0         # pieces of one row: centres this near
     chain_gap_mm: float = 8.0           # and no more than this apart (a top border between)
     strip_above_mm: float = 26.0        # card: a covered strip above a row's first piece is looked for this far
+    # the outermost strip's top on a table darker than the stock: a step up of at least this whiteness from
+    # the table to the border, where the field below is too pale for a ridge (points cards; None: ridges only)
+    strip_top_table_step: float | None = 0.35
+    strips_above: int = 2               # up to this many such strips, one above the other (the straightened
+                                        # band is padded for all of them: it had room for one, so a second was
+                                        # never found; 1 reads as before)
     strip_above_chroma: float = 0.2     # its field's log-chroma this near the first card's
     strip_above_confidence: float = 0.3  # and its numerals read at least this surely
     chain_far_gap_mm: float = 60.0      # card: pieces of one kind in one column may lie this far apart (the
@@ -1173,14 +1179,15 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     cw, ch = art.size
     pad = 6.0
     # above the row's first outlined piece: room for a first strip whose outline was lost
-    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame,
-                                  pad_above_mm=pad + config.strip_above_mm)
+    n_above = config.strips_above
+    above_mm = pad + max(1, n_above) * config.strip_above_mm
+    upright, v_start = straighten(band, view, sv, cw, pad, from_frame=from_frame, pad_above_mm=above_mm)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
     named = band.kind
     if card_game:
         band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
-    tops = card_tops(config, wb, lb, p, ch, pad + config.strip_above_mm,
+    tops = card_tops(config, wb, lb, p, ch, above_mm,
                      tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                      tuple(t - v_start for t in band.field_tops),
                      band.v1 - v_start if _colourless(config, art, band.kind) or (
@@ -1238,7 +1245,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
                       extended=extended)
             return
-    for _ in range(2):
+    for _ in range(n_above):
         if not cards:
             break
         got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
@@ -1502,7 +1509,8 @@ def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any,
 def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
     """Where a covered strip's top lies above `first` (mm from the straightened band's row 0), from the
     whiteness of the card's middle columns: a top border ridge between `min_strip_mm` + 4 and
-    `strip_above_mm` above it, or, on a table as pale as the stock, a step from white to the field."""
+    `strip_above_mm` above it, or, on a table as pale as the stock, a step from white to the field, or (a field
+    too pale for a ridge, `strip_top_table_step`) a step up from a darker table."""
     import numpy as np
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
@@ -1529,7 +1537,18 @@ def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> floa
     score = np.maximum(score, step)
     j = int(np.argmax(score))
     if score[j] < config.ridge_min:
-        return None
+        if config.strip_top_table_step is None:
+            return None
+        # the first card laid, on a darker table: its top border is where the table ends, a step up that
+        # its field below need not stand out from (a points card's grey field shows ~0.9 of the stock's
+        # whiteness, its border ~0.97: no ridge) — the table above darker than the border by the step, and
+        # below it nothing whiter than the step's top (_strip_above then asks for the first card's colour there
+        # and numerals read surely)
+        up = peak - above
+        ok = (up >= config.strip_top_table_step) & (below <= peak)
+        if not ok.any():
+            return None
+        j = int(np.argmax(np.where(ok, up, -np.inf)))
     return (y_lo + j + r / 2) / ppm - 0.6
 
 

@@ -1,0 +1,82 @@
+"""A points row's covered strips above its first outlined card (docs/vision.md, session 26, wt26-prow): a points
+card's grey field is nearly as white as its border (whiteness ~0.9 against ~0.97), so the strips of a points row
+often give no outline, and the row is found from a later card down. The strips above are then looked for one
+above the other (`CardConfig.strips_above`; before, the straightened band had room above for one only), and the
+outermost one's top on a darker table is the step up from the table (`CardConfig.strip_top_table_step`): its
+border is no ridge over so pale a field."""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.cards import CardConfig, _strip_top
+
+
+def _points_strip_profile(table: float, border: float = 0.97, field: float = 0.90) -> np.ndarray:
+    """The whiteness of a straightened points band (2.5 px/mm, 140 px wide): `table` above 12 mm, the
+    covered strip's top border at 12-14 mm, its grey field to its next card's top border at 30-31.5 mm, and
+    that card's field below (the profile dev frame 82564/26 south showed: table 0.3, border 0.97, field 0.90)."""
+    ppm = 2.5
+    white = np.full((int(80 * ppm), 140), field, np.float32)
+    white[:int(12 * ppm)] = table
+    white[int(12 * ppm):int(14 * ppm)] = border
+    white[int(30 * ppm):int(31.5 * ppm)] = border
+    return white
+
+
+def test_a_points_strips_top_on_a_dark_table_is_the_step_up_from_the_table():
+    config = CardConfig()
+    top = _strip_top(config, _points_strip_profile(0.3), 30.0, 2.5)
+    assert top is not None and 11.0 <= top <= 14.5, top
+    # (the border is 0.07 whiter than the field: no ridge; without the step no strip is found)
+    assert _strip_top(replace(config, strip_top_table_step=None), _points_strip_profile(0.3), 30.0, 2.5) is None
+    # a table nearly as white as the border gives no step of 0.35: no strip
+    assert _strip_top(config, _points_strip_profile(0.75), 30.0, 2.5) is None
+    # (what lies below the step is then checked by _strip_above: a field of the first card's colour, numerals)
+
+
+@lru_cache(maxsize=4)
+def _points_row(seed: int, index: int, size: tuple[int, int], seat: str, **changes) -> tuple[int, int]:
+    """(truth, read) points row of one seat of dev frame `index` of `keltis-cam sim frames --seed SEED`."""
+    from calibration.model import parse_calibration
+    from simulator.dataset import render_single, sample_spec
+    from vision.cardart import card_art
+    from vision.cards import paper_points, paper_white, read_seat_cards, seat_reading
+    from vision.components import load_components
+    from vision.numerals import numeral_model_for
+    from vision.reader import DEFAULT_READER_CONFIG, Reader
+    from vision.seatview import build_seat_views
+
+    cv2.setNumThreads(1)
+    jpeg, truth = render_single(sample_spec(seed, index, size))
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cal = parse_calibration(truth["render"]["calibration"], "frame")
+    seats = {s: v["player"] for s, v in truth["seats"].items()}
+    comps = load_components()
+    reg = Reader(cal, game=truth["game"], seats=seats, components=comps)._registration_of(image)
+    assert reg.ok
+    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
+    sv = build_seat_views(config.view, cal, reg, tuple(seats))[seat]
+    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
+    sc = read_seat_cards(config, image, sv, art, paper_white(image, paper_points(cal, reg)), numeral_model_for(comps),
+                         truth["game"] != "keltis")
+    return truth["seats"][seat]["points_row"], seat_reading(sc, truth["game"] != "keltis").points_row
+
+
+def test_a_points_row_outlined_from_its_third_card_reads_both_strips_above():
+    # dev still 82560/17 south (4608x2592): three points cards, outlined from the third down; the straightened
+    # band had room above for one strip only
+    truth, got = _points_row(82560, 17, (4608, 2592), "south")
+    assert got == truth == 3
+    assert _points_row(82560, 17, (4608, 2592), "south", strips_above=1, strip_top_table_step=None)[1] == 2
+
+
+def test_a_points_rows_first_strip_on_a_dark_wood_table_is_found_by_the_step_up():
+    # dev video frame 82564/26 south (2304x1296, wood 120/80/50): the first card's top border is 0.07 whiter
+    # than its field, no ridge; the table above is the step
+    truth, got = _points_row(82564, 26, (2304, 1296), "south")
+    assert got == truth == 3
+    assert _points_row(82564, 26, (2304, 1296), "south", strip_top_table_step=None)[1] == 2
