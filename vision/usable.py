@@ -477,8 +477,13 @@ def _run_max(table: Any, start: Any, length: Any) -> Any:
     """The largest value over each run `start`, `length` (arrays; length >= 1) of a `_sparse_max` table."""
     import numpy as np
 
-    j = np.floor(np.log2(np.maximum(length, 1))).astype(np.intp)
+    # (floor(log2(length)) from a table of the integers' bit lengths: the same j, without three float passes; a run
+    # longer than the table — a small picture over 8191 px — raises IndexError)
+    j = _FLOOR_LOG2[np.maximum(length, 1)]
     return np.maximum(table[j, start], table[j, start + length - (1 << j)])
+
+
+_FLOOR_LOG2 = __import__("numpy").array([max(i, 1).bit_length() - 1 for i in range(1 << 13)], dtype="intp")
 
 
 def _region_weights(config: UsableConfig, area: Any, border: Any, board_mask: Any, out_dist: Any) -> tuple[Any, ...]:
@@ -596,7 +601,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     anomaly = 0.0
     if model.region_net is not None:
         # (of a bool view: numpy's nonzero of a uint8 mask takes ~5x as long)
-        idx = np.flatnonzero(mask.astype(bool))
+        idx = np.flatnonzero(mask.view(bool))     # (the mask holds 0 and 1)
         keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx)
         # per region (not the background: only the regions' own pixels are counted)
         if lab is None:
@@ -749,6 +754,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
 
     sh, sw = small.shape[:2]
     flat = small.reshape(-1, 3)
+    small_planes = cv2.split(small)     # (once, for both glare-veil tests)
     gain = None
     board_anomaly = None
     if model.board_mask is not None and len(model.board_idx):
@@ -777,7 +783,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
             expected = [plane * g32[c] + o32[c] for c, plane in enumerate(model.art_planes)]
         else:
             expected = model.art * g32 + o32
-        a &= ~_veiled(config, crop, expected)
+        a &= ~_veiled(config, crop, expected, [p[y0:y1, x0:x1] for p in small_planes])
         board_anomaly = a & model.board_mask[y0:y1, x0:x1]
 
     # the table's colour, from the ring around the play area (an arm covers a minority of it)
@@ -795,7 +801,10 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
     lum_raw = lum
-    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum, ring_idx)))
+    # (in place on fresh arrays: the same float32 operations, fewer temporaries)
+    off_fall = np.subtract(lum, _lum_surface(config, model, lum, ring_idx))
+    lum = np.abs(lum)
+    np.minimum(lum, np.abs(off_fall, out=off_fall), out=lum)
     if len(ring_idx) >= 20:
         spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
         spread_c = max(spread_c, 0.0) ** 0.5
@@ -805,7 +814,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
-    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset)
+    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset, small_planes)
     if config.glare_fade is not None:
         # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
         veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil, off_colour)
@@ -839,7 +848,8 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
             _DEBUG_EXTENT.append((fill, fill_r))
         if fill_r > fill:
             hull_mask = hull_r
-    mask = cv2.morphologyEx((not_table & (hull_mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
+    # (bool arrays and 0/1 masks viewed as one another: the same bytes, no copy)
+    mask = cv2.morphologyEx(np.logical_and(not_table, hull_mask.view(bool)).view(np.uint8), cv2.MORPH_OPEN,
                             np.ones((3, 3), np.uint8))
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
@@ -853,7 +863,7 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
     import cv2
     import numpy as np
 
-    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    table_like = cv2.morphologyEx(np.logical_not(not_table).view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros(not_table.shape[:2], np.uint8)
     if not contours:
@@ -899,7 +909,7 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     lab = labels.ravel()
     # every not-table pixel, by region (the regions are the mask's parts: label 0 is all the rest)
     if idx is None:
-        idx = np.flatnonzero(px.mask.astype(bool))
+        idx = np.flatnonzero(px.mask.view(bool))
     rl = lab[idx]
     thr_c, thr_l = px.thresholds
     out_d = model.out_dist.ravel()[idx]
@@ -907,7 +917,7 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     rl_i = rl.astype(np.intp)
     area = model.area_flat[idx]
     total = np.bincount(rl_i, weights=area, minlength=n)
-    keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
+    keep = (np.flatnonzero(total[1:] >= config.region_min_mm2) + 1).tolist()
     if not keep:
         return [], empty, rl, None
     mx, my = model.middle_px
@@ -1062,7 +1072,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     import cv2
     import numpy as np
 
-    part = veiled.astype(np.uint8)
+    part = veiled.view(np.uint8)     # (bool viewed as 0/1 bytes)
     n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(part, 8, cv2.CV_32S, cv2.CCL_BBDT)
     out = np.zeros(veiled.shape, bool)
     if n <= 1:
@@ -1123,7 +1133,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
             continue
         # (the smallest rectangle of the part's outer outline: its hull is the hull of all its pixels, which
         # minAreaRect takes first; the outline has far fewer points)
-        m = sel.astype(np.uint8)
+        m = sel.view(np.uint8)
         outline, _h = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.concatenate(outline).reshape(-1, 2).astype(np.float32))
         fill = cnt / max((rw + 1.0) * (rh + 1.0), 1.0)
@@ -1148,29 +1158,39 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     return out
 
 
-def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
+def _veiled(config: UsableConfig, small: Any, expected: Any, small_planes: Any = None) -> Any:
     """`_veil`'s mask alone."""
-    return _veil(config, small, expected)[1]
+    return _veil(config, small, expected, small_planes)[1]
 
 
-def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
+def _veil(config: UsableConfig, small: Any, expected: Any, small_planes: Any = None) -> tuple[Any, Any]:
     """Pixels of `small` (BGR uint8) brighter than `expected` (one BGR colour, or a BGR float image of
     the same size) by about the same amount in every channel: a glare's veil over the table or board,
     not something lying on it."""
     import cv2
+    import numpy as np
 
     # `expected`: also a list of three float32 planes
     planes = expected if isinstance(expected, list) else None
     if planes is None and getattr(expected, "ndim", 1) == 3:
         planes = cv2.split(expected)
     # per channel by OpenCV (numpy's reductions over a last axis of 3 are slow)
+    # (`small_planes`: `small`'s channel planes, when the caller has split it already)
+    if small_planes is None:
+        small_planes = cv2.split(small)
     if planes is None:
-        c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), expected))
+        c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(small_planes, expected))
     else:
-        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), planes))
+        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(small_planes, planes))
     veil = cv2.min(cv2.min(c0, c1), c2)
-    spread = cv2.max(cv2.max(c0, c1), c2) - veil
-    return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+    spread = cv2.max(cv2.max(c0, c1), c2)
+    spread -= veil
+    # (float32 throughout, as `glare_tint * veil + glare_tol` computes it; in place)
+    limit = veil * np.float32(config.glare_tint)
+    limit += np.float32(config.glare_tol)
+    out = spread < limit
+    out &= veil > 0
+    return veil, out
 
 
 def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:
@@ -1273,7 +1293,10 @@ def _quadratic(model: UsableModel, coef: Any, shape: tuple[int, int]) -> Any:
     v = model.full_basis[::w, 2][:h]
     rows = c[0] + c[2] * v + c[5] * (v * v)
     cols = c[1] * u + c[3] * (u * u)
-    return (rows[:, None] + cols[None, :]) + (c[4] * v)[:, None] * u[None, :]
+    # ((rows + cols) + c4 v u, the same float32 operations in place)
+    out = np.add.outer(rows, cols)
+    out += np.multiply.outer(c[4] * v, u)
+    return out
 
 
 def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
@@ -1307,7 +1330,10 @@ def _lum_chroma_lut(image: Any, diff_lut: Any) -> tuple[Any, Any]:
     total = cv2.add(cv2.add(d[0], d[1]), d[2])
     sq = cv2.add(cv2.add(q[0], q[1]), q[2])
     lum = total * np.float32(1.0 / 3.0)
-    return lum, sq - total * lum
+    # (sq - total * lum in place: the same float32 operations)
+    total *= lum
+    sq -= total
+    return lum, sq
 
 
 def percentiles(values: Any, qs: Iterable[float]) -> Any:
