@@ -55,6 +55,7 @@ to 320×180).
 """
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -269,9 +270,18 @@ _DEBUG_EXTENT = None   # a list to collect each tried extent's (fill, robust fil
 
 
 def _log_lut(offset: float) -> Any:
-    import numpy as np
+    """log(v + offset) for v = 0..255 (float32; read-only, kept per offset: every frame needs it)."""
+    lut = _LOG_LUTS.get(offset)
+    if lut is None:
+        import numpy as np
 
-    return np.log(np.arange(256, dtype=np.float32) + offset).astype(np.float32)
+        lut = np.log(np.arange(256, dtype=np.float32) + offset).astype(np.float32)
+        lut.setflags(write=False)
+        _LOG_LUTS[offset] = lut
+    return lut
+
+
+_LOG_LUTS: dict[float, Any] = {}
 
 
 def _rect_distance(mm: Any, rect: tuple[float, float, float, float]) -> Any:
@@ -467,8 +477,13 @@ def _run_max(table: Any, start: Any, length: Any) -> Any:
     """The largest value over each run `start`, `length` (arrays; length >= 1) of a `_sparse_max` table."""
     import numpy as np
 
-    j = np.floor(np.log2(np.maximum(length, 1))).astype(np.intp)
+    # (floor(log2(length)) from a table of the integers' bit lengths: the same j, without three float passes; a run
+    # longer than the table — a small picture over 8191 px — raises IndexError)
+    j = _FLOOR_LOG2[np.maximum(length, 1)]
     return np.maximum(table[j, start], table[j, start + length - (1 << j)])
+
+
+_FLOOR_LOG2 = __import__("numpy").array([max(i, 1).bit_length() - 1 for i in range(1 << 13)], dtype="intp")
 
 
 def _region_weights(config: UsableConfig, area: Any, border: Any, board_mask: Any, out_dist: Any) -> tuple[Any, ...]:
@@ -586,7 +601,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     anomaly = 0.0
     if model.region_net is not None:
         # (of a bool view: numpy's nonzero of a uint8 mask takes ~5x as long)
-        idx = np.flatnonzero(mask.astype(bool))
+        idx = np.flatnonzero(mask.view(bool))     # (the mask holds 0 and 1)
         keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx)
         # per region (not the background: only the regions' own pixels are counted)
         if lab is None:
@@ -615,9 +630,12 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             if _DEBUG is not None:
                 _DEBUG.extend(dict(zip(REGION_FEATURES, map(float, f)), p=float(q), box=tuple(stats[k, :4]),
                                    area_in=float(area_in[k])) for k, f, q in zip(keep, feats, p))
-        at_edge = edge_zone.ravel()[idx] > 0
-        edge_out = np.bincount(lab[at_edge], weights=model.outside[idx][at_edge], minlength=n)
-        edge_in = np.bincount(lab[at_edge], weights=model.inside[idx][at_edge], minlength=n)
+        # (which regions come in from an edge is needed only for an arm's seat: counted then. A pixel's play-area
+        # weights inside + outside are 1 and 0, so their sums over a region's edge pixels are > 0 exactly when the
+        # region has an edge pixel)
+        rooted = None
+        if arms:
+            rooted = np.bincount(lab[edge_zone.ravel()[idx] > 0], minlength=n) > 0
         anomaly = float(max(area_in[1:].max(), 0.0)) if n > 1 else 0.0
     elif n > 1:
         lab = labels.ravel()
@@ -626,6 +644,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         at_edge = edge_zone.ravel() > 0
         edge_out = np.bincount(lab[at_edge], weights=model.outside[at_edge], minlength=n)
         edge_in = np.bincount(lab[at_edge], weights=model.inside[at_edge], minlength=n)
+        rooted = (edge_out + edge_in) > 0
         for k in range(1, n):
             total = area_in[k] + area_out[k]
             if total < config.arm_area_mm2:
@@ -663,7 +682,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     arm_mask = labels == arms[0]
     for k in arms[1:]:
         arm_mask |= labels == k
-    seats = _arm_seats(config, model, labels, arms, area_in, (edge_out + edge_in) > 0, edge_zone)
+    seats = _arm_seats(config, model, labels, arms, area_in, rooted, edge_zone)
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
@@ -735,6 +754,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
 
     sh, sw = small.shape[:2]
     flat = small.reshape(-1, 3)
+    small_planes = cv2.split(small)     # (once, for both glare-veil tests)
     gain = None
     board_anomaly = None
     if model.board_mask is not None and len(model.board_idx):
@@ -763,7 +783,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
             expected = [plane * g32[c] + o32[c] for c, plane in enumerate(model.art_planes)]
         else:
             expected = model.art * g32 + o32
-        a &= ~_veiled(config, crop, expected)
+        a &= ~_veiled(config, crop, expected, [p[y0:y1, x0:x1] for p in small_planes])
         board_anomaly = a & model.board_mask[y0:y1, x0:x1]
 
     # the table's colour, from the ring around the play area (an arm covers a minority of it)
@@ -781,7 +801,10 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
     lum_raw = lum
-    lum = np.minimum(np.abs(lum), np.abs(lum - _lum_surface(config, model, lum, ring_idx)))
+    # (in place on fresh arrays: the same float32 operations, fewer temporaries)
+    off_fall = np.subtract(lum, _lum_surface(config, model, lum, ring_idx))
+    lum = np.abs(lum)
+    np.minimum(lum, np.abs(off_fall, out=off_fall), out=lum)
     if len(ring_idx) >= 20:
         spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
         spread_c = max(spread_c, 0.0) ** 0.5
@@ -791,7 +814,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     thr_c = min(max(k * spread_c, config.table_chroma[0]), config.table_chroma[1])
     thr_l = min(max(k * spread_l, config.table_lum[0]), config.table_lum[1])
     off_colour = (chroma2 > thr_c * thr_c) | (lum > thr_l)
-    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset)
+    veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset, small_planes)
     if config.glare_fade is not None:
         # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
         veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil, off_colour)
@@ -825,7 +848,8 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
             _DEBUG_EXTENT.append((fill, fill_r))
         if fill_r > fill:
             hull_mask = hull_r
-    mask = cv2.morphologyEx((not_table & (hull_mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
+    # (bool arrays and 0/1 masks viewed as one another: the same bytes, no copy)
+    mask = cv2.morphologyEx(np.logical_and(not_table, hull_mask.view(bool)).view(np.uint8), cv2.MORPH_OPEN,
                             np.ones((3, 3), np.uint8))
     # where an arm comes into the table's picture: the image's border or the table's edge
     edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
@@ -839,7 +863,7 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
     import cv2
     import numpy as np
 
-    table_like = cv2.morphologyEx((~not_table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    table_like = cv2.morphologyEx(np.logical_not(not_table).view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros(not_table.shape[:2], np.uint8)
     if not contours:
@@ -885,20 +909,22 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     lab = labels.ravel()
     # every not-table pixel, by region (the regions are the mask's parts: label 0 is all the rest)
     if idx is None:
-        idx = np.flatnonzero(px.mask.astype(bool))
+        idx = np.flatnonzero(px.mask.view(bool))
     rl = lab[idx]
+    thr_c, thr_l = px.thresholds
+    out_d = model.out_dist.ravel()[idx]
+    # (the labels as intp once: bincount casts int32 labels on every call)
+    rl_i = rl.astype(np.intp)
     area = model.area_flat[idx]
-    total = np.bincount(rl, weights=area, minlength=n)
-    keep = [k for k in range(1, n) if total[k] >= config.region_min_mm2]
+    total = np.bincount(rl_i, weights=area, minlength=n)
+    keep = (np.flatnonzero(total[1:] >= config.region_min_mm2) + 1).tolist()
     if not keep:
         return [], empty, rl, None
-    thr_c, thr_l = px.thresholds
     mx, my = model.middle_px
-    out_d = model.out_dist.ravel()[idx]
-    count = np.bincount(rl, minlength=n)
+    count = np.bincount(rl_i, minlength=n)
 
     def per_region(weights: Any) -> Any:
-        return np.bincount(rl, weights=weights, minlength=n)
+        return np.bincount(rl_i, weights=weights, minlength=n)
 
     # (the per-pixel weights are the model's, gathered: area x (out_d <= 0) is `area_in`, the play area's mm²)
     area_in = per_region(model.area_in[idx])
@@ -916,13 +942,17 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     # each region's outer contour (RETR_EXTERNAL follows 8-connected borders, as the labels do)
     contours, _h = cv2.findContours(px.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline: dict[int, Any] = {}
-    for c in contours:
-        x0, y0 = c[0, 0]
-        k = int(labels[y0, x0])
-        if k in outline:   # (never two outer contours for one region; kept whole if so)
-            outline[k] = np.concatenate([outline[k], c])
-        else:
-            outline[k] = c
+    if contours:
+        # (each contour's region from its first point, all at once; only the kept regions' are used)
+        first_pts = np.array([c[0, 0] for c in contours])
+        kept = set(keep)
+        for c, k in zip(contours, labels[first_pts[:, 1], first_pts[:, 0]].tolist()):
+            if k not in kept:
+                continue
+            if k in outline:   # (never two outer contours for one region; kept whole if so)
+                outline[k] = np.concatenate([outline[k], c])
+            else:
+                outline[k] = c
     # a region lying in a hole of another (a hand inside a ring of shadow) has no outer contour of
     # the whole mask: its own, from its own pixels
     for k in keep:
@@ -951,7 +981,7 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     far = at_far[np.searchsorted(at_far, first)]
     root_out = out_dist[pts_all[far, 1].astype(np.intp), pts_all[far, 0].astype(np.intp)].astype(np.float64)
     shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area
-    for a, b in zip(first, first + lens):
+    for a, b in zip(first.tolist(), (first + lens).tolist()):
         pts = pts_all[a:b]
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
         shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
@@ -1042,7 +1072,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     import cv2
     import numpy as np
 
-    part = veiled.astype(np.uint8)
+    part = veiled.view(np.uint8)     # (bool viewed as 0/1 bytes)
     n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(part, 8, cv2.CV_32S, cv2.CCL_BBDT)
     out = np.zeros(veiled.shape, bool)
     if n <= 1:
@@ -1064,40 +1094,49 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     maybe[0] = False
     sh, sw = veiled.shape
     k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
-    for k in np.flatnonzero(maybe):
-        x, y, w, h = (int(q) for q in stats[k, :4])
+    # (Python numbers for the per-part tests: numpy scalars cost ~1 µs an operation; the same IEEE values — hypot is
+    # numpy's in both)
+    st = stats.tolist()
+    diags = box_diag.tolist()
+    rect_diags = np.hypot(stats[:, 2] - 1, stats[:, 3] - 1).tolist()
+    for k in np.flatnonzero(maybe).tolist():
+        x, y, w, h, cnt = st[k]
         # (the same bounds with the largest pixel in the part's own box: one small max)
         amax_k = float(model.area[y:y + h, x:x + w].max()) * (1.0 + 1e-6)
-        if count[k] * amax_k < config.region_min_mm2 \
-                or box_diag[k] * np.sqrt(amax_k) < config.glare_thing_border_len_mm:
+        if cnt * amax_k < config.region_min_mm2 or diags[k] * math.sqrt(amax_k) < config.glare_thing_border_len_mm:
+            continue
+        # (a part whose box stays off the picture's 2 px border has no pixel on it)
+        near_border = x <= 1 or y <= 1 or x + w >= sw - 1 or y + h >= sh - 1
+        # (the rectangle's bound below, with the largest pixel for its mean pixel, before the part is summed: its
+        # scale is at most sqrt(amax_k); near the border either shortest length may apply, so the smaller)
+        shortest_min = min(config.glare_thing_border_len_mm, config.glare_thing_len_mm) if near_border \
+            else config.glare_thing_len_mm
+        if (rect_diags[k] + 1.0) * math.sqrt(amax_k) * (1.0 + 1e-5) < shortest_min:
             continue
         # (each part in its own box, 2 px wider: most parts are markers and cards, and a few whole-picture passes
         # cost more than these crops)
         x0, y0, x1, y1 = max(x - 2, 0), max(y - 2, 0), min(x + w + 2, sw), min(y + h + 2, sh)
         sel = labels[y0:y1, x0:x1] == k
         # its size in mm², summed in the pixels' row order as a bincount over the whole picture sums it (the same value)
-        size_k = float(np.bincount(np.zeros(int(count[k]), np.intp), weights=model.area[y0:y1, x0:x1][sel],
-                                   minlength=1)[0])
-        diag = box_diag[k] * np.sqrt(size_k / max(int(count[k]), 1))
+        size_k = float(np.bincount(np.zeros(cnt, np.intp), weights=model.area[y0:y1, x0:x1][sel], minlength=1)[0])
+        diag = diags[k] * math.sqrt(size_k / max(cnt, 1))
         if not (config.region_min_mm2 <= size_k <= config.glare_thing_max_mm2
                 and diag >= config.glare_thing_border_len_mm):
             continue
-        scale = float(np.sqrt(size_k / int(count[k])))     # mm per pixel here
+        scale = math.sqrt(size_k / cnt)     # mm per pixel here
         # (a sleeve's stub where the arm comes into the picture may be shorter than a sleeve; longer than a card)
-        # (a part whose box stays off the picture's 2 px border has no pixel on it)
-        near_border = x <= 1 or y <= 1 or x + w >= sw - 1 or y + h >= sh - 1
         at_border = near_border and bool(model.frame_border[y0:y1, x0:x1][sel].any())
         shortest = config.glare_thing_border_len_mm if at_border else config.glare_thing_len_mm
         # (a rectangle's sides are projections of the part, no longer than its diameter, at most its box's pixel
         # diagonal: a part too short by that bound skips the rectangle; 1e-5 margin for the rectangle's float32)
-        if (np.hypot(w - 1, h - 1) + 1.0) * scale * (1.0 + 1e-5) < shortest:
+        if (rect_diags[k] + 1.0) * scale * (1.0 + 1e-5) < shortest:
             continue
         # (the smallest rectangle of the part's outer outline: its hull is the hull of all its pixels, which
         # minAreaRect takes first; the outline has far fewer points)
-        m = sel.astype(np.uint8)
+        m = sel.view(np.uint8)
         outline, _h = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(np.concatenate(outline).reshape(-1, 2).astype(np.float32))
-        fill = int(count[k]) / max((rw + 1.0) * (rh + 1.0), 1.0)
+        fill = cnt / max((rw + 1.0) * (rh + 1.0), 1.0)
         length = (max(rw, rh) + 1.0) * scale
         if length < shortest or fill < config.glare_thing_fill:
             continue
@@ -1109,7 +1148,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
             continue
         v = np.maximum(veil[y0:y1, x0:x1], 0.0)
         inside = float(v[sel].mean())
-        around = float(np.median(v[band]))
+        around = float(medians(v[band]))     # (numpy's median without its overhead: the same value)
         thing = around < config.glare_fade * inside
         if _DEBUG is not None:
             _DEBUG.append(dict(veil_part=int(k), box=(x, y, w, h), mm2=size_k, inside=inside, around=around,
@@ -1119,29 +1158,39 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     return out
 
 
-def _veiled(config: UsableConfig, small: Any, expected: Any) -> Any:
+def _veiled(config: UsableConfig, small: Any, expected: Any, small_planes: Any = None) -> Any:
     """`_veil`'s mask alone."""
-    return _veil(config, small, expected)[1]
+    return _veil(config, small, expected, small_planes)[1]
 
 
-def _veil(config: UsableConfig, small: Any, expected: Any) -> tuple[Any, Any]:
+def _veil(config: UsableConfig, small: Any, expected: Any, small_planes: Any = None) -> tuple[Any, Any]:
     """Pixels of `small` (BGR uint8) brighter than `expected` (one BGR colour, or a BGR float image of
     the same size) by about the same amount in every channel: a glare's veil over the table or board,
     not something lying on it."""
     import cv2
+    import numpy as np
 
     # `expected`: also a list of three float32 planes
     planes = expected if isinstance(expected, list) else None
     if planes is None and getattr(expected, "ndim", 1) == 3:
         planes = cv2.split(expected)
     # per channel by OpenCV (numpy's reductions over a last axis of 3 are slow)
+    # (`small_planes`: `small`'s channel planes, when the caller has split it already)
+    if small_planes is None:
+        small_planes = cv2.split(small)
     if planes is None:
-        c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), expected))
+        c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(small_planes, expected))
     else:
-        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), planes))
+        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(small_planes, planes))
     veil = cv2.min(cv2.min(c0, c1), c2)
-    spread = cv2.max(cv2.max(c0, c1), c2) - veil
-    return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+    spread = cv2.max(cv2.max(c0, c1), c2)
+    spread -= veil
+    # (float32 throughout, as `glare_tint * veil + glare_tol` computes it; in place)
+    limit = veil * np.float32(config.glare_tint)
+    limit += np.float32(config.glare_tol)
+    out = spread < limit
+    out &= veil > 0
+    return veil, out
 
 
 def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:
@@ -1244,7 +1293,10 @@ def _quadratic(model: UsableModel, coef: Any, shape: tuple[int, int]) -> Any:
     v = model.full_basis[::w, 2][:h]
     rows = c[0] + c[2] * v + c[5] * (v * v)
     cols = c[1] * u + c[3] * (u * u)
-    return (rows[:, None] + cols[None, :]) + (c[4] * v)[:, None] * u[None, :]
+    # ((rows + cols) + c4 v u, the same float32 operations in place)
+    out = np.add.outer(rows, cols)
+    out += np.multiply.outer(c[4] * v, u)
+    return out
 
 
 def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
@@ -1268,16 +1320,20 @@ def _lum_chroma_lut(image: Any, diff_lut: Any) -> tuple[Any, Any]:
     import numpy as np
 
     d_lut = np.ascontiguousarray(diff_lut, np.float32)
-    sq_lut = d_lut * d_lut
     # per channel plane (OpenCV's lookup of a 3-channel image in a 3-channel float table costs ~3x three 1-channel
     # lookups), summed in float32 as (d0 + d1) + d2: what cv2.transform with a row of ones computes, exactly
     planes = cv2.split(image)
     d = [cv2.LUT(p, np.ascontiguousarray(d_lut[:, c])) for c, p in enumerate(planes)]
-    q = [cv2.LUT(p, np.ascontiguousarray(sq_lut[:, c])) for c, p in enumerate(planes)]
+    # the squares multiplied (float32, as a table of squares would hold them: the same values; a float lookup costs
+    # ~2x a multiply here)
+    q = [cv2.multiply(dc, dc) for dc in d]
     total = cv2.add(cv2.add(d[0], d[1]), d[2])
     sq = cv2.add(cv2.add(q[0], q[1]), q[2])
     lum = total * np.float32(1.0 / 3.0)
-    return lum, sq - total * lum
+    # (sq - total * lum in place: the same float32 operations)
+    total *= lum
+    sq -= total
+    return lum, sq
 
 
 def percentiles(values: Any, qs: Iterable[float]) -> Any:

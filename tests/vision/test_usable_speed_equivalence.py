@@ -154,10 +154,97 @@ def test_ends_sharply_bounds_change_nothing():
         off_colour = veiled | (rng.random((sh, sw)) < 0.05)
         veil = (rng.random((sh, sw)) * 40.0 - 5.0).astype(np.float32)
         veil[veiled] += 60.0
-        for fade in (0.1, 0.5):
-            cfg = dataclasses.replace(DEFAULT_CONFIG, glare_fade=fade)
+        # (the last: a sleeve's stub at the border longer than a thing elsewhere, so that near the border the smaller
+        # length bounds the rectangle before the part is summed — session 26)
+        for cfg in (dataclasses.replace(DEFAULT_CONFIG, glare_fade=0.1), dataclasses.replace(DEFAULT_CONFIG, glare_fade=0.5),
+                    dataclasses.replace(DEFAULT_CONFIG, glare_fade=0.5, glare_thing_border_len_mm=250.0,
+                                        glare_thing_len_mm=120.0)):
             got = _ends_sharply(cfg, model, veiled, veil, off_colour)
             want = _ends_sharply_reference(cfg, model, veiled, veil, off_colour)
             assert np.array_equal(got, want)
             tried += int(want.any())
     assert tried > 5     # (parts were found things, not only left)
+
+
+# session 26 (wt26-uspeed): the per-frame steps rewritten in place or without copies, against their former forms
+
+def _veil_reference(config, small, expected):
+    """`_veil` as it was before session 26: a split per call, the spread and the limit as new arrays."""
+    planes = expected if isinstance(expected, list) else None
+    if planes is None and getattr(expected, "ndim", 1) == 3:
+        planes = cv2.split(expected)
+    if planes is None:
+        c0, c1, c2 = (cv2.subtract(c, float(e), dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), expected))
+    else:
+        c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(cv2.split(small), planes))
+    veil = cv2.min(cv2.min(c0, c1), c2)
+    spread = cv2.max(cv2.max(c0, c1), c2) - veil
+    return veil, (veil > 0) & (spread < config.glare_tint * veil + config.glare_tol)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_veil_in_place_is_the_former_veil(seed):
+    from vision.usable import _veil
+
+    rng = np.random.default_rng(seed + 260)
+    small = rng.integers(0, 256, (180, 320, 3)).astype(np.uint8)
+    crop = small[20:150, 40:290]            # (a view, as the board's crop is)
+    colour = (rng.random(3) * 200).astype(np.float32)
+    art = [(rng.random(crop.shape[:2]) * 255).astype(np.float32) for _ in range(3)]
+    cfg = dataclasses.replace(DEFAULT_CONFIG, glare_tint=float(rng.random()), glare_tol=float(rng.random() * 30))
+    planes = cv2.split(small)
+    for img, expected, given in ((small, colour, None), (small, colour, planes), (crop, art, None),
+                                 (crop, art, [p[20:150, 40:290] for p in planes]), (crop, cv2.merge(art), None)):
+        veil, mask = _veil(cfg, img, expected, given)
+        veil0, mask0 = _veil_reference(cfg, img, expected)
+        assert veil.dtype == veil0.dtype and np.array_equal(veil, veil0)
+        assert mask.dtype == mask0.dtype and np.array_equal(mask, mask0)
+
+
+def test_the_fall_off_in_place_is_the_former_broadcast():
+    from test_usable import empty_table, reader_for
+    from vision.usable import _quadratic
+
+    image, cal, seats, _truth = empty_table()
+    reader = reader_for(cal, seats)
+    reader.read(image)
+    model = reader.usable_model
+    h, w = model.area.shape
+    u = model.full_basis[:w, 1]
+    v = model.full_basis[::w, 2][:h]
+    rng = np.random.default_rng(261)
+    for _ in range(20):
+        c = (rng.normal(size=6)).astype(np.float32)
+        rows = c[0] + c[2] * v + c[5] * (v * v)
+        cols = c[1] * u + c[3] * (u * u)
+        want = (rows[:, None] + cols[None, :]) + (c[4] * v)[:, None] * u[None, :]
+        got = _quadratic(model, c.astype(np.float64), (h, w))
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        # ... and the brightness off it, |lum| against |lum - surface| in place
+        lum = rng.normal(size=(h, w)).astype(np.float32)
+        want_off = np.minimum(np.abs(lum), np.abs(lum - got))
+        off = np.subtract(lum, got)
+        got_off = np.abs(lum)
+        np.minimum(got_off, np.abs(off, out=off), out=got_off)
+        assert np.array_equal(got_off, want_off)
+
+
+def test_the_log_table_is_kept_read_only():
+    first = _log_lut(DEFAULT_CONFIG.offset)
+    assert first is _log_lut(DEFAULT_CONFIG.offset) and not first.flags.writeable
+    assert np.array_equal(first, np.log(np.arange(256, dtype=np.float32) + DEFAULT_CONFIG.offset).astype(np.float32))
+
+
+def test_a_regions_edge_count_is_the_former_edge_sums():
+    """`judge_small` counts a region's pixels at an edge (only for an arm's seat) where it summed the play area's
+    inside and outside weights there: the same regions come in from an edge."""
+    rng = np.random.default_rng(262)
+    for _ in range(20):
+        n = int(rng.integers(2, 40))
+        lab = rng.integers(1, n, 3000)
+        at_edge = rng.random(3000) < rng.random() * 0.1
+        inside = (rng.random(3000) < 0.5).astype(np.float64)
+        outside = 1.0 - inside
+        want = (np.bincount(lab[at_edge], weights=outside[at_edge], minlength=n)
+                + np.bincount(lab[at_edge], weights=inside[at_edge], minlength=n)) > 0
+        assert np.array_equal(np.bincount(lab[at_edge], minlength=n) > 0, want)
