@@ -78,6 +78,9 @@ class DiscardConfig:
                                      # the misses it is for were all the card game's points piles)
     frame_table_fields: float = 4.0  # only for kinds the table itself takes (their colour over this many fields' area
                                      # of the table view): elsewhere a field stands out from the table by its colour
+    frame_rect_step_deg: float = 2.0  # a frame's turned rectangle: every turn by this tried (_frame_rect) ...
+    frame_rect_points: int = 400     # ... on at most this many of its lines' pixels (evenly taken) ...
+    frame_rect_on_px: float = 1.5    # ... a pixel within this of the rectangle's side lies on it
     local_white_mm: float = 30.0     # and again judged against the whitest near it (within this, channel by channel)
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
@@ -493,7 +496,8 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
                 area > config.frame_max_fill * w * h:
             continue
         ys, xs = np.nonzero(comp[y:y + h, x:x + w] == i)
-        (cx, cy), (rw, rh), ang = _frame_rect(xs + x, ys + y)
+        (cx, cy), (rw, rh), ang = _frame_rect(xs + x, ys + y, config.frame_rect_step_deg, config.frame_rect_points,
+                                              config.frame_rect_on_px)
         short, long_ = sorted((rw, rh))
         if not _card_sized(config, art.size, short / p, long_ / p) or area > config.frame_max_fill * rw * rh:
             continue
@@ -570,11 +574,12 @@ def _frame_shift(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     return (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
 
 
-def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0,
-                max_points: int = 400) -> tuple[tuple[float, float], tuple[float, float], float]:
+def _frame_rect(xs: Any, ys: Any, step_deg: float, max_points: int,
+                on_px: float) -> tuple[tuple[float, float], tuple[float, float], float]:
     """The turned rectangle whose sides the points (a frame's lines, px) lie on most: a frame seen on two or three
     sides only has a smaller rectangle round it than its own (cv2.minAreaRect turns to the missing side's
-    diagonal). Every turn by `step_deg` tried at once, on at most `max_points` of the points (evenly taken).
+    diagonal). Every turn by `step_deg` tried at once, on at most `max_points` of the points (evenly taken); a
+    point within `on_px` of a side lies on it.
     ((cx, cy), (w, h), angle in degrees, w along the angle: cv2.minAreaRect's convention)."""
     import numpy as np
 
@@ -587,7 +592,7 @@ def _frame_rect(xs: Any, ys: Any, step_deg: float = 2.0,
     v = y * c - x * s
     u0, u1 = u.min(1, keepdims=True), u.max(1, keepdims=True)
     v0, v1 = v.min(1, keepdims=True), v.max(1, keepdims=True)
-    on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= 1.5
+    on = np.minimum(np.minimum(u - u0, u1 - u), np.minimum(v - v0, v1 - v)) <= on_px
     j = int(np.argmax(on.sum(1)))
     um, vm = float(u0[j, 0] + u1[j, 0]) / 2, float(v0[j, 0] + v1[j, 0]) / 2
     cj, sj = float(c[j, 0]), float(s[j, 0])
