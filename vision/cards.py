@@ -203,8 +203,8 @@ class Band:
     cards: list[CardRead] = field(default_factory=list)
     field_tops: list[float] = field(default_factory=list)   # seat v where outlined field pieces begin
     colour_dist: dict[str, float] = field(default_factory=dict)   # each colour's distance to its fields' hue
-    sides: float | None = None      # a one-card band: how much whiter than its field its side borders are
-    symbol: float | None = None     # a one-card band: how well its card's centre picture matches its kind's
+    sides: float | None = None      # a one-card band (as outlined): how much whiter than its field its side borders are
+    symbol: float | None = None     # a one-card band (as outlined): how well its card's centre picture matches its kind's
     above: float = 0.0              # a one-card band: the share of its kind's field in a strip's height above it
 
     def centre_u(self, v: float) -> float:
@@ -1245,16 +1245,9 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
                       extended=extended)
             return
-    for _ in range(n_above):
-        if not cards:
-            break
-        got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
-                           () if card_game else ("E",))
-        if got is None:
-            break
-        top, visible, code, conf, scores = got
-        cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
-    band.cards = cards
+    # a band read as one card is judged as outlined (its side borders, its centre picture, renamed or read on
+    # to a picture beyond), before any strip is looked for above it: a band the one-card rules drop (a patch
+    # of table named a kind) gets none, or a strip found above it would make it two cards and let it escape them
     if len(cards) == 1:
         band.sides = _side_borders(config, wb, cards[0].top - v_start, min(cards[0].visible, ch), p)
         if config.single_symbol_min is not None:
@@ -1284,9 +1277,32 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                     read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed,
                               extended=kind)
                     return
+    if cards and not single_dropped(config, band, len(cards)):
+        for _ in range(n_above):
+            got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
+                               () if card_game else ("E",))
+            if got is None:
+                break
+            top, visible, code, conf, scores = got
+            cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
+    band.cards = cards
+    if len(cards) == 1:
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def single_dropped(config: CardConfig, band: Band, n_cards: int) -> bool:
+    """Whether the one-card rules drop a band read as `n_cards` cards: one card whose side borders are not
+    `single_sides_min` whiter than its field (not a points band: its grey field is nearly as light as its border),
+    or whose centre picture matches its kind's less than `single_symbol_min` (band.sides / band.symbol, set by
+    read_band on the band as outlined; None: not measured, kept)."""
+    if n_cards != 1:
+        return False
+    if (config.single_sides_min is not None and band.kind != "points" and band.sides is not None
+            and band.sides < config.single_sides_min):
+        return True
+    return config.single_symbol_min is not None and band.symbol is not None and band.symbol < config.single_symbol_min
 
 
 def _picture_beyond(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
@@ -1766,13 +1782,9 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # a row of one card must be a card: its light border seen on both sides of its field (a patch of
     # light table outlined beside a notepad or a box shows none). Not for the points row: a points card's
     # grey field is nearly as light as its border
-    if config.single_sides_min is not None:
-        bands = [b for b in bands if len(b.cards) != 1 or b.kind == "points" or b.sides is None
-                 or b.sides >= config.single_sides_min]
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
-    if config.single_symbol_min is not None:
-        bands = [b for b in bands if len(b.cards) != 1 or b.symbol is None or b.symbol >= config.single_symbol_min]
+    bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
