@@ -390,9 +390,12 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if kind not in finds or whole > best[kind]:
             finds[kind], best[kind] = f, whole
     if tv.outline is not None and len(finds) < len(allowed):
-        # the kinds whose colour the table itself has (the frame pass looks for those piles only)
-        counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
-        table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
+        # the kinds whose colour the table itself has (the frame pass looks for those piles only; counted only
+        # where that pass may run)
+        table_kinds: set[str] = set()
+        if config.frame_tries > 0 and (card_game or config.frame_board_games):
+            counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
+            table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
         for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game,
                                  set(finds), table_kinds):
             finds[f.pile] = f
