@@ -65,3 +65,33 @@ def test_the_contrast_is_the_edges_not_the_brightness():
     assert abs(play_contrast(DEFAULT_CONFIG, model, veiled) - c) <= 2
     dim = (grey // 4).astype(np.uint8)
     assert play_contrast(DEFAULT_CONFIG, model, dim) < DEFAULT_CONFIG.dark_contrast
+
+
+def test_the_counted_test_is_the_percentiles():
+    """`low_contrast` (counted) says exactly what `play_contrast(...) < dark_contrast` (the histogram's percentile)
+    says, on random pictures and thresholds, whole levels and not."""
+    from dataclasses import replace
+
+    from vision.usable import low_contrast
+
+    folder = FIXTURE / "board-dim"
+    case = json.loads((folder / "case.json").read_text(encoding="utf-8"))
+    f = case["frames"]["000418"]
+    cal = parse_calibration(case["calibration"])
+    size = tuple(f["image_size"])
+    reg = Registration(np.array(f["homography"]), tuple(f["marker_ids"]), f["reprojection_error"], size,
+                       camera_model(cal, size), max_error=f["max_error"])
+    model = build_usable_model(DEFAULT_CONFIG, cal, reg, bundled_board(cal["board"]), load_components(None))
+    rng = np.random.default_rng(27)
+    grey0 = cv2.cvtColor(cv2.imread(str(folder / "000418.png"), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    seen = set()
+    for i in range(40):
+        scale = rng.uniform(0.05, 1.5)
+        grey = np.clip(grey0 * scale + rng.normal(0, rng.uniform(0, 4), grey0.shape), 0, 255).astype(np.uint8)
+        for thr in (12.0, 11.5, float(rng.integers(1, 40)), rng.uniform(1, 40)):
+            for pct in (99.0, 95.0):
+                cfg = replace(DEFAULT_CONFIG, dark_contrast=thr, dark_contrast_pct=pct)
+                want = play_contrast(cfg, model, grey) < thr
+                assert low_contrast(cfg, model, grey) == want, (i, thr, pct)
+                seen.add(want)
+    assert seen == {True, False}
