@@ -2,8 +2,10 @@
 
 - `too-dark`: the board's brightness relative to its art (its exposure gain) is below `dark_gain`;
   in the card game (no art) or without a registration, the brightest pixels of the frame are below
-  `dark_level`. Such a frame is still searched for an arm (`dark_arms`): with one it is `occluded` (or
-  `motion`) and names the arm's seat, as a lit frame would.
+  `dark_level`; or, with a registration, the play area's strongest local contrast (edges of the print and the
+  pieces, which a glare's smooth veil does not add) is below `dark_contrast` grey levels. Such a frame is still
+  searched for an arm (`dark_arms`): with one it is `occluded` (or `motion`) and names the arm's seat, as a lit
+  frame would.
 - `occluded`: an arm reaches in. The play area is the middle of the table (the board and what lies
   between the markers: the card game's piles) and every seat area of the calibration (FORMATS §4; a
   board game's piles may lie in a free seat's area; `play_hull` takes their hull instead, which
@@ -70,6 +72,15 @@ class UsableConfig:
     still_shrink: float = 8.0          # a picture this many times wider is first sampled down to 4x (stills)
     dark_gain: float = 0.13            # board brightness / art brightness below this: too dark
     dark_level: float = 45.0           # without board art: 99th percentile of grey below this
+    # ... or, with a registration, the play area's strongest local contrast (the `dark_contrast_pct` percentile of
+    # |grey - its `dark_contrast_box` x `dark_contrast_box` mean|, grey levels) below `dark_contrast`: a card's print,
+    # a pawn's outline and the board's lines are then all too faint to read, whatever the frame's mean brightness.
+    # A lamp's glare in a dim room lifts the board's median (the gain above) and the brightest pixels (`dark_level`)
+    # but adds no edge: 9 of 18 too-dark frames of session 26's 500 fresh ones were missed so. (Measured at
+    # 320x180: too-dark frames 4.5-9.7 levels, readable ones down to dim warm light with glare 14.5 and up.) None: off
+    dark_contrast: float | None = 12.0
+    dark_contrast_pct: float = 99.0
+    dark_contrast_box: int = 7
     offset: float = 12.0               # log(v + offset): keeps dark pixels' noise from dominating
     # the board against its art (colour-normalised by quantiles, which a glare's veil moves little)
     chroma_min: float = 0.35
@@ -563,6 +574,41 @@ def sharpness(model: UsableModel, small: Any) -> float:
     return float(min(out))
 
 
+def play_contrast(config: UsableConfig, model: UsableModel, grey: Any) -> float:
+    """The play area's strongest local contrast in grey levels: the `dark_contrast_pct` percentile of |grey - its
+    local mean| (a `dark_contrast_box` square) over the play area (`dark_contrast`). A smooth veil of light (a
+    lamp's glare, the fall-off) adds none; the print of cards and board and the pieces' outlines make it."""
+    import cv2
+    import numpy as np
+
+    k = config.dark_contrast_box
+    d = cv2.absdiff(grey, cv2.blur(grey, (k, k)))
+    # (a histogram of the uint8 differences: far cheaper than numpy's percentile of the play area's pixels)
+    hist = cv2.calcHist([d], [0], model.play_u8, [256], [0, 256]).ravel()
+    total = float(hist.sum())
+    if total <= 0:
+        return float("inf")
+    return float(np.searchsorted(np.cumsum(hist), config.dark_contrast_pct / 100.0 * total))
+
+
+def low_contrast(config: UsableConfig, model: UsableModel, grey: Any) -> bool:
+    """`play_contrast(...) < config.dark_contrast`, counted instead of sorted: the percentile (a whole grey level)
+    is under the threshold exactly when at most 1 - `dark_contrast_pct` % of the play area's pixels differ from
+    their local mean by `ceil(dark_contrast)` levels or more (cheaper than `calcHist` with a mask)."""
+    import cv2
+
+    k = config.dark_contrast_box
+    d = cv2.absdiff(grey, cv2.blur(grey, (k, k)))
+    level = max(0, min(256, math.ceil(config.dark_contrast)))
+    if level == 0:
+        return False
+    strong = cv2.bitwise_and(cv2.compare(d, level, cv2.CMP_GE), model.play_u8)   # (255 & 1: 1 where both)
+    total = cv2.countNonZero(model.play_u8)
+    if total == 0:
+        return False
+    return cv2.countNonZero(strong) <= (1.0 - config.dark_contrast_pct / 100.0) * total
+
+
 def update_reference(config: UsableConfig, reference: float | None, value: float) -> float:
     """The sharpness reference after a settled (usable) frame."""
     if reference is None:
@@ -581,6 +627,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     import numpy as np
 
     dark = False
+    grey = None
     if model is None or model.board_mask is None:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         dark = float(np.percentile(grey[::2, ::2], 99)) < config.dark_level
@@ -588,6 +635,13 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
+    if not dark and config.dark_contrast is not None:
+        if grey is None:
+            grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        if low_contrast(config, model, grey):
+            dark = True
+            if not config.dark_arms:
+                return UsableVerdict(False, "too-dark")
     px = not_table_pixels(config, model, small, dark_ok=config.dark_arms)
     if px.gain is not None and px.gain < config.dark_gain:
         dark = True

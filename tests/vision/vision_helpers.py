@@ -187,8 +187,10 @@ def judge_usable_case(fixture: Any, frame: str, **changes: Any) -> tuple[Any, di
     f = case["frames"][frame]
     cal = parse_calibration(case["calibration"], str(fixture / "case.json"))
     size = tuple(f["image_size"])
+    # (a full-size still's marker error limit is the reader's, scaled with the picture: case.json may say it)
+    extra = {"max_error": f["max_error"]} if "max_error" in f else {}
     reg = Registration(np.array(f["homography"], np.float64), tuple(f["marker_ids"]), f["reprojection_error"],
-                       size, camera_model(cal, size))
+                       size, camera_model(cal, size), **extra)
     assert reg.ok
     small = cv2.imread(str(fixture / f"{frame}.png"), cv2.IMREAD_COLOR)
     cfg = replace(DEFAULT_CONFIG, **changes)
