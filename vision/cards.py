@@ -129,6 +129,16 @@ class CardConfig:
     # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
     # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
     single_rename: bool = True
+    # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
+    # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
+    # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
+    # full resolution, a colour strip above making it that colour's row). A washed-out points field (glare,
+    # overexposure, a pale table) shows no outline and no grey label, but its picture (None: not searched).
+    # single_symbol_min's figure: on the dev frames' missed points rows the picture scored 0.48-0.92 (35 of 40
+    # seats; the others covered or cut), the best place of seats without points cards 0.46 at most
+    points_search_min: float | None = 0.5
+    points_search_tries: int = 2        # the best places tried, best first, this many (a colour row's last points
+                                        # card, its row lost, may outscore the points row's)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -1822,10 +1832,57 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
+    if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
+        bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
+                       bands: list[Band], model: Any) -> list[Band]:
+    """A points row found by its last card's centre picture (see `CardConfig.points_search_min`): the
+    picture searched over the half view `small` (the `bands` found masked out), a band of one card laid
+    at the best places (up to `points_search_tries`) and read (read_band: strips above, a colour strip
+    above making it that colour's row); the first that reads as a card and passes the one-card rules is
+    returned (as a one-band list), if its kind has no band yet."""
+    import cv2
+    import numpy as np
+
+    t = art.symbols.get("points")
+    if t is None:
+        return []
+    half = sv.ppm * 0.5
+    th = cv2.resize(t, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    region = np.ascontiguousarray(small.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    if region.shape[0] < th.shape[0] or region.shape[1] < th.shape[1]:
+        return []
+    score = cv2.matchTemplate(region, th, cv2.TM_CCOEFF_NORMED)
+    hh, ww = th.shape[:2]
+    # a place whose picture's centre lies on a row found is that row's card (a points card laid on it)
+    taken = SeatCards(sv.frame.seat, bands, cream, small, card_mm=art.size).rows_mask(sv, 0.5)
+    score[taken[hh // 2:hh // 2 + score.shape[0], ww // 2:ww // 2 + score.shape[1]] > 0] = -1.0
+    cw, ch = art.size
+    for _ in range(config.points_search_tries):
+        _, best, _, loc = cv2.minMaxLoc(score)
+        if best < config.points_search_min:
+            break
+        u = (loc[0] + ww / 2) / half - sv.margin
+        v = (loc[1] + hh / 2) / half - sv.margin
+        # no second try within a card of this one
+        r = int(round(cw * half))
+        score[max(0, loc[1] - r):loc[1] + r + 1, max(0, loc[0] - r):loc[0] + r + 1] = -1.0
+        # the card's field: the picture sits at its middle
+        v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
+        band = Band("points", u, 0.0, v0, v1, field_tops=[v0])
+        read_band(config, band, image, cream, sv, art, model, True, from_frame=True)
+        if not band.cards or single_dropped(config, band, len(band.cards)):
+            continue
+        if any(b.kind == band.kind for b in bands):
+            continue
+        return [band]
+    return []
 
 
 def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: SeatView, scale: float,
