@@ -134,8 +134,10 @@ class CardConfig:
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
     # full resolution, a colour strip above making it that colour's row). A washed-out points field (glare,
     # overexposure, a pale table) shows no outline and no grey label, but its picture (None: not searched).
-    # single_symbol_min's figure: on the dev frames' missed points rows the picture scored 0.48-0.92 (35 of 40
-    # seats; the others covered or cut), the best place of seats without points cards 0.46 at most
+    # single_symbol_min's figure: searched in grey at half the view's ppm, the dev frames' points rows missed
+    # outright scored 0.50-0.9 where their last card lies (46 seats; 6 more covered by a row or cut), the best
+    # place of seats without points cards 0.50 at most but one (a colour row's last points card, its row lost:
+    # 0.81); a place found is then read at full resolution, where the one-card picture rule holds again
     points_search_min: float | None = 0.5
     points_search_tries: int = 2        # the best places tried, best first, this many (a colour row's last points
                                         # card, its row lost, may outscore the points row's)
@@ -1854,8 +1856,11 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
     if t is None:
         return []
     half = sv.ppm * 0.5
-    th = cv2.resize(t, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    region = np.ascontiguousarray(small.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0))
+    # in grey over the stock (the mean of its channels, as the picture's): the ring is colourless, and one
+    # channel costs a fifth of three (~4 ms a seat view at half its ppm)
+    th = cv2.resize(t.mean(axis=2), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    mix = (1.0 / 3.0) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    region = np.ascontiguousarray(cv2.transform(small.astype(np.float32), mix.reshape(1, 3).astype(np.float32)))
     if region.shape[0] < th.shape[0] or region.shape[1] < th.shape[1]:
         return []
     score = cv2.matchTemplate(region, th, cv2.TM_CCOEFF_NORMED)
