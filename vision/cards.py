@@ -135,7 +135,7 @@ class CardConfig:
     # full resolution, a colour strip above making it that colour's row). A washed-out points field (glare,
     # overexposure, a pale table) shows no outline and no grey label, but its picture (None: not searched).
     # single_symbol_min's figure: searched in grey at half the view's ppm, the dev frames' points rows missed
-    # outright scored 0.50-0.9 where their last card lies (46 seats; 6 more covered by a row or cut), the best
+    # outright scored 0.50-0.94 where their last card lies (46 seats; 6 more covered by a row or cut), the best
     # place of seats without points cards 0.50 at most but one (a colour row's last points card, its row lost:
     # 0.81); a place found is then read at full resolution, where the one-card picture rule holds again
     points_search_min: float | None = 0.5
