@@ -129,6 +129,23 @@ class CardConfig:
     # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
     # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
     single_rename: bool = True
+    # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
+    # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
+    # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
+    # full resolution, a colour strip above making it that colour's row). A washed-out points field (glare,
+    # overexposure, a pale table) shows no outline and no grey label, but its picture (None: not searched).
+    # single_symbol_min's figure: searched in grey at half the view's ppm, the dev frames' points rows missed
+    # outright scored 0.50-0.94 where their last card lies (46 seats; 6 more covered by a row or cut), the best
+    # place of seats without points cards 0.50 at most but one (a colour row's last points card, its row lost:
+    # 0.81); a place found is then read at full resolution, where the one-card picture rule holds again
+    points_search_min: float | None = 0.5
+    points_search_tries: int = 2        # the best places tried, best first, this many (a colour row's last points
+                                        # card, its row lost, may outscore the points row's)
+    # such a row's covered strips are as washed out as its last card: no ridge between them, but the stack's top is
+    # where the table ends — above a strip found so, the table at least this much less white than the strip, and
+    # the strip itself as white as the card below it within the same (whiteness over the stock; the numerals
+    # and the field's colour checked as for any strip above). None: the ridges and steps of _strip_top only
+    points_search_step: float | None = 0.05
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -1185,7 +1202,7 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
               model: Any = None, card_game: bool = True, from_frame: bool = False, renamed: bool = False,
-              extended: str | None = None) -> None:
+              extended: str | None = None, washed: bool = False) -> None:
     """Find and read the cards of one band (fills band.cards); `view` is the seat view, or with
     `from_frame` the frame (see straighten). A points band under a covered strip of a colour is that
     colour's row ending in a points card (_colour_above; `renamed`: it was, and is read again). A band
@@ -1317,7 +1334,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                 upright, lb, wb, _ = _upright(config, band, view, sv, cw, pad, above_mm, from_frame, cream, art, 0)
                 skip = 0
             got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
-                               () if card_game else ("E",))
+                               () if card_game else ("E",), washed)
             if got is None:
                 break
             top, visible, code, conf, scores = got
@@ -1605,8 +1622,48 @@ def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> floa
     return (y_lo + j + r / 2) / ppm - 0.6
 
 
+def _stack_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
+    """Where a washed-out stack of cards begins a covered strip above `first` (see `points_search_step`): the row
+    between `min_strip_mm` + 4 and `strip_above_mm` above it where the whiteness steps up most from the table (the
+    card's middle columns, 2.6 mm either side), by at least the step, the strip below as white as the card's
+    field below `first` within the step; None when there is none."""
+    import numpy as np
+
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    step = config.points_search_step
+    y_lo = int(round((first - config.strip_above_mm) * ppm))
+    y_hi = int(round((first - config.min_strip_mm - 4.0) * ppm))
+    gap = max(1, int(round(2.6 * ppm)))
+    f0, f1 = int(round((first + 3.0) * ppm)), int(round((first + 15.0) * ppm))
+    if y_lo - gap < 0 or y_hi < y_lo or f1 > white.shape[0]:
+        return None
+    prof = np.median(white[y_lo - gap:f1, c0:c1], axis=1)
+    field = float(np.median(prof[f0 - (y_lo - gap):]))
+    ys = np.arange(gap, gap + y_hi - y_lo + 1)
+    cs = np.concatenate([[0.0], np.cumsum(prof, dtype=np.float64)])
+    above = (cs[ys - 1] - cs[ys - gap]) / max(1, gap - 1)
+    # the strip below the step, to the card found (its numerals excluded: the middle columns only)
+    # (the mean, not the median: a strip that still holds some table is less white, so the rise is largest
+    # where the table ends)
+    end = int(round(first * ppm)) - (y_lo - gap) - 1
+    strip = np.array([float(prof[y + gap:end].mean()) if end > y + gap else float(prof[y]) for y in ys])
+    rise = strip - above
+    ok = (rise >= step) & (np.abs(strip - field) <= step)
+    if not ok.any():
+        return None
+    j = int(np.argmax(np.where(ok, rise, -np.inf)))
+    # the top: where the whiteness first crosses halfway from the table to the strip (the argmax is the first
+    # row of the plateau that any row within `gap` of the edge gives)
+    y = int(ys[j])
+    half = (above[j] + strip[j]) / 2.0
+    cross = np.nonzero(prof[y - gap:y + gap + 1] >= half)[0]
+    k = int(cross[0]) - gap if len(cross) else 0
+    return (y_lo + j + k) / ppm
+
+
 def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
-                 ppm: float, model: Any, exclude: tuple[str, ...]) -> tuple[float, float, str, float, dict] | None:
+                 ppm: float, model: Any, exclude: tuple[str, ...],
+                 washed: bool = False) -> tuple[float, float, str, float, dict] | None:
     """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
     top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
     a strip's height above `first` (mm from row 0), a top border (_strip_top), between it and `first` the
@@ -1615,6 +1672,8 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     top = _strip_top(config, white, first, ppm)
+    if top is None and washed and config.points_search_step is not None:
+        top = _stack_top(config, white, first, ppm)
     if top is None:
         return None
 
@@ -1822,10 +1881,60 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
+    if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
+        bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
+                       bands: list[Band], model: Any) -> list[Band]:
+    """A points row found by its last card's centre picture (see `CardConfig.points_search_min`): the
+    picture searched over the half view `small` (the `bands` found masked out), a band of one card laid
+    at the best places (up to `points_search_tries`) and read (read_band: strips above, a colour strip
+    above making it that colour's row); the first that reads as a card and passes the one-card rules is
+    returned (as a one-band list), if its kind has no band yet."""
+    import cv2
+    import numpy as np
+
+    t = art.symbols.get("points")
+    if t is None:
+        return []
+    half = sv.ppm * 0.5
+    # in grey over the stock (the mean of its channels, as the picture's): the ring is colourless, and one
+    # channel costs a fifth of three (~4 ms a seat view at half its ppm)
+    th = cv2.resize(t.mean(axis=2), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    mix = (1.0 / 3.0) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    region = np.ascontiguousarray(cv2.transform(small.astype(np.float32), mix.reshape(1, 3).astype(np.float32)))
+    if region.shape[0] < th.shape[0] or region.shape[1] < th.shape[1]:
+        return []
+    score = cv2.matchTemplate(region, th, cv2.TM_CCOEFF_NORMED)
+    hh, ww = th.shape[:2]
+    # a place whose picture's centre lies on a row found is that row's card (a points card laid on it)
+    taken = SeatCards(sv.frame.seat, bands, cream, small, card_mm=art.size).rows_mask(sv, 0.5)
+    score[taken[hh // 2:hh // 2 + score.shape[0], ww // 2:ww // 2 + score.shape[1]] > 0] = -1.0
+    cw, ch = art.size
+    for _ in range(config.points_search_tries):
+        _, best, _, loc = cv2.minMaxLoc(score)
+        if best < config.points_search_min:
+            break
+        u = (loc[0] + ww / 2) / half - sv.margin
+        v = (loc[1] + hh / 2) / half - sv.margin
+        # no second try within a card of this one
+        r = int(round(cw * half))
+        score[max(0, loc[1] - r):loc[1] + r + 1, max(0, loc[0] - r):loc[0] + r + 1] = -1.0
+        # the card's field: the picture sits at its middle
+        v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
+        band = Band("points", u, 0.0, v0, v1, field_tops=[v0])
+        read_band(config, band, image, cream, sv, art, model, True, from_frame=True, washed=True)
+        if not band.cards or single_dropped(config, band, len(band.cards)):
+            continue
+        if any(b.kind == band.kind for b in bands):
+            continue
+        return [band]
+    return []
 
 
 def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: SeatView, scale: float,
