@@ -140,6 +140,9 @@ class TrackingConfig:
     decoder_keep_bound: bool = True      # a frame's candidates costing more than decoder_beam kept already are
     #                                      not made (they never enter the beam; session 25, wt25-decspeed) — the
     #                                      beam is the same but for the order of candidates of exactly equal cost
+    decoder_cut_memos: bool = True       # the cut search's tile parts (a loose tile merged into a part) and the open
+    #                                      turn's rule cost worked out once per frame, not per cut and per search
+    #                                      (the same values: what is decoded is the same; session 27, wt27-defer)
     decoder_lag: int = 20                # frames after which a turn of the best hypothesis is committed
     decoder_lag_seconds: float = 8.0     # ... and seconds (a window as long at every frame rate: at 5 fps 20
     #                                      frames are 4 s, shorter than the turns after one that tell it; no

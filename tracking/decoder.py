@@ -965,6 +965,7 @@ class TurnDecoder:
         self._step_rules: dict[tuple, float] = {}  # (_with_unseen_step: rule costs of turns with and without a step)
         self._owned_memo: dict[tuple, Turn] = {}   # (_owned_turn_of)
         self._made_parts: dict[tuple, tuple[Turn | None, Turn]] = {}   # (_cuts: the parts made)
+        self._open_rules_memo: dict[tuple, tuple[Turn, float]] = {}   # (_open_rules)
         self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
         self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
         self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
@@ -1493,7 +1494,7 @@ class TurnDecoder:
         owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
         # (what the open turn's rule breaks cost when it was read so far: on the table before; a tile under its
         # steps read otherwise now must not pay back a rule break it never paid)
-        last_rules = self._rules_cost(last, before) if last is not None else 0.0
+        last_rules = self._open_rules(last, before) if last is not None else 0.0
         costs: list[float] = []       # (the costs in `out`, sorted)
         # parts made this frame, by what they were made of (each entry keeps what its id names alive)
         made_parts = self._made_parts
@@ -1519,6 +1520,30 @@ class TurnDecoder:
             if made is None:
                 made = made_parts[made_key] = (mine, (mine or _new_turn(seat=seat)).merged(
                     _new_turn(seat=seat, piles=(ev,), delta=((key, now),), before=((key, was),))))
+            return made[1]
+
+        memos = cfg.decoder_cut_memos
+
+        def tile_part(mine: Turn | None, seat: str, keys: Sequence[FieldKey]) -> Turn:
+            """`mine` (or a new turn of `seat`) with the loose tiles `keys` taken, as the loop below always made
+            it (made once per frame: every cut placing the same tiles on the same part shares it, so _cut_cost's
+            memo, by id, judges it once a search, not once a cut)."""
+            made_key = ("tiles", id(mine) if mine is not None else None, seat,
+                        tuple((k, before.get(k, _GONE), after.get(k, _GONE)) for k in keys))
+            made = made_parts.get(made_key)
+            if made is None:
+                made = made_parts[made_key] = (mine, (mine if mine is not None else Turn(seat)).merged(
+                    Turn(seat, tiles=tuple(str(before.get(k)) for k in keys),
+                         delta=tuple((k, after.get(k, _GONE)) for k in keys),
+                         before=tuple((k, before.get(k, _GONE)) for k in keys))))
+            return made[1]
+
+        def skipped_part(part: Turn, skipped: tuple[str, ...]) -> Turn:
+            """`part` marked as played out of turn (made once per frame, as made_cut makes it)."""
+            made_key = ("skipped", id(part), skipped)
+            made = made_parts.get(made_key)
+            if made is None:
+                made = made_parts[made_key] = (part, part.replaced(skipped=skipped))
             return made[1]
 
         def made_cut(owned_parts: Mapping[int, Turn], slots: Sequence[str], where: tuple[int, ...], choice: tuple,
@@ -1574,10 +1599,11 @@ class TurnDecoder:
                     for k in loose_tiles:
                         by_taker.setdefault(_taker(parts, k[1]), []).append(k)
                     for mover, keys in by_taker.items():
-                        parts[mover] = parts.get(mover, Turn(slots[mover])).merged(
+                        parts[mover] = (tile_part(parts.get(mover), slots[mover], keys) if memos else
+                                        parts.get(mover, Turn(slots[mover])).merged(
                             Turn(slots[mover], tiles=tuple(str(before.get(k)) for k in keys),
                                  delta=tuple((k, after.get(k, _GONE)) for k in keys),
-                                 before=tuple((k, before.get(k, _GONE)) for k in keys)))
+                                 before=tuple((k, before.get(k, _GONE)) for k in keys))))
                     if not parts:
                         continue
                     cost = base_cost + fixed
@@ -1585,7 +1611,8 @@ class TurnDecoder:
                         if 1 not in parts or (undrawn and 0 in parts):
                             continue
                         if skipped:
-                            parts[1] = parts[1].replaced(skipped=skipped)
+                            parts[1] = (skipped_part(parts[1], skipped) if memos else
+                                        parts[1].replaced(skipped=skipped))
                     judged += 1
                     cost += self._cut_cost(last, slots, parts, hands, after, last_rules, undrawn, judged_parts)
                     out.append((cost, parts, slots, choice, undrawn, None))
@@ -1603,6 +1630,19 @@ class TurnDecoder:
                 new_piles[c[0][0]] = c[2]
             kept.append((cost, parts, slots, tuple(sorted(new_piles.items())), undrawn))
         return kept
+
+    def _open_rules(self, last: Turn, table: Fields) -> float:
+        """_rules_cost of the open turn on `table` (the cut search's `last_rules`), once per frame when
+        decoder_cut_memos: it reads of the table only the tiles under the turn's steps and its seat's pawns
+        (_tiles_under, _steps_paid), the key; the entry keeps the turn its id names alive."""
+        if not self.config.decoder_cut_memos:
+            return self._rules_cost(last, table)
+        key = (id(last), tuple(table.get(spot) for spot in last.rule_facts.spots),
+               table.get(("pawns", self.seats.get(last.seat))))
+        hit = self._open_rules_memo.get(key)
+        if hit is None:
+            hit = self._open_rules_memo[key] = (last, self._rules_cost(last, table))
+        return hit[1]
 
     def _slot_cut_cost(self, last: Turn | None, slots: Sequence[str], owned_parts: Mapping[int, Turn],
                        where: tuple[int, ...], choice: tuple, undrawn: bool, filled: set[int],

@@ -343,3 +343,34 @@ def test_the_beams_bound_decodes_the_same():
 
     bounded = beams(True)
     assert bounded == beams(False) and len(bounded) > 50
+
+
+def test_the_cut_memos_decode_the_same():
+    """decoder_cut_memos (session 27: speed) makes the cut search's tile parts and the open turn's rule cost once
+    per frame: the same beam after every frame as without them, costs compared as reprs (a `sim session` base
+    game with 2 % misreads: loose tiles taken, out-of-turn parts, held misreads)."""
+    import dataclasses
+
+    from simulator.record import SessionOptions, session_truth
+    from tracking.noise import MisreadInjector
+    from tracking.pipeline import SessionFrame
+
+    stream = session_truth(SessionOptions(game="keltis", board="base", players=3, seed=77103, fps=1.0, illegal=3,
+                                          max_moves=30, truth_render="none"))
+
+    class Truth:
+        def observe(self, frame):
+            return parse_observation(stream["frames"][frame.index][1])
+
+    def beams(memos: bool) -> list:
+        observer = MisreadInjector(Truth(), 0.02, 77103)
+        decoder = TurnDecoder({"seats": dict(stream["setup"]["seats"]), "game": "keltis"},
+                              dataclasses.replace(TrackingConfig(), decoder_cut_memos=memos))
+        out = []
+        for i, (t, _truth) in enumerate(stream["frames"]):
+            decoder.feed(observer.observe(SessionFrame(i, t)), i, t)
+            out.append([(repr(h.cost), h.table, h.piles, h.turns, h.turn_frames, h.misread) for h in decoder.beam])
+        return out
+
+    memoised = beams(True)
+    assert memoised == beams(False) and len(memoised) > 50
