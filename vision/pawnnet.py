@@ -70,6 +70,20 @@ class PawnNetConfig:
     # docs/vision.md, session 24)
     surplus_small_big_floor: float = 0.05
     surplus_small_as_big: bool = True
+    # a player with no big pawn read but at least this many small ones (up to the 4 it owns) has its big pawn on
+    # the path too, on the stone of highest P(big) when that is at least `lone_big_floor` (a small pawn read there
+    # is the big one seen small): on dev, 28 of 33 players with 4 small read had their big pawn out, while the
+    # net's P(big) for a big pawn in a crowd often stays under `big_threshold`. 3 gains as much on dev stills
+    # (11 of 13 with 3 read) but loses 3 demo turns (a player's 3 small pawns out early, its big one still on the
+    # start; docs/vision.md, session 27). 0 switches it off; 5+ small read is the surplus rule's case above
+    lone_big_min_small: int = 4
+    lone_big_floor: float = 0.05
+    # a small pawn of the colour whose big pawn is read on the same stone needs P(no small pawn) below this
+    # (0.5: as any other): the net half-reads a big pawn's own head as a small one beside it (the demo's
+    # `B:g4, S:g4`). On dev, none of 9 stones so read with P(0) 0.45-0.5 had a small pawn of the colour, 7 of
+    # 37 at 0.35-0.5; 0.35 gains 4 errors more on dev, but above 0.41 the recorded y3 stone of
+    # tests/vision/test_pawn_second_look.py stays the old look's phantom case (session 27)
+    beside_big_p0: float = 0.45
     # a stone expected to hold this many pawns is read again, mirrored (the two readings averaged): at 1.5 only
     # crowded stones were, but a lone small pawn the net half sees beside a neighbour's or the crowd's pawns gains
     # as much; 0.3 mirrors ~18 % of the stones (1.5: ~6 %; +~0.7 ms a frame), 0.2-0.4 alike on dev (session 25)
@@ -492,7 +506,10 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     whole board: of a player's big pawns read on several stones only the surest stays; while a player
     has more than 4 small ones read, the stone whose count costs the least log-probability to lower
     gives one up — but a player with more small pawns read than it owns and no big one first has its big pawn
-    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small).
+    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small), and
+    one with `lone_big_min_small` (4) small ones read and no big one has it on the stone of highest P(big)
+    (one small fewer there if any). A small pawn of the colour whose big pawn is read on the stone needs
+    P(0) below `beside_big_p0`.
     Also per stone the least sure decision's margin (0 where the players' pawn counts overruled the
     classifier: what is visible contradicts the rule)."""
     import numpy as np
@@ -517,6 +534,10 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
         k = np.where(k > 0, np.where(two, 2, 1), 0)
         srt = np.sort(lp, axis=1)
         margin = np.minimum(margin, 1.0 - np.exp(srt[:, -2] - srt[:, -1]))
+        # a small pawn beside its own colour's big pawn: the stricter bar
+        beside = (big[:, c] > 0) & (k > 0) & (p_small[:, c, 0] >= config.beside_big_p0)
+        k[beside] = 0
+        margin[beside] = 0.0
         kept = np.zeros(n, bool)     # a stone whose small count the surplus rule already lowered keeps the rest
         if config.surplus_small_as_big and limits[0] > 0 and len(over) == 0 and int(k.sum()) > limits[1]:
             busy = np.nonzero(k > 0)[0]
@@ -525,6 +546,15 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
                 big[j, c] = 1
                 k[j] -= 1
                 kept[j] = True
+                margin[j] = 0.0
+        elif (config.lone_big_min_small > 0 and limits[0] > 0 and len(over) == 0 and n > 0
+              and config.lone_big_min_small <= int(k.sum()) <= limits[1]):
+            j = int(np.argmax(pb))
+            if pb[j] >= config.lone_big_floor:
+                big[j, c] = 1
+                if k[j] > 0:
+                    k[j] -= 1
+                    kept[j] = True
                 margin[j] = 0.0
         while int(k.sum()) > limits[1]:
             busy = np.nonzero((k > 0) & ~kept)[0]
