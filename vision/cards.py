@@ -17,7 +17,6 @@ Every card gets a confidence: the margin between its best and second-best value 
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -137,11 +136,17 @@ class CardConfig:
     # picture there by symbol_margin, is that colour's last card; the row is read up from it (docs/vision.md,
     # session 27)
     picture_row_min: float | None = 0.6
-    picture_coarse_min: float = 0.3     # the search's first pass (an eighth of the view's ppm) keeps spots this good
+    picture_coarse_min: float = 0.45    # the search's first pass (an eighth of the view's ppm) keeps spots this good
     unveil_stock_q: float = 0.95        # (its stock: this quantile of the last card's whiteness, borders included)
     unveil_max: float = 0.9             # (a veil's share taken off at most: the rest is noise)
+    # and shows at least this contrast there (its most varied channel's standard deviation over the stock): a smooth
+    # patch of cloth matched a pink card's ring at 0.67 with 0.011; the pictures of washed-out and veiled dev rows
+    # showed 0.028-0.16 (docs/vision.md, session 27)
+    picture_contrast_min: float = 0.02
     picture_apart: float = 0.9          # (a picture's centre this share of a card's width from a row read is not its)
     picture_spots: int = 3              # the best few spots of that pass (apart by a picture's size) looked at closer
+    picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
+                                        # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
@@ -1153,7 +1158,8 @@ def _unveiled(config: CardConfig, white: Any, band: Band, v_start: float, ppm: f
 
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
               kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
-              field_end: float | None = None, end_at_least: float | None = None) -> list[float]:
+              field_end: float | None = None, end_at_least: float | None = None,
+              last_slack_mm: float | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -1165,7 +1171,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     colour table names a grey field by its being darker than the stock guess, which a guess too dim
     for the seat denies; a coloured field's label does not hang on the guess's brightness.)
     `end_at_least`: the last field ends no earlier (a last card's picture seen there: a points card laid last
-    need not label as points, read_band)."""
+    need not label as points, read_band). `last_slack_mm`: how far short of a whole card the last field may end
+    (default `last_card_slack_mm`; less where the end is known from the last card's picture)."""
     import numpy as np
 
     h = white.shape[0]
@@ -1223,7 +1230,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
         ridges.insert(0, t0)
     end = last + border
-    fits = [t for t in ridges if t <= end - card_h + config.last_card_slack_mm]
+    slack = config.last_card_slack_mm if last_slack_mm is None else last_slack_mm
+    fits = [t for t in ridges if t <= end - card_h + slack]
     if not fits:
         return [ridges[0]]
     return fits
@@ -1266,7 +1274,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                          tuple(t - v_start for t in band.field_tops),
                          band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or (
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
-                         band.v1 - v_start if extended is not None else None)
+                         band.v1 - v_start if extended is not None else None,
+                         config.picture_end_slack_mm if band.by_picture else None)
         if not tops or tops[0] >= skip / p + reach:
             break
     cards: list[CardRead] = []
@@ -1901,8 +1910,9 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
 
     p = sv.ppm * 0.5
     cw, ch = art.size
-    region = small.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
-    quarter = cv2.pyrDown(region)
+    inv = 1.0 / np.maximum(np.asarray(cream, np.float32), 1.0)
+    # (over the stock at a quarter of the view's ppm and less; at half it, only round a spot: see _picture_at)
+    quarter = cv2.pyrDown(small).astype(np.float32) * inv
     eighth = cv2.pyrDown(quarter)
     # where a row read lies (its cards and a card's width round), scaled to the eighth
     taken = np.zeros(eighth.shape[:2], np.uint8)
@@ -1919,12 +1929,7 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
     # every colour's picture (card game: an end card's too) at both scales
     # (card game: the points and wish cards' pictures are rivals too — a points card's ring of dots, a wish card's
     # stone, and a pink card's ring are all round)
-    names = [k for k in (*COLOURS, *(("points", "wish") if card_game else ())) if k in art.symbols]
-    temps: dict[str, list[tuple[Any, Any]]] = {}
-    for k in names:
-        pics = [art.symbols[k]] + ([art.symbols[f"{k}/E"]] if card_game and f"{k}/E" in art.symbols else [])
-        temps[k] = [(cv2.resize(t, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA),
-                     cv2.resize(t, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)) for t in pics]
+    names, pics_of, temps = _picture_templates(art, card_game)
     out: list[Band] = []
     for kind in kinds:
         spots = []
@@ -1944,31 +1949,26 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
                 res[max(0, loc[1] - th // 2):loc[1] + th // 2 + 1, max(0, loc[0] - tw // 2):loc[0] + tw // 2 + 1] = -1.0
         best = None
         for spot in spots:
-            # round the spot at a quarter of the view's ppm: the kind's own and every other colour's picture
+            # round the spot at a quarter of the view's ppm: the kind's own picture, then (if it holds at half the
+            # view's ppm too) every other kind's there
             cx, cy = spot[0] * 2, spot[1] * 2
-            scores: dict[str, tuple[float, float, float]] = {}
-            for k in names:
-                for _t8, t4 in temps[k]:
-                    th, tw = t4.shape[:2]
-                    x0, y0 = int(round(cx - tw / 2)) - 3, int(round(cy - th / 2)) - 3
-                    win = quarter[max(0, y0):y0 + th + 6, max(0, x0):x0 + tw + 6]
-                    if win.shape[0] < th or win.shape[1] < tw:
-                        continue
-                    _, score, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, t4, cv2.TM_CCOEFF_NORMED))
-                    if score > scores.get(k, (-1.0,))[0]:
-                        scores[k] = (float(score), max(0, x0) + loc[0] + tw / 2, max(0, y0) + loc[1] + th / 2)
-            own = scores.get(kind)
-            rival = max((v[0] for k, v in scores.items() if k != kind), default=-1.0)
-            half = -1.0
-            if own is not None:
-                half = _picture_at(region, art.symbols[kind], own[1] * 2, own[2] * 2, 4)
-                if card_game and f"{kind}/E" in art.symbols:
-                    half = max(half, _picture_at(region, art.symbols[f"{kind}/E"], own[1] * 2, own[2] * 2, 4))
-            if os.environ.get("PICDBG"):
-                print("fine", kind, spot, {k: round(v[0], 2) for k, v in scores.items()}, "half", round(half, 2))
+            own = _picture_near(quarter, temps[kind], cx, cy)
+            if own is None or own[0] < config.picture_row_min:
+                continue
             # (at half the view's ppm too: a spot of shading or texture that passes for a picture at a quarter does
             # not at twice its resolution, a picture does)
-            if own is None or min(own[0], half) < config.picture_row_min or own[0] < rival + config.symbol_margin:
+            half = max(_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind])
+            if half < config.picture_row_min:
+                continue
+            rival = max((r[0] for k in names if k != kind
+                         for r in (_picture_near(quarter, temps[k], cx, cy),) if r is not None), default=-1.0)
+            if own[0] < rival + config.symbol_margin:
+                continue
+            # (a picture has contrast: a smooth patch of table, its shading and noise, may correlate with one as
+            # well — normalised correlation does not see how faint the match is)
+            th, tw = temps[kind][0][1].shape[:2]
+            patch = quarter[max(0, int(own[2] - th / 2)):int(own[2] + th / 2), max(0, int(own[1] - tw / 2)):int(own[1] + tw / 2)]
+            if patch.size == 0 or float(patch.reshape(-1, 3).std(axis=0).max()) < config.picture_contrast_min:
                 continue
             if best is None or own[0] > best[0]:
                 best = own
@@ -1984,14 +1984,58 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
     return out
 
 
-def _picture_at(region: Any, symbol: Any, cx: float, cy: float, slack: int) -> float:
-    """The best match of `symbol` (at twice `region`'s ppm: resized by half) centred within `slack` px of (cx, cy)."""
+_PICTURES: dict[Any, Any] = {}
+
+
+def _picture_templates(art: CardArt, card_game: bool) -> tuple[list[str], dict[str, list[Any]], dict[str, list[Any]]]:
+    """picture_bands' pictures: (the kinds, each kind's pictures (card game: an end card's too), each picture at an
+    eighth and a quarter of the view's ppm), kept per art."""
     import cv2
+
+    key = (id(art), card_game)
+    got = _PICTURES.get(key)
+    if got is not None and got[0] is art:
+        return got[1]
+    names = [k for k in (*COLOURS, *(("points", "wish") if card_game else ())) if k in art.symbols]
+    pics_of = {k: [art.symbols[k]] + ([art.symbols[f"{k}/E"]] if card_game and f"{k}/E" in art.symbols else [])
+               for k in names}
+    temps = {k: [(cv2.resize(t, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA),
+                  cv2.resize(t, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)) for t in pics]
+             for k, pics in pics_of.items()}
+    if len(_PICTURES) >= 64:
+        _PICTURES.pop(next(iter(_PICTURES)))
+    _PICTURES[key] = (art, (names, pics_of, temps))
+    return names, pics_of, temps
+
+
+def _picture_near(quarter: Any, temps: list[tuple[Any, Any]], cx: float, cy: float) -> tuple[float, float, float] | None:
+    """The best match of a kind's pictures (picture_bands' templates at a quarter of the view's ppm) centred within
+    3 px of (cx, cy) of `quarter`: (score, x, y of its centre), or None."""
+    import cv2
+
+    best = None
+    for _t8, t4 in temps:
+        th, tw = t4.shape[:2]
+        x0, y0 = int(round(cx - tw / 2)) - 3, int(round(cy - th / 2)) - 3
+        win = quarter[max(0, y0):y0 + th + 6, max(0, x0):x0 + tw + 6]
+        if win.shape[0] < th or win.shape[1] < tw:
+            continue
+        _, score, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, t4, cv2.TM_CCOEFF_NORMED))
+        if best is None or score > best[0]:
+            best = (float(score), max(0, x0) + loc[0] + tw / 2, max(0, y0) + loc[1] + th / 2)
+    return best
+
+
+def _picture_at(small: Any, inv: Any, symbol: Any, cx: float, cy: float, slack: int) -> float:
+    """The best match of `symbol` (at twice the ppm of `small`, the BGR view: resized by half) centred within `slack`
+    px of (cx, cy) of `small`, over the stock (`inv`: 1 / its BGR)."""
+    import cv2
+    import numpy as np
 
     t = cv2.resize(symbol, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     th, tw = t.shape[:2]
     x0, y0 = int(round(cx - tw / 2)) - slack, int(round(cy - th / 2)) - slack
-    win = region[max(0, y0):y0 + th + 2 * slack, max(0, x0):x0 + tw + 2 * slack]
+    win = small[max(0, y0):y0 + th + 2 * slack, max(0, x0):x0 + tw + 2 * slack].astype(np.float32) * inv
     if win.shape[0] < th or win.shape[1] < tw:
         return -1.0
     return float(cv2.minMaxLoc(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))[1])
