@@ -146,6 +146,25 @@ class CardConfig:
     # the strip itself as white as the card below it within the same (whiteness over the stock; the numerals
     # and the field's colour checked as for any strip above). None: the ridges and steps of _strip_top only
     points_search_step: float | None = 0.05
+    # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
+    # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
+    # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
+    # correlation over the stock, as single_symbol_min; None: not looked for), better than every other colour's
+    # picture there by symbol_margin, is that colour's last card; the row is read up from it (docs/vision.md,
+    # session 27)
+    picture_row_min: float | None = 0.6
+    picture_coarse_min: float = 0.45    # the search's first pass (an eighth of the view's ppm) keeps spots this good
+    unveil_stock_q: float = 0.95        # (its stock: this quantile of the last card's whiteness, borders included)
+    unveil_max: float = 0.9             # (a veil's share taken off at most: the rest is noise)
+    # and shows at least this contrast there (its most varied channel's standard deviation over the stock): a smooth
+    # patch of cloth matched a pink card's ring at 0.67 with 0.011; the pictures of washed-out and veiled dev rows
+    # showed 0.028-0.16 (docs/vision.md, session 27)
+    picture_contrast_min: float = 0.02
+    picture_apart: float = 0.9          # (a picture's centre this share of a card's width from a row read is not its)
+    picture_spots: int = 3              # the best few spots of that pass (apart by a picture's size) looked at closer
+    picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
+                                        # a ridge lower down is its own picture or numerals, unveiled)
+    picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -223,6 +242,7 @@ class Band:
     sides: float | None = None      # a one-card band (as outlined): how much whiter than its field its side borders are
     symbol: float | None = None     # a one-card band (as outlined): how well its card's centre picture matches its kind's
     above: float = 0.0              # a one-card band: the share of its kind's field in a strip's height above it
+    by_picture: bool = False        # found by its last card's centre picture (picture_bands), not by its field
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -1115,6 +1135,11 @@ def _upright(config: CardConfig, band: Band, view: Any, sv: SeatView, width_mm: 
                                   first_row=skip)
     lb = field_labels(config, upright, cream, art)
     wb = whiteness(upright, cream)
+    if band.by_picture:
+        # found by its picture (its field washed out, or its borders without contrast): its whiteness unveiled
+        # by its last card, its field's extent from that card (its colour labels are not to be trusted there)
+        wb = _unveiled(config, wb, band, v_start + skip / sv.ppm, sv.ppm, art)
+        lb = np.full(lb.shape, -1, lb.dtype)
     if skip:
         upright = np.concatenate([np.zeros((skip, *upright.shape[1:]), upright.dtype), upright])
         lb = np.concatenate([np.full((skip, *lb.shape[1:]), -1, lb.dtype), lb])
@@ -1122,9 +1147,36 @@ def _upright(config: CardConfig, band: Band, view: Any, sv: SeatView, width_mm: 
     return upright, lb, wb, v_start
 
 
+def _unveiled(config: CardConfig, white: Any, band: Band, v_start: float, ppm: float, art: CardArt) -> Any:
+    """A band's whiteness (straightened: row 0 at `v_start`) with the veil over its last card (band.v0-v1, its
+    field) taken off: glare or haze adds light alike to the stock, S, and the field, F, so F/S = k + (1 - k)·f for
+    the art's field whiteness f (its smallest channel over the stock) and the veil's share k; (w/S - k)/(1 - k) is
+    then the whiteness without it, where a top border's ridge and the numerals show their usual contrast. S is
+    the card's brightest (`unveil_stock_q` of its pixels), F its middle columns' median; unchanged where the card
+    shows no veil."""
+    import numpy as np
+
+    ref = art.fields.get(band.kind)
+    y0, y1 = int(round((band.v0 - v_start) * ppm)), int(round((band.v1 - v_start) * ppm))
+    c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
+    card = white[max(0, y0):max(0, y1)]
+    if ref is None or card.size < 16:
+        return white
+    f = float(np.min(ref))
+    stock = float(np.quantile(card, config.unveil_stock_q))
+    fld = float(np.median(card[:, c0:c1]))
+    if stock <= 0 or f >= 0.9:
+        return white
+    k = min(config.unveil_max, (fld / stock - f) / (1.0 - f))
+    if k <= 0:
+        return white
+    return ((white / stock - k) / (1.0 - k)).astype(np.float32)
+
+
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
               kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
-              field_end: float | None = None, end_at_least: float | None = None) -> list[float]:
+              field_end: float | None = None, end_at_least: float | None = None,
+              last_slack_mm: float | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -1136,7 +1188,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     colour table names a grey field by its being darker than the stock guess, which a guess too dim
     for the seat denies; a coloured field's label does not hang on the guess's brightness.)
     `end_at_least`: the last field ends no earlier (a last card's picture seen there: a points card laid last
-    need not label as points, read_band)."""
+    need not label as points, read_band). `last_slack_mm`: how far short of a whole card the last field may end
+    (default `last_card_slack_mm`; less where the end is known from the last card's picture)."""
     import numpy as np
 
     h = white.shape[0]
@@ -1194,7 +1247,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     if not ridges or ridges[0] > t0 + config.first_top_slack_mm:
         ridges.insert(0, t0)
     end = last + border
-    fits = [t for t in ridges if t <= end - card_h + config.last_card_slack_mm]
+    slack = config.last_card_slack_mm if last_slack_mm is None else last_slack_mm
+    fits = [t for t in ridges if t <= end - card_h + slack]
     if not fits:
         return [ridges[0]]
     return fits
@@ -1215,7 +1269,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     cw, ch = art.size
     pad = 6.0
     # above the row's first outlined piece: room for a first strip whose outline was lost
-    n_above = config.strips_above
+    n_above = config.picture_strips_above if band.by_picture else config.strips_above
     above_mm = pad + max(1, n_above) * config.strip_above_mm
     # what is read above the first card found: a strip search a strip's height up, its top's ridge window
     # (2.6 + 1 mm) and the corners' slack (1.4 mm); card_tops' ridges down to 3 mm above the field's start,
@@ -1235,9 +1289,10 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         tops = card_tops(config, wb, lb, p, ch, above_mm,
                          tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                          tuple(t - v_start for t in band.field_tops),
-                         band.v1 - v_start if _colourless(config, art, band.kind) or (
+                         band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or (
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
-                         band.v1 - v_start if extended is not None else None)
+                         band.v1 - v_start if extended is not None else None,
+                         config.picture_end_slack_mm if band.by_picture else None)
         if not tops or tops[0] >= skip / p + reach:
             break
     cards: list[CardRead] = []
@@ -1300,7 +1355,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     # matched under single_symbol_min (an end card, 0.48) were dropped so, and no phantom seen (docs/vision.md)
     if len(cards) == 1:
         band.sides = _side_borders(config, wb, cards[0].top - v_start, min(cards[0].visible, ch), p)
-        if config.single_symbol_min is not None:
+        if config.single_symbol_min is not None and not band.by_picture:
+            # (a band found by its picture keeps that match: an end card's own picture among them)
             band.symbol = last_symbol_scores(config, (band.kind,), upright, cream, band.v1 - v_start, art,
                                              p).get(band.kind)
             if (band.symbol is not None and band.symbol < config.single_symbol_min and extended is None
@@ -1881,6 +1937,16 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
+    if config.picture_row_min is not None and config.row_finder != "colour":
+        # a colour no row was read for: its last card found by its centre picture (a field washed out or without
+        # contrast at its borders), the row read up from there
+        read = {b.kind for b in bands if b.cards}
+        missing = tuple(k for k in COLOURS if k not in read and k in art.symbols)
+        for band in picture_bands(config, small, cream, sv, art, missing, bands, card_game) if missing else ():
+            read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True, extended=band.kind)
+            if band.cards and not single_dropped(config, band, len(band.cards)):
+                bands.append(band)
+        bands.sort(key=lambda bd: bd.centre_u(0.0))
     if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
         bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
     t3 = time.process_time()
@@ -1935,6 +2001,151 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
             continue
         return [band]
     return []
+def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art: CardArt, kinds: tuple[str, ...],
+                  bands: list[Band], card_game: bool) -> list[Band]:
+    """Rows of `kinds` (colours no row was read for) found by their last card's centre picture outside `bands`:
+    for each kind its best match over the view (`small`: the view at half its ppm), first at an eighth of the
+    view's ppm (spots of at least `picture_coarse_min`), then at a quarter round the best spot; kept when it
+    matches at least `picture_row_min` and better by `symbol_margin` than every other colour's picture there (card
+    game: and the points and wish cards'; a washed-out pink and red card differ in their pictures, not in their
+    fields). Each is a band of one card (its
+    field's extent from the picture's centre; `by_picture`: read_band reads its end from there and looks for
+    its covered strips above it). The pictures are matched over the stock in colour, with the correlation's mean
+    taken off: an added veil of glare and a lower contrast do not change the match."""
+    import cv2
+    import numpy as np
+
+    p = sv.ppm * 0.5
+    cw, ch = art.size
+    inv = 1.0 / np.maximum(np.asarray(cream, np.float32), 1.0)
+    # (over the stock at a quarter of the view's ppm and less; at half it, only round a spot: see _picture_at)
+    quarter = cv2.pyrDown(small).astype(np.float32) * inv
+    eighth = cv2.pyrDown(quarter)
+    # where a row read lies (its cards and a card's width round), scaled to the eighth
+    taken = np.zeros(eighth.shape[:2], np.uint8)
+    k8 = p / 4
+    for b in bands:
+        # (no card's centre lies within half a card of a row's cards: cards of two rows do not overlap; rows lie
+        # about a card's width and a few mm apart, side by side)
+        top = (b.cards[0].top if b.cards else b.v0) - ch / 2
+        pts = []
+        for v, side in ((top, -1), (top, 1), (b.v1 + ch / 2, 1), (b.v1 + ch / 2, -1)):
+            u = b.centre_u(v) + side * cw * config.picture_apart
+            pts.append(((u + sv.margin) * k8, (v + sv.margin) * k8))
+        cv2.fillPoly(taken, [np.round(np.array(pts)).astype(np.int32)], 1)
+    # every colour's picture (card game: an end card's too) at both scales
+    # (card game: the points and wish cards' pictures are rivals too — a points card's ring of dots, a wish card's
+    # stone, and a pink card's ring are all round)
+    names, pics_of, temps = _picture_templates(art, card_game)
+    out: list[Band] = []
+    for kind in kinds:
+        spots = []
+        for t8, _t4 in temps.get(kind, ()):
+            th, tw = t8.shape[:2]
+            if eighth.shape[0] < th or eighth.shape[1] < tw:
+                continue
+            res = cv2.matchTemplate(eighth, t8, cv2.TM_CCOEFF_NORMED)
+            # (a picture's centre inside a row read is that row's)
+            res[taken[th // 2:th // 2 + res.shape[0], tw // 2:tw // 2 + res.shape[1]] > 0] = -1.0
+            for _ in range(config.picture_spots):
+                _, score, _, loc = cv2.minMaxLoc(res)
+                if score < config.picture_coarse_min:
+                    break
+                spots.append((loc[0] + tw / 2, loc[1] + th / 2))
+                # the next best elsewhere (another card's picture may match this one's about as well at this scale)
+                res[max(0, loc[1] - th // 2):loc[1] + th // 2 + 1, max(0, loc[0] - tw // 2):loc[0] + tw // 2 + 1] = -1.0
+        best = None
+        for spot in spots:
+            # round the spot at a quarter of the view's ppm: the kind's own picture, then (if it holds at half the
+            # view's ppm too) every other kind's there
+            cx, cy = spot[0] * 2, spot[1] * 2
+            own = _picture_near(quarter, temps[kind], cx, cy)
+            if own is None or own[0] < config.picture_row_min:
+                continue
+            # (at half the view's ppm too: a spot of shading or texture that passes for a picture at a quarter does
+            # not at twice its resolution, a picture does)
+            half = max(_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind])
+            if half < config.picture_row_min:
+                continue
+            rival = max((r[0] for k in names if k != kind
+                         for r in (_picture_near(quarter, temps[k], cx, cy),) if r is not None), default=-1.0)
+            if own[0] < rival + config.symbol_margin:
+                continue
+            # (a picture has contrast: a smooth patch of table, its shading and noise, may correlate with one as
+            # well — normalised correlation does not see how faint the match is)
+            th, tw = temps[kind][0][1].shape[:2]
+            patch = quarter[max(0, int(own[2] - th / 2)):int(own[2] + th / 2), max(0, int(own[1] - tw / 2)):int(own[1] + tw / 2)]
+            if patch.size == 0 or float(patch.reshape(-1, 3).std(axis=0).max()) < config.picture_contrast_min:
+                continue
+            if best is None or own[0] > best[0]:
+                best = own
+        if best is None:
+            continue
+        own = best
+        u, v = own[1] * 2 / p - sv.margin, own[2] * 2 / p - sv.margin
+        if any(abs(b.centre_u(v) - u) < cw / 2 and b.v0 - ch / 2 < v < b.v1 + ch / 2 for b in out):
+            continue
+        v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
+        out.append(Band(kind, float(u), 0.0, float(v0), float(v1), field_tops=[float(v0)], symbol=own[0],
+                        by_picture=True))
+    return out
+
+
+_PICTURES: dict[Any, Any] = {}
+
+
+def _picture_templates(art: CardArt, card_game: bool) -> tuple[list[str], dict[str, list[Any]], dict[str, list[Any]]]:
+    """picture_bands' pictures: (the kinds, each kind's pictures (card game: an end card's too), each picture at an
+    eighth and a quarter of the view's ppm), kept per art."""
+    import cv2
+
+    key = (id(art), card_game)
+    got = _PICTURES.get(key)
+    if got is not None and got[0] is art:
+        return got[1]
+    names = [k for k in (*COLOURS, *(("points", "wish") if card_game else ())) if k in art.symbols]
+    pics_of = {k: [art.symbols[k]] + ([art.symbols[f"{k}/E"]] if card_game and f"{k}/E" in art.symbols else [])
+               for k in names}
+    temps = {k: [(cv2.resize(t, None, fx=0.125, fy=0.125, interpolation=cv2.INTER_AREA),
+                  cv2.resize(t, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)) for t in pics]
+             for k, pics in pics_of.items()}
+    if len(_PICTURES) >= 64:
+        _PICTURES.pop(next(iter(_PICTURES)))
+    _PICTURES[key] = (art, (names, pics_of, temps))
+    return names, pics_of, temps
+
+
+def _picture_near(quarter: Any, temps: list[tuple[Any, Any]], cx: float, cy: float) -> tuple[float, float, float] | None:
+    """The best match of a kind's pictures (picture_bands' templates at a quarter of the view's ppm) centred within
+    3 px of (cx, cy) of `quarter`: (score, x, y of its centre), or None."""
+    import cv2
+
+    best = None
+    for _t8, t4 in temps:
+        th, tw = t4.shape[:2]
+        x0, y0 = int(round(cx - tw / 2)) - 3, int(round(cy - th / 2)) - 3
+        win = quarter[max(0, y0):y0 + th + 6, max(0, x0):x0 + tw + 6]
+        if win.shape[0] < th or win.shape[1] < tw:
+            continue
+        _, score, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, t4, cv2.TM_CCOEFF_NORMED))
+        if best is None or score > best[0]:
+            best = (float(score), max(0, x0) + loc[0] + tw / 2, max(0, y0) + loc[1] + th / 2)
+    return best
+
+
+def _picture_at(small: Any, inv: Any, symbol: Any, cx: float, cy: float, slack: int) -> float:
+    """The best match of `symbol` (at twice the ppm of `small`, the BGR view: resized by half) centred within `slack`
+    px of (cx, cy) of `small`, over the stock (`inv`: 1 / its BGR)."""
+    import cv2
+    import numpy as np
+
+    t = cv2.resize(symbol, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    th, tw = t.shape[:2]
+    x0, y0 = int(round(cx - tw / 2)) - slack, int(round(cy - th / 2)) - slack
+    win = small[max(0, y0):y0 + th + 2 * slack, max(0, x0):x0 + tw + 2 * slack].astype(np.float32) * inv
+    if win.shape[0] < th or win.shape[1] < tw:
+        return -1.0
+    return float(cv2.minMaxLoc(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))[1])
 
 
 def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: SeatView, scale: float,
