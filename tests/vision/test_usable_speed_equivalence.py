@@ -248,3 +248,110 @@ def test_a_regions_edge_count_is_the_former_edge_sums():
         want = (np.bincount(lab[at_edge], weights=outside[at_edge], minlength=n)
                 + np.bincount(lab[at_edge], weights=inside[at_edge], minlength=n)) > 0
         assert np.array_equal(np.bincount(lab[at_edge], minlength=n) > 0, want)
+
+
+def _random_masks(seed: int, count: int):
+    """Masks of specks, blobs, bars, dense noise and nearly full pictures (0/1 uint8), 180x320 and small."""
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        h, w = (180, 320) if i % 3 else (int(rng.integers(1, 40)), int(rng.integers(1, 40)))
+        kind = i % 5
+        if kind == 0:
+            m = rng.random((h, w)) < rng.uniform(0, 0.3)
+        elif kind == 1:
+            m = cv2.blur(rng.random((h, w)).astype(np.float32), (5, 5)) > rng.uniform(0.5, 0.7)
+        elif kind == 2:      # (nearly everything: rows and columns wholly foreground)
+            m = np.ones((h, w), bool)
+            m[rng.integers(0, h, 3), rng.integers(0, w, 3)] = False
+        elif kind == 3:
+            m = rng.random((h, w)) < rng.uniform(0.0, 0.02)
+        else:
+            m = rng.random((h, w)) < rng.uniform(0.3, 1.0)
+        yield m.astype(np.uint8)
+
+
+@pytest.mark.parametrize("share", [0.25, 1.01])     # (1.01: every mask by the pixels, the dense ones too)
+def test_components_are_opencvs_labels_and_statistics(share, monkeypatch):
+    from vision import usable
+
+    monkeypatch.setattr(usable, "_COMPONENTS_NP_SHARE", share)
+    for i, mask in enumerate(_random_masks(7, 300)):
+        idx = np.flatnonzero(mask) if i % 2 else None
+        n, labels, stats, order = usable._components_sorted(mask, idx)
+        want_n, want_labels, want_stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S,
+                                                                                            cv2.CCL_BBDT)
+        assert n == want_n
+        assert labels.dtype == want_labels.dtype and np.array_equal(labels, want_labels)
+        assert stats.dtype == want_stats.dtype and np.array_equal(stats, want_stats), (i, stats[:3], want_stats[:3])
+        if order is not None:       # (the sort `_region_features` would make)
+            rl = labels.ravel()[np.flatnonzero(mask)]
+            assert np.array_equal(order, np.argsort(rl, kind="stable"))
+
+
+def test_the_dark_percentile_counted_is_numpys():
+    from vision.usable import _percentile_below
+
+    rng = np.random.default_rng(11)
+    for i in range(3000):
+        n = int(rng.integers(1, 3000)) if i % 2 else 14400
+        lo, hi = sorted(rng.integers(0, 256, 2))
+        values = rng.integers(lo, hi + 1, n).astype(np.uint8)
+        q = float(rng.choice([99.0, 50.0, 1.0, 100.0, 0.0, 97.5, rng.uniform(0, 100)]))
+        level = float(rng.choice([45.0, rng.uniform(0, 256), float(rng.integers(0, 256))]))
+        assert _percentile_below(values, q, level) == (float(np.percentile(values, q)) < level), (n, q, level)
+    grey = rng.integers(0, 256, (180, 320)).astype(np.uint8)      # (the strided view the card game passes)
+    for level in range(0, 257, 3):
+        assert _percentile_below(grey[::2, ::2], 99, level) == (float(np.percentile(grey[::2, ::2], 99)) < level)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_contrast_over_the_play_areas_box_is_the_whole_pictures(seed):
+    """`low_contrast` reads only the play area's box (widened by the local mean's reach): the same local contrast at
+    every play-area pixel as over the whole picture, so the same count and verdict, for odd and even boxes and
+    play areas at the picture's edges."""
+    from types import SimpleNamespace
+
+    from vision.usable import _box, _contrast_box, _low_contrast_box, low_contrast
+
+    def former(config, play_u8, grey):     # (the whole-picture test as it was)
+        k = config.dark_contrast_box
+        d = cv2.absdiff(grey, cv2.blur(grey, (k, k)))
+        level = max(0, min(256, int(np.ceil(config.dark_contrast))))
+        if level == 0:
+            return False
+        strong = cv2.bitwise_and(cv2.compare(d, level, cv2.CMP_GE), play_u8)
+        total = cv2.countNonZero(play_u8)
+        return total > 0 and cv2.countNonZero(strong) <= (1.0 - config.dark_contrast_pct / 100.0) * total
+
+    rng = np.random.default_rng(seed)
+    for i in range(150):
+        grey = rng.integers(0, 256, (180, 320)).astype(np.uint8)
+        if i % 2:
+            grey = cv2.blur(grey, (3, 3))
+        play = np.zeros(grey.shape, np.uint8)
+        if i % 10:
+            y0, x0 = int(rng.integers(-20, 180)), int(rng.integers(-20, 320))
+            play[max(y0, 0):y0 + int(rng.integers(1, 200)), max(x0, 0):x0 + int(rng.integers(1, 340))] = 1
+            if i % 3 == 0:
+                play &= (rng.random(grey.shape) < 0.7).astype(np.uint8)
+        model = SimpleNamespace(play_u8=play, play_box=_box(play), play_count=int(np.count_nonzero(play)))
+        k = int(rng.integers(1, 12))
+        config = dataclasses.replace(DEFAULT_CONFIG, dark_contrast_box=k, dark_contrast=float(rng.uniform(0, 40)),
+                                     dark_contrast_pct=float(rng.choice([99.0, 95.0, 50.0])))
+        box = _contrast_box(config, model, grey.shape)
+        if box is None:
+            assert not play.any()
+        else:
+            y0, y1, x0, x1 = box
+            sel = play[y0:y1, x0:x1] > 0
+            part = grey[y0:y1, x0:x1]
+            whole = cv2.absdiff(grey, cv2.blur(grey, (k, k)))[y0:y1, x0:x1]
+            assert np.array_equal(cv2.absdiff(part, cv2.blur(part, (k, k)))[sel], whole[sel])
+            assert int(sel.sum()) == model.play_count
+            small = cv2.merge([grey, grey, grey])
+            grey_part = cv2.cvtColor(np.ascontiguousarray(small[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY)
+            assert _low_contrast_box(config, model, grey_part, box) == former(config, play, grey)
+        assert low_contrast(config, model, grey) == former(config, play, grey)
+        # (a model without the box and count: the whole picture, as before)
+        assert low_contrast(config, SimpleNamespace(play_u8=play, play_box=None, play_count=None), grey) \
+            == former(config, play, grey)
