@@ -132,7 +132,7 @@ class TrackingConfig:
     decoder_cut_budget: int = 100        # cuts judged at most per hypothesis and table (cheapest bound first)
     decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
     #                                      the bound on time per frame when many fields change at once
-    decoder_cut_reserve: int = 10        # cuts each hypothesis' likeliest reading may judge beyond a spent frame
+    decoder_cut_reserve: int = 0         # cuts each hypothesis' likeliest reading may judge beyond a spent frame
     #                                      budget (the first hypotheses' every reading can spend it all, leaving a
     #                                      runner-up whose likeliest reading is the truth unjudged; 0: off)
     decoder_gc_pause: bool = True        # the cyclic garbage collector paused while one usable frame is decoded

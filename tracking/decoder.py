@@ -25,7 +25,8 @@ The model (an HMM over table states, decoded by beam search):
   changed that now reads otherwise may be that turn's misread held since (`_revisions`), and a
   change read (otherwise) on every frame since the last hand is judged under that hand;
 - cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
-  decoder_frame_budget per frame (the bound on time per frame);
+  decoder_frame_budget per frame (the bound on time per frame), each hypothesis' likeliest reading
+  decoder_cut_reserve at least even when the frame's budget is spent;
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
   Viterbi); turns older than `decoder_lag` frames and `decoder_lag_seconds` in the best hypothesis
   are committed, and a committed turn a later best hypothesis reads otherwise is logged as a correction;
