@@ -132,6 +132,11 @@ class TrackingConfig:
     decoder_cut_budget: int = 100        # cuts judged at most per hypothesis and table (cheapest bound first)
     decoder_frame_budget: int = 200      # ... and per frame (likeliest hypotheses and readings first):
     #                                      the bound on time per frame when many fields change at once
+    decoder_cut_reserve: int = 0         # cuts each hypothesis' likeliest reading may judge beyond a spent frame
+    #                                      budget (the first hypotheses' every reading can spend it all, leaving a
+    #                                      runner-up whose likeliest reading is the truth unjudged; 0: off). 10
+    #                                      fixes dev card 83565's take-back but warned a legal dev game (card 82622
+    #                                      at 2 %) and cost the demo's kept readings a turn: off (session 27, wt27-order)
     decoder_gc_pause: bool = True        # the cyclic garbage collector paused while one usable frame is decoded
     #                                      and folded (the search makes and drops ~10^5 acyclic objects a frame:
     #                                      collections amid it traverse them for nothing and promote them towards
@@ -155,6 +160,10 @@ class TrackingConfig:
     decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
     #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
+    decoder_order_held: bool = True      # decoder_order also for a draw read frames before it is taken (a held
+    #                                      misread till then, _coincide_cost) given to a turn whose plays are read
+    #                                      only now, after it: played after it drew, as an open turn would pay
+    #                                      (kept readings 734 -> 735/934; dev and fresh bench unchanged; wt27-order)
     decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
     decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
     decoder_pause: float = 2.0           # a reading against the pause before the reach

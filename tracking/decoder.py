@@ -25,7 +25,8 @@ The model (an HMM over table states, decoded by beam search):
   changed that now reads otherwise may be that turn's misread held since (`_revisions`), and a
   change read (otherwise) on every frame since the last hand is judged under that hand;
 - cuts are tried cheapest lower bound first, at most decoder_cut_budget per hypothesis and
-  decoder_frame_budget per frame (the bound on time per frame);
+  decoder_frame_budget per frame (the bound on time per frame), each hypothesis' likeliest reading
+  decoder_cut_reserve at least even when the frame's budget is spent;
 - the beam keeps `decoder_beam` hypotheses (those with the same table, piles and open turn merged:
   Viterbi); turns older than `decoder_lag` frames and `decoder_lag_seconds` in the best hypothesis
   are committed, and a committed turn a later best hypothesis reads otherwise is logged as a correction;
@@ -357,6 +358,7 @@ class TurnDecoder:
         self.board = _board_of(setup.get("board")) if not self.card_game else None
         self.seat_of_player = {p: s for s, p in self.seats.items()}
         self.beam: list[Hypothesis] = []
+        self._reserve = 0     # (cuts a search may judge beyond the frame's budget: _advance, decoder_cut_reserve)
         self.interval = _Interval()
         self.frame = -1
         self.committed: list[Turn] = []
@@ -770,6 +772,7 @@ class TurnDecoder:
         candidates: dict[tuple, Hypothesis] = {}
         self._forget_frame()
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
+        self._reserve = 0     # (cuts a search may judge beyond the frame's budget: decoder_cut_reserve)
         best = math.inf
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
         read = frozenset(fields.items())
@@ -806,9 +809,15 @@ class TurnDecoder:
                 reading = readings[reading_key] = self._readings(hyp.table, hyp.misread, fields, costs, diff, no_hand)
             table, options, worked, context = reading
             # (likeliest readings first: the frame's budget of cuts goes to them)
+            first_option = True
             for i, (emission, taken, partial) in enumerate(options):
                 if hyp.cost + emission > best + cfg.decoder_prune:
                     continue
+                # (the budget spent on the first hypotheses' every reading leaves none for a runner-up whose
+                # likeliest reading is the truth: each hypothesis' likeliest reading judged is judged with
+                # decoder_cut_reserve cuts at least)
+                self._reserve = cfg.decoder_cut_reserve if first_option else 0
+                first_option = False
                 option = worked[i]
                 if option is None:
                     option = worked[i] = self._reading_taken(hyp.table, table, context, fields, diff, no_hand, taken,
@@ -828,7 +837,8 @@ class TurnDecoder:
                                                                      unread is not None):
                     total = paid + cost - back
                     if since:
-                        total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields)
+                        total += self._coincide_cost(turns, len(hyp.turns) - 1, since, fields,
+                                                     hyp.turns[-1].plays if hyp.turns else 0)
                     if total <= self._bound:     # (above it: never in the beam — _keep)
                         self._keep(candidates, _new_hypothesis(frozen, piles, turns, total, frames, still_misread,
                                                                hyp.first))
@@ -842,6 +852,7 @@ class TurnDecoder:
                                 tuple(m for m in still_misread if m[0] != misread_k[0]) + (misread_k,), hyp.first))
                             best = min(best, total + extra)
                 best = min(best, self._skipped)     # (candidates left unmade: _explanations, _with_unseen_step)
+            self._reserve = 0
         ranked = sorted(candidates.values(), key=lambda h: h.cost)
         self.beam = ranked[:cfg.decoder_beam]
         self._ask(ranked)
@@ -1218,16 +1229,32 @@ class TurnDecoder:
         return out
 
     def _coincide_cost(self, turns: Sequence[Turn], first: int, since: Mapping[FieldKey, frozenset],
-                       fields: Fields) -> float:
+                       fields: Fields, open_plays: int = 0) -> float:
         """The hands' price of giving each pile change in `since` (read so since the end of an earlier reach
-        that named those seats) to a turn (from turns[first] on) of a seat that reach did not name."""
+        that named those seats) to a turn (from turns[first] on) of a seat that reach did not name; with
+        decoder_order_held, decoder_order for a draw in `since` given to a turn that plays in this cut (its
+        plays read only now, after the draw was read: played after it drew). `open_plays`: the open
+        turn's plays before this cut (turns[first] is it, gone on)."""
+        cfg = self.config
         cost = 0.0
+        ordered: set[int] = set()     # (a turn pays decoder_order once, as the cut search charges it)
         for k, named in since.items():
-            for turn in reversed(turns[max(first, 0):]):
-                if any(p == k[1] and new == fields.get(k) for p, _o, new, _kind in turn.piles):
+            for i in range(len(turns) - 1, max(first, 0) - 1, -1):
+                turn = turns[i]
+                hit = [kind for p, _o, new, kind in turn.piles if p == k[1] and new == fields.get(k)]
+                if hit:
                     if turn.seat not in named:
-                        cost += (self.config.decoder_hand_coincide_empty if fields.get(k) in (None, _GONE)
-                                 else self.config.decoder_hand_missing + self.config.decoder_hand_reach)
+                        cost += (cfg.decoder_hand_coincide_empty if fields.get(k) in (None, _GONE)
+                                 else cfg.decoder_hand_missing + cfg.decoder_hand_reach)
+                    if cfg.decoder_order_held and hit[0] == "draw" and i not in ordered:
+                        # (its plays this cut, less its discards read since the draw's reach too: those
+                        # came with the draw, not after it)
+                        held_discards = sum(1 for p, _o, new, kind in turn.piles if kind == "discard"
+                                            and ("top", p) in since and new == fields.get(("top", p)))
+                        now = turn.plays - (open_plays if i == first else 0) - held_discards
+                        if now > 0:
+                            cost += cfg.decoder_order
+                            ordered.add(i)
                     break
         return cost
 
@@ -1347,7 +1374,7 @@ class TurnDecoder:
         key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
                tuple(changed), id(interval), partial[:2] if partial is not None else None)
         cuts = self._memo.get(key)
-        if cuts is None and self._budget <= 0:
+        if cuts is None and max(self._budget, self._reserve) <= 0:
             return []      # (this frame's budget of cuts is spent: no cut would be judged)
         if cuts is None:
             self._cur = interval
@@ -1490,7 +1517,9 @@ class TurnDecoder:
         reach = 1 if self._cur.hand_frames == 0 and self._cur.covered < 2 else n
         worst = math.inf          # the keep-th best cost so far
         judged = 0
-        budget = min(cfg.decoder_cut_budget, self._budget)
+        # (a hypothesis' likeliest reading is judged with decoder_cut_reserve cuts at least, the frame's budget
+        # spent or not: _advance)
+        budget = min(cfg.decoder_cut_budget, max(self._budget, self._reserve))
         owned_turns = {seat: self._owned_turn_of(seat, keys, before, after) for seat, keys in owned.items()}
         # (what the open turn's rule breaks cost when it was read so far: on the table before; a tile under its
         # steps read otherwise now must not pay back a rule break it never paid)
