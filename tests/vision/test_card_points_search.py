@@ -4,47 +4,17 @@ table) is found by its last card's centre picture, the points cards' ring of dot
 --seed 82500 --size 4608x2592` (main read these seats' points rows as none)."""
 from __future__ import annotations
 
-from functools import lru_cache
-
-import cv2
 import numpy as np
 import pytest
+from vision_helpers import read_one_seat, sim_still
 
-from vision.cardart import card_art
-from vision.cards import paper_points, paper_white, read_seat_cards, seat_reading
-from vision.components import load_components
-from vision.numerals import numeral_model_for
-from vision.reader import DEFAULT_READER_CONFIG, Reader
-from vision.seatview import build_seat_views
-
-
-@lru_cache(maxsize=2)
-def _frame(index: int) -> tuple:
-    from calibration.model import parse_calibration
-    from simulator.dataset import render_single, sample_spec
-
-    cv2.setNumThreads(1)
-    jpeg, truth = render_single(sample_spec(82500, index, (4608, 2592)))
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    cal = parse_calibration(truth["render"]["calibration"], "frame")
-    seats = {s: v["player"] for s, v in truth["seats"].items()}
-    comps = load_components()
-    reg = Reader(cal, game=truth["game"], seats=seats, components=comps)._registration_of(image)
-    assert reg.ok
-    return image, truth, cal, reg, comps
+from vision.cards import seat_reading
 
 
 def _points_row(index: int, seat: str, **changes) -> tuple[int, int, dict]:
     """(truth points row, read points row, read colour rows) of one seat of dev frame `index`."""
-    from dataclasses import replace
-
-    image, truth, cal, reg, comps = _frame(index)
-    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
-    sv = build_seat_views(config.view, cal, reg, tuple(truth["seats"]))[seat]
-    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-    white = paper_white(image, paper_points(cal, reg))
-    sc = read_seat_cards(config, image, sv, art, white, numeral_model_for(comps), True)
-    got = seat_reading(sc, True)
+    still, truth = sim_still(82500, index)
+    got = seat_reading(read_one_seat(still, seat, True, **changes), True)
     return int(truth["seats"][seat]["points_row"]), got.points_row, dict(got.rows)
 
 

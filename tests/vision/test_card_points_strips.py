@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-import cv2
 import numpy as np
+from vision_helpers import read_one_seat, sim_still
 
 from vision.cards import CardConfig, _strip_top
 
@@ -41,29 +41,9 @@ def test_a_points_strips_top_on_a_dark_table_is_the_step_up_from_the_table():
 @lru_cache(maxsize=4)
 def _seat(seed: int, index: int, size: tuple[int, int], seat: str, **changes):
     """(truth points row, SeatCards, card game) of one seat of frame `index` of `keltis-cam sim frames --seed SEED`."""
-    from calibration.model import parse_calibration
-    from simulator.dataset import render_single, sample_spec
-    from vision.cardart import card_art
-    from vision.cards import paper_points, paper_white, read_seat_cards
-    from vision.components import load_components
-    from vision.numerals import numeral_model_for
-    from vision.reader import DEFAULT_READER_CONFIG, Reader
-    from vision.seatview import build_seat_views
-
-    cv2.setNumThreads(1)
-    jpeg, truth = render_single(sample_spec(seed, index, size))
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    cal = parse_calibration(truth["render"]["calibration"], "frame")
-    seats = {s: v["player"] for s, v in truth["seats"].items()}
-    comps = load_components()
-    reg = Reader(cal, game=truth["game"], seats=seats, components=comps)._registration_of(image)
-    assert reg.ok
-    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
-    sv = build_seat_views(config.view, cal, reg, tuple(seats))[seat]
-    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-    sc = read_seat_cards(config, image, sv, art, paper_white(image, paper_points(cal, reg)), numeral_model_for(comps),
-                         truth["game"] != "keltis")
-    return truth["seats"][seat]["points_row"], sc, truth["game"] != "keltis"
+    still, truth = sim_still(seed, index, size)
+    card_game = truth["game"] != "keltis"
+    return truth["seats"][seat]["points_row"], read_one_seat(still, seat, card_game, **changes), card_game
 
 
 def _points_row(seed: int, index: int, size: tuple[int, int], seat: str, **changes) -> tuple[int, int]:

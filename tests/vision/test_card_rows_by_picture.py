@@ -5,47 +5,17 @@ frames --n 500 --seed 83480 --size 4608x2592` (the lead's session-26 frames, dev
 outright)."""
 from __future__ import annotations
 
-from functools import lru_cache
-
-import cv2
-import numpy as np
 import pytest
+from vision_helpers import read_one_seat, sim_still
 
-from vision.cardart import card_art
-from vision.cards import paper_points, paper_white, read_seat_cards, seat_reading
-from vision.components import load_components
-from vision.numerals import numeral_model_for
-from vision.reader import DEFAULT_READER_CONFIG, Reader
-from vision.seatview import build_seat_views
-
-
-@lru_cache(maxsize=2)
-def _frame(index: int):
-    from simulator.dataset import render_single, sample_spec
-
-    cv2.setNumThreads(1)
-    jpeg, truth = render_single(sample_spec(83480, index, (4608, 2592)))
-    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
+from vision.cards import seat_reading
 
 
 def _seat_rows(index: int, seat: str, **changes) -> tuple[dict, dict]:
     """(truth rows, read rows) of one seat of dev frame `index` of seed 83480 (4608 × 2592)."""
-    from dataclasses import replace
-
-    from calibration.model import parse_calibration
-
-    image, truth = _frame(index)
-    cal = parse_calibration(truth["render"]["calibration"], "frame")
-    seats = {s: v["player"] for s, v in truth["seats"].items()}
-    comps = load_components()
-    reg = Reader(cal, game=truth["game"], seats=seats, components=comps)._registration_of(image)
-    assert reg.ok
-    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
-    sv = build_seat_views(config.view, cal, reg, tuple(seats))[seat]
-    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-    white = paper_white(image, paper_points(cal, reg))
+    still, truth = sim_still(83480, index)
     card_game = truth["game"] != "keltis"
-    sc = read_seat_cards(config, image, sv, art, white, numeral_model_for(comps), card_game)
+    sc = read_one_seat(still, seat, card_game, **changes)
     return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
 
 

@@ -7,41 +7,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import cv2
-import numpy as np
 import pytest
+from vision_helpers import read_one_seat, sim_still
 
-from vision.cardart import card_art
-from vision.cards import paper_points, paper_white, read_seat_cards, seat_reading
-from vision.components import load_components
-from vision.numerals import numeral_model_for
-from vision.reader import DEFAULT_READER_CONFIG, Reader
-from vision.seatview import build_seat_views
+from vision.cards import seat_reading
 
 
 @lru_cache(maxsize=4)
 def _seat_rows(index: int, seat: str, **changes) -> tuple[dict, dict]:
     """(truth rows, read rows) of one seat of dev frame `index` of seed 82500 (4608 × 2592)."""
-    from dataclasses import replace
-
-    from calibration.model import parse_calibration
-    from simulator.dataset import render_single, sample_spec
-
-    cv2.setNumThreads(1)
-    jpeg, truth = render_single(sample_spec(82500, index, (4608, 2592)))
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    cal = parse_calibration(truth["render"]["calibration"], "frame")
-    seats = {s: v["player"] for s, v in truth["seats"].items()}
-    comps = load_components()
-    reader = Reader(cal, game=truth["game"], seats=seats, components=comps)
-    reg = reader._registration_of(image)
-    assert reg.ok
-    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
-    sv = build_seat_views(config.view, cal, reg, tuple(seats))[seat]
-    art = card_art(comps, sv.ppm, round(sv.px_per_mm, 1))
-    white = paper_white(image, paper_points(cal, reg))
+    still, truth = sim_still(82500, index)
     card_game = truth["game"] != "keltis"
-    sc = read_seat_cards(config, image, sv, art, white, numeral_model_for(comps), card_game)
+    sc = read_one_seat(still, seat, card_game, **changes)
     return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
 
 

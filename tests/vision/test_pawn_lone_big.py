@@ -6,24 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
+from vision_helpers import one_colour_pawn_outputs
 
-from vision.pawnnet import COLOURS, DEFAULT_CONFIG, decode_pawns
+from vision.pawnnet import DEFAULT_CONFIG, decode_pawns
 
 MAIN = dataclasses.replace(DEFAULT_CONFIG, lone_big_min_small=0, beside_big_p0=0.5)   # session 26's decoding
 ONE = [0.02, 0.97, 0.01]
 NONE = [0.98, 0.02, 0.0]
 
 
-def _board(smalls: list[list[float]], p_bigs: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """One colour (black) read on len(smalls) stones; every other colour absent."""
-    n = len(smalls)
-    pb = np.zeros((n, len(COLOURS)), np.float32)
-    ps = np.zeros((n, len(COLOURS), 3), np.float32)
-    ps[:, :, 0] = 1.0
-    pb[:, 0] = p_bigs
-    ps[:, 0] = smalls
-    return pb, ps
+_board = one_colour_pawn_outputs
 
 
 def test_four_small_and_no_big_put_the_big_where_it_is_likeliest():

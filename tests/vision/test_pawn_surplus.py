@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from vision_helpers import one_colour_pawn_outputs
 
 from vision.pawnnet import COLOURS, DEFAULT_CONFIG, decode_pawns
 
@@ -17,15 +18,7 @@ RECORDED = ROOT / "fixtures" / "pawn-inputs" / "surplus-small.npz"
 OFF = dataclasses.replace(DEFAULT_CONFIG, surplus_small_as_big=False)
 
 
-def _board(smalls: list[list[float]], p_bigs: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """One colour (black) read on len(smalls) stones; every other colour absent."""
-    n = len(smalls)
-    pb = np.zeros((n, len(COLOURS)), np.float32)
-    ps = np.zeros((n, len(COLOURS), 3), np.float32)
-    ps[:, :, 0] = 1.0
-    pb[:, 0] = p_bigs
-    ps[:, 0] = smalls
-    return pb, ps
+_board = one_colour_pawn_outputs
 
 
 ONE = [0.02, 0.97, 0.01]

@@ -45,8 +45,8 @@ def test_dim_warm_light_with_a_glare_stays_usable():
     assert verdict.usable, (verdict.reason, verdict.hands)
 
 
-def test_the_contrast_is_the_edges_not_the_brightness():
-    """A smooth veil added to a picture leaves its contrast; halving the picture's levels halves it."""
+def _dim_model_and_grey():
+    """The usable model of the fixture's dim board frame 000418 (its registration as recorded) and its grey picture."""
     folder = FIXTURE / "board-dim"
     case = json.loads((folder / "case.json").read_text(encoding="utf-8"))
     f = case["frames"]["000418"]
@@ -55,7 +55,12 @@ def test_the_contrast_is_the_edges_not_the_brightness():
     reg = Registration(np.array(f["homography"]), tuple(f["marker_ids"]), f["reprojection_error"], size,
                        camera_model(cal, size), max_error=f["max_error"])
     model = build_usable_model(DEFAULT_CONFIG, cal, reg, bundled_board(cal["board"]), load_components(None))
-    grey = cv2.cvtColor(cv2.imread(str(folder / "000418.png"), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    return model, cv2.cvtColor(cv2.imread(str(folder / "000418.png"), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+
+
+def test_the_contrast_is_the_edges_not_the_brightness():
+    """A smooth veil added to a picture leaves its contrast; halving the picture's levels halves it."""
+    model, grey = _dim_model_and_grey()
     c = play_contrast(DEFAULT_CONFIG, model, grey)
     assert c >= DEFAULT_CONFIG.dark_contrast
     h, w = grey.shape
@@ -74,16 +79,8 @@ def test_the_counted_test_is_the_percentiles():
 
     from vision.usable import low_contrast
 
-    folder = FIXTURE / "board-dim"
-    case = json.loads((folder / "case.json").read_text(encoding="utf-8"))
-    f = case["frames"]["000418"]
-    cal = parse_calibration(case["calibration"])
-    size = tuple(f["image_size"])
-    reg = Registration(np.array(f["homography"]), tuple(f["marker_ids"]), f["reprojection_error"], size,
-                       camera_model(cal, size), max_error=f["max_error"])
-    model = build_usable_model(DEFAULT_CONFIG, cal, reg, bundled_board(cal["board"]), load_components(None))
+    model, grey0 = _dim_model_and_grey()
     rng = np.random.default_rng(27)
-    grey0 = cv2.cvtColor(cv2.imread(str(folder / "000418.png"), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
     seen = set()
     for i in range(40):
         scale = rng.uniform(0.05, 1.5)

@@ -234,3 +234,52 @@ def session_still(folder: Any, options: dict, index: int) -> SessionStill:
     reg = reader._registration_of(image)
     assert reg.ok
     return SessionStill(image, cal, reg, reader, comps, seats)
+
+
+@lru_cache(maxsize=4)
+def sim_still(seed: int, index: int, size: tuple[int, int] = (4608, 2592)) -> tuple[SessionStill, dict]:
+    """Frame `index` of `keltis-cam sim frames --seed SEED --size WxH`, rendered again at test time and registered
+    as the reader does, with its truth."""
+    from calibration.model import parse_calibration
+    from simulator.dataset import render_single, sample_spec
+    from vision.components import load_components
+
+    cv2.setNumThreads(1)
+    jpeg, truth = render_single(sample_spec(seed, index, size))
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    cal = parse_calibration(truth["render"]["calibration"], "frame")
+    seats = {s: v["player"] for s, v in truth["seats"].items()}
+    comps = load_components()
+    reader = Reader(cal, game=truth["game"], seats=seats, components=comps)
+    reg = reader._registration_of(image)
+    assert reg.ok
+    return SessionStill(image, cal, reg, reader, comps, seats), truth
+
+
+def read_one_seat(still: SessionStill, seat: str, card_game: bool, **changes: Any) -> Any:
+    """The card stage alone on one seat of `still` (`SeatCards`), with these `CardConfig` changes."""
+    from vision.cardart import card_art
+    from vision.cards import paper_points, paper_white, read_seat_cards
+    from vision.numerals import numeral_model_for
+    from vision.reader import DEFAULT_READER_CONFIG
+    from vision.seatview import build_seat_views
+
+    config = replace(DEFAULT_READER_CONFIG.cards, **changes)
+    sv = build_seat_views(config.view, still.calibration, still.registration, tuple(still.seats))[seat]
+    art = card_art(still.components, sv.ppm, round(sv.px_per_mm, 1))
+    white = paper_white(still.image, paper_points(still.calibration, still.registration))
+    return read_seat_cards(config, still.image, sv, art, white, numeral_model_for(still.components), card_game)
+
+
+def one_colour_pawn_outputs(smalls: list[list[float]], p_bigs: list[float]) -> tuple[Any, Any]:
+    """The pawn net's (P(big), P(0/1/2+ small)) outputs with one colour (black) read on len(smalls) stones and
+    every other colour absent (for `vision.pawnnet.decode_pawns`)."""
+    from vision.pawnnet import COLOURS
+
+    n = len(smalls)
+    pb = np.zeros((n, len(COLOURS)), np.float32)
+    ps = np.zeros((n, len(COLOURS), 3), np.float32)
+    ps[:, :, 0] = 1.0
+    pb[:, 0] = p_bigs
+    ps[:, 0] = smalls
+    return pb, ps
