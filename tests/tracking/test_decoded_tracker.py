@@ -593,9 +593,11 @@ def _card_table4(tops, wish):
 @pytest.mark.parametrize("search", [
     pytest.param({}, marks=pytest.mark.xfail(
         strict=True, raises=AssertionError,
-        reason="issue 17 (session 27): with no reserve (the default: decoder_cut_reserve cost a legal dev game its "
-               "clean sheet) the frame's budget of cuts is spent on the hypotheses holding the emptied pile as a "
-               "misread before north's take-back is judged; the held-misread reading wins")),
+        reason="issue 17 (sessions 27-28): with no reserve (the default: decoder_cut_reserve reaches cheaper wrong "
+               "stories elsewhere — a misread held through other moves, priced afresh per still moment, costs more "
+               "than a made-up rule break: card 82622, the demo, base 83564) the frame's budget of cuts is spent on "
+               "the hypotheses holding the emptied pile as a misread before north's take-back is judged; the "
+               "held-misread reading wins")),
     {"decoder_cut_reserve": 10}])
 def test_a_card_taken_back_from_its_own_discard_pile_is_its_players_break_not_the_next_players_draw(search):
     """RULES §3 Turn: never draw a card discarded this turn. Four seats at 1 fps; south and west each
