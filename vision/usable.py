@@ -207,7 +207,7 @@ class UsableConfig:
     hand_max_mm2: float = 50000.0       # a hand with its wrist is ~20 000 mm²; grown past this it is the table
     # ... and from a region the classifier is sure is an arm (at or above its threshold) that stops short of the play
     # area: a dark sleeve over light wood is found and scored an arm, the pale forearm and hand beyond it over a seat
-    # area are not (session 28: 35 of ~170 arm stills read usable in 28 whole games, e.g. base-3p-83251 frames 15,
+    # area are not (session 28: 31 of 153 arm stills read usable in 30 dev whole games, e.g. base-3p-83251 frames 15,
     # 50). The classifier's certainty stands in for the sleeve's length and direction (a sleeve cut by the table's
     # edge is shorter than `sleeve_len_mm`): its tip need only lie within `hand_sure_gap_mm` of the play area, its
     # long axis point at the middle (`hand_toward`: the hand lies beyond the tip, along the arm; a hand resting at
