@@ -205,6 +205,15 @@ class UsableConfig:
     hand_reach_mm: float = 200.0
     hand_over_min_mm2: float = 1500.0
     hand_max_mm2: float = 50000.0       # a hand with its wrist is ~20 000 mm²; grown past this it is the table
+    # ... and from a region the classifier is sure is an arm (at or above its threshold) that stops short of the play
+    # area: a dark sleeve over light wood is found and scored an arm, the pale forearm and hand beyond it over a seat
+    # area are not (session 28: 31 of 153 arm stills read usable in 30 dev whole games, e.g. base-3p-83251 frames 15,
+    # 50). The classifier's certainty stands in for the sleeve's length and direction (a sleeve cut by the table's
+    # edge is shorter than `sleeve_len_mm`): its tip need only lie within `hand_sure_gap_mm` of the play area, its
+    # long axis point at the middle (`hand_toward`: the hand lies beyond the tip, along the arm; a hand resting at
+    # the table's corner lies across it) and its area be an arm's (`arm_area_mm2`: a cup or a fist-sized blob on
+    # the picture's border is no sleeve); the grown hand must still cover `hand_over_min_mm2` of the play area.
+    hand_sure_gap_mm: float | None = 120.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
@@ -740,12 +749,20 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                          & (np.exp(feats[:, _LENGTH]) * 100.0 >= config.sleeve_len_mm))
             arms = [keep[i] for i in np.argsort(-p) if p[i] >= model.region_net.threshold and over[i]]
             if not arms and config.hand_hysteresis:
-                # (only where nothing rejected the frame yet: a sleeve under the threshold whose hand is pale)
+                # (only where nothing rejected the frame yet: a sleeve whose hand is pale — under the threshold, a
+                # long one near the play area; at or above it, any that stops within `hand_sure_gap_mm` of it)
+                thr = model.region_net.threshold
                 for i in np.argsort(-p):
-                    if (p[i] >= config.hand_find_p and p[i] < model.region_net.threshold
+                    sure = p[i] >= thr
+                    if sure and config.hand_sure_gap_mm is None:
+                        continue
+                    if (p[i] >= config.hand_find_p
                             and area_in[keep[i]] < config.arm_over_min_mm2
-                            and feats[i, _NEAREST] * 100.0 <= config.hand_gap_mm
-                            and np.exp(feats[i, _LENGTH]) * 100.0 >= config.sleeve_len_mm
+                            and ((feats[i, _NEAREST] * 100.0 <= config.hand_sure_gap_mm
+                                  and feats[i, _TOWARD] >= config.hand_toward
+                                  and np.exp(feats[i, _AREA]) * 1000.0 >= config.arm_area_mm2) if sure else
+                                 (feats[i, _NEAREST] * 100.0 <= config.hand_gap_mm
+                                  and np.exp(feats[i, _LENGTH]) * 100.0 >= config.sleeve_len_mm))
                             and _pale_hand_mm2(config, model, px, labels, stats, keep[i]) >= config.hand_over_min_mm2):
                         arms = [keep[i]]
                         break
@@ -1002,6 +1019,7 @@ REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_wid
                    "strength_chroma", "toward_middle", "root_out", "share_ring")
 _NEAREST, _TOWARD = REGION_FEATURES.index("nearest"), REGION_FEATURES.index("toward_middle")
 _LENGTH = REGION_FEATURES.index("log_length")
+_AREA = REGION_FEATURES.index("log_area")   # log of mm² / 1000
 
 
 def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
