@@ -496,9 +496,13 @@ def net_fingerprint(net: PatchNet | PawnEnsemble) -> str:
     import numpy as np
 
     m = net.members[0] if isinstance(net, PawnEnsemble) else net
-    h = hashlib.sha1(np.ascontiguousarray(m.w4, np.float32).tobytes())
-    h.update(np.ascontiguousarray(m.b4, np.float32).tobytes())
-    return h.hexdigest()
+    got = m.__dict__.get("_fingerprint")
+    if got is None:
+        h = hashlib.sha1(np.ascontiguousarray(m.w4, np.float32).tobytes())
+        h.update(np.ascontiguousarray(m.b4, np.float32).tobytes())
+        got = h.hexdigest()
+        object.__setattr__(m, "_fingerprint", got)    # a cache, not a field (as PatchNet._flat)
+    return got
 
 
 @dataclass(frozen=True, eq=False)
@@ -729,11 +733,11 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     c = list(cols)
     top = p_count.shape[1] - 1
-    read = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
-    for i in range(len(p_big)):
-        n = int(read[i])
-        if n >= top or float(p_count[i, n + 1:].sum()) < config.count_more:
-            continue
+    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
+    # P(total > read) per stone: the tail sums of the count probabilities (0 where read is already the top class)
+    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
+    more = tail[np.arange(len(p_count)), read + 1]
+    for i in np.nonzero((more >= config.count_more) & (read < top))[0]:
         best, score = None, config.count_pick_floor
         for k in c:
             have = int(small[i, k])
