@@ -23,6 +23,9 @@ from simulator frames) answers per stone and per player colour: is that player's
 (0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
 Stones that may hold a pawn get a second look (`second_look`): their patches mirrored across the lean.
+A count head (`CountHead`, vision/models/pawns-count.npz, fitted on the frozen network by `train_pawns.py
+count-head`) reads from the network's hidden layer how many pawns stand on each stone, whatever their colours;
+a stone decoded with fewer pawns than it counts gets the likeliest missing one (`add_counted_pawns`).
 The weights file may hold several such networks trained apart (`PawnEnsemble`, joined by
 `train_pawns.py ensemble`): every reading is then their average (`pawn_probabilities`), since one
 training run is a noisy draw (docs/vision.md, sessions 20-21).
