@@ -6,6 +6,7 @@
     .venv/bin/python scripts/train_pawns.py train tiles /tmp/train.npz
     .venv/bin/python scripts/train_pawns.py score DEV_FOLDER --nets vision/models/pawns.npz:view NEW.npz:frame:2:2
     .venv/bin/python scripts/train_pawns.py ensemble A.npz B.npz C.npz --out vision/models/pawns.npz
+    .venv/bin/python scripts/train_pawns.py count-head T1.npz T2.npz --val-data V.npz --seeds 0 1
 
 (The shipped weights' recipe, seeds and epochs: docs/vision.md, "Fourth pass" and "Fifth pass"; the
 patches cut from the frame (`features --from-frame --step-mm ... --supersample K`, `train --init-step-mm`)
@@ -19,6 +20,7 @@ and cuts each path stone's patch (vision.pawnnet.stone_features); `train` fits t
 `ensemble` joins several trained pawn networks (other `train --seed`s or data) into one weights file, whose
 members the reader averages (vision.pawnnet.PawnEnsemble; the shipped members' recipe: docs/vision.md,
 "Session 21"). `train --init` of such a file starts from its member `--init-member` (default 0).
+`count-head` fits the count head on the frozen network (its recipe: docs/vision.md, "Session 28 (wt28-crowd)").
 The simulator is imported here, never by vision/ (tests/architecture/test_import_layers.py).
 """
 from __future__ import annotations
@@ -639,6 +641,92 @@ def ensemble(args: argparse.Namespace) -> int:
     return 0
 
 
+def count_head(args: argparse.Namespace) -> int:
+    """Fit the count head (vision.pawnnet.CountHead: how many pawns of the colours in play stand on a stone,
+    0-3 or 4+) on a frozen pawn network's hidden layer and output logits: one small MLP (Adam, softmax
+    cross-entropy, every stone also mirrored across the lean) per `--seeds` entry, all in one file whose
+    members the reader averages. The labels are the features' own (big + small counts, small capped at 2)."""
+    import numpy as np
+
+    from vision.pawnnet import COUNT_CLASSES, CountHead, load_pawn_net, mirrored, net_fingerprint, softmax
+
+    net = load_pawn_net(args.net)
+    if net is None:
+        raise SystemExit(f"{args.net}: no such pawn weights file")
+    first = net.members[0]
+
+    def inputs(x):
+        out = []
+        for i in range(0, len(x), 2048):
+            xb = x[i:i + 2048].astype(np.float32)
+            h = first.hidden(xb)
+            out.append(np.concatenate([h, h @ first.w4 + first.b4], axis=1).astype(np.float32))
+        return np.concatenate(out)
+
+    def load(files):
+        xs, ys = [], []
+        for f in files:
+            z = np.load(f)
+            x, y = z["pawn_x"], z["pawn_y"].astype(np.int64)
+            t = np.minimum(y.sum(axis=1), COUNT_CLASSES - 1)
+            # a round pawn is as likely seen mirrored (as the reader's second look)
+            xs += [inputs(x), inputs(mirrored(first, x.astype(np.float32)))]
+            ys += [t, t]
+            print(f"{f}: {len(x)} stones", flush=True)
+        return np.concatenate(xs), np.concatenate(ys)
+
+    x, y = load(args.data)
+    xv, yv = load(args.val_data) if args.val_data else (x[:0], y[:0])
+    mu, sd = x.mean(axis=0), x.std(axis=0) + 1e-3
+    xs, xvs = (x - mu) / sd, (xv - mu) / sd
+    layers = []
+    for seed in args.seeds:
+        rng = np.random.default_rng(seed)
+        h = args.hidden
+        w1 = rng.normal(0, np.sqrt(2 / xs.shape[1]), (xs.shape[1], h)).astype(np.float32)
+        b1 = np.zeros(h, np.float32)
+        w2 = rng.normal(0, np.sqrt(2 / h), (h, COUNT_CLASSES)).astype(np.float32)
+        b2 = np.zeros(COUNT_CLASSES, np.float32)
+        params = [w1, b1, w2, b2]
+        m1 = [np.zeros_like(q) for q in params]
+        m2 = [np.zeros_like(q) for q in params]
+        t = 0
+
+        def forward(a):
+            hh = np.maximum(a @ w1 + b1, 0)
+            return hh, softmax(hh @ w2 + b2)
+
+        for ep in range(args.epochs):
+            order = rng.permutation(len(xs))
+            for i in range(0, len(order), args.batch):
+                idx = order[i:i + args.batch]
+                a, yb = xs[idx], y[idx]
+                hh, pr = forward(a)
+                g = pr.copy()
+                g[np.arange(len(yb)), yb] -= 1
+                g /= len(yb)
+                gh = (g @ w2.T) * (hh > 0)
+                grads = [a.T @ gh + args.decay * w1, gh.sum(0), hh.T @ g + args.decay * w2, g.sum(0)]
+                t += 1
+                for k, (q, gq) in enumerate(zip(params, grads)):
+                    m1[k] = 0.9 * m1[k] + 0.1 * gq
+                    m2[k] = 0.999 * m2[k] + 0.001 * gq * gq
+                    q -= args.lr * (m1[k] / (1 - 0.9 ** t)) / (np.sqrt(m2[k] / (1 - 0.999 ** t)) + 1e-8)
+            if len(xvs):
+                _, pv = forward(xvs)
+                print(f"seed {seed} epoch {ep}: validation accuracy {np.mean(pv.argmax(1) == yv):.4f}, "
+                      f"loss {-np.mean(np.log(pv[np.arange(len(yv)), yv] + 1e-9)):.4f}", flush=True)
+        layers.append((w1, b1, w2, b2))
+    names = ", ".join(Path(f).name for f in args.data)
+    info = (f"count head: {len(layers)} members (seeds {' '.join(map(str, args.seeds))}) on {len(x) // 2} stones of "
+            f"{names} (+ mirrored), hidden {args.hidden}, {args.epochs} epochs, on {Path(args.net).name}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    CountHead(mu, sd, tuple(layers), net_fingerprint(net), info).save(out)
+    print(f"{info} -> {out} ({out.stat().st_size / 1024:.0f} kB)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -700,9 +788,20 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("ensemble", help="join trained pawn networks into one weights file (vision.pawnnet.PawnEnsemble)")
     e.add_argument("members", nargs="+", help="weights files written by `train pawns` (one network each)")
     e.add_argument("--out", default=str(ROOT / "vision" / "models" / "pawns.npz"))
+    ch = sub.add_parser("count-head", help="fit the count head on a frozen pawn network (vision.pawnnet.CountHead)")
+    ch.add_argument("data", nargs="+", help="feature files written by `features` (pawn patches)")
+    ch.add_argument("--val-data", nargs="*", help="feature files held out for validation")
+    ch.add_argument("--net", default=str(ROOT / "vision" / "models" / "pawns.npz"), help="the pawn network it reads")
+    ch.add_argument("--out", default=str(ROOT / "vision" / "models" / "pawns-count.npz"))
+    ch.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="one member per seed (averaged)")
+    ch.add_argument("--hidden", type=int, default=32)
+    ch.add_argument("--epochs", type=int, default=12)
+    ch.add_argument("--batch", type=int, default=256)
+    ch.add_argument("--lr", type=float, default=1e-3)
+    ch.add_argument("--decay", type=float, default=1e-4)
     args = p.parse_args(argv)
     return {"render": render, "features": features, "train": train, "score": score,
-            "ensemble": ensemble}[args.cmd](args)
+            "ensemble": ensemble, "count-head": count_head}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ from simulator frames) answers per stone and per player colour: is that player's
 (0/1), and how many of their small pawns (0, 1, 2+). Decoding (`decode_pawns`) keeps the colours in
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
 Stones that may hold a pawn get a second look (`second_look`): their patches mirrored across the lean.
+A count head (`CountHead`, vision/models/pawns-count.npz, fitted on the frozen network by `train_pawns.py
+count-head`) reads from the network's hidden layer how many pawns stand on each stone, whatever their colours;
+a stone decoded with fewer pawns than it counts gets the likeliest missing one (`add_counted_pawns`).
 The weights file may hold several such networks trained apart (`PawnEnsemble`, joined by
 `train_pawns.py ensemble`): every reading is then their average (`pawn_probabilities`), since one
 training run is a noisy draw (docs/vision.md, sessions 20-21).
@@ -40,6 +43,8 @@ from typing import Any, Mapping, Sequence
 COLOURS = ("black", "white", "grey", "brown")   # the classifier's player colours, in its output order
 SMALL_CLASSES = 3                               # 0, 1, 2+ small pawns of one colour on one stone
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns.npz"
+DEFAULT_COUNT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns-count.npz"
+COUNT_CLASSES = 5                               # the count head's answers: 0, 1, 2, 3, 4+ pawns on a stone
 AVERAGES = ("probability", "logit")             # how an ensemble's answers are combined (PawnNetConfig.ensemble_average)
 
 
@@ -88,6 +93,19 @@ class PawnNetConfig:
     # crowded stones were, but a lone small pawn the net half sees beside a neighbour's or the crowd's pawns gains
     # as much; 0.3 mirrors ~18 % of the stones (1.5: ~6 %; +~0.7 ms a frame), 0.2-0.4 alike on dev (session 25)
     second_look_pawns: float = 0.3
+    # the count head (`CountHead`, vision/models/pawns-count.npz; "" = off): a small readout of the network's
+    # hidden layer that says how many pawns of the colours in play stand on a stone (0-3, 4+), trained with the
+    # network frozen (scripts/train_pawns.py count-head). The per-colour outputs miss pawns on crowded stones
+    # (a pawn the net half sees counts towards no colour); the total still shows it. A stone whose reading has
+    # fewer pawns than the head gives `count_more` or more probability to (P(total > read)) gets one more: the
+    # colour and size with the most evidence on the stone (P(one more small) or P(big) of a player whose big
+    # pawn is read nowhere), when that is at least `count_pick_floor` and the player's 4 small allow it. On the
+    # dev cache 0.6-0.7 alike (497 -> 469-470 of 5 150 pawn errors; 0.5 / 0.9: 471 / 480); 0.7 adds fewer
+    # phantoms. Dropping a pawn where the head says fewer was tried: as many right pawns lost as phantoms
+    # removed (docs/vision.md, session 28)
+    count_weights: str = str(DEFAULT_COUNT_WEIGHTS)
+    count_more: float = 0.7
+    count_pick_floor: float = 0.1
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -338,6 +356,10 @@ class PatchNet:
 
     def logits(self, x: Any) -> Any:
         """N x (rows*cols*channels + extras) inputs -> N x outputs logits."""
+        return self.hidden(x) @ self.w4 + self.b4
+
+    def hidden(self, x: Any) -> Any:
+        """N x H: the hidden dense layer's activations (after its ReLU), which the output logits read."""
         import numpy as np
 
         r, c, ch = self.shape
@@ -352,7 +374,7 @@ class PatchNet:
         h = np.concatenate([h, extras], axis=1) @ self.w3
         h += self.b3
         np.maximum(h, 0.0, out=h)
-        return h @ self.w4 + self.b4
+        return h
 
     def _flat_standardisation(self) -> tuple[Any, Any]:
         """The per-channel mean and scale repeated over one patch's pixels (made once per network)."""
@@ -465,18 +487,112 @@ def pawn_probabilities(net: PatchNet | PawnEnsemble, x: Any, average: str = "pro
     """(P(big) N x 4, P(small count) N x 4 x SMALL_CLASSES) per stone and colour. Of an ensemble, the
     members' mean (`average` "probability": of their probabilities; "logit": of their logits, then the
     softmax) — the one place where members are combined."""
+    p_big, p_small, _ = pawn_outputs(net, x, average)
+    return p_big, p_small
+
+
+def net_fingerprint(net: PatchNet | PawnEnsemble) -> str:
+    """Which network a count head was fitted to (its first member's output layer): a head reads that
+    network's hidden layer, so it is only valid with those very weights."""
+    import hashlib
+
+    import numpy as np
+
+    m = net.members[0] if isinstance(net, PawnEnsemble) else net
+    got = m.__dict__.get("_fingerprint")
+    if got is None:
+        h = hashlib.sha1(np.ascontiguousarray(m.w4, np.float32).tobytes())
+        h.update(np.ascontiguousarray(m.b4, np.float32).tobytes())
+        got = h.hexdigest()
+        object.__setattr__(m, "_fingerprint", got)    # a cache, not a field (as PatchNet._flat)
+    return got
+
+
+@dataclass(frozen=True, eq=False)
+class CountHead:
+    """How many pawns of the colours in play stand on a stone (0 .. COUNT_CLASSES-1, the last "or more"),
+    read from a pawn network's hidden layer and its own output logits (of its first member) by one or more
+    small MLPs trained apart (their probabilities averaged): scripts/train_pawns.py count-head."""
+
+    mu: Any              # per input: standardisation
+    sd: Any
+    layers: tuple[tuple[Any, Any, Any, Any], ...]   # per member (W1, b1, W2, b2)
+    fingerprint: str     # net_fingerprint of the network it was fitted to
+    info: str = ""
+
+    def probabilities(self, hidden: Any, logits: Any) -> Any:
+        """N x COUNT_CLASSES from the network's N x H hidden activations and N x outputs logits."""
+        import numpy as np
+
+        a = (np.concatenate([hidden, logits], axis=1) - self.mu) / self.sd
+        return np.mean([softmax(np.maximum(a @ w1 + b1, 0.0) @ w2 + b2) for w1, b1, w2, b2 in self.layers], axis=0)
+
+    def save(self, path: str | Path) -> None:
+        import numpy as np
+
+        arrays: dict[str, Any] = {"mu": self.mu, "sd": self.sd, "members": np.array(len(self.layers)),
+                                  "fingerprint": np.array(self.fingerprint), "info": np.array(self.info)}
+        for k, (w1, b1, w2, b2) in enumerate(self.layers):
+            arrays.update({f"W1_{k}": w1, f"b1_{k}": b1, f"W2_{k}": w2, f"b2_{k}": b2})
+        np.savez_compressed(path, **{k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()})
+
+
+_COUNT_HEADS: dict[tuple[str, str], CountHead | None] = {}
+
+
+def load_count_head(path: str | Path, net: PatchNet | PawnEnsemble) -> CountHead | None:
+    """The count head of `path` for this network, or None: no path, no file, or a head fitted to other
+    weights (a retrained pawn net needs its head refitted: scripts/train_pawns.py count-head; a warning says
+    so once). Loaded once per (file, network)."""
+    import warnings
+
+    import numpy as np
+
+    if not path:
+        return None
+    fp = net_fingerprint(net)
+    key = (str(path), fp)
+    if key not in _COUNT_HEADS:
+        head = None
+        p = Path(path)
+        if p.is_file():
+            z = np.load(p)
+            if str(z["fingerprint"]) != fp:
+                warnings.warn(f"{p} was fitted to another pawn network than the one loaded: the count head is not "
+                              f"used (refit it: scripts/train_pawns.py count-head)", stacklevel=2)
+            else:
+                f32 = np.float32
+                head = CountHead(z["mu"].astype(f32), z["sd"].astype(f32),
+                                 tuple((z[f"W1_{k}"].astype(f32), z[f"b1_{k}"].astype(f32), z[f"W2_{k}"].astype(f32),
+                                        z[f"b2_{k}"].astype(f32)) for k in range(int(z["members"]))),
+                                 str(z["fingerprint"]), str(z["info"]))
+        _COUNT_HEADS[key] = head
+    return _COUNT_HEADS[key]
+
+
+def pawn_outputs(net: PatchNet | PawnEnsemble, x: Any, average: str = "probability",
+                 count_head: CountHead | None = None) -> tuple[Any, Any, Any]:
+    """As pawn_probabilities, and the count head's N x COUNT_CLASSES probabilities (None without a head),
+    from the same forward pass of the first member."""
     import numpy as np
 
     if average not in AVERAGES:
         raise ValueError(f"unknown ensemble average {average!r}: one of {AVERAGES}")
     members = net.members if isinstance(net, PawnEnsemble) else (net,)
-    zs = [m.logits(x).reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES) for m in members]
+    p_count = None
+    zs = []
+    for k, m in enumerate(members):
+        h = m.hidden(x)
+        z = h @ m.w4 + m.b4
+        if k == 0 and count_head is not None:
+            p_count = count_head.probabilities(h, z)
+        zs.append(z.reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES))
     if len(zs) == 1 or average == "logit":
         z = zs[0] if len(zs) == 1 else np.mean(zs, axis=0)
-        return softmax(z[..., :2])[..., 1], softmax(z[..., 2:])
+        return softmax(z[..., :2])[..., 1], softmax(z[..., 2:]), p_count
     p_big = np.mean([softmax(z[..., :2])[..., 1] for z in zs], axis=0)
     p_small = np.mean([softmax(z[..., 2:]) for z in zs], axis=0)
-    return p_big, p_small
+    return p_big, p_small, p_count
 
 
 @dataclass(frozen=True)
@@ -582,18 +698,66 @@ def second_look(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, p_b
     """Stones where the classifier expects `second_look_pawns` or more pawns of the colours in play
     are read again mirrored across the lean, and the two readings' probabilities averaged: pawns side
     by side hide each other differently in the two views the classifier learnt alike."""
+    p_big, p_small, _ = second_look_counted(config, net, x, p_big, p_small, None, cols, None)
+    return p_big, p_small
+
+
+def second_look_counted(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, p_big: Any, p_small: Any,
+                        p_count: Any, cols: Sequence[int], count_head: CountHead | None) -> tuple[Any, Any, Any]:
+    """second_look, with the count head's probabilities averaged over the two looks as well (p_count and
+    count_head None: as second_look)."""
     import numpy as np
 
     c = list(cols)
     expected = (p_big[:, c] + p_small[:, c, 1] + 2 * p_small[:, c, 2]).sum(axis=1)
     busy = np.nonzero(expected >= config.second_look_pawns)[0]
     if len(busy) == 0:
-        return p_big, p_small
-    pb2, ps2 = pawn_probabilities(net, mirrored(net, x[busy]), config.ensemble_average)
+        return p_big, p_small, p_count
+    pb2, ps2, pc2 = pawn_outputs(net, mirrored(net, x[busy]), config.ensemble_average,
+                                 count_head if p_count is not None else None)
     p_big, p_small = p_big.copy(), p_small.copy()
     p_big[busy] = (p_big[busy] + pb2) * 0.5
     p_small[busy] = (p_small[busy] + ps2) * 0.5
-    return p_big, p_small
+    if p_count is not None:
+        p_count = p_count.copy()
+        p_count[busy] = (p_count[busy] + pc2) * 0.5
+    return p_big, p_small, p_count
+
+
+def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
+                      margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+    """After decode_pawns: a stone read with fewer pawns than the count head says (P(total > read) at least
+    `count_more`) gets one more pawn — one more small pawn of the colour with the most evidence for it
+    (P(1 or 2+) where none is read, P(2+) where one is), or the big pawn of a player whose big pawn is read
+    nowhere (P(big)), whichever is likelier, when that is at least `count_pick_floor` and the player owns
+    another small pawn (`limits`). The stone states margin 0 (unsure). Stones in order; returns copies."""
+    import numpy as np
+
+    big, small, margin = big.copy(), small.copy(), margin.copy()
+    c = list(cols)
+    top = p_count.shape[1] - 1
+    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
+    # P(total > read) per stone: the tail sums of the count probabilities (0 where read is already the top class)
+    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
+    more = tail[np.arange(len(p_count)), read + 1]
+    for i in np.nonzero((more >= config.count_more) & (read < top))[0]:
+        best, score = None, config.count_pick_floor
+        for k in c:
+            have = int(small[i, k])
+            s = (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
+            if int(small[:, k].sum()) < limits[1] and s > score:
+                best, score = (k, False), s
+            if limits[0] > 0 and int(big[:, k].sum()) == 0 and p_big[i, k] > score:
+                best, score = (k, True), p_big[i, k]
+        if best is None:
+            continue
+        k, is_big = best
+        if is_big:
+            big[i, k] = 1
+        else:
+            small[i, k] += 1
+        margin[i] = 0.0
+    return big, small, margin
 
 
 def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: PatchMaps, log_norm: Any,
@@ -602,10 +766,13 @@ def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: 
     """Every path stone's pawns of the players in play (see the module docstring and decode_pawns);
     `image` and `gain` (the appearance stage's maps): the frame, for maps built from it."""
     x = stone_features(maps, log_norm, players, image, gain)
-    p_big, p_small = pawn_probabilities(net, x, config.ensemble_average)
+    head = load_count_head(config.count_weights, net)
+    p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
-    p_big, p_small = second_look(config, net, x, p_big, p_small, cols)
+    p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
+    if p_count is not None:
+        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
     out = []
     for i, sid in enumerate(maps.stones):
         pawns: list[tuple[str, bool]] = []
