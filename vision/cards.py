@@ -174,8 +174,8 @@ class CardConfig:
     # inside it; the strips climbed into the table above a row or a phantom began 8-15 mm outside it
     picture_outside_mm: float | None = 6.0
     picture_sure_share: float = 0.5      # dropped when fewer of its strips than this share are sure, and ...
-    # ... its strips' visible heights spread more than this (a hand lays a row at a steady pitch: 0-3.2 mm on the
-    # dev rows found by picture, 7.6 and 10 mm on the two phantom rows of several strips)
+    # ... its strips' visible heights spread more than this (a hand lays a row at a steady pitch: 0-4.8 mm on the
+    # 29 dev rows found by picture with two strips or more, 7.6 and 10 mm on the two phantom rows of several strips)
     picture_pitch_spread_mm: float = 6.0
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
