@@ -165,6 +165,18 @@ class CardConfig:
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
+    # such a row is judged before it is trusted (picture_row_check; docs/vision.md, session 28): a card prints its
+    # value in both top corners, and a patch of table read as a card gives two unrelated reads. A card is unsure
+    # when its corners, each seen over at least this share of its numeral box, read different values (None: no
+    # check, main's reading)
+    picture_corner_seen: float | None = 0.5
+    # its cards lie within the seat rectangle but for this (None: anywhere): dev rows found by picture begin 2-13 mm
+    # inside it; the strips climbed into the table above a row or a phantom began 8-15 mm outside it
+    picture_outside_mm: float | None = 6.0
+    picture_sure_share: float = 0.5      # dropped when fewer of its strips than this share are sure, and ...
+    # ... its strips' visible heights spread more than this (a hand lays a row at a steady pitch: 0-4.8 mm on the
+    # 29 dev rows found by picture with two strips or more, 7.6 and 10 mm on the two phantom rows of several strips)
+    picture_pitch_spread_mm: float = 6.0
     kind_piece_cap_mm: float = 25.0     # card: a piece votes for its row's kind at most this tall
     points_grey_margin: float = 0.05     # a piece named a colour but this near the points' grey too is points,
     points_grey_chroma: float | None = 0.05  # when it shows at most this much more colour (log-chroma) than the
@@ -243,6 +255,7 @@ class Band:
     symbol: float | None = None     # a one-card band (as outlined): how well its card's centre picture matches its kind's
     above: float = 0.0              # a one-card band: the share of its kind's field in a strip's height above it
     by_picture: bool = False        # found by its last card's centre picture (picture_bands), not by its field
+    check: dict | None = None       # found by its picture: what picture_row_check judged (per card: its corners' reads)
 
     def centre_u(self, v: float) -> float:
         return self.a + self.b * v
@@ -1396,10 +1409,86 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             top, visible, code, conf, scores = got
             cards.insert(0, CardRead(top + v_start, visible, band.kind, code, conf, scores))
     band.cards = cards
+    if band.by_picture and cards:
+        band.check = _picture_row_features(config, band, wb, v_start, art, p, model, () if card_game else ("E",))
     if len(cards) == 1:
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def _values(codes: list[str]) -> list[int]:
+    """The number values among card codes (points and end cards, "?" left out)."""
+    return [int(c) for c in codes if c.isdigit()]
+
+
+def _monotone(values: list[int]) -> bool:
+    """Whether values never rise and never fall both (a row in order: equal, then one way only)."""
+    ups = any(b > a for a, b in zip(values, values[1:]))
+    downs = any(b < a for a, b in zip(values, values[1:]))
+    return not (ups and downs)
+
+
+def picture_row_check(config: CardConfig, band: Band, seat_mm: tuple[float, float]) -> bool:
+    """Whether a row found by its picture (picture_bands) is trusted; its implausible covered strips are cut
+    first (band.cards, from the first such strip up: a strip is read only above the one below it). Judged on:
+    - where its cards lie: within the seat rectangle (`seat_mm`: width, depth) but for `picture_outside_mm` — a
+      strip above that, or a last card beyond it, belongs to no row of this seat (the strip search climbs on
+      into the table's grain; a patch of table beyond the seat's edge matched a picture);
+    - each card's two corners (`picture_corner_seen`): read alike, the card is sure; apart, unsure;
+    - the order: an unsure strip out of order with the sure cards below it is cut with the strips above it.
+      Order alone cuts nothing (a player may lay a card out of order: the table must show it, the tracker warns);
+    - the whole row is dropped when nothing in it reads as a row: its last card unsure, fewer than
+      `picture_sure_share` of its strips sure, its values out of order and its strips' heights spread by more
+      than `picture_pitch_spread_mm` (a hand lays a row's cards at a steady pitch)."""
+    if config.picture_corner_seen is None or not band.check or not band.cards:
+        return True
+    cw, ch = band.check["card"]
+    out = config.picture_outside_mm
+    cards = band.cards
+    last = cards[-1]
+    u = band.centre_u(last.top + ch / 2)
+    if out is not None and (u - cw / 2 < -out or u + cw / 2 > seat_mm[0] + out or last.top < -out
+                            or last.top + ch > seat_mm[1] + out):
+        band.check["dropped"] = "outside"
+        return False
+    sure = []
+    for reads in band.check["corners"]:
+        seen = [lb for lb, wt in reads if wt >= config.picture_corner_seen]
+        sure.append(None if len(seen) < 2 else len(set(seen)) == 1)
+    keep = len(cards) - 1
+    for i in range(len(cards) - 2, -1, -1):
+        if out is not None and cards[i].top < -out:
+            break
+        below = [c.code for c, ok in zip(cards[i + 1:], sure[i + 1:]) if ok]    # (all kept so far)
+        if sure[i] is False and not _monotone(_values([cards[i].code, *below])):
+            break
+        keep = i
+    band.check["sure"] = sure
+    band.check["cut"] = keep
+    band.cards = cards = cards[keep:]
+    sure = sure[keep:]
+    strips = cards[:-1]
+    if (sure[-1] is False and strips
+            and sum(1 for ok in sure[:-1] if ok) < config.picture_sure_share * len(strips)
+            and not _monotone(_values([c.code for c in cards]))
+            and max(c.visible for c in strips) - min(c.visible for c in strips) > config.picture_pitch_spread_mm):
+        band.check["dropped"] = "no row"
+        return False
+    return True
+
+
+def _picture_row_features(config: CardConfig, band: Band, white: Any, v_start: float, art: CardArt, ppm: float,
+                          model: Any, exclude: tuple[str, ...]) -> dict:
+    """What picture_row_check judges a row found by its picture on: each card's two corners read on their own
+    ((label, share of its numeral box seen) per corner; a card prints its value in both, a patch of table read as
+    a card's numerals gives two unrelated reads) and the card's size (mm)."""
+    per = []
+    for c in band.cards:
+        got: list = []
+        read_corners(config, white, c.top - v_start, c.visible, c.kind, art, ppm, model, exclude, got)
+        per.append([(lb, wt) for _corner, lb, wt in got])
+    return {"corners": per, "card": tuple(art.size)}
 
 
 def single_dropped(config: CardConfig, band: Band, n_cards: int) -> bool:
@@ -1750,14 +1839,16 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
-                 ppm: float, model: Any = None, exclude: tuple[str, ...] = ()) -> tuple[str, float, dict[str, float]]:
+                 ppm: float, model: Any = None, exclude: tuple[str, ...] = (),
+                 corners: list | None = None) -> tuple[str, float, dict[str, float]]:
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
     correlated over the box and a few mm around it. There the numeral classifier (vision.numerals)
     gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
-    from the mean glyph."""
+    from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
+    share of its box seen)."""
     import cv2
     import numpy as np
 
@@ -1799,6 +1890,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
             pr = prob[idx] / max(1e-9, prob[idx].sum())
             for lb, pv in zip(labels, pr):
                 totals[lb] = totals.get(lb, 0.0) + wt * float(np.log(pv + 1e-6))
+            if corners is not None:
+                corners.append((corner, labels[int(np.argmax(pr))], wt))
             continue
         tw_, th_ = mean_t.shape[1], mean_t.shape[0]
         best = {lb: -1.0 for lb in labels}
@@ -1814,6 +1907,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
                     best[lb] = max(best[lb], c)
         for lb in labels:
             totals[lb] = totals.get(lb, 0.0) + wt * best[lb]
+        if corners is not None:
+            corners.append((corner, max(best, key=best.get), wt))
     if not totals or weights <= 0:
         return "?", 0.0, {}
     scores = {k: v / weights for k, v in totals.items()}
@@ -1944,7 +2039,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         missing = tuple(k for k in COLOURS if k not in read and k in art.symbols)
         for band in picture_bands(config, small, cream, sv, art, missing, bands, card_game) if missing else ():
             read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True, extended=band.kind)
-            if band.cards and not single_dropped(config, band, len(band.cards)):
+            if band.cards and not single_dropped(config, band, len(band.cards)) \
+                    and picture_row_check(config, band, (sv.frame.width, sv.frame.depth)):
                 bands.append(band)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
