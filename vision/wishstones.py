@@ -44,6 +44,10 @@ class WishStoneConfig:
     scales: tuple[float, ...] = (1.0, 0.9)  # each candidate verified against the templates at these sizes (a
     #                                        token seen a little smaller or larger than the art's: another set's
     #                                        stones, the seat's scale off by the pose's error), the best kept
+    verify_noise: float | None = 0.02  # a seat view whose pixel noise (over the stock's white, `view_noise`) is
+    #                                    above this is smoothed for the correlation until about this is left: in
+    #                                    dim light a token's correlation sinks under min_score in the noise (the
+    #                                    ring templates are smooth); its colour is still read unsmoothed. None: never
 
 
 @dataclass
@@ -245,6 +249,19 @@ def token_candidates(config: WishStoneConfig, view: Any, ppm: float, diameter_mm
     return out
 
 
+def view_noise(view: Any, ref: Any) -> float:
+    """A seat view's pixel noise over the stock's white `ref`: the robust spread of its grey's residual from
+    the 3x3 mean (a token's or card's edges are few: the median ignores them), read at every other pixel."""
+    import cv2
+    import numpy as np
+
+    g = cv2.transform(view.astype(np.float32), (np.ones((1, 3)) / (3.0 * float(np.mean(ref)))).astype(np.float32))
+    r = np.abs(g - cv2.blur(g, (3, 3)))[::2, ::2]
+    # 1.4826: a median absolute value to a normal's sigma; sqrt(8/9): what a 3x3 mean's residual keeps of
+    # white noise
+    return float(np.median(r)) * 1.4826 / float(np.sqrt(8.0 / 9.0))
+
+
 def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float, comps: Any,
                 kinds: tuple[str, ...], rows_mask: Any | None = None, cream: Any | None = None) -> list[TokenFind]:
     """Tokens of `kinds` in a seat view at `ppm` (u, v in view pixels / ppm, before the view margin).
@@ -266,12 +283,21 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
     cands = token_candidates(config, view, ppm, bank.diameter_mm, ref, rows_mask)
     if not cands:
         return []
+    seen = view
+    if config.verify_noise:
+        noise = view_noise(view, ref)
+        if noise > config.verify_noise:
+            import cv2
+
+            # a Gaussian of sigma s px leaves about 1 / (2 s sqrt(pi)) of white noise
+            sigma = noise / (config.verify_noise * 2.0 * float(np.sqrt(np.pi)))
+            seen = cv2.GaussianBlur(view, (0, 0), sigma, borderType=cv2.BORDER_REPLICATE)
     # each candidate's best place and score over the template sizes (centres compared: sizes differ); a
     # further size looks again only at the candidates not yet up to min_score
     best: dict[int, tuple[float, float, float, Any, Any]] = {}
     todo = list(range(len(cands)))
     for bank in banks:
-        for i, score, cu, cv_, patch in _verified(config, view, [cands[i] for i in todo], bank, ref, todo):
+        for i, score, cu, cv_, patch in _verified(config, seen, [cands[i] for i in todo], bank, ref, todo, view):
             if i not in best or score > best[i][0]:
                 best[i] = (score, cu, cv_, patch, bank)
         todo = [i for i in todo if i not in best or best[i][0] < config.min_score]
@@ -297,9 +323,10 @@ def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float,
 
 
 def _verified(config: WishStoneConfig, view: Any, cands: list[tuple[float, float, float]], bank: TokenBank,
-              ref: Any, names: list[int]) -> list[tuple[int, float, float, float, Any]]:
+              ref: Any, names: list[int], colour_view: Any = None) -> list[tuple[int, float, float, float, Any]]:
     """Candidates verified by one bank: (its name in `names`, best correlation, centre u, v in view px, the
-    patch there) for those that come near min_score (within pre_margin)."""
+    patch there, cut from `colour_view` when given: the view unsmoothed) for those that come near min_score
+    (within pre_margin)."""
     import cv2
     import numpy as np
 
@@ -342,6 +369,8 @@ def _verified(config: WishStoneConfig, view: Any, cands: list[tuple[float, float
         for j, i in enumerate(keep):
             o = int(best[j])
             scored.append((names[i], float(sc[j, o]), int(x0[i] - pad + dx[j, o]), int(y0[i] - pad + dy[j, o])))
+    if colour_view is not None and colour_view is not view:
+        padded = cv2.copyMakeBorder(colour_view, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     return [(i, score, x + size / 2, y + size / 2,
              padded[y + pad:y + pad + size, x + pad:x + pad + size].astype(np.float32))
             for i, score, x, y in scored]
