@@ -87,6 +87,12 @@ class DiscardConfig:
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
+    # piles still missing whose colour a veil washed out: a card-sized part the colours name nothing (or a blob that
+    # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
+    picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
+    picture_min: float = 0.5         # a missing kind's picture fits at least this (piles read right: 0.5-0.99)
+    picture_margin: float = 0.15     # and better by this than every other picture of the art (washed dev piles: their
+                                     # own 0.6-0.94, the next best 0.15-0.6, most often the wish cards')
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
@@ -296,6 +302,50 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
+def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) -> list[tuple[Any, Any, int]]:
+    """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
+    larger ones (a table of the mask's colour, the pile lying in it) the card-sized parts its strong colour
+    steps cut off. (xs, ys, area) in view pixels."""
+    import cv2
+    import numpy as np
+
+    n, comp, stats = _pieces(mask, config.min_area * field_px)
+    blobs: list[tuple[Any, Any, int]] = []
+    for i in range(1, n):
+        area = int(stats[i, cv2.CC_STAT_AREA])
+        if area < config.min_area * field_px:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        sub = comp[y:y + bh, x:x + bw] == i
+        if area <= 1.5 * field_px:
+            ys, xs = np.nonzero(sub)
+            blobs.append((xs + x, ys + y, area))
+            continue
+        # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
+        # strong edges and look for card-sized parts
+        cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
+        if config.edge_close_px > 1:
+            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
+            # else the field leaks into the table there and no card-sized part comes apart
+            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
+                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
+            cut = sub.astype(np.uint8) & (1 - edges)
+        m, pcomp, pstats = _pieces(cut, boxes=False)
+        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
+        # own symbol and numerals, with its outline) lies apart from it
+        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
+        # opened: the thin rims of the table left along other things' outlines do not join a card to them
+        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m, pcomp, pstats = _pieces(inner, boxes=False)
+        for j in range(1, m):
+            pa = int(pstats[j, cv2.CC_STAT_AREA])
+            if config.min_area * field_px <= pa <= 1.5 * field_px:
+                ys, xs = np.nonzero(pcomp == j)
+                blobs.append((xs + x, ys + y, pa))
+    return blobs
+
+
+_DEBUG = False
 _ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
 
 
@@ -338,41 +388,11 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     field_px = fw * fh * p * p
-    n, comp, stats = _pieces(ok.view(np.uint8), config.min_area * field_px)
-    blobs: list[tuple[Any, Any, int]] = []      # (xs, ys, area) in view pixels
-    for i in range(1, n):
-        area = int(stats[i, cv2.CC_STAT_AREA])
-        if area < config.min_area * field_px:
-            continue
-        x, y, bw, bh = (int(v) for v in stats[i, :4])
-        sub = comp[y:y + bh, x:x + bw] == i
-        if area <= 1.5 * field_px:
-            ys, xs = np.nonzero(sub)
-            blobs.append((xs + x, ys + y, area))
-            continue
-        # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
-        # strong edges and look for card-sized parts
-        cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
-        if config.edge_close_px > 1:
-            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
-            # else the field leaks into the table there and no card-sized part comes apart
-            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
-                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
-            cut = sub.astype(np.uint8) & (1 - edges)
-        m, pcomp, pstats = _pieces(cut, boxes=False)
-        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
-        # own symbol and numerals, with its outline) lies apart from it
-        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
-        # opened: the thin rims of the table left along other things' outlines do not join a card to them
-        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m, pcomp, pstats = _pieces(inner, boxes=False)
-        for j in range(1, m):
-            pa = int(pstats[j, cv2.CC_STAT_AREA])
-            if config.min_area * field_px <= pa <= 1.5 * field_px:
-                ys, xs = np.nonzero(pcomp == j)
-                blobs.append((xs + x, ys + y, pa))
+    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px)
     finds: dict[str, PileFind] = {}
     best: dict[str, float] = {}
+    refused: list[tuple[float, float, float, float, float, float]] = []   # card-sized blobs that showed no pile
+    outlined: list[tuple[float, tuple[float, float], float]] = []        # outlined card-sized pieces, no pile's colour
     for xs, ys, area in blobs:
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         # the blob's pixels are whole pixels: their rectangle is a pixel short each way
@@ -383,6 +403,7 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang,
                        card_game)
         if f is None:
+            refused.append((abs(1 - area / field_px), cx, cy, rw, rh, ang))
             continue
         # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
         # a row card astray or a patch of table shows less of one)
@@ -397,14 +418,99 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
             table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
         for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game,
-                                 set(finds), table_kinds):
+                                 set(finds), table_kinds, outlined):
+            finds[f.pile] = f
+    if config.picture_tries > 0 and len(finds) < len(allowed):
+        for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game, view,
+                                 labels, list(finds.values()), refused, outlined):
             finds[f.pile] = f
     return list(finds.values())
 
 
+def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                    art: CardArt, cream: Any, model: Any, card_game: bool, view: Any, labels: Any, finds: list[PileFind],
+                    refused: list[tuple[float, float, float, float, float, float]],
+                    outlined: list[tuple[float, tuple[float, float], float]] = ()) -> list[PileFind]:
+    """Piles still missing, found by their centre picture: a veil (a glare, a glossy card's sheen, a lamp's hot
+    spot) washes a field toward the stock's white, so its colour names no kind (or the wrong one: a washed red
+    is pink) and the outline passes take the whole card for border; its picture's shape stays, and normalised
+    correlation ignores the veil's offset. Candidates: the card-sized parts of what the colours name nothing
+    (labels -1, where a pile may lie) and the colour pass's card-sized blobs that showed no pile of their colour
+    (`refused`), those nearest a whole card's area first, up to `picture_tries`. A candidate is a missing
+    kind's pile where that kind's picture (or its end card's) fits at least `picture_min` and better by
+    `picture_margin` than every other picture of the art (other kinds', the backs', the wish cards'); read
+    as any pile, its value only where its numerals show ink (`local_min_ink`: washed numerals give none)."""
+    import cv2
+    import numpy as np
+
+    piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
+    p = tv.ppm
+    fw, fh = config.field_size_mm
+    field_px = fw * fh * p * p
+    card_px = art.size[0] * art.size[1] * p * p
+    unnamed = cv2.compare(labels, -1, cv2.CMP_EQ)
+    unnamed[tv.keep == 0] = 0
+    def placed(cx: float, cy: float, rw: float, rh: float, ang: float) -> tuple[tuple[float, float], float]:
+        return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
+
+    cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
+    for xs, ys, area in _card_blobs(config, view, (unnamed > 0).view(np.uint8), field_px):
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+        short, long_ = sorted((rw + 1, rh + 1))
+        if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
+            continue
+        # (a washed card is unnamed field and border alike: as whole as a card, not a field)
+        cands.append((min(abs(1 - area / field_px), abs(1 - area / card_px)), *placed(cx, cy, rw, rh, ang)))
+    # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
+    cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
+    # each place once, and not where a pile was found
+    taken: list[tuple[float, float]] = [f.centre for f in finds]
+    kept = []
+    for c in cands:
+        if all(math.dist(c[1], t) >= fw / 2 for t in taken):
+            kept.append(c)
+            taken.append(c[1])
+    cands = kept
+    q = config.card_ppm        # (the pictures are kept at the cut's resolution; _centre_scores scales both)
+    kinds = tuple(art.symbols)
+    out: list[PileFind] = []
+    for _off, centre, theta, *_rank in cands[:config.picture_tries]:
+        if not piles:
+            break
+        # the missing kinds' pictures first (either way up); the rest only where one of them fits
+        imgs = [upright_card(image, registration, centre, up, art.size, q, 4.0) for up in (theta, theta + 180.0)]
+        mine = tuple(k for k in kinds if k.split("/")[0] in piles)
+        scores: dict[str, float] = {}
+        for img in imgs:
+            for k, v in _centre_scores(config, img, cream, art, q, 4.0, mine).items():
+                scores[k] = max(scores.get(k, -1.0), v)
+        own = {k: max(scores.get(k, -1.0), scores.get(f"{k}/E", -1.0)) for k in piles}
+        if max(own.values()) < config.picture_min:
+            if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), 'own', {k: round(v, 2) for k, v in own.items()})
+            continue
+        rivals = tuple(k for k in kinds if k not in mine)
+        for img in imgs:
+            for k, v in _centre_scores(config, img, cream, art, q, 4.0, rivals).items():
+                scores[k] = max(scores.get(k, -1.0), v)
+        if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), sorted(((round(v, 2), k) for k, v in scores.items()), reverse=True)[:3])
+        kind = max(own, key=lambda k: own[k])
+        rival = max((v for k, v in scores.items() if k.split("/")[0] != kind), default=-1.0)
+        if own[kind] < config.picture_min or own[kind] - rival < config.picture_margin:
+            continue
+        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game,
+                         config.local_min_ink)
+        if _DEBUG: print('   ->', kind, f)
+        if f is None:
+            continue
+        out.append(f)
+        piles.discard(kind)
+    return out
+
+
 def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str],
-                    table_kinds: set[str] = frozenset()) -> list[PileFind]:
+                    table_kinds: set[str] = frozenset(),
+                    unnamed: list[tuple[float, tuple[float, float], float]] | None = None) -> list[PileFind]:
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
@@ -445,22 +551,36 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
-            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces)
+            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces,
+                                  unnamed=unnamed)
             for kind, tries in best.items():
                 # the piece most like a whole field first; the next when its middle shows none of the kind's cards
                 # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
-                for _off, centre, theta, white in tries:
+                for off, centre, theta, white in tries:
                     f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
                                      card_game, config.local_min_ink if local is not None else 0.0)
                     if f is not None:
                         out.append(f)
                         piles.discard(kind)
                         break
+                    if unnamed is not None:
+                        unnamed.append((off, centre, theta))     # its colour misnamed, maybe: its picture tells
             # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
             pieces = None if closed else _closed_pieces(config, comp, stats, area_range)
             closed = True
         if not piles:
             break
+    if piles and unnamed is not None and stock_sep is not None and config.picture_tries > 0:
+        # a card a veil washed whole to the stock's white is all "border": a card-sized piece of the borders
+        _n, scomp, sstats = _pieces(stock_sep.view(np.uint8), *area_range)
+        for i in np.nonzero((sstats[1:, 4] >= area_range[0]) & (sstats[1:, 4] <= area_range[1]))[0] + 1:
+            x, y, w, h, area = (int(v) for v in sstats[i])
+            sub = scomp[y:y + h, x:x + w] == i
+            if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+                continue
+            c = _card_rect(config, art, tv, sub, x, y, area, config.outline_fill)
+            if c is not None:
+                unnamed.append(c)
     if piles & table_kinds and stock_sep is not None and config.frame_tries > 0 and \
             (card_game or config.frame_board_games):
         out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
@@ -603,6 +723,25 @@ def _frame_rect(xs: Any, ys: Any, step_deg: float, max_points: int,
             (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
 
 
+def _card_rect(config: DiscardConfig, art: CardArt, tv: TableView, sub: Any, x: int, y: int, area: int,
+               min_fill: float) -> tuple[float, tuple[float, float], float] | None:
+    """A piece (`sub` at x, y of the view `tv`) as a card: (how far its area is from a field's or a whole card's,
+    centre in board mm, the long side's turn), or None when it is not card-sized or fills its turned rectangle
+    less than `min_fill`."""
+    import cv2
+    import numpy as np
+
+    p = tv.ppm
+    ys, xs = np.nonzero(sub)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+    short, long_ = sorted((rw + 1, rh + 1))
+    if not _card_sized(config, art.size, short / p, long_ / p) or area < min_fill * rw * rh:
+        return None
+    fw, fh = config.field_size_mm
+    off = min(abs(1 - area / (fw * fh * p * p)), abs(1 - area / (art.size[0] * art.size[1] * p * p)))
+    return off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
+
+
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
     """The outlined pieces' areas (px at `ppm`) that may be a card's field: a field's less the size tolerance up
     to the whole card's and that tolerance."""
@@ -642,7 +781,8 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
 
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
                    local: Any, card_game: bool, piles: set[str], comp: Any,
-                   stats: Any) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
+                   stats: Any, unnamed: list[tuple[float, tuple[float, float], float]] | None = None
+                   ) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
     """Of each kind in `piles` the outlined pieces (`comp`, `stats`: _outlined_u8's) most like a whole field, up
     to `outline_tries`, the likest first: kind -> [(how far from a whole field, centre (board mm), turn, the white
     its colour was judged against)]."""
@@ -670,14 +810,28 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
         dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
         kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
-        if kind not in piles or \
-                piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
-            continue        # the draw pile's backs (or no card field) are no discard pile
+        backs = kind in piles and \
+            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
+        if _DEBUG: print('  OUTL?', 'local' if local is not None else 'stock', kind, [round(tv.origin[0] + (cx + 0.5) / p), round(tv.origin[1] + (cy + 0.5) / p)], sorted((round(v, 2), k) for k, v in dists.items())[:3], backs)
+        if kind not in piles or backs:
+            # the draw pile's backs (or no card field) are no discard pile; a washed-out field's colour may be
+            # another's: its picture tells (_pictured_piles)
+            if unnamed is not None:
+                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
+                                                                   tv.origin[1] + (cy + 0.5) / p),
+                                ang if rh >= rw else ang + 90.0, backs or kind in ("wish", "back")))
+            continue
         if local is not None and \
                 min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
-            continue        # washed out by the light there, two kinds fit alike: no colour to go by
+            # washed out by the light there, two kinds fit alike: no colour to go by (its picture may tell)
+            if unnamed is not None:
+                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
+                                                                   tv.origin[1] + (cy + 0.5) / p),
+                                ang if rh >= rw else ang + 90.0))
+            continue
         off = abs(1 - area / (fw * fh * p * p))
         theta = ang if rh >= rw else ang + 90.0
+        if _DEBUG: print('  OUTL', 'local' if local is not None else 'stock', kind, [round(tv.origin[0] + (cx + 0.5) / p), round(tv.origin[1] + (cy + 0.5) / p)], sorted((round(v, 2), k) for k, v in dists.items())[:3])
         best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
                                           theta, white))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
