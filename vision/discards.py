@@ -91,6 +91,8 @@ class DiscardConfig:
     # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
     picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
     picture_min: float = 0.5         # a missing kind's picture fits at least this (piles read right: 0.5-0.99)
+    picture_slack_mm: float = 8.0    # the picture searched this far round the candidate's middle (a piece joined to
+                                     # its neighbour places it a few mm off); the card then moved to where it is
     picture_margin: float = 0.15     # and better by this than every other picture of the art (washed dev piles: their
                                      # own 0.6-0.94, the next best 0.15-0.6, most often the wish cards')
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
@@ -302,10 +304,11 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
-def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) -> list[tuple[Any, Any, int]]:
+def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
+                cut_large: bool = True) -> list[tuple[Any, Any, int]]:
     """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
     larger ones (a table of the mask's colour, the pile lying in it) the card-sized parts its strong colour
-    steps cut off. (xs, ys, area) in view pixels."""
+    steps cut off (unless not `cut_large`). (xs, ys, area) in view pixels."""
     import cv2
     import numpy as np
 
@@ -320,6 +323,8 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) ->
         if area <= 1.5 * field_px:
             ys, xs = np.nonzero(sub)
             blobs.append((xs + x, ys + y, area))
+            continue
+        if not cut_large:
             continue
         # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
         # strong edges and look for card-sized parts
@@ -443,6 +448,8 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     import cv2
     import numpy as np
 
+    import dataclasses
+
     piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
     p = tv.ppm
     fw, fh = config.field_size_mm
@@ -454,13 +461,15 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
 
     cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    for xs, ys, area in _card_blobs(config, view, (unnamed > 0).view(np.uint8), field_px):
+    _src = {c[1]: ('refused' if i < len(refused) else 'outlined') for i, c in enumerate(cands)}
+    for xs, ys, area in _card_blobs(config, view, (unnamed > 0).view(np.uint8), field_px, False):
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         short, long_ = sorted((rw + 1, rh + 1))
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
             continue
         # (a washed card is unnamed field and border alike: as whole as a card, not a field)
         cands.append((min(abs(1 - area / field_px), abs(1 - area / card_px)), *placed(cx, cy, rw, rh, ang)))
+        _src[cands[-1][1]] = 'unnamed'
     # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
     cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
     # each place once, and not where a pile was found
@@ -472,34 +481,48 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             taken.append(c[1])
     cands = kept
     q = config.card_ppm        # (the pictures are kept at the cut's resolution; _centre_scores scales both)
+    wide = dataclasses.replace(config, symbol_slack_mm=config.picture_slack_mm)
     kinds = tuple(art.symbols)
     out: list[PileFind] = []
-    for _off, centre, theta, *_rank in cands[:config.picture_tries]:
+    for _c in cands[:config.picture_tries]:
+        _off, centre, theta, *_rank = _c
+        id_c = _c[1]
         if not piles:
             break
         # the missing kinds' pictures first (either way up); the rest only where one of them fits
-        imgs = [upright_card(image, registration, centre, up, art.size, q, 4.0) for up in (theta, theta + 180.0)]
+        if not _card_in_image(registration, art, centre, theta):
+            continue        # a card the frame's edge cuts: its picture and value half seen
+        ups = (theta, theta + 180.0)
+        imgs = [upright_card(image, registration, centre, up, art.size, q, 4.0) for up in ups]
         mine = tuple(k for k in kinds if k.split("/")[0] in piles)
         scores: dict[str, float] = {}
-        for img in imgs:
-            for k, v in _centre_scores(config, img, cream, art, q, 4.0, mine).items():
-                scores[k] = max(scores.get(k, -1.0), v)
+        at: dict[str, tuple[float, float, float]] = {}     # kind -> the way up and the picture's offset there
+        for up, img in zip(ups, imgs):
+            where: dict[str, tuple[float, float]] = {}
+            for k, v in _centre_scores(wide, img, cream, art, q, 4.0, mine, where).items():
+                if v > scores.get(k, -1.0):
+                    scores[k] = v
+                    at[k] = (up, *where[k])
         own = {k: max(scores.get(k, -1.0), scores.get(f"{k}/E", -1.0)) for k in piles}
         if max(own.values()) < config.picture_min:
             if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), 'own', {k: round(v, 2) for k, v in own.items()})
             continue
         rivals = tuple(k for k in kinds if k not in mine)
         for img in imgs:
-            for k, v in _centre_scores(config, img, cream, art, q, 4.0, rivals).items():
+            for k, v in _centre_scores(wide, img, cream, art, q, 4.0, rivals).items():
                 scores[k] = max(scores.get(k, -1.0), v)
         if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), sorted(((round(v, 2), k) for k, v in scores.items()), reverse=True)[:3])
         kind = max(own, key=lambda k: own[k])
         rival = max((v for k, v in scores.items() if k.split("/")[0] != kind), default=-1.0)
         if own[kind] < config.picture_min or own[kind] - rival < config.picture_margin:
             continue
+        # the card moved to where its picture is (a candidate placed a few mm off: a piece joined to its neighbour)
+        up, du, dv = at[kind] if scores.get(kind, -1.0) >= scores.get(f"{kind}/E", -1.0) else at[f"{kind}/E"]
+        a = math.radians(up)
+        centre = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
         f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game,
                          config.local_min_ink)
-        if _DEBUG: print('   ->', kind, f)
+        if _DEBUG: print('   ->', kind, f, 'SRC', _src.get(id_c))
         if f is None:
             continue
         out.append(f)
@@ -570,17 +593,6 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
-    if piles and unnamed is not None and stock_sep is not None and config.picture_tries > 0:
-        # a card a veil washed whole to the stock's white is all "border": a card-sized piece of the borders
-        _n, scomp, sstats = _pieces(stock_sep.view(np.uint8), *area_range)
-        for i in np.nonzero((sstats[1:, 4] >= area_range[0]) & (sstats[1:, 4] <= area_range[1]))[0] + 1:
-            x, y, w, h, area = (int(v) for v in sstats[i])
-            sub = scomp[y:y + h, x:x + w] == i
-            if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
-                continue
-            c = _card_rect(config, art, tv, sub, x, y, area, config.outline_fill)
-            if c is not None:
-                unnamed.append(c)
     if piles & table_kinds and stock_sep is not None and config.frame_tries > 0 and \
             (card_game or config.frame_board_games):
         out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
@@ -723,23 +735,17 @@ def _frame_rect(xs: Any, ys: Any, step_deg: float, max_points: int,
             (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
 
 
-def _card_rect(config: DiscardConfig, art: CardArt, tv: TableView, sub: Any, x: int, y: int, area: int,
-               min_fill: float) -> tuple[float, tuple[float, float], float] | None:
-    """A piece (`sub` at x, y of the view `tv`) as a card: (how far its area is from a field's or a whole card's,
-    centre in board mm, the long side's turn), or None when it is not card-sized or fills its turned rectangle
-    less than `min_fill`."""
-    import cv2
+def _card_in_image(registration: Any, art: CardArt, centre: tuple[float, float], theta: float) -> bool:
+    """Whether the whole card at `centre` turned by `theta` lies inside the frame."""
     import numpy as np
 
-    p = tv.ppm
-    ys, xs = np.nonzero(sub)
-    (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
-    short, long_ = sorted((rw + 1, rh + 1))
-    if not _card_sized(config, art.size, short / p, long_ / p) or area < min_fill * rw * rh:
-        return None
-    fw, fh = config.field_size_mm
-    off = min(abs(1 - area / (fw * fh * p * p)), abs(1 - area / (art.size[0] * art.size[1] * p * p)))
-    return off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
+    w, h = art.size
+    a = math.radians(theta)
+    corners = [(centre[0] + u * math.cos(a) - v * math.sin(a), centre[1] + u * math.sin(a) + v * math.cos(a))
+               for u in (-w / 2, w / 2) for v in (-h / 2, h / 2)]
+    px = registration.board_to_image(np.asarray(corners, np.float64))
+    size = registration.image_size
+    return bool(np.all(px >= 0) and np.all(px[:, 0] < size[0]) and np.all(px[:, 1] < size[1]))
 
 
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
@@ -981,7 +987,7 @@ def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm:
 
 
 def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
-                   kinds: tuple[str, ...]) -> dict[str, float]:
+                   kinds: tuple[str, ...], where: dict[str, tuple[float, float]] | None = None) -> dict[str, float]:
     """How well the card's middle (`img`: the card cut upright at `ppm`, `pad` mm above and below) matches each
     kind's centre picture (CardArt.symbols, all of one size; normalised correlation over the stock: a veil's
     offset and the light's colour cancel; searched `symbol_slack_mm` round, at `symbol_ppm`)."""
@@ -1006,7 +1012,11 @@ def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, pp
             t = cv2.resize(t, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
             continue
-        out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+        _lo, hi, _lo_at, at = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
+        out[k] = float(hi)
+        if where is not None:
+            # where the picture's middle lies from the card's middle (card mm: x right, y down)
+            where[k] = ((x0 + at[0] / f) / ppm + side / 2 - w / 2, (y0 + at[1] / f) / ppm + side / 2 - pad - h / 2)
     return out
 
 
