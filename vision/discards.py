@@ -12,6 +12,9 @@ players put them on the table — outside the seat areas and the board, nowhere 
     hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
     blobs of one colour the one most like a whole field is the pile.
 
+Piles the colours miss are then looked for by their outlines (the stock's border), by a frame of border
+lines (card game), and last by their centre picture alone (a field a veil washed out: _pictured_piles).
+
 The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
 colour with no such card on the table is an empty (or absent) pile: null.
 
@@ -350,7 +353,6 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
     return blobs
 
 
-_DEBUG = False
 _ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
 
 
@@ -397,7 +399,7 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     finds: dict[str, PileFind] = {}
     best: dict[str, float] = {}
     refused: list[tuple[float, float, float, float, float, float]] = []   # card-sized blobs that showed no pile
-    outlined: list[tuple[float, tuple[float, float], float]] = []        # outlined card-sized pieces, no pile's colour
+    outlined: list[tuple] = []          # outlined card-sized pieces of no missing pile's colour (_pictured_piles)
     for xs, ys, area in blobs:
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         # the blob's pixels are whole pixels: their rectangle is a pixel short each way
@@ -435,20 +437,24 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
 def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, view: Any, labels: Any, finds: list[PileFind],
                     refused: list[tuple[float, float, float, float, float, float]],
-                    outlined: list[tuple[float, tuple[float, float], float]] = ()) -> list[PileFind]:
-    """Piles still missing, found by their centre picture: a veil (a glare, a glossy card's sheen, a lamp's hot
-    spot) washes a field toward the stock's white, so its colour names no kind (or the wrong one: a washed red
-    is pink) and the outline passes take the whole card for border; its picture's shape stays, and normalised
-    correlation ignores the veil's offset. Candidates: the card-sized parts of what the colours name nothing
-    (labels -1, where a pile may lie) and the colour pass's card-sized blobs that showed no pile of their colour
-    (`refused`), those nearest a whole card's area first, up to `picture_tries`. A candidate is a missing
-    kind's pile where that kind's picture (or its end card's) fits at least `picture_min` and better by
-    `picture_margin` than every other picture of the art (other kinds', the backs', the wish cards'); read
-    as any pile, its value only where its numerals show ink (`local_min_ink`: washed numerals give none)."""
+                    outlined: list[tuple] = ()) -> list[PileFind]:
+    """Piles still missing, found by their centre picture: a veil (a glare, a lamp's hot spot, a glossy card's
+    sheen) washes a field toward the stock's white, so its colour names no kind or the wrong one (a washed red
+    is pink, a washed yellow the wish cards'), or two kinds alike; its picture's shape stays, and normalised
+    correlation ignores the veil's offset. Candidates, each place once and none where a pile was found: the
+    colour pass's card-sized blobs that showed no pile of their colour (`refused`), the outlined card-sized pieces
+    of no missing kind's colour, of two kinds alike, or read as none (`outlined`), and the card-sized parts of
+    what the colours name nothing (labels -1, where a pile may lie; whole pieces only, none cut from a table);
+    those named the backs' or the wish cards' colour last, else those nearest a field's area first, up to
+    `picture_tries`, each lying whole in the frame. A candidate is a missing kind's pile where that kind's
+    picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other
+    picture of the art (other kinds', the backs', the wish cards'), searched `picture_slack_mm` round (the card
+    then moved to where its picture is); read as any pile, its value only where its numerals show ink
+    (`local_min_ink`: washed numerals give none)."""
+    import dataclasses
+
     import cv2
     import numpy as np
-
-    import dataclasses
 
     piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
     p = tv.ppm
@@ -457,11 +463,11 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     card_px = art.size[0] * art.size[1] * p * p
     unnamed = cv2.compare(labels, -1, cv2.CMP_EQ)
     unnamed[tv.keep == 0] = 0
+
     def placed(cx: float, cy: float, rw: float, rh: float, ang: float) -> tuple[tuple[float, float], float]:
         return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
 
     cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    _src = {c[1]: ('refused' if i < len(refused) else 'outlined') for i, c in enumerate(cands)}
     for xs, ys, area in _card_blobs(config, view, (unnamed > 0).view(np.uint8), field_px, False):
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         short, long_ = sorted((rw + 1, rh + 1))
@@ -469,7 +475,6 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             continue
         # (a washed card is unnamed field and border alike: as whole as a card, not a field)
         cands.append((min(abs(1 - area / field_px), abs(1 - area / card_px)), *placed(cx, cy, rw, rh, ang)))
-        _src[cands[-1][1]] = 'unnamed'
     # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
     cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
     # each place once, and not where a pile was found
@@ -484,9 +489,7 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     wide = dataclasses.replace(config, symbol_slack_mm=config.picture_slack_mm)
     kinds = tuple(art.symbols)
     out: list[PileFind] = []
-    for _c in cands[:config.picture_tries]:
-        _off, centre, theta, *_rank = _c
-        id_c = _c[1]
+    for _off, centre, theta, *_rank in cands[:config.picture_tries]:
         if not piles:
             break
         # the missing kinds' pictures first (either way up); the rest only where one of them fits
@@ -505,13 +508,11 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                     at[k] = (up, *where[k])
         own = {k: max(scores.get(k, -1.0), scores.get(f"{k}/E", -1.0)) for k in piles}
         if max(own.values()) < config.picture_min:
-            if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), 'own', {k: round(v, 2) for k, v in own.items()})
             continue
         rivals = tuple(k for k in kinds if k not in mine)
         for img in imgs:
             for k, v in _centre_scores(wide, img, cream, art, q, 4.0, rivals).items():
                 scores[k] = max(scores.get(k, -1.0), v)
-        if _DEBUG: print('  CAND', round(_off, 2), [round(c) for c in centre], round(theta), sorted(((round(v, 2), k) for k, v in scores.items()), reverse=True)[:3])
         kind = max(own, key=lambda k: own[k])
         rival = max((v for k, v in scores.items() if k.split("/")[0] != kind), default=-1.0)
         if own[kind] < config.picture_min or own[kind] - rival < config.picture_margin:
@@ -522,7 +523,6 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         centre = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
         f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game,
                          config.local_min_ink)
-        if _DEBUG: print('   ->', kind, f, 'SRC', _src.get(id_c))
         if f is None:
             continue
         out.append(f)
@@ -533,7 +533,7 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
 def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str],
                     table_kinds: set[str] = frozenset(),
-                    unnamed: list[tuple[float, tuple[float, float], float]] | None = None) -> list[PileFind]:
+                    unnamed: list[tuple] | None = None) -> list[PileFind]:
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
@@ -543,7 +543,9 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
     lose). Last, of the kinds still missing whose colour the table itself has (`table_kinds`), piles found by
-    a frame of border lines (_framed_piles)."""
+    a frame of border lines (_framed_piles). `unnamed`, where given, gathers the card-sized pieces no pile was
+    read from (_outlined_best's, and those read as none) for _pictured_piles: (off, centre, turn[, of the backs'
+    or the wish cards' colour])."""
     import dataclasses
 
     import numpy as np
@@ -787,11 +789,12 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
 
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
                    local: Any, card_game: bool, piles: set[str], comp: Any,
-                   stats: Any, unnamed: list[tuple[float, tuple[float, float], float]] | None = None
+                   stats: Any, unnamed: list[tuple] | None = None
                    ) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
     """Of each kind in `piles` the outlined pieces (`comp`, `stats`: _outlined_u8's) most like a whole field, up
     to `outline_tries`, the likest first: kind -> [(how far from a whole field, centre (board mm), turn, the white
-    its colour was judged against)]."""
+    its colour was judged against)]. The card-sized pieces of no missing kind's colour (or the backs', or two
+    kinds alike under a local white) are added to `unnamed` where given (see _outlined_piles)."""
     import cv2
     import numpy as np
 
@@ -818,7 +821,6 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                                  grey_chroma_max(ccfg, art) if card_game else None)
         backs = kind in piles and \
             piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
-        if _DEBUG: print('  OUTL?', 'local' if local is not None else 'stock', kind, [round(tv.origin[0] + (cx + 0.5) / p), round(tv.origin[1] + (cy + 0.5) / p)], sorted((round(v, 2), k) for k, v in dists.items())[:3], backs)
         if kind not in piles or backs:
             # the draw pile's backs (or no card field) are no discard pile; a washed-out field's colour may be
             # another's: its picture tells (_pictured_piles)
@@ -837,7 +839,6 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
             continue
         off = abs(1 - area / (fw * fh * p * p))
         theta = ang if rh >= rw else ang + 90.0
-        if _DEBUG: print('  OUTL', 'local' if local is not None else 'stock', kind, [round(tv.origin[0] + (cx + 0.5) / p), round(tv.origin[1] + (cy + 0.5) / p)], sorted((round(v, 2), k) for k, v in dists.items())[:3])
         best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
                                           theta, white))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
