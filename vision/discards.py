@@ -307,11 +307,10 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
-def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
-                cut_large: bool = True) -> list[tuple[Any, Any, int]]:
+def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) -> list[tuple[Any, Any, int]]:
     """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
     larger ones (a table of the mask's colour, the pile lying in it) the card-sized parts its strong colour
-    steps cut off (unless not `cut_large`). (xs, ys, area) in view pixels."""
+    steps cut off. (xs, ys, area) in view pixels."""
     import cv2
     import numpy as np
 
@@ -326,8 +325,6 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
         if area <= 1.5 * field_px:
             ys, xs = np.nonzero(sub)
             blobs.append((xs + x, ys + y, area))
-            continue
-        if not cut_large:
             continue
         # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
         # strong edges and look for card-sized parts
@@ -428,53 +425,40 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
                                  set(finds), table_kinds, outlined):
             finds[f.pile] = f
     if config.picture_tries > 0 and len(finds) < len(allowed):
-        for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game, view,
-                                 labels, list(finds.values()), refused, outlined):
+        for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
+                                 list(finds.values()), refused, outlined):
             finds[f.pile] = f
     return list(finds.values())
 
 
 def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
-                    art: CardArt, cream: Any, model: Any, card_game: bool, view: Any, labels: Any, finds: list[PileFind],
+                    art: CardArt, cream: Any, model: Any, card_game: bool, finds: list[PileFind],
                     refused: list[tuple[float, float, float, float, float, float]],
                     outlined: list[tuple] = ()) -> list[PileFind]:
     """Piles still missing, found by their centre picture: a veil (a glare, a lamp's hot spot, a glossy card's
     sheen) washes a field toward the stock's white, so its colour names no kind or the wrong one (a washed red
     is pink, a washed yellow the wish cards'), or two kinds alike; its picture's shape stays, and normalised
     correlation ignores the veil's offset. Candidates, each place once and none where a pile was found: the
-    colour pass's card-sized blobs that showed no pile of their colour (`refused`), the outlined card-sized pieces
-    of no missing kind's colour, of two kinds alike, or read as none (`outlined`), and the card-sized parts of
-    what the colours name nothing (labels -1, where a pile may lie; whole pieces only, none cut from a table);
-    those named the backs' or the wish cards' colour last, else those nearest a field's area first, up to
+    colour pass's card-sized blobs that showed no pile of their colour (`refused`: table view px, as
+    minAreaRect's, after how far from a field's area) and the outlined card-sized pieces of no missing kind's
+    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles'); those named the backs' or the
+    wish cards' colour last, else those nearest a field's area first, up to
     `picture_tries`, each lying whole in the frame. A candidate is a missing kind's pile where that kind's
     picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other
     picture of the art (other kinds', the backs', the wish cards'), searched `picture_slack_mm` round (the card
     then moved to where its picture is); read as any pile, its value only where its numerals show ink
     (`local_min_ink`: washed numerals give none)."""
-    import dataclasses
-
     import cv2
     import numpy as np
 
     piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
     p = tv.ppm
-    fw, fh = config.field_size_mm
-    field_px = fw * fh * p * p
-    card_px = art.size[0] * art.size[1] * p * p
-    unnamed = cv2.compare(labels, -1, cv2.CMP_EQ)
-    unnamed[tv.keep == 0] = 0
+    fw = config.field_size_mm[0]
 
     def placed(cx: float, cy: float, rw: float, rh: float, ang: float) -> tuple[tuple[float, float], float]:
         return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
 
     cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    for xs, ys, area in _card_blobs(config, view, (unnamed > 0).view(np.uint8), field_px, False):
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
-        short, long_ = sorted((rw + 1, rh + 1))
-        if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
-            continue
-        # (a washed card is unnamed field and border alike: as whole as a card, not a field)
-        cands.append((min(abs(1 - area / field_px), abs(1 - area / card_px)), *placed(cx, cy, rw, rh, ang)))
     # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
     cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
     # each place once, and not where a pile was found
@@ -486,8 +470,10 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             taken.append(c[1])
     cands = kept
     q = config.card_ppm        # (the pictures are kept at the cut's resolution; _centre_scores scales both)
-    wide = dataclasses.replace(config, symbol_slack_mm=config.picture_slack_mm)
-    kinds = tuple(art.symbols)
+    # the middle's side: the picture's (all of one size) and the slack round it each way
+    side = next(iter(art.symbols.values())).shape[0] / q + 2 * config.picture_slack_mm
+    # (a board game has no end cards: their pictures neither name nor rival a pile there)
+    kinds = tuple(k for k in art.symbols if card_game or not k.endswith("/E"))
     out: list[PileFind] = []
     for _off, centre, theta, *_rank in cands[:config.picture_tries]:
         if not piles:
@@ -495,23 +481,25 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         # the missing kinds' pictures first (either way up); the rest only where one of them fits
         if not _card_in_image(registration, art, centre, theta):
             continue        # a card the frame's edge cuts: its picture and value half seen
-        ups = (theta, theta + 180.0)
-        imgs = [upright_card(image, registration, centre, up, art.size, q, 4.0) for up in ups]
+        # only the card's middle, cut once: the other way up is the same cut turned half round
+        mid = upright_card(image, registration, centre, theta, (side, side), q, 0.0)
+        ups = ((theta, mid), (theta + 180.0, cv2.flip(mid, -1)))
         mine = tuple(k for k in kinds if k.split("/")[0] in piles)
         scores: dict[str, float] = {}
         at: dict[str, tuple[float, float, float]] = {}     # kind -> the way up and the picture's offset there
-        for up, img in zip(ups, imgs):
+        for up, img in ups:
             where: dict[str, tuple[float, float]] = {}
-            for k, v in _centre_scores(wide, img, cream, art, q, 4.0, mine, where).items():
+            for k, v in _middle_scores(config, img, cream, art, q, mine, where).items():
                 if v > scores.get(k, -1.0):
                     scores[k] = v
                     at[k] = (up, *where[k])
         own = {k: max(scores.get(k, -1.0), scores.get(f"{k}/E", -1.0)) for k in piles}
         if max(own.values()) < config.picture_min:
             continue
+        # the rest of the art's pictures only where a missing kind's fits
         rivals = tuple(k for k in kinds if k not in mine)
-        for img in imgs:
-            for k, v in _centre_scores(wide, img, cream, art, q, 4.0, rivals).items():
+        for _up, img in ups:
+            for k, v in _middle_scores(config, img, cream, art, q, rivals).items():
                 scores[k] = max(scores.get(k, -1.0), v)
         kind = max(own, key=lambda k: own[k])
         rival = max((v for k, v in scores.items() if k.split("/")[0] != kind), default=-1.0)
@@ -988,7 +976,7 @@ def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm:
 
 
 def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float,
-                   kinds: tuple[str, ...], where: dict[str, tuple[float, float]] | None = None) -> dict[str, float]:
+                   kinds: tuple[str, ...]) -> dict[str, float]:
     """How well the card's middle (`img`: the card cut upright at `ppm`, `pad` mm above and below) matches each
     kind's centre picture (CardArt.symbols, all of one size; normalised correlation over the stock: a veil's
     offset and the light's colour cancel; searched `symbol_slack_mm` round, at `symbol_ppm`)."""
@@ -1013,11 +1001,54 @@ def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, pp
             t = cv2.resize(t, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
             continue
+        out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    return out
+
+
+_SMALL_PICTURES: dict[tuple[int, str, float], tuple[CardArt, Any]] = {}
+
+
+def _small_picture(art: CardArt, kind: str, f: float) -> Any:
+    """art.symbols[kind] scaled by `f` (kept per art: the picture pass scores several candidates a frame)."""
+    import cv2
+
+    key = (id(art), kind, f)
+    hit = _SMALL_PICTURES.get(key)
+    if hit is None or hit[0] is not art:
+        if len(_SMALL_PICTURES) > 256:
+            _SMALL_PICTURES.clear()
+        hit = (art, cv2.resize(art.symbols[kind], None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+        _SMALL_PICTURES[key] = hit
+    return hit[1]
+
+
+def _middle_scores(config: DiscardConfig, mid: Any, cream: Any, art: CardArt, ppm: float, kinds: tuple[str, ...],
+                   where: dict[str, tuple[float, float]] | None = None) -> dict[str, float]:
+    """_centre_scores on a card's middle cut alone (`mid`: a square round the card's centre, upright, at `ppm`): how
+    well each kind's centre picture fits anywhere in it; `where` gets the picture's middle's offset from the cut's
+    (card mm: x right, y down)."""
+    import cv2
+    import numpy as np
+
+    temps = {k: art.symbols[k] for k in kinds if k in art.symbols}
+    if not temps:
+        return {}
+    f = min(1.0, config.symbol_ppm / ppm)
+    side = next(iter(temps.values())).shape[0] / ppm
+    region = mid.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    if f < 1.0:
+        region = cv2.resize(region, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    half = mid.shape[0] / ppm / 2
+    out: dict[str, float] = {}
+    for k, t in temps.items():
+        if f < 1.0:
+            t = _small_picture(art, k, f)
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            continue
         _lo, hi, _lo_at, at = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
         out[k] = float(hi)
         if where is not None:
-            # where the picture's middle lies from the card's middle (card mm: x right, y down)
-            where[k] = ((x0 + at[0] / f) / ppm + side / 2 - w / 2, (y0 + at[1] / f) / ppm + side / 2 - pad - h / 2)
+            where[k] = (at[0] / f / ppm + side / 2 - half, at[1] / f / ppm + side / 2 - half)
     return out
 
 
