@@ -469,7 +469,7 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             kept.append(c)
             taken.append(c[1])
     cands = kept
-    q = config.card_ppm        # (the pictures are kept at the cut's resolution; _centre_scores scales both)
+    q = config.card_ppm        # (the pictures are kept at the cut's resolution; _middle_scores scales both)
     # the middle's side: the picture's (all of one size) and the slack round it each way
     side = next(iter(art.symbols.values())).shape[0] / q + 2 * config.picture_slack_mm
     # (a board game has no end cards: their pictures neither name nor rival a pile there)
@@ -478,10 +478,10 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     for _off, centre, theta, *_rank in cands[:config.picture_tries]:
         if not piles:
             break
-        # the missing kinds' pictures first (either way up); the rest only where one of them fits
         if not _card_in_image(registration, art, centre, theta):
             continue        # a card the frame's edge cuts: its picture and value half seen
-        # only the card's middle, cut once: the other way up is the same cut turned half round
+        # only the card's middle, cut once: the other way up is the same cut turned half round; the missing kinds'
+        # pictures first (either way up), the rest only where one of them fits
         mid = upright_card(image, registration, centre, theta, (side, side), q, 0.0)
         ups = ((theta, mid), (theta + 180.0, cv2.flip(mid, -1)))
         mine = tuple(k for k in kinds if k.split("/")[0] in piles)
