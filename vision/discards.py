@@ -12,6 +12,9 @@ players put them on the table — outside the seat areas and the board, nowhere 
     hold the ink ─ its value from both corners (vision.cards.read_corners, vision.numerals). Of two
     blobs of one colour the one most like a whole field is the pile.
 
+Piles the colours miss are then looked for by their outlines (the stock's border), by a frame of border
+lines (card game), and last by their centre picture alone (a field a veil washed out: _pictured_piles).
+
 The draw pile (backs) and the card game's wish cards are not discard piles and are left out. A
 colour with no such card on the table is an empty (or absent) pile: null.
 
@@ -87,6 +90,14 @@ class DiscardConfig:
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
+    # piles still missing whose colour a veil washed out: a card-sized part the colours name nothing (or a blob that
+    # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
+    picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
+    picture_min: float = 0.5         # a missing kind's picture fits at least this (piles read right: 0.5-0.99)
+    picture_slack_mm: float = 8.0    # the picture searched this far round the candidate's middle (a piece joined to
+                                     # its neighbour places it a few mm off); the card then moved to where it is
+    picture_margin: float = 0.15     # and better by this than every other picture of the art (washed dev piles: their
+                                     # own 0.6-0.94, the next best 0.15-0.6, most often the wish cards')
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
@@ -296,6 +307,49 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
+def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) -> list[tuple[Any, Any, int]]:
+    """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
+    larger ones (a table of the mask's colour, the pile lying in it) the card-sized parts its strong colour
+    steps cut off. (xs, ys, area) in view pixels."""
+    import cv2
+    import numpy as np
+
+    n, comp, stats = _pieces(mask, config.min_area * field_px)
+    blobs: list[tuple[Any, Any, int]] = []
+    for i in range(1, n):
+        area = int(stats[i, cv2.CC_STAT_AREA])
+        if area < config.min_area * field_px:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        sub = comp[y:y + bh, x:x + bw] == i
+        if area <= 1.5 * field_px:
+            ys, xs = np.nonzero(sub)
+            blobs.append((xs + x, ys + y, area))
+            continue
+        # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
+        # strong edges and look for card-sized parts
+        cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
+        if config.edge_close_px > 1:
+            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
+            # else the field leaks into the table there and no card-sized part comes apart
+            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
+                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
+            cut = sub.astype(np.uint8) & (1 - edges)
+        m, pcomp, pstats = _pieces(cut, boxes=False)
+        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
+        # own symbol and numerals, with its outline) lies apart from it
+        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
+        # opened: the thin rims of the table left along other things' outlines do not join a card to them
+        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m, pcomp, pstats = _pieces(inner, boxes=False)
+        for j in range(1, m):
+            pa = int(pstats[j, cv2.CC_STAT_AREA])
+            if config.min_area * field_px <= pa <= 1.5 * field_px:
+                ys, xs = np.nonzero(pcomp == j)
+                blobs.append((xs + x, ys + y, pa))
+    return blobs
+
+
 _ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
 
 
@@ -338,41 +392,11 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     field_px = fw * fh * p * p
-    n, comp, stats = _pieces(ok.view(np.uint8), config.min_area * field_px)
-    blobs: list[tuple[Any, Any, int]] = []      # (xs, ys, area) in view pixels
-    for i in range(1, n):
-        area = int(stats[i, cv2.CC_STAT_AREA])
-        if area < config.min_area * field_px:
-            continue
-        x, y, bw, bh = (int(v) for v in stats[i, :4])
-        sub = comp[y:y + bh, x:x + bw] == i
-        if area <= 1.5 * field_px:
-            ys, xs = np.nonzero(sub)
-            blobs.append((xs + x, ys + y, area))
-            continue
-        # larger than a card: a table (cloth, wood) of a pile's colour, the pile lying in it — cut it at its
-        # strong edges and look for card-sized parts
-        cut = _cut_at_edges(config, view[y:y + bh, x:x + bw], sub).astype(np.uint8)
-        if config.edge_close_px > 1:
-            # the edges closed over gaps of a pixel or two (a corner, a border as pale as the table beside it):
-            # else the field leaks into the table there and no card-sized part comes apart
-            edges = cv2.morphologyEx(sub.astype(np.uint8) - cut, cv2.MORPH_CLOSE,
-                                     cv2.getStructuringElement(cv2.MORPH_RECT, (config.edge_close_px,) * 2))
-            cut = sub.astype(np.uint8) & (1 - edges)
-        m, pcomp, pstats = _pieces(cut, boxes=False)
-        # what stays of the table is what is still too large; the rest of the blob (a card's field cut up by its
-        # own symbol and numerals, with its outline) lies apart from it
-        table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
-        # opened: the thin rims of the table left along other things' outlines do not join a card to them
-        inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m, pcomp, pstats = _pieces(inner, boxes=False)
-        for j in range(1, m):
-            pa = int(pstats[j, cv2.CC_STAT_AREA])
-            if config.min_area * field_px <= pa <= 1.5 * field_px:
-                ys, xs = np.nonzero(pcomp == j)
-                blobs.append((xs + x, ys + y, pa))
+    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px)
     finds: dict[str, PileFind] = {}
     best: dict[str, float] = {}
+    refused: list[tuple[float, float, float, float, float, float]] = []   # card-sized blobs that showed no pile
+    outlined: list[tuple] = []          # outlined card-sized pieces of no missing pile's colour (_pictured_piles)
     for xs, ys, area in blobs:
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
         # the blob's pixels are whole pixels: their rectangle is a pixel short each way
@@ -383,6 +407,7 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang,
                        card_game)
         if f is None:
+            refused.append((abs(1 - area / field_px), cx, cy, rw, rh, ang))
             continue
         # of two blobs of one colour the pile is the one most like a whole field (a thing of its colour,
         # a row card astray or a patch of table shows less of one)
@@ -397,14 +422,106 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
             counts = np.bincount(labels.view(np.uint8).ravel(), minlength=256)
             table_kinds = {FIELD_KINDS[i] for i in allowed if counts[i] > config.frame_table_fields * field_px}
         for f in _outlined_piles(config, card_config, image, tv.outline, registration, art, cream, model, card_game,
-                                 set(finds), table_kinds):
+                                 set(finds), table_kinds, outlined):
+            finds[f.pile] = f
+    if config.picture_tries > 0 and len(finds) < len(allowed):
+        for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
+                                 list(finds.values()), refused, outlined):
             finds[f.pile] = f
     return list(finds.values())
 
 
+def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
+                    art: CardArt, cream: Any, model: Any, card_game: bool, finds: list[PileFind],
+                    refused: list[tuple[float, float, float, float, float, float]],
+                    outlined: list[tuple] = ()) -> list[PileFind]:
+    """Piles still missing, found by their centre picture: a veil (a glare, a lamp's hot spot, a glossy card's
+    sheen) washes a field toward the stock's white, so its colour names no kind or the wrong one (a washed red
+    is pink, a washed yellow the wish cards'), or two kinds alike; its picture's shape stays, and normalised
+    correlation ignores the veil's offset. Candidates, each place once and none where a pile was found: the
+    colour pass's card-sized blobs that showed no pile of their colour (`refused`: table view px, as
+    minAreaRect's, after how far from a field's area) and the outlined card-sized pieces of no missing kind's
+    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles'); those named the backs' or the
+    wish cards' colour last, else those nearest a field's area first, up to
+    `picture_tries`, each lying whole in the frame. A candidate is a missing kind's pile where that kind's
+    picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other
+    picture of the art (other kinds', the backs', the wish cards'), searched `picture_slack_mm` round (the card
+    then moved to where its picture is); read as any pile, its value only where its numerals show ink
+    (`local_min_ink`: washed numerals give none)."""
+    import cv2
+    import numpy as np
+
+    piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
+    p = tv.ppm
+    fw = config.field_size_mm[0]
+
+    def placed(cx: float, cy: float, rw: float, rh: float, ang: float) -> tuple[tuple[float, float], float]:
+        return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
+
+    cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
+    # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
+    cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
+    # each place once, and not where a pile was found
+    taken: list[tuple[float, float]] = [f.centre for f in finds]
+    kept = []
+    for c in cands:
+        if all(math.dist(c[1], t) >= fw / 2 for t in taken):
+            kept.append(c)
+            taken.append(c[1])
+    cands = kept
+    q = config.card_ppm        # (the pictures are kept at the cut's resolution; _middle_scores scales both)
+    # the middle's side: the picture's (all of one size) and the slack round it each way
+    side = next(iter(art.symbols.values())).shape[0] / q + 2 * config.picture_slack_mm
+    # (a board game has no end cards: their pictures neither name nor rival a pile there)
+    kinds = tuple(k for k in art.symbols if card_game or not k.endswith("/E"))
+    out: list[PileFind] = []
+    for _off, centre, theta, *_rank in cands[:config.picture_tries]:
+        if not piles:
+            break
+        if not _card_in_image(registration, art, centre, theta):
+            continue        # a card the frame's edge cuts: its picture and value half seen
+        # only the card's middle, cut once: the other way up is the same cut turned half round; the missing kinds'
+        # pictures first (either way up), the rest only where one of them fits
+        mid = upright_card(image, registration, centre, theta, (side, side), q, 0.0)
+        ups = ((theta, mid), (theta + 180.0, cv2.flip(mid, -1)))
+        mine = tuple(k for k in kinds if k.split("/")[0] in piles)
+        scores: dict[str, float] = {}
+        at: dict[str, tuple[float, float, float]] = {}     # kind -> the way up and the picture's offset there
+        for up, img in ups:
+            where: dict[str, tuple[float, float]] = {}
+            for k, v in _middle_scores(config, img, cream, art, q, mine, where).items():
+                if v > scores.get(k, -1.0):
+                    scores[k] = v
+                    at[k] = (up, *where[k])
+        own = {k: max(scores.get(k, -1.0), scores.get(f"{k}/E", -1.0)) for k in piles}
+        if max(own.values()) < config.picture_min:
+            continue
+        # the rest of the art's pictures only where a missing kind's fits
+        rivals = tuple(k for k in kinds if k not in mine)
+        for _up, img in ups:
+            for k, v in _middle_scores(config, img, cream, art, q, rivals).items():
+                scores[k] = max(scores.get(k, -1.0), v)
+        kind = max(own, key=lambda k: own[k])
+        rival = max((v for k, v in scores.items() if k.split("/")[0] != kind), default=-1.0)
+        if own[kind] < config.picture_min or own[kind] - rival < config.picture_margin:
+            continue
+        # the card moved to where its picture is (a candidate placed a few mm off: a piece joined to its neighbour)
+        up, du, dv = at[kind] if scores.get(kind, -1.0) >= scores.get(f"{kind}/E", -1.0) else at[f"{kind}/E"]
+        a = math.radians(up)
+        centre = (centre[0] + du * math.cos(a) - dv * math.sin(a), centre[1] + du * math.sin(a) + dv * math.cos(a))
+        f = _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game,
+                         config.local_min_ink)
+        if f is None:
+            continue
+        out.append(f)
+        piles.discard(kind)
+    return out
+
+
 def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, found: set[str],
-                    table_kinds: set[str] = frozenset()) -> list[PileFind]:
+                    table_kinds: set[str] = frozenset(),
+                    unnamed: list[tuple] | None = None) -> list[PileFind]:
     """Piles found by their outlines (the stock's border round a card's field, whiter than both its sides
     whatever the table, and under glare as much as anywhere: vision.cards.outlined_fields), each named by its
     field's colour washed out by the best veil (vision.cards.piece_kind_distances) and read; only of the kinds
@@ -414,7 +531,9 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     as white as a pale table, and a pale field as white as the stock elsewhere (both passes: what the first
     finds at a hot spot's rim, where the white near a piece overshoots the light on it, the second may
     lose). Last, of the kinds still missing whose colour the table itself has (`table_kinds`), piles found by
-    a frame of border lines (_framed_piles)."""
+    a frame of border lines (_framed_piles). `unnamed`, where given, gathers the card-sized pieces no pile was
+    read from (_outlined_best's, and those read as none) for _pictured_piles: (off, centre, turn[, of the backs'
+    or the wish cards' colour])."""
     import dataclasses
 
     import numpy as np
@@ -445,17 +564,20 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
-            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces)
+            best = _outlined_best(config, ccfg, part, part_tv, art, cream, local, card_game, piles, *pieces,
+                                  unnamed=unnamed)
             for kind, tries in best.items():
                 # the piece most like a whole field first; the next when its middle shows none of the kind's cards
                 # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
-                for _off, centre, theta, white in tries:
+                for off, centre, theta, white in tries:
                     f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
                                      card_game, config.local_min_ink if local is not None else 0.0)
                     if f is not None:
                         out.append(f)
                         piles.discard(kind)
                         break
+                    if unnamed is not None:
+                        unnamed.append((off, centre, theta))     # its colour misnamed, maybe: its picture tells
             # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
             pieces = None if closed else _closed_pieces(config, comp, stats, area_range)
             closed = True
@@ -603,6 +725,19 @@ def _frame_rect(xs: Any, ys: Any, step_deg: float, max_points: int,
             (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
 
 
+def _card_in_image(registration: Any, art: CardArt, centre: tuple[float, float], theta: float) -> bool:
+    """Whether the whole card at `centre` turned by `theta` lies inside the frame."""
+    import numpy as np
+
+    w, h = art.size
+    a = math.radians(theta)
+    corners = [(centre[0] + u * math.cos(a) - v * math.sin(a), centre[1] + u * math.sin(a) + v * math.cos(a))
+               for u in (-w / 2, w / 2) for v in (-h / 2, h / 2)]
+    px = registration.board_to_image(np.asarray(corners, np.float64))
+    size = registration.image_size
+    return bool(np.all(px >= 0) and np.all(px[:, 0] < size[0]) and np.all(px[:, 1] < size[1]))
+
+
 def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[float, float]:
     """The outlined pieces' areas (px at `ppm`) that may be a card's field: a field's less the size tolerance up
     to the whole card's and that tolerance."""
@@ -642,10 +777,12 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
 
 def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: TableView, art: CardArt, cream: Any,
                    local: Any, card_game: bool, piles: set[str], comp: Any,
-                   stats: Any) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
+                   stats: Any, unnamed: list[tuple] | None = None
+                   ) -> dict[str, list[tuple[float, tuple[float, float], float, Any]]]:
     """Of each kind in `piles` the outlined pieces (`comp`, `stats`: _outlined_u8's) most like a whole field, up
     to `outline_tries`, the likest first: kind -> [(how far from a whole field, centre (board mm), turn, the white
-    its colour was judged against)]."""
+    its colour was judged against)]. The card-sized pieces of no missing kind's colour (or the backs', or two
+    kinds alike under a local white) are added to `unnamed` where given (see _outlined_piles)."""
     import cv2
     import numpy as np
 
@@ -670,12 +807,24 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
         dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
         kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
-        if kind not in piles or \
-                piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]:
-            continue        # the draw pile's backs (or no card field) are no discard pile
+        backs = kind in piles and \
+            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
+        if kind not in piles or backs:
+            # the draw pile's backs (or no card field) are no discard pile; a washed-out field's colour may be
+            # another's: its picture tells (_pictured_piles)
+            if unnamed is not None:
+                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
+                                                                   tv.origin[1] + (cy + 0.5) / p),
+                                ang if rh >= rw else ang + 90.0, backs or kind in ("wish", "back")))
+            continue
         if local is not None and \
                 min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
-            continue        # washed out by the light there, two kinds fit alike: no colour to go by
+            # washed out by the light there, two kinds fit alike: no colour to go by (its picture may tell)
+            if unnamed is not None:
+                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
+                                                                   tv.origin[1] + (cy + 0.5) / p),
+                                ang if rh >= rw else ang + 90.0))
+            continue
         off = abs(1 - area / (fw * fh * p * p))
         theta = ang if rh >= rw else ang + 90.0
         best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
@@ -853,6 +1002,53 @@ def _centre_scores(config: DiscardConfig, img: Any, cream: Any, art: CardArt, pp
         if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
             continue
         out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    return out
+
+
+_SMALL_PICTURES: dict[tuple[int, str, float], tuple[CardArt, Any]] = {}
+
+
+def _small_picture(art: CardArt, kind: str, f: float) -> Any:
+    """art.symbols[kind] scaled by `f` (kept per art: the picture pass scores several candidates a frame)."""
+    import cv2
+
+    key = (id(art), kind, f)
+    hit = _SMALL_PICTURES.get(key)
+    if hit is None or hit[0] is not art:
+        if len(_SMALL_PICTURES) > 256:
+            _SMALL_PICTURES.clear()
+        hit = (art, cv2.resize(art.symbols[kind], None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+        _SMALL_PICTURES[key] = hit
+    return hit[1]
+
+
+def _middle_scores(config: DiscardConfig, mid: Any, cream: Any, art: CardArt, ppm: float, kinds: tuple[str, ...],
+                   where: dict[str, tuple[float, float]] | None = None) -> dict[str, float]:
+    """_centre_scores on a card's middle cut alone (`mid`: a square round the card's centre, upright, at `ppm`): how
+    well each kind's centre picture fits anywhere in it; `where` gets the picture's middle's offset from the cut's
+    (card mm: x right, y down)."""
+    import cv2
+    import numpy as np
+
+    temps = {k: art.symbols[k] for k in kinds if k in art.symbols}
+    if not temps:
+        return {}
+    f = min(1.0, config.symbol_ppm / ppm)
+    side = next(iter(temps.values())).shape[0] / ppm
+    region = mid.astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    if f < 1.0:
+        region = cv2.resize(region, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    half = mid.shape[0] / ppm / 2
+    out: dict[str, float] = {}
+    for k, t in temps.items():
+        if f < 1.0:
+            t = _small_picture(art, k, f)
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            continue
+        _lo, hi, _lo_at, at = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
+        out[k] = float(hi)
+        if where is not None:
+            where[k] = (at[0] / f / ppm + side / 2 - half, at[1] / f / ppm + side / 2 - half)
     return out
 
 
