@@ -67,14 +67,6 @@ class TrackingConfig:
     #                                      HELD_OVER_MOVES). Priced afresh per still moment, a pile misread empty
     #                                      from one turn to a later one cost more than a made-up rule break
     #                                      (card 82622 at 2 %, session 28). 0: off
-    decoder_misread_life_max: float = 0.0   # one misread read the same frame after frame and through moves
-    #                                      elsewhere costs in all at most this, its first frame's price aside (a
-    #                                      reader's misread of a field is strongly correlated in time: the same
-    #                                      glare, the same crowd). Priced afresh at each still moment
-    #                                      (decoder_misread_kept 0) a pile misread empty through six moments
-    #                                      outgrew a made-up two-cards break (card 82622 at 2 %, session 28).
-    #                                      Kept above decoder_rule's order so a real break left on the table is
-    #                                      not a misread for ever. 0: off (session 28, wt28-holdcost)
     decoder_held_by_confidence: bool = True   # decoder_misread_held and _hold_max scaled by a kind's misread cost
     #                                      (reader confidence) over decoder_misread's when lower: a kind misread
     #                                      often is misread alike frame after frame (the vision reader's pawns:

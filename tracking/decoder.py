@@ -299,7 +299,7 @@ class Hypothesis:
     turn_frames: tuple[int, ...] = ()
     #: fields the last usable frame read otherwise than this table, and how (a misread that holds
     #: for several frames costs decoder_misread_held per further frame)
-    misread: tuple[tuple[FieldKey, Any, float, float, int, float], ...] = ()
+    misread: tuple[tuple[FieldKey, Any, float, float, int], ...] = ()
     #: the first table's tiles this reading holds were read otherwise then, (field, tile) sorted
     #: (TurnDecoder._first_tiles_read): tiles never change, so the first frame's reading is a reading
     first: tuple[tuple[FieldKey, Any], ...] = ()
@@ -898,13 +898,6 @@ class TurnDecoder:
                        min(kept[k], self._misread_cost(costs, k, table.get(k), fields.get(k)))
                        if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
                    for k in diff}
-        if cfg.decoder_misread_life_max > 0:
-            # one misread read the same frame after frame and through moves (the same glare, the same crowd:
-            # a reader's misread of a field is strongly correlated in time) costs in all at most
-            # decoder_misread_life_max, its first frame's price aside; priced afresh at every still moment
-            # it outgrew a made-up rule break after a few moves
-            for k in repeated:
-                misread[k] = min(misread[k], max(0.0, cfg.decoder_misread_life_max - held[k][4]))
         if cfg.decoder_covered_tile > 0:
             # a tile under a pawn read as another tile: the pawn hides it, the reader reads it so for as long
             # as the pawn stands there (frame after frame, moves elsewhere between): one misread for it all
@@ -913,13 +906,9 @@ class TurnDecoder:
                     min(misread[k], -math.log(min(1.0, cfg.decoder_covered_tile)))
         # (field, reading, held cost paid, paid for this reading, the frame the field began to be
         # read otherwise than this table: a reading changing meanwhile keeps that frame)
-        # (the last element: what the misread cost since it began, its first frame's price aside, hands
-        # between or not: decoder_misread_life_max)
-        still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3],
-                      held[k][4] + misread[k])
+        still = {k: ((k, fields.get(k), held[k][1] + misread[k], held[k][2] + misread[k], held[k][3])
                      if k in going_on else
-                     (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame,
-                      held[k][4] + misread[k] if k in repeated else 0.0))
+                     (k, fields.get(k), 0.0, misread[k], held[k][3] if no_hand and k in held else self.frame))
                  for k in diff}
         # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
         # are worth judging)
@@ -953,7 +942,7 @@ class TurnDecoder:
         held, going_on, misread, still = context
         still_misread = tuple(still[k] for k in diff if k not in taken)
         if partial is not None:
-            still_misread += ((partial[0], fields.get(partial[0]), 0.0, partial[2], self.frame, 0.0),)
+            still_misread += ((partial[0], fields.get(partial[0]), 0.0, partial[2], self.frame),)
         if not taken:
             return still_misread, None, None, None, 0.0, None, None
         # (set operations keep the items' hashes: no table is hashed anew)
@@ -1155,7 +1144,7 @@ class TurnDecoder:
                 cost_k = self._misread_cost(costs, k, now, read)
                 # (set operations keep the other items' hashes: the table is not hashed anew)
                 out.append((step, now, new_table, (table - {(k, was)}) | {(k, now)}, cost_k,
-                            (k, read, 0.0, cost_k, self.frame, 0.0)))
+                            (k, read, 0.0, cost_k, self.frame)))
         return out
 
     def _stepless_turn(self, hyp: Hypothesis, k: FieldKey) -> int | None:
