@@ -60,13 +60,6 @@ class TrackingConfig:
     #                                      0: off, priced as a new misread (1.0 on the session-10 dev seeds:
     #                                      +2 turns exact at 2 %, -6 at 5 %, 1 fps — a real change left as a
     #                                      kept misread got cheaper too)
-    decoder_misread_kept_empty: float = 0.0   # ... for a discard pile read empty again after a hand as it was read
-    #                                      before it (decoder_misread_kept for that misread alone): the reader's
-    #                                      commonest top misread (noise model s21: top-missed 0.152 of misreads,
-    #                                      held), kept through other moves like any held misread (~0.7,
-    #                                      HELD_OVER_MOVES). Priced afresh per still moment, a pile misread empty
-    #                                      from one turn to a later one cost more than a made-up rule break
-    #                                      (card 82622 at 2 %, session 28). 0: off
     decoder_held_by_confidence: bool = True   # decoder_misread_held and _hold_max scaled by a kind's misread cost
     #                                      (reader confidence) over decoder_misread's when lower: a kind misread
     #                                      often is misread alike frame after frame (the vision reader's pawns:
@@ -144,10 +137,6 @@ class TrackingConfig:
     #                                      runner-up whose likeliest reading is the truth unjudged; 0: off). 10
     #                                      fixes dev card 83565's take-back but warned a legal dev game (card 82622
     #                                      at 2 %) and cost the demo's kept readings a turn: off (session 27, wt27-order)
-    decoder_cut_reserve_likelier: bool = False   # ... only for a likeliest reading likelier (hypothesis + emission)
-    #                                      than one the frame's budget already went to: the budget is meant for the
-    #                                      likeliest readings first, and the reserve mends only where the order of
-    #                                      hypotheses passed one over (session 28)
     decoder_gc_pause: bool = True        # the cyclic garbage collector paused while one usable frame is decoded
     #                                      and folded (the search makes and drops ~10^5 acyclic objects a frame:
     #                                      collections amid it traverse them for nothing and promote them towards

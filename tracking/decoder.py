@@ -774,7 +774,6 @@ class TurnDecoder:
         self._budget = cfg.decoder_frame_budget   # cuts judged at most for this frame
         self._reserve = 0     # (cuts a search may judge beyond the frame's budget: decoder_cut_reserve)
         best = math.inf
-        dearest = -math.inf    # (the dearest reading the frame's budget of cuts went to: decoder_cut_reserve_likelier)
         no_hand = self.interval.hand_frames == 0 and self.interval.covered < 2
         read = frozenset(fields.items())
         diffs: dict[frozenset, list[FieldKey]] = {}   # (hypotheses often share a table)
@@ -817,12 +816,8 @@ class TurnDecoder:
                 # (the budget spent on the first hypotheses' every reading leaves none for a runner-up whose
                 # likeliest reading is the truth: each hypothesis' likeliest reading judged is judged with
                 # decoder_cut_reserve cuts at least)
-                self._reserve = cfg.decoder_cut_reserve if first_option and (
-                    not cfg.decoder_cut_reserve_likelier or hyp.cost + emission < dearest) else 0
+                self._reserve = cfg.decoder_cut_reserve if first_option else 0
                 first_option = False
-                if taken and self._budget > 0:
-                    # (a reading the frame's budget went to: the reserve is for likelier ones it passed over)
-                    dearest = max(dearest, hyp.cost + emission)
                 option = worked[i]
                 if option is None:
                     option = worked[i] = self._reading_taken(hyp.table, table, context, fields, diff, no_hand, taken,
@@ -884,18 +879,11 @@ class TurnDecoder:
         # the same misread read again after a hand (a move elsewhere leaves what the reader sees
         # there as it was: it reads it the same way): decoder_misread_kept, not a new misread; the
         # still moment it begins pays decoder_misread_held per frame afresh
-        kept = {k: cfg.decoder_misread_kept for k in repeated} if not no_hand and cfg.decoder_misread_kept > 0 \
-            else {}
-        if not no_hand and cfg.decoder_misread_kept_empty > 0:
-            # (a pile read empty again after a hand as this hypothesis held it: the reader's commonest top
-            # misread, and held through other moves — decoder_misread_kept_empty, not a new misread)
-            for k in repeated:
-                if k[0] == "top" and fields.get(k) is None:
-                    kept[k] = min(kept.get(k, math.inf), cfg.decoder_misread_kept_empty)
+        kept = repeated if not no_hand and cfg.decoder_misread_kept > 0 else set()
         misread = {k: (min(self._held(costs, k), max(0.0, self._held(costs, k, cfg.decoder_misread_hold_max)
                                                      - held[k][1]))
                        if k in going_on else
-                       min(kept[k], self._misread_cost(costs, k, table.get(k), fields.get(k)))
+                       min(cfg.decoder_misread_kept, self._misread_cost(costs, k, table.get(k), fields.get(k)))
                        if k in kept else self._misread_cost(costs, k, table.get(k), fields.get(k)))
                    for k in diff}
         if cfg.decoder_covered_tile > 0:
