@@ -256,10 +256,37 @@ def view_noise(view: Any, ref: Any) -> float:
     import numpy as np
 
     g = cv2.transform(view.astype(np.float32), (np.ones((1, 3)) / (3.0 * float(np.mean(ref)))).astype(np.float32))
-    r = np.abs(g - cv2.blur(g, (3, 3)))[::2, ::2]
+    # only every other pixel is read: cut before subtracting (the same values, a quarter of the work)
+    r = np.abs(g[::2, ::2] - cv2.blur(g, (3, 3))[::2, ::2])
     # 1.4826: a median absolute value to a normal's sigma; sqrt(8/9): what a 3x3 mean's residual keeps of
     # white noise
-    return float(np.median(r)) * 1.4826 / float(np.sqrt(8.0 / 9.0))
+    return _median_nonneg(r) * 1.4826 / float(np.sqrt(8.0 / 9.0))
+
+
+def _median_nonneg(a: Any) -> float:
+    """`np.median` of a float32 array of no negative values (nor NaN), bit for bit, in about a third of its
+    time (numpy's partition of the whole array was most of `view_noise`'s cost): a non-negative float's bits,
+    read as an int, order as its value, so a histogram of their top bits finds the bucket holding each middle
+    element and only that bucket is partitioned."""
+    import numpy as np
+
+    u = np.ascontiguousarray(a, np.float32).reshape(-1).view(np.int32)
+    # a sign bit (a negative, -0.0) or a NaN's bits would order wrong
+    if u.size == 0 or int(u.min()) < 0 or int(u.max()) > 0x7F800000:
+        raise ValueError("_median_nonneg: needs a non-empty array of no negative values, -0.0 or NaN")
+    n = u.size
+    ks = sorted({(n - 1) // 2, n // 2})  # the middle element, or the two averaged (as np.median)
+    top = u >> 16  # buckets of 2**16 neighbouring floats: few enough to count, each small to partition
+    cum = np.cumsum(np.bincount(top))
+    buckets = [int(np.searchsorted(cum, k, side="right")) for k in ks]
+    vals: list[Any] = []
+    for b in dict.fromkeys(buckets):
+        below = int(cum[b - 1]) if b else 0
+        kk = [k - below for k, kb in zip(ks, buckets) if kb == b]
+        part = np.partition(u[top == b], kk)
+        vals += [part[k] for k in kk]
+    # np.median's own last step: the float32 mean of the middle element(s)
+    return float(np.mean(np.array(vals, np.int32).view(np.float32)))
 
 
 def find_tokens(config: WishStoneConfig, view: Any, ppm: float, seen_ppm: float, comps: Any,

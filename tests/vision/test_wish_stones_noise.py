@@ -46,3 +46,32 @@ def test_view_noise_reads_the_pixel_noise_over_the_stock():
     assert abs(view_noise(noisy, ref) - 0.03) < 0.004
     # without noise: nothing (the edges are too few to count)
     assert view_noise(img.astype(np.uint8), ref) < 0.002
+
+
+def test_view_noise_median_is_numpys_bit_for_bit():
+    # `view_noise` reads its median by a histogram of the floats' bits (speed): the same value as np.median,
+    # odd and even sizes, ties, zeros, a spread over many binades
+    import cv2
+
+    from vision.wishstones import _median_nonneg
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 4, 7, 1000, 1001, 75440):
+        for x in (np.abs(rng.normal(0, 0.02, n)), rng.integers(0, 4, n) / 9.0, np.exp(rng.uniform(-60, 20, n)),
+                  np.zeros(n)):
+            x = x.astype(np.float32)
+            assert _median_nonneg(x) == float(np.median(x)), n
+    for bad in (np.array([1.0, -1.0], np.float32), np.array([np.nan, 1.0], np.float32), np.zeros(0, np.float32)):
+        try:
+            _median_nonneg(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {bad}")
+    # and the whole estimate: as it was written first (np.median over the full residual, cut after)
+    for seed in range(4):
+        r2 = np.random.default_rng(seed)
+        view = np.clip(r2.normal(120, 3 + 3 * seed, (101, 157, 3)), 0, 255).astype(np.uint8)
+        ref = np.array([210.0, 200.0, 190.0])
+        g = cv2.transform(view.astype(np.float32), (np.ones((1, 3)) / (3.0 * float(np.mean(ref)))).astype(np.float32))
+        first = float(np.median(np.abs(g - cv2.blur(g, (3, 3)))[::2, ::2])) * 1.4826 / float(np.sqrt(8.0 / 9.0))
+        assert view_noise(view, ref) == first
