@@ -151,6 +151,12 @@ class CardConfig:
     # truth's largest points row: 6 cards). The span to the table's end is split into the fewest strips no taller
     # than `strip_above_mm` each (no ridge between them to place them by); each strip then checked as any strip
     points_search_strips: int = 5
+    # a points band read as one card whose field runs on past that card's end by at least `min_strip_mm`: a stack
+    # washed out alike (no ridge between its strips, the field one grey piece) — its last card's top lies a card
+    # above the field's end, the span above split into the fewest strips no taller than `strip_above_mm`; kept
+    # only when the last card's centre picture is there (`single_symbol_min`) and every strip's numerals read at
+    # `strip_above_confidence`. False: read as one card
+    points_stack_split: bool = True
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
     # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
@@ -1367,6 +1373,11 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
                       extended=extended)
             return
+    if card_game and band.kind == "points" and len(cards) == 1 and config.points_stack_split:
+        split = _split_stack(config, upright, wb, cream, cards[0].top - v_start, band.v1 - v_start, art, p, model)
+        if split is not None:
+            cards = [CardRead(t + v_start, vis, "points", code, conf, scores)
+                     for t, vis, code, conf, scores in split]
     # a band read as one card is judged as outlined (its side borders, its centre picture, renamed or read on
     # to a picture beyond), before any strip is looked for above it: a points band the one-card rules drop (a
     # patch of grey table or cloth) gets none — a strip above, matched by its grey field, which the table shows
@@ -1817,6 +1828,33 @@ def _stack_top(config: CardConfig, white: Any, first: float, ppm: float, strips:
     top = (y_lo + j + k) / ppm
     n = max(1, int(np.ceil((first - top) / config.strip_above_mm - 1e-6)))
     return first - (first - top) / n
+
+
+def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, end: float, art: CardArt,
+                 ppm: float, model: Any) -> list[tuple[float, float, str, float, dict]] | None:
+    """A points stack read as one card at `first` whose field runs on to `end` (mm from the straightened band's row
+    0; see `points_stack_split`): its cards (top, visible, code, confidence, scores), first laid first, or None."""
+    import numpy as np
+
+    cw, ch = art.size
+    last = end + config.border_mm - ch
+    span = last - first
+    if span < config.min_strip_mm:
+        return None
+    if last_symbol_scores(config, ("points",), upright, cream, end, art, ppm).get("points", -1.0) < \
+            (config.single_symbol_min if config.single_symbol_min is not None else -1.0):
+        return None
+    n = max(1, int(np.ceil(span / config.strip_above_mm - 1e-6)))
+    h = span / n
+    out = []
+    for i in range(n + 1):
+        top = first + i * h
+        visible = h if i < n else ch
+        code, conf, scores = read_corners(config, white, top, visible, "points", art, ppm, model)
+        if i < n and (code == "?" or conf < config.strip_above_confidence):
+            return None
+        out.append((top, visible, code, conf, scores))
+    return out
 
 
 def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
