@@ -155,7 +155,7 @@ class CardConfig:
     # washed out alike (no ridge between its strips, the field one grey piece) — its last card's top lies a card
     # above the field's end, the span above split into the fewest strips no taller than `strip_above_mm`; kept
     # only when the last card's centre picture is there (`single_symbol_min`) and every strip's numerals read at
-    # `strip_above_confidence`. False: read as one card
+    # `strip_above_confidence` (single_symbol_min None: never split). False: read as one card
     points_stack_split: bool = True
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
@@ -1839,10 +1839,11 @@ def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first
     cw, ch = art.size
     last = end + config.border_mm - ch
     span = last - first
-    if span < config.min_strip_mm:
+    # (no picture rule, no split: the picture is what tells a stack from a long patch of grey table)
+    if span < config.min_strip_mm or config.single_symbol_min is None:
         return None
     if last_symbol_scores(config, ("points",), upright, cream, end, art, ppm).get("points", -1.0) < \
-            (config.single_symbol_min if config.single_symbol_min is not None else -1.0):
+            config.single_symbol_min:
         return None
     n = max(1, int(np.ceil(span / config.strip_above_mm - 1e-6)))
     h = span / n
