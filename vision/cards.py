@@ -151,12 +151,16 @@ class CardConfig:
     # truth's largest points row: 6 cards). The span to the table's end is split into the fewest strips no taller
     # than `strip_above_mm` each (no ridge between them to place them by); each strip then checked as any strip
     points_search_strips: int = 5
-    # a points band read as one card whose field runs on past that card's end by at least `min_strip_mm`: a stack
+    # a points band read as one card whose field runs on past that card's end (`points_split_min_mm`): a stack
     # washed out alike (no ridge between its strips, the field one grey piece) — its last card's top lies a card
     # above the field's end, the span above split into the fewest strips no taller than `strip_above_mm`; kept
     # only when the last card's centre picture is there (`single_symbol_min`) and every strip's numerals read at
     # `strip_above_confidence` (single_symbol_min None: never split). False: read as one card
     points_stack_split: bool = True
+    # ... and only when the field runs on at least this far (mm): a one-card points row's grey label may run on
+    # into a shadow or the table below it (dev 82500/2 south and west: 8.6 and 10.2 mm, each split into a phantom
+    # strip at min_strip_mm), while the stacks split on dev ran on 18.2-59.4 mm (14 halfway; set once, not swept)
+    points_split_min_mm: float = 14.0
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
     # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
@@ -216,7 +220,8 @@ class CardConfig:
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
 _ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm",
+                 "points_split_min_mm")
 
 
 @lru_cache(maxsize=32)
@@ -1840,7 +1845,7 @@ def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first
     last = end + config.border_mm - ch
     span = last - first
     # (no picture rule, no split: the picture is what tells a stack from a long patch of grey table)
-    if span < config.min_strip_mm or config.single_symbol_min is None:
+    if span < max(config.min_strip_mm, config.points_split_min_mm) or config.single_symbol_min is None:
         return None
     if last_symbol_scores(config, ("points",), upright, cream, end, art, ppm).get("points", -1.0) < \
             config.single_symbol_min:
