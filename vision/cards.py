@@ -146,7 +146,7 @@ class CardConfig:
     # the strip itself as white as the card below it within the same (whiteness over the stock; the numerals
     # and the field's colour checked as for any strip above). None: the ridges and steps of _strip_top only
     points_search_step: float | None = 0.05
-    # a stack of three or more washed out alike shows the table's end only two or more strips above its last card: its
+    # a stack of three or more washed out alike shows the table's end two or more strips above its last card: its
     # top is looked for up to this many strips (`strip_above_mm` each) above, and as many strips read (the dev
     # truth's largest points row: 6 cards). The span to the table's end is split into the fewest strips no taller
     # than `strip_above_mm` each (no ridge between them to place them by); each strip then checked as any strip
@@ -1841,7 +1841,7 @@ def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first
     0; see `points_stack_split`): its cards (top, visible, code, confidence, scores), first laid first, or None."""
     import numpy as np
 
-    cw, ch = art.size
+    ch = art.size[1]
     last = end + config.border_mm - ch
     span = last - first
     # (no picture rule, no split: the picture is what tells a stack from a long patch of grey table)
