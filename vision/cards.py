@@ -146,6 +146,21 @@ class CardConfig:
     # the strip itself as white as the card below it within the same (whiteness over the stock; the numerals
     # and the field's colour checked as for any strip above). None: the ridges and steps of _strip_top only
     points_search_step: float | None = 0.05
+    # a stack of three or more washed out alike shows the table's end two or more strips above its last card: its
+    # top is looked for up to this many strips (`strip_above_mm` each) above, and as many strips read (the dev
+    # truth's largest points row: 6 cards). The span to the table's end is split into the fewest strips no taller
+    # than `strip_above_mm` each (no ridge between them to place them by); each strip then checked as any strip
+    points_search_strips: int = 5
+    # a points band read as one card whose field runs on past that card's end (`points_split_min_mm`): a stack
+    # washed out alike (no ridge between its strips, the field one grey piece) — its last card's top lies a card
+    # above the field's end, the span above split into the fewest strips no taller than `strip_above_mm`; kept
+    # only when the last card's centre picture is there (`single_symbol_min`) and every strip's numerals read at
+    # `strip_above_confidence` (single_symbol_min None: never split). False: read as one card
+    points_stack_split: bool = True
+    # ... and only when the field runs on at least this far (mm): a one-card points row's grey label may run on
+    # into a shadow or the table below it (dev 82500/2 south and west: 8.6 and 10.2 mm, each split into a phantom
+    # strip at min_strip_mm), while the stacks split on dev ran on 18.2-59.4 mm (14 halfway; set once, not swept)
+    points_split_min_mm: float = 14.0
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
     # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
@@ -205,7 +220,8 @@ class CardConfig:
 #: CardConfig's figures that scale with the card's width and with its height (sized_for)
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
 _ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
-                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm")
+                 "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm",
+                 "points_split_min_mm")
 
 
 @lru_cache(maxsize=32)
@@ -1282,7 +1298,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     cw, ch = art.size
     pad = 6.0
     # above the row's first outlined piece: room for a first strip whose outline was lost
-    n_above = config.picture_strips_above if band.by_picture else config.strips_above
+    n_above = config.picture_strips_above if band.by_picture else \
+        max(config.strips_above, config.points_search_strips) if washed else config.strips_above
     above_mm = pad + max(1, n_above) * config.strip_above_mm
     # what is read above the first card found: a strip search a strip's height up, its top's ridge window
     # (2.6 + 1 mm) and the corners' slack (1.4 mm); card_tops' ridges down to 3 mm above the field's start,
@@ -1292,7 +1309,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     # the rows of the room above that only a second strip search reads (the first card found lies at least
     # above_mm - pad - border_mm - 3 down: card_tops) are straightened only when one is made; every position is
     # the whole band's, each pixel as there (a first card found higher: straightened whole at once)
-    lazy = max(0, int((above_mm - pad - config.border_mm - 3.0 - reach) * p)) if n_above > 1 else 0
+    # (a washed-out stack is straightened whole: its top is looked for up to points_search_strips strips above)
+    lazy = max(0, int((above_mm - pad - config.border_mm - 3.0 - reach) * p)) if n_above > 1 and not washed else 0
     named = band.kind
     for skip in dict.fromkeys((lazy, 0)):
         upright, lb, wb, v_start = _upright(config, band, view, sv, cw, pad, above_mm, from_frame, cream, art, skip)
@@ -1360,6 +1378,11 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
                       extended=extended)
             return
+    if card_game and band.kind == "points" and len(cards) == 1 and config.points_stack_split:
+        split = _split_stack(config, upright, wb, cream, cards[0].top - v_start, band.v1 - v_start, art, p, model)
+        if split is not None:
+            cards = [CardRead(t + v_start, vis, "points", code, conf, scores)
+                     for t, vis, code, conf, scores in split]
     # a band read as one card is judged as outlined (its side borders, its centre picture, renamed or read on
     # to a picture beyond), before any strip is looked for above it: a points band the one-card rules drop (a
     # patch of grey table or cloth) gets none — a strip above, matched by its grey field, which the table shows
@@ -1767,18 +1790,22 @@ def _strip_top(config: CardConfig, white: Any, first: float, ppm: float) -> floa
     return (y_lo + j + r / 2) / ppm - 0.6
 
 
-def _stack_top(config: CardConfig, white: Any, first: float, ppm: float) -> float | None:
+def _stack_top(config: CardConfig, white: Any, first: float, ppm: float, strips: int = 1) -> float | None:
     """Where a washed-out stack of cards begins a covered strip above `first` (see `points_search_step`): the row
     between `min_strip_mm` + 4 and `strip_above_mm` above it where the whiteness steps up most from the table (the
     card's middle columns, 2.6 mm either side), by at least the step, the strip below as white as the card's
-    field below `first` within the step; None when there is none."""
+    field below `first` within the step; None when there is none. With `strips` > 1 the table's end is looked for up
+    to that many strips above (`strip_above_mm` each), and the top of the strip just above `first` returned: the span
+    split into the fewest strips no taller than `strip_above_mm`."""
     import numpy as np
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     step = config.points_search_step
-    y_lo = int(round((first - config.strip_above_mm) * ppm))
-    y_hi = int(round((first - config.min_strip_mm - 4.0) * ppm))
     gap = max(1, int(round(2.6 * ppm)))
+    # (the room straightened above the band may hold fewer strips than asked: the search stops a gap below its top)
+    reach = min(strips * config.strip_above_mm, first - gap / ppm)
+    y_lo = int(round((first - reach) * ppm))
+    y_hi = int(round((first - config.min_strip_mm - 4.0) * ppm))
     f0, f1 = int(round((first + 3.0) * ppm)), int(round((first + 15.0) * ppm))
     if y_lo - gap < 0 or y_hi < y_lo or f1 > white.shape[0]:
         return None
@@ -1803,7 +1830,37 @@ def _stack_top(config: CardConfig, white: Any, first: float, ppm: float) -> floa
     half = (above[j] + strip[j]) / 2.0
     cross = np.nonzero(prof[y - gap:y + gap + 1] >= half)[0]
     k = int(cross[0]) - gap if len(cross) else 0
-    return (y_lo + j + k) / ppm
+    top = (y_lo + j + k) / ppm
+    n = max(1, int(np.ceil((first - top) / config.strip_above_mm - 1e-6)))
+    return first - (first - top) / n
+
+
+def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, end: float, art: CardArt,
+                 ppm: float, model: Any) -> list[tuple[float, float, str, float, dict]] | None:
+    """A points stack read as one card at `first` whose field runs on to `end` (mm from the straightened band's row
+    0; see `points_stack_split`): its cards (top, visible, code, confidence, scores), first laid first, or None."""
+    import numpy as np
+
+    ch = art.size[1]
+    last = end + config.border_mm - ch
+    span = last - first
+    # (no picture rule, no split: the picture is what tells a stack from a long patch of grey table)
+    if span < max(config.min_strip_mm, config.points_split_min_mm) or config.single_symbol_min is None:
+        return None
+    if last_symbol_scores(config, ("points",), upright, cream, end, art, ppm).get("points", -1.0) < \
+            config.single_symbol_min:
+        return None
+    n = max(1, int(np.ceil(span / config.strip_above_mm - 1e-6)))
+    h = span / n
+    out = []
+    for i in range(n + 1):
+        top = first + i * h
+        visible = h if i < n else ch
+        code, conf, scores = read_corners(config, white, top, visible, "points", art, ppm, model)
+        if i < n and (code == "?" or conf < config.strip_above_confidence):
+            return None
+        out.append((top, visible, code, conf, scores))
+    return out
 
 
 def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
@@ -1818,7 +1875,7 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     top = _strip_top(config, white, first, ppm)
     if top is None and washed and config.points_search_step is not None:
-        top = _stack_top(config, white, first, ppm)
+        top = _stack_top(config, white, first, ppm, config.points_search_strips)
     if top is None:
         return None
 
