@@ -452,13 +452,9 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     import numpy as np
 
     piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
-    p = tv.ppm
     fw = config.field_size_mm[0]
 
-    def placed(cx: float, cy: float, rw: float, rh: float, ang: float) -> tuple[tuple[float, float], float]:
-        return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
-
-    cands = [(off, *placed(cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
+    cands = [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
     # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
     cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
     # each place once, and not where a pile was found
@@ -647,8 +643,7 @@ def _framed_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if counts[kind] < config.frame_kind_min * my.size:
             continue
         off = abs(1 - short * long_ / (cw * ch * p * p))
-        theta = ang if rh >= rw else ang + 90.0
-        cands.append((off, kind, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), theta))
+        cands.append((off, kind, *_rect_on_table(tv, cx, cy, rw, rh, ang)))
     out: list[PileFind] = []
     for _off, kind, centre, theta in sorted(cands, key=lambda c: c[0])[:config.frame_tries]:
         if kind not in piles:
@@ -723,6 +718,14 @@ def _frame_rect(xs: Any, ys: Any, step_deg: float, max_points: int,
     cj, sj = float(c[j, 0]), float(s[j, 0])
     return ((um * cj - vm * sj, um * sj + vm * cj),
             (float(u1[j, 0] - u0[j, 0]) + 1, float(v1[j, 0] - v0[j, 0]) + 1), float(j * step_deg))
+
+
+def _rect_on_table(tv: TableView, cx: float, cy: float, rw: float, rh: float,
+                   ang: float) -> tuple[tuple[float, float], float]:
+    """A turned rectangle of table view px (minAreaRect's) as a card's centre (board mm) and turn: its up is
+    along the long side, one way or the other."""
+    p = tv.ppm
+    return (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p), (ang if rh >= rw else ang + 90.0)
 
 
 def _card_in_image(registration: Any, art: CardArt, centre: tuple[float, float], theta: float) -> bool:
@@ -809,26 +812,21 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                                  grey_chroma_max(ccfg, art) if card_game else None)
         backs = kind in piles and \
             piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
+        off = abs(1 - area / (fw * fh * p * p))
+        centre, theta = _rect_on_table(tv, cx, cy, rw, rh, ang)
         if kind not in piles or backs:
             # the draw pile's backs (or no card field) are no discard pile; a washed-out field's colour may be
             # another's: its picture tells (_pictured_piles)
             if unnamed is not None:
-                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
-                                                                   tv.origin[1] + (cy + 0.5) / p),
-                                ang if rh >= rw else ang + 90.0, backs or kind in ("wish", "back")))
+                unnamed.append((off, centre, theta, backs or kind in ("wish", "back")))
             continue
         if local is not None and \
                 min((d for k, d in dists.items() if k != kind), default=1e9) - dists[kind] < config.local_kind_margin:
             # washed out by the light there, two kinds fit alike: no colour to go by (its picture may tell)
             if unnamed is not None:
-                unnamed.append((abs(1 - area / (fw * fh * p * p)), (tv.origin[0] + (cx + 0.5) / p,
-                                                                   tv.origin[1] + (cy + 0.5) / p),
-                                ang if rh >= rw else ang + 90.0))
+                unnamed.append((off, centre, theta))
             continue
-        off = abs(1 - area / (fw * fh * p * p))
-        theta = ang if rh >= rw else ang + 90.0
-        best.setdefault(kind, []).append((off, (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p),
-                                          theta, white))
+        best.setdefault(kind, []).append((off, centre, theta, white))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 
@@ -908,10 +906,7 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     no card lies there (`_refine_pile`)."""
     import numpy as np
 
-    p = tv.ppm
-    # the card's long side: its up is along it, one way or the other
-    theta = ang if rh >= rw else ang + 90.0
-    centre = (tv.origin[0] + (cx + 0.5) / p, tv.origin[1] + (cy + 0.5) / p)
+    centre, theta = _rect_on_table(tv, cx, cy, rw, rh, ang)
     placed = _refine_pile(config, card_config, image, registration, art, cream, kind, centre, theta)
     if placed is None:
         return None
