@@ -1,6 +1,6 @@
 """Tracking benchmark (issue 6 targets): simulated full games through the live tracker, with misreads.
 
-    .venv/bin/python bench/tracking_bench.py [--games 24] [--seed0 9000] [--noise 0.02]
+    .venv/bin/python bench/tracking_bench.py [--games 24] [--seed0 9000] [--noise 0.02] [--noise-model s29]
                                              [--illegal-rate 0.12] [--no-hands] [--json] [--show N]
 
 Games come straight from the rules engines (tracking.synth): both boards and the card game,
@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tracking.config import TrackingConfig  # noqa: E402
-from tracking.noise import MisreadInjector  # noqa: E402
+from tracking.noise import NOISE_MODELS, MisreadInjector  # noqa: E402
 from tracking.check import align_turns, compare_turns, signature_of_moves, signature_of_turn, visible  # noqa: E402
 from tracking.stability import observation_fields  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
@@ -87,10 +87,12 @@ class _NoHands:
         return dataclasses.replace(obs, extra={k: v for k, v in obs.extra.items() if k != "hands"})
 
 
-def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True) -> dict[str, Any]:
-    """Feed one simulated game through a GameTracker (in-memory database) and measure it."""
+def run_game(sim: SimulatedGame, noise: float, seed: int, hands: bool = True,
+             noise_model: str | None = None) -> dict[str, Any]:
+    """Feed one simulated game through a GameTracker (in-memory database) and measure it (misreads from
+    tracking.noise's model `noise_model`, None: its default)."""
     observer: Any = _SimObserver(sim) if hands else _NoHands(_SimObserver(sim))
-    injector = MisreadInjector(observer, noise, seed) if noise else None
+    injector = MisreadInjector(observer, noise, seed, noise_model=noise_model) if noise else None
     observer = injector or observer
     tracker = GameTracker(EventStore(":memory:"), config=TrackingConfig(), observer="truth")
     tracker.new_game(sim.setup)
@@ -186,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed0", type=int, default=9000)
     parser.add_argument("--noise", type=float, default=0.02)
     parser.add_argument("--illegal-rate", type=float, default=0.12)
+    parser.add_argument("--noise-model", choices=sorted(NOISE_MODELS), default=None,
+                        help="tracking.noise's model of the misreads (default: its default; s29 places pawn "
+                             "misreads as the camera path's reader does, docs/tracking.md session 29)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show", type=int, default=3, help="show this many mismatches per game")
     parser.add_argument("--no-hands", action="store_true",
@@ -196,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     for game, board, players, seed in game_matrix(args.games, args.seed0):
         for illegal in (False, True):
             sim = simulate_game(game, board, players, seed, illegal_rate=args.illegal_rate if illegal else 0.0)
-            r = run_game(sim, args.noise, seed, hands=not args.no_hands)
+            r = run_game(sim, args.noise, seed, hands=not args.no_hands, noise_model=args.noise_model)
             r["illegal"] = illegal
             results.append(r)
             c = r["check"]
@@ -237,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     unfounded = sum(len(r["unfounded"]) for r in illegal_runs)
     illegal_warnings = sum(len(r["warnings"]) for r in illegal_runs)
     summary = {
-        "games": len(legal), "runs": len(results), "noise": args.noise, "illegal_rate": args.illegal_rate,
+        "games": len(legal), "runs": len(results), "noise": args.noise, "noise_model": args.noise_model, "illegal_rate": args.illegal_rate,
         "true_moves": true_turns, "moves_exact": exact, "moves_exact_share": exact / true_turns if true_turns else 1,
         "legal_runs_warnings": legal_warnings, "legal_runs_with_warnings": legal_games_with_warnings,
         "injected": injected, "flagged": flagged, "flagged_share": flagged / injected if injected else 1,
@@ -258,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
     else:
         print(f"games: {summary['games']} (each played legally and with rule breaks: {summary['runs']} runs), "
-              f"misreads in {args.noise:.0%} of frames, "
+              f"misreads in {args.noise:.0%} of frames ({args.noise_model or 'default'} noise model), "
               + ("hands read (whose arm reaches over the table)" if not args.no_hands else "hands not read"))
         print(f"moves recovered exactly:  {exact}/{true_turns} = {summary['moves_exact_share']:.2%}   (target ≥ 99%)")
         print(f"warnings on legal games:  {legal_warnings} in {legal_games_with_warnings}/{len(legal)} games   (target 0)")

@@ -215,6 +215,7 @@ class MisreadProfile:
         self.tiles = TileCover()
         self.confidence = ConfidenceProfile()
         self.pawn_where: Counter = Counter()    # pawn misreads (frames × pawns) at the start or first row, or not
+        self.pawn_place: Counter = Counter()    # ("pawns"|"misread", start|row1|path): per pawn and still frame read
 
     def add_session(self, pairs: list[tuple[Any, Any]]) -> None:
         """(truth, reading) of each frame of one session, in order."""
@@ -250,6 +251,7 @@ class MisreadProfile:
                 if key[0] == "pawns":     # (where the pawn misread was: its stone in truth)
                     self.pawn_where[_near_start(t, key[1].split("@")[1])] += 1
             self.kinds["any field misread"] += bool(misreads)
+            self._pawn_places(t, r)
             if prev is not None and prev_state == state:
                 for m in misreads:
                     for kind in (m[0], "any field misread"):
@@ -264,6 +266,25 @@ class MisreadProfile:
                             self.kept[kind] += m in last[1]
             prev_state, prev = state, misreads
             last = (state, misreads)
+
+    def _pawn_places(self, truth: Any, read: Any) -> None:
+        """Per pawn of the truth, where it stands (tracking.noise's pawn_place_odds places) and whether the reading
+        has fewer of it (player, stone, size) than the truth: the reader's misreads per pawn by place."""
+        from tracking.noise import _first_row, _pawn_place
+
+        if not truth.pawns or not truth.board:
+            return
+        first = _first_row(truth.board)
+        want = Counter((p.player, p.stone, p.big) for p in truth.pawns)
+        got = Counter((p.player, p.stone, p.big) for p in read.pawns or ())
+        for (player, stone, big), n in want.items():
+            place = _pawn_place(stone, first)
+            self.pawn_place["pawns", place] += n
+            self.pawn_place["misread", place] += max(0, n - got[(player, stone, big)])
+
+    def place_rates(self) -> dict[str, tuple[int, int]]:
+        """(pawns misread, pawns) per place over the still frames read (_pawn_places)."""
+        return {pl: (self.pawn_place["misread", pl], self.pawn_place["pawns", pl]) for pl in ("start", "row1", "path")}
 
     def _arm_frame(self, pairs: list[tuple[Any, Any]], still: list[int], i: int) -> None:
         from tracking.stability import observation_fields
@@ -498,6 +519,8 @@ def print_profiles(vision: MisreadProfile, injected: MisreadProfile, noise: floa
         print(f"  confidences stated on still frames read, {name}:", *p.confidence.lines(), sep="\n    ")
         near = p.pawn_where
         print(f"  pawn misreads at the start or on the first row, {name}: {pct(near[True], near[True] + near[False])}")
+        print(f"  pawns misread per pawn by place, {name}: " + ", ".join(
+            f"{place} {pct(*nd)}" for place, nd in p.place_rates().items()))
     for name, p in (("vision", vision), ("injected", injected)):
         if p.arm["frames"]:
             parts = ", ".join(f"{k} {v}" for k, v in sorted(p.arm.items(), key=lambda kv: -kv[1]) if k != "frames")
@@ -556,7 +579,13 @@ def fitted_model(vision: MisreadProfile, name: str = "FITTED_MODEL") -> str:
     lines.append(f"    arm_repeat={vision.arm['repeats the last reading'] / arm if arm else 0:.2f},")
     near = vision.pawn_where
     pawns = near[True] + near[False]
-    lines.append(f"    pawn_path_share={near[False] / pawns if pawns else 0:.3f})")
+    lines.append(f"    pawn_path_share={near[False] / pawns if pawns else 0:.3f},")
+    # (a pawn's odds by place: its per-pawn misread rate over the start crowd's; s29 uses these, not the share)
+    places = vision.place_rates()
+    crowd = places["start"][0] / places["start"][1] if places["start"][1] and places["start"][0] else 0.0
+    odds = ", ".join(f'"{pl}": {(m / n / crowd) if n and crowd else 1.0:.1f}' for pl, (m, n) in places.items())
+    lines.append(f"    # pawn_place_odds={{{odds}}}")
+    lines.append(")")
     return "\n".join(lines)
 
 

@@ -23,9 +23,11 @@ model"). One knob, `rate`, scales them all:
   misread is named at 0.35 most often, one read right at 0.977...), and each group's frame-wide confidence
   (with_confidences) — so the decoder's per-element prices are exercised as on the camera path;
 - (NoiseModel.arm_repeat) an arm frame read as usable repeats the last reading, as the motion gate does;
-- (NoiseModel.pawn_path_share) held pawn misreads fall on the start crowd and the first row, as the reader's do.
+- (NoiseModel.pawn_path_share) held pawn misreads fall on the start crowd and the first row, as the reader's do;
+  (NoiseModel.pawn_place_odds, session 29) on each pawn by the odds of where it stands, as the reader's do.
 The numbers are a NoiseModel; NOISE_MODELS names them: "s21" (the default, fitted on the camera path's readings in
-session 21) and "s18" (the constants below, fitted in sessions 5 and 18: no confidences, no gate, pawns alike).
+session 21), "s29" (s21 with pawn_place_odds) and "s18" (the constants below, fitted in sessions 5 and 18: no
+confidences, no gate, pawns alike).
 The field kinds are those `field_misreads` tells apart (FIELD_KINDS): a row's first card missed,
 a phantom wish stone, a pawn read on the next stone, a discard top missed or made up...
 Deterministic: whether and how a frame is misread depends only on the seed, the frame index and
@@ -141,7 +143,11 @@ class NoiseModel:
     frames read as usable, the share that repeat the last reading exactly, its misreads included (the camera
     path's motion gate repeats a reading until the next one; 0: an arm frame read as usable is misread afresh).
     pawn_path_share: of the held pawn misreads, the share on pawns out on the paths (the rest: the start crowd's
-    and the first row's; None: every pawn alike, as before session 21)."""
+    and the first row's; None: every pawn alike, as before session 21).
+    pawn_place_odds (session 29; set, it replaces pawn_path_share): a pawn's odds of being the one a held pawn
+    misread hits, by where it stands — "start" (the start crowd), "row1" (a first-row stone), "path" (further
+    on) — as the vision reader's per-pawn misread rates measure them (a first-row pawn ~3x a crowd pawn's): the
+    frame's chance of a pawn misread stays rate x weight, only which pawn it hits follows the reader."""
 
     kinds: Mapping[str, MisreadKind]
     covered_per_rate: float
@@ -159,6 +165,7 @@ class NoiseModel:
     confidence: ConfidenceModel | None = None
     arm_repeat: float = 0.0
     pawn_path_share: float | None = None
+    pawn_place_odds: Mapping[str, float] | None = None
 
 
 #: The model fitted in sessions 5 and 18 (the constants above): `--noise-model s18` keeps old figures reproducible.
@@ -225,9 +232,17 @@ S21_MODEL = NoiseModel(
     arm_repeat=0.46,
     pawn_path_share=0.046)
 # -- fitted: end
+#: Session 29: s21 with its held pawn misreads falling on the pawns the vision reader misreads (pawn_place_odds).
+#: Measured on the kept camera-path readings of the 64 dev board games (`bench/vision_retrack.py misreads
+#: SESSIONS`, "pawns misread per pawn by place"; docs/tracking.md, "Session 29 (wt29-games)"): per pawn and still
+#: frame read, start crowd 6.4 % (2636/41261), first row 19.4 % (1985/10232), path 7.9 % (152/1927) — alike on
+#: NWNZ and the base board and whatever the crowd on the stone — where s21 (pawn_path_share) spreads them evenly
+#: over the start crowd and the first row (10.1 % / 10.5 % / 1.7 % per pawn injected at the camera's rate, 0.8).
+S29_MODEL = replace(S21_MODEL, pawn_path_share=None, pawn_place_odds={"start": 1.0, "row1": 3.0, "path": 1.2})
 #: The noise models by name (`replay --noise-model`, the benches' --noise-model): s18 the model of sessions 5 and
-#: 18 (no confidences, no gate), s21 the one fitted on session 20's kept camera-path readings (S21_MODEL).
-NOISE_MODELS: dict[str, NoiseModel] = {"s18": S18_MODEL, "s21": S21_MODEL}
+#: 18 (no confidences, no gate), s21 the one fitted on session 20's kept camera-path readings (S21_MODEL), s29 s21
+#: with its pawn misreads placed as the reader's (S29_MODEL).
+NOISE_MODELS: dict[str, NoiseModel] = {"s18": S18_MODEL, "s21": S21_MODEL, "s29": S29_MODEL}
 DEFAULT_NOISE_MODEL = "s21"
 
 
@@ -604,6 +619,11 @@ def misread_targets(kind: str, obs: Observation) -> list[tuple[str, Callable[[],
     return out
 
 
+def _pawn_place(stone: str, first_row: frozenset[str]) -> str:
+    """Where a pawn stands, as NoiseModel.pawn_place_odds tells places apart: start, row1 or path."""
+    return "start" if stone == "start" else "row1" if stone in first_row else "path"
+
+
 @lru_cache(maxsize=8)
 def _first_row(board: str) -> frozenset[str]:
     """The board's first-row stones (the reader is least sure of them: the start crowd lies beside them)."""
@@ -866,6 +886,13 @@ class MisreadInjector:
         the first row's (where the vision reader's pawn misreads are: 1 368 of 1 424 in session 21's readings)."""
         n = len(targets)
         even = 1.0 - (1.0 - p) ** (1.0 / n)
+        odds = self.noise.pawn_place_odds
+        if odds is not None and _target_class(kind)[0] == "pawn" and obs.board:
+            # target i with chance 1 - (1 - p)^(w_i / sum w): one or more hit with chance p, each by its odds
+            first = _first_row(obs.board)
+            weights = [odds[_pawn_place(key.split(":")[1], first)] for key, _, _ in targets]
+            total = sum(weights)
+            return [1.0 - (1.0 - p) ** (w / total) if total else even for w in weights]
         share = self.noise.pawn_path_share
         if share is None or _target_class(kind)[0] != "pawn" or not obs.board:
             return [even] * n
