@@ -777,19 +777,16 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
         return big, small, margin
     c = list(cols)
     top = p_count.shape[1] - 1
-    cum = np.cumsum(p_count, axis=1)   # P(total <= k)
-    for i in range(len(big)):
-        if first_row is not None and first_row[i]:
-            continue
-        read = int(big[i, c].sum() + small[i, c].sum())
-        # P(total < read); the top class is "top or more", so beyond it only P(total < top) is known
-        if read < 2 or cum[i, min(read, top) - 1] < config.beside_big_count_fewer:
-            continue
-        for k in c:
-            if big[i, k] and small[i, k] > 0:
-                small[i, k] -= 1
-                margin[i] = 0.0
-                break
+    read = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
+    # P(total < read); the top class is "top or more", so beyond it only P(total < top) is known
+    fewer = np.cumsum(p_count, axis=1)[np.arange(len(big)), np.clip(np.minimum(read, top) - 1, 0, top)]
+    both = (big[:, c] > 0) & (small[:, c] > 0)
+    hit = (read >= 2) & (fewer >= config.beside_big_count_fewer) & both.any(axis=1)
+    if first_row is not None:
+        hit &= ~np.asarray(first_row, bool)
+    for i in np.nonzero(hit)[0]:
+        small[i, c[int(np.argmax(both[i]))]] -= 1
+        margin[i] = 0.0
     return big, small, margin
 
 
