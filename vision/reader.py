@@ -389,7 +389,8 @@ class Reader:
         `image`, `gain`: the frame and the appearance stage's maps, for patches cut from the frame)."""
         m = self.model
         found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
-                                 PAWNS_PER_PLAYER, image=image, gain=gain)
+                                 PAWNS_PER_PLAYER, image=image, gain=gain,
+                                 first_row=[m.board.stones[s].row == 1 for s in m.patches.stones])
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]
