@@ -904,7 +904,9 @@ def _pale_hand_mm2(config: UsableConfig, model: UsableModel, px: "TablePixels", 
     n, comp = cv2.connectedComponents((zone | seed).astype(np.uint8), connectivity=8)
     ids = np.unique(comp[seed])
     grown = zone & np.isin(comp, ids[ids > 0])
-    area_in = model.area_in.reshape(sh, sw)[y0:y1, x0:x1]
+    # (over the play area itself with `over_core`, as a region's own area is measured)
+    cover = model.area_core if config.over_core and model.area_core is not None else model.area_in
+    area_in = cover.reshape(sh, sw)[y0:y1, x0:x1]
     total = float(model.area[y0:y1, x0:x1][grown].sum())
     if _DEBUG_HAND is not None:
         _DEBUG_HAND.append((k, float(area_in[grown].sum()), total))
