@@ -777,10 +777,11 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
         if keep:
             p = model.region_net.prob(feats)
             # (the area over the play area without its margin is at most the area with it: counted only when a
-            # region has enough of the latter)
+            # region the net does not dismiss has enough of the latter)
             over_area = area_in
             if (config.over_core and model.area_core is not None
-                    and float(area_in[keep].max()) >= config.arm_over_min_mm2):
+                    and bool(np.any((area_in[keep] >= config.arm_over_min_mm2)
+                                    & (p >= min(model.region_net.threshold, config.hand_find_p))))):
                 over_area = np.bincount(lab, weights=model.area_core[idx], minlength=n)
             over = over_area[keep] >= config.arm_over_min_mm2
             if config.hand_beyond_sleeve:
