@@ -34,7 +34,8 @@
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
   hands on held-out frames). Such a region rejects the frame only with `arm_over_min_mm2` of it over the
-  play area: a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
+  play area itself (the seat areas and the middle within the markers' inner edges, without the margin:
+  `over_core`): a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
   In the card game, with the seats in play known (`players`), a free seat's area is no play area (its
   piles lie in the middle; `free_seats_play`).
   The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
