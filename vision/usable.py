@@ -34,7 +34,8 @@
   nothing) and a region the classifier scores at or above its threshold is an arm. The threshold was
   chosen so that about 3 % of the training frames without a hand would be rejected (1 % cost too many
   hands on held-out frames). Such a region rejects the frame only with `arm_over_min_mm2` of it over the
-  play area: a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
+  play area itself (the seat areas and the middle within the markers' inner edges, without the margin:
+  `over_core`): a hand, a card box or a mug beside the play area hides nothing there (the issue's rule).
   In the card game, with the seats in play known (`players`), a free seat's area is no play area (its
   piles lie in the middle; `free_seats_play`).
   The hand's seat: the arm's root is where it comes into the picture (its part on the picture's border
@@ -181,6 +182,12 @@ class UsableConfig:
     # fingers, ~20 x 25 mm): a hand, a card box or a mug beside it hides nothing there (issue 15's rule); a
     # thing's shadow may just touch the play area's margin
     arm_over_min_mm2: float = 500.0
+    # ... measured over the play area itself, without `play_margin_mm` (the margin keeps the table's ring off the
+    # pieces; it is no play area): a hand or a card box just beside a seat area or a marker reaches into the
+    # margin's band by 1 000-2 400 mm² while hiding nothing (session 29: 9 of the 26 good frames with a hand
+    # beside the play area of 500 dev frames were rejected, 5 of them so). A sleeve stopping in the band keeps the
+    # rules below (its pale hand beyond). False: over the play area with its margin (as before)
+    over_core: bool = True
     # ... or, longer than `sleeve_len_mm` (the card box with its shadow, seen at the table's edge beside a seat,
     # measured 273 mm: tests/vision/test_usable_beside.py), with its tip within
     # `hand_gap_mm` of the play area and its long axis pointing at the middle of the table (`hand_toward`, the
@@ -274,6 +281,7 @@ class UsableModel:
     art_planes: tuple[Any, ...] | None = field(repr=False, default=None)   # `art`'s three channel planes
     play_box: tuple[int, int, int, int] | None = None    # y0, y1, x0, x1 of the play area (None: it is empty)
     play_count: int | None = None                        # its pixels (None: not counted)
+    area_core: Any = field(repr=False, default=None)     # flat: mm² in the play area without its margin (0 outside)
 
 
 @dataclass(frozen=True)
@@ -357,6 +365,27 @@ def middle_rect(calibration: Mapping[str, Any], board: Any) -> tuple[float, floa
     return (min(xs), min(ys), max(xs), max(ys))
 
 
+def inner_middle_rect(calibration: Mapping[str, Any], board: Any) -> tuple[float, float, float, float]:
+    """The middle of the table without the markers' squares (board mm): the board and what lies between the
+    markers' inner edges (`middle_rect` reaches to their centres; the squares themselves hold no pieces)."""
+    items = (calibration.get("markers") or {}).get("items", [])
+    xs, ys = [], []
+    if items:
+        half = max(float(item.get("size", 0.0)) for item in items) / 2.0
+        x0, x1 = min(float(i["x"]) for i in items), max(float(i["x"]) for i in items)
+        y0, y1 = min(float(i["y"]) for i in items), max(float(i["y"]) for i in items)
+        if x1 - x0 > 2 * half and y1 - y0 > 2 * half:
+            xs += [x0 + half, x1 - half]
+            ys += [y0 + half, y1 - half]
+    if board is not None:
+        bw, bh = board.size_mm
+        xs += [0.0, float(bw)]
+        ys += [0.0, float(bh)]
+    if not xs:
+        return middle_rect(calibration, board)
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
 def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], registration: Any, board: Any,
                        components: Any, seats: Iterable[str] | None = None,
                        players: Iterable[str] | None = None) -> UsableModel:
@@ -406,6 +435,12 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
         d_all = np.minimum.reduce([d_mid, *d_play]) if d_play else d_mid
     margin = config.play_margin_mm
     play = d_all <= margin
+    # the play area itself (`over_core`): the seat areas and the middle between the markers' inner edges, no margin
+    if config.play_hull:
+        core = d_all <= 0
+    else:
+        d_core = [d for s, d in zip(in_play, d_seat) if s in play_seats]
+        core = np.minimum.reduce([_rect_distance(mm, inner_middle_rect(calibration, board)), *d_core]) <= 0
     out_dist = np.maximum(d_all - margin, 0).astype(np.float32)
     lo, hi = config.ring_mm
     ring = (d_all >= lo) & (d_all <= hi)
@@ -485,7 +520,8 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        *_region_weights(config, area, border, board_mask, out_dist),
                        _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)),
                        tuple(cv2.split(small_art)) if small_art is not None else None,
-                       _box(play), int(np.count_nonzero(play)))
+                       _box(play), int(np.count_nonzero(play)),
+                       (area * core).ravel().astype(np.float64))
 
 
 def _box(mask: Any) -> tuple[int, int, int, int] | None:
@@ -741,7 +777,14 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             area_in = np.bincount(lab, weights=model.area_in[idx], minlength=n)
         if keep:
             p = model.region_net.prob(feats)
-            over = area_in[keep] >= config.arm_over_min_mm2
+            # (the area over the play area without its margin is at most the area with it: counted only when a
+            # region the net does not dismiss has enough of the latter)
+            over_area = area_in
+            if (config.over_core and model.area_core is not None
+                    and bool(np.any((area_in[keep] >= config.arm_over_min_mm2)
+                                    & (p >= min(model.region_net.threshold, config.hand_find_p))))):
+                over_area = np.bincount(lab, weights=model.area_core[idx], minlength=n)
+            over = over_area[keep] >= config.arm_over_min_mm2
             if config.hand_beyond_sleeve:
                 # (feature columns: "nearest" in 100 mm, "toward_middle" a cosine, "log_length" of 100 mm)
                 over |= ((feats[:, _NEAREST] * 100.0 <= config.hand_gap_mm)
@@ -757,7 +800,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                     if sure and config.hand_sure_gap_mm is None:
                         continue
                     if (p[i] >= config.hand_find_p
-                            and area_in[keep[i]] < config.arm_over_min_mm2
+                            and over_area[keep[i]] < config.arm_over_min_mm2
                             and ((feats[i, _NEAREST] * 100.0 <= config.hand_sure_gap_mm
                                   and feats[i, _TOWARD] >= config.hand_toward
                                   and np.exp(feats[i, _AREA]) * 1000.0 >= config.arm_area_mm2) if sure else
@@ -863,7 +906,9 @@ def _pale_hand_mm2(config: UsableConfig, model: UsableModel, px: "TablePixels", 
     n, comp = cv2.connectedComponents((zone | seed).astype(np.uint8), connectivity=8)
     ids = np.unique(comp[seed])
     grown = zone & np.isin(comp, ids[ids > 0])
-    area_in = model.area_in.reshape(sh, sw)[y0:y1, x0:x1]
+    # (over the play area itself with `over_core`, as a region's own area is measured)
+    cover = model.area_core if config.over_core and model.area_core is not None else model.area_in
+    area_in = cover.reshape(sh, sw)[y0:y1, x0:x1]
     total = float(model.area[y0:y1, x0:x1][grown].sum())
     if _DEBUG_HAND is not None:
         _DEBUG_HAND.append((k, float(area_in[grown].sum()), total))
