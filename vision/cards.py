@@ -208,6 +208,25 @@ class CardConfig:
     symbol_slack_mm: float = 8.0         # the last card's centre picture searched this far round (and, card
     symbol_margin: float = 0.15          # game, a wish row and its rival colour's renamed when the other's
                                          # picture correlates better by this: kind_by_symbol)
+    # ... and matches at least this itself (None: any). A yellow row whose band ran on past its last card (the
+    # picture looked for a card's height above a wrong end) scored yellow 0.23, wish 0.47 and was read as wish
+    # cards (dev 83690/23 north; 83570/168 north: 0.18 / 0.43); the yellowed wish rows renamed right on dev
+    # scored 0.76-0.91 (docs/vision.md, session 29). single_symbol_min's figure: a picture plainly there
+    symbol_rename_min: float | None = 0.5
+    # card game: a wish band whose last card shows the wish cards' centre picture at least this well (named wish,
+    # or renamed so, by kind_by_symbol) is read between its outlined pieces (first piece's top to its end) when
+    # its labels show no wish field, as a points band is. Glare, an overexposure or a warm lamp washes the orange
+    # field out of the wish labels, or a stock guess too dim names field and table alike the points' grey: the
+    # band was found and named, its cards never read (17 of the 27 wish cards missed on dev 83690 and 83570,
+    # their pictures 0.76-0.97; docs/vision.md, session 29). Unlike ends_from_pieces (off: light wood outlined
+    # and named wish read as wish cards) the picture rules such patches out: single_symbol_min's figure (None:
+    # labels only, as before)
+    wish_ends_symbol_min: float | None = 0.5
+    # ... and better than its rival colour's picture there (symbol_rival: yellow) by at least this: a washed-out
+    # yellow card's sun, its rays lost, is a round blob like the stone (dev 83690/118 north, a yellow row of one card
+    # renamed wish: wish 0.60, yellow 0.42, read as a wish card 5); the 17 wish rows of dev read so: wish better by
+    # 0.51-0.70 (set near halfway, once)
+    wish_ends_margin: float = 0.3
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -1315,12 +1334,19 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     for skip in dict.fromkeys((lazy, 0)):
         upright, lb, wb, v_start = _upright(config, band, view, sv, cw, pad, above_mm, from_frame, cream, art, skip)
         band.kind = named
+        symbol: dict[str, float] = {}
         if card_game:
-            band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
+            band.kind, symbol = kind_symbol_scores(config, band.kind, upright, cream, band.v1 - v_start, art, p,
+                                                   config.symbol_rename_min)
+        # a wish band showing the wish cards' picture: its ends from its outlined pieces where its labels show no
+        # wish field (washed out, or named the points' grey with the table)
+        wish_shown = band.kind == "wish" and config.wish_ends_symbol_min is not None and \
+            symbol.get("wish", -1.0) >= config.wish_ends_symbol_min and \
+            all(v <= symbol["wish"] - config.wish_ends_margin for k, v in symbol.items() if k != "wish")
         tops = card_tops(config, wb, lb, p, ch, above_mm,
                          tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                          tuple(t - v_start for t in band.field_tops),
-                         band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or (
+                         band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or wish_shown or (
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
                          band.v1 - v_start if extended is not None else None,
                          config.picture_end_slack_mm if band.by_picture else None)
@@ -1697,22 +1723,27 @@ def symbol_rival(art: CardArt, kind: str) -> str | None:
 
 
 def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
-                   ppm: float) -> str:
+                   ppm: float, rename_min: float | None = None) -> str:
     """A wish row or a row of its rival colour (symbol_rival) named by its last card's centre picture
     instead of its colour: the wish cards' stone and the colour's sign tell them apart in any light.
     `upright`: the straightened band (BGR), `end`: where its last field ends (mm from row 0). The
     other kind only when its picture matches better by `symbol_margin` (a points card laid last
-    shows neither)."""
-    import cv2
-    import numpy as np
+    shows neither) and at least `rename_min` (None: any)."""
+    return kind_symbol_scores(config, kind, upright, cream, end, art, ppm, rename_min)[0]
 
+
+def kind_symbol_scores(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
+                       ppm: float, rename_min: float | None = None) -> tuple[str, dict[str, float]]:
+    """kind_by_symbol's kind, with the last card's picture scores it went by (empty: `kind` has no rival)."""
     rival = symbol_rival(art, kind)
     if rival is None:
-        return kind
+        return kind, {}
     score = last_symbol_scores(config, (kind, rival), upright, cream, end, art, ppm)
     if len(score) < 2:
-        return kind
-    return rival if score[rival] > score[kind] + config.symbol_margin else kind
+        return kind, score
+    if score[rival] > score[kind] + config.symbol_margin and (rename_min is None or score[rival] >= rename_min):
+        return rival, score
+    return kind, score
 
 
 def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any, cream: Any, end: float,
