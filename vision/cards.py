@@ -161,6 +161,12 @@ class CardConfig:
     # into a shadow or the table below it (dev 82500/2 south and west: 8.6 and 10.2 mm, each split into a phantom
     # strip at min_strip_mm), while the stacks split on dev ran on 18.2-59.4 mm (14 halfway; set once, not swept)
     points_split_min_mm: float = 14.0
+    # card game: the points row and the wish cards may lie in one column, one after the other. A card read above
+    # the first card of the lower one (a strip above, _strip_above) whose top lies before the upper one's last
+    # card ends, or within this (mm) after, is that card's bottom border taken for a strip's top: dropped (dev
+    # 83570: four wish rows under a washed-out points row each got such a strip, 1.2-2.2 mm before the points
+    # card's end; a wish card laid after a gap of 2 mm or more keeps its own). None: kept
+    column_end_slack_mm: float | None = 1.0
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
     # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
@@ -227,6 +233,10 @@ class CardConfig:
     # renamed wish: wish 0.60, yellow 0.42, read as a wish card 5); the 17 wish rows of dev read so: wish better by
     # 0.51-0.70 (set near halfway, once)
     wish_ends_margin: float = 0.3
+    # such a band's last card's top is where its picture (the card's middle) says, when the top found from its
+    # pieces and ridges lies more than this (mm) from there (None: as found). Dev 83570/257 west: the piece began
+    # 7 mm under the top (the border lost beside the numerals on pale wood, no ridge), its 8 read as 1
+    wish_top_from_picture_mm: float | None = 3.0
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -1350,6 +1360,16 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
                          band.v1 - v_start if extended is not None else None,
                          config.picture_end_slack_mm if band.by_picture else None)
+        if wish_shown and tops and config.wish_top_from_picture_mm is not None:
+            # the last card's top from its picture (at the card's middle): the outlined piece's top may lie
+            # well below it, its border lost beside the numerals on a pale table (no ridge there either)
+            at: dict[str, float] = {}
+            last_symbol_scores(config, ("wish",), upright, cream, band.v1 - v_start, art, p, at)
+            if "wish" in at:
+                t_pic = at["wish"] - ch / 2
+                if abs(tops[-1] - t_pic) > config.wish_top_from_picture_mm and \
+                        (len(tops) < 2 or t_pic - tops[-2] >= config.min_strip_mm):
+                    tops = [*tops[:-1], t_pic]
         if not tops or tops[0] >= skip / p + reach:
             break
     cards: list[CardRead] = []
@@ -1747,10 +1767,11 @@ def kind_symbol_scores(config: CardConfig, kind: str, upright: Any, cream: Any, 
 
 
 def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any, cream: Any, end: float,
-                       art: CardArt, ppm: float) -> dict[str, float]:
+                       art: CardArt, ppm: float, where: dict[str, float] | None = None) -> dict[str, float]:
     """How well the last card's centre picture matches each kind's (CardArt.symbols; the kinds without one, or
     a band too short for it, left out): normalised correlation over the stock. `upright`: the straightened band
-    (BGR), `end`: where its last field ends (mm from row 0)."""
+    (BGR), `end`: where its last field ends (mm from row 0). `where`, when given, gets each kind's best match's
+    centre (mm from row 0 down the band)."""
     import cv2
     import numpy as np
 
@@ -1771,7 +1792,10 @@ def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any,
     for k in kinds:
         t = art.symbols[k]
         if region.shape[0] >= t.shape[0] and region.shape[1] >= t.shape[1]:
-            out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+            _, out[k], _, loc = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
+            out[k] = float(out[k])
+            if where is not None:
+                where[k] = (y0 + loc[1] + t.shape[0] / 2) / ppm
     return out
 
 
@@ -2133,10 +2157,33 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
         bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+    if card_game and config.column_end_slack_mm is not None:
+        # (after the points row found by its picture: the card above may be its)
+        _drop_strips_on_card_above(config, bands)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
+    """The points row and the wish cards in one column (card game): the lower band's leading cards whose tops lie
+    before the upper band's last card ends (its field's end and bottom border), or within `column_end_slack_mm`
+    after, are taken off (its last card kept): the upper card's bottom border was taken for a strip's top."""
+    pair = ("points", "wish")
+    for low in bands:
+        if low.kind not in pair or len(low.cards) < 2:
+            continue
+        top = low.cards[0].top
+        for up in bands:
+            if up is low or up.kind not in pair or up.kind == low.kind or not up.cards or up.v1 >= low.v1:
+                continue
+            # one column: centres within half a field's width where the lower band begins
+            if abs(up.centre_u(top) - low.centre_u(top)) > config.band_width_mm[0] / 2:
+                continue
+            end = up.v1 + config.border_mm + config.column_end_slack_mm
+            while len(low.cards) > 1 and low.cards[0].top < end:
+                low.cards.pop(0)
 
 
 def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
