@@ -161,6 +161,12 @@ class CardConfig:
     # into a shadow or the table below it (dev 82500/2 south and west: 8.6 and 10.2 mm, each split into a phantom
     # strip at min_strip_mm), while the stacks split on dev ran on 18.2-59.4 mm (14 halfway; set once, not swept)
     points_split_min_mm: float = 14.0
+    # card game: the points row and the wish cards may lie in one column, one after the other. A card read above
+    # the first card of the lower one (a strip above, _strip_above) whose top lies before the upper one's last
+    # card ends, or within this (mm) after, is that card's bottom border taken for a strip's top: dropped (dev
+    # 83570: four wish rows under a washed-out points row each got such a strip, 1.2-2.2 mm before the points
+    # card's end; a wish card laid after a gap of 2 mm or more keeps its own). None: kept
+    column_end_slack_mm: float | None = 1.0
     # a colour no row was read for is looked for by its cards' centre picture (CardArt.symbols) outside the rows
     # read: a field washed out by glare, gloss or overexposure (as white as the stock: no outline, no colour label),
     # or a veil that leaves its borders no contrast, still shows its picture. A match of at least this (normalised
@@ -208,6 +214,29 @@ class CardConfig:
     symbol_slack_mm: float = 8.0         # the last card's centre picture searched this far round (and, card
     symbol_margin: float = 0.15          # game, a wish row and its rival colour's renamed when the other's
                                          # picture correlates better by this: kind_by_symbol)
+    # ... and matches at least this itself (None: any). A yellow row whose band ran on past its last card (the
+    # picture looked for a card's height above a wrong end) scored yellow 0.23, wish 0.47 and was read as wish
+    # cards (dev 83690/23 north; 83570/168 north: 0.18 / 0.43); the yellowed wish rows renamed right on dev
+    # scored 0.76-0.91 (docs/vision.md, session 29). single_symbol_min's figure: a picture plainly there
+    symbol_rename_min: float | None = 0.5
+    # card game: a wish band whose last card shows the wish cards' centre picture at least this well (named wish,
+    # or renamed so, by kind_by_symbol) is read between its outlined pieces (first piece's top to its end) when
+    # its labels show no wish field, as a points band is. Glare, an overexposure or a warm lamp washes the orange
+    # field out of the wish labels, or a stock guess too dim names field and table alike the points' grey: the
+    # band was found and named, its cards never read (17 of the 27 wish cards missed on dev 83690 and 83570,
+    # their pictures 0.76-0.97; docs/vision.md, session 29). Unlike ends_from_pieces (off: light wood outlined
+    # and named wish read as wish cards) the picture rules such patches out: single_symbol_min's figure (None:
+    # labels only, as before)
+    wish_ends_symbol_min: float | None = 0.5
+    # ... and better than its rival colour's picture there (symbol_rival: yellow) by at least this: a washed-out
+    # yellow card's sun, its rays lost, is a round blob like the stone (dev 83690/118 north, a yellow row of one card
+    # renamed wish: wish 0.60, yellow 0.42, read as a wish card 5); the 17 wish rows of dev read so: wish better by
+    # 0.51-0.70 (set near halfway, once)
+    wish_ends_margin: float = 0.3
+    # such a band's last card's top is where its picture (the card's middle) says, when the top found from its
+    # pieces and ridges lies more than this (mm) from there (None: as found). Dev 83570/257 west: the piece began
+    # 7 mm under the top (the border lost beside the numerals on pale wood, no ridge), its 8 read as 1
+    wish_top_from_picture_mm: float | None = 3.0
     lut_cream_step: float = 0.01         # field_labels' colour tables are kept per cream to 1 %
     second_colour_max_dist: float = 0.6  # a row that loses its colour to another takes one at most this far
     cream_guess: int | None = None        # with the markers' paper, only this guess of the stock (None: try all)
@@ -1315,15 +1344,32 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
     for skip in dict.fromkeys((lazy, 0)):
         upright, lb, wb, v_start = _upright(config, band, view, sv, cw, pad, above_mm, from_frame, cream, art, skip)
         band.kind = named
+        symbol: dict[str, float] = {}
         if card_game:
-            band.kind = kind_by_symbol(config, band.kind, upright, cream, band.v1 - v_start, art, p)
+            band.kind, symbol = kind_symbol_scores(config, band.kind, upright, cream, band.v1 - v_start, art, p,
+                                                   config.symbol_rename_min)
+        # a wish band showing the wish cards' picture: its ends from its outlined pieces where its labels show no
+        # wish field (washed out, or named the points' grey with the table)
+        wish_shown = band.kind == "wish" and config.wish_ends_symbol_min is not None and \
+            symbol.get("wish", -1.0) >= config.wish_ends_symbol_min and \
+            all(v <= symbol["wish"] - config.wish_ends_margin for k, v in symbol.items() if k != "wish")
         tops = card_tops(config, wb, lb, p, ch, above_mm,
                          tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                          tuple(t - v_start for t in band.field_tops),
-                         band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or (
+                         band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or wish_shown or (
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
                          band.v1 - v_start if extended is not None else None,
                          config.picture_end_slack_mm if band.by_picture else None)
+        if wish_shown and tops and config.wish_top_from_picture_mm is not None:
+            # the last card's top from its picture (at the card's middle): the outlined piece's top may lie
+            # well below it, its border lost beside the numerals on a pale table (no ridge there either)
+            at: dict[str, float] = {}
+            last_symbol_scores(config, ("wish",), upright, cream, band.v1 - v_start, art, p, at)
+            if "wish" in at:
+                t_pic = at["wish"] - ch / 2
+                if abs(tops[-1] - t_pic) > config.wish_top_from_picture_mm and \
+                        (len(tops) < 2 or t_pic - tops[-2] >= config.min_strip_mm):
+                    tops = [*tops[:-1], t_pic]
         if not tops or tops[0] >= skip / p + reach:
             break
     cards: list[CardRead] = []
@@ -1697,29 +1743,35 @@ def symbol_rival(art: CardArt, kind: str) -> str | None:
 
 
 def kind_by_symbol(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
-                   ppm: float) -> str:
+                   ppm: float, rename_min: float | None = None) -> str:
     """A wish row or a row of its rival colour (symbol_rival) named by its last card's centre picture
     instead of its colour: the wish cards' stone and the colour's sign tell them apart in any light.
     `upright`: the straightened band (BGR), `end`: where its last field ends (mm from row 0). The
     other kind only when its picture matches better by `symbol_margin` (a points card laid last
-    shows neither)."""
-    import cv2
-    import numpy as np
+    shows neither) and at least `rename_min` (None: any)."""
+    return kind_symbol_scores(config, kind, upright, cream, end, art, ppm, rename_min)[0]
 
+
+def kind_symbol_scores(config: CardConfig, kind: str, upright: Any, cream: Any, end: float, art: CardArt,
+                       ppm: float, rename_min: float | None = None) -> tuple[str, dict[str, float]]:
+    """kind_by_symbol's kind, with the last card's picture scores it went by (empty: `kind` has no rival)."""
     rival = symbol_rival(art, kind)
     if rival is None:
-        return kind
+        return kind, {}
     score = last_symbol_scores(config, (kind, rival), upright, cream, end, art, ppm)
     if len(score) < 2:
-        return kind
-    return rival if score[rival] > score[kind] + config.symbol_margin else kind
+        return kind, score
+    if score[rival] > score[kind] + config.symbol_margin and (rename_min is None or score[rival] >= rename_min):
+        return rival, score
+    return kind, score
 
 
 def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any, cream: Any, end: float,
-                       art: CardArt, ppm: float) -> dict[str, float]:
+                       art: CardArt, ppm: float, where: dict[str, float] | None = None) -> dict[str, float]:
     """How well the last card's centre picture matches each kind's (CardArt.symbols; the kinds without one, or
     a band too short for it, left out): normalised correlation over the stock. `upright`: the straightened band
-    (BGR), `end`: where its last field ends (mm from row 0)."""
+    (BGR), `end`: where its last field ends (mm from row 0). `where`, when given, gets each kind's best match's
+    centre (mm from row 0 down the band)."""
     import cv2
     import numpy as np
 
@@ -1740,7 +1792,10 @@ def last_symbol_scores(config: CardConfig, kinds: tuple[str, ...], upright: Any,
     for k in kinds:
         t = art.symbols[k]
         if region.shape[0] >= t.shape[0] and region.shape[1] >= t.shape[1]:
-            out[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+            _, out[k], _, loc = cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))
+            out[k] = float(out[k])
+            if where is not None:
+                where[k] = (y0 + loc[1] + t.shape[0] / 2) / ppm
     return out
 
 
@@ -2102,10 +2157,33 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         bands.sort(key=lambda bd: bd.centre_u(0.0))
     if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
         bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+    if card_game and config.column_end_slack_mm is not None:
+        # (after the points row found by its picture: the card above may be its)
+        _drop_strips_on_card_above(config, bands)
     t3 = time.process_time()
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
+    """The points row and the wish cards in one column (card game): the lower band's leading cards whose tops lie
+    before the upper band's last card ends (its field's end and bottom border), or within `column_end_slack_mm`
+    after, are taken off (its last card kept): the upper card's bottom border was taken for a strip's top."""
+    pair = ("points", "wish")
+    for low in bands:
+        if low.kind not in pair or len(low.cards) < 2:
+            continue
+        top = low.cards[0].top
+        for up in bands:
+            if up is low or up.kind not in pair or up.kind == low.kind or not up.cards or up.v1 >= low.v1:
+                continue
+            # one column: centres within half a field's width where the lower band begins
+            if abs(up.centre_u(top) - low.centre_u(top)) > config.band_width_mm[0] / 2:
+                continue
+            end = up.v1 + config.border_mm + config.column_end_slack_mm
+            while len(low.cards) > 1 and low.cards[0].top < end:
+                low.cards.pop(0)
 
 
 def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
