@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -98,6 +99,24 @@ class CardConfig:
                                         # never found; 1 reads as before)
     strip_above_chroma: float = 0.2     # its field's log-chroma this near the first card's
     strip_above_confidence: float = 0.3  # and its numerals read at least this surely
+    # a covered card whose top border shows no ridge (its field washed out as white as the border by gloss or
+    # glare: pink, the palest colour, first) still shows its value in both top corners. Its top is then where
+    # both corners show a numeral at one height: the outline of the glyphs (the gradient of the whiteness) is
+    # matched with the kind's mean glyph's, not their fill, which a washed-out field no longer sets apart. A
+    # match of at least this (normalised correlation, the lower of the two corners; None: not looked for) is
+    # a candidate top, kept only when both corners, each seen over `numeral_seen` of its box, read the same
+    # value at least `strip_above_confidence` surely (docs/vision.md, session 29)
+    numeral_top_min: float | None = 0.4
+    numeral_pair_mm: float = 2.0        # (the two corners' glyphs this near in height: a card turned a few degrees)
+    numeral_seen: float = 0.5
+    # looked for where a row's tops leave room for one: a strip taller than this between two tops found (card:
+    # a covered strip shows 18-25 mm), the last card's top more than `min_strip_mm` above where the row's end puts
+    # it, and above the first card when no top border is found there (_strip_above)
+    numeral_tall_mm: float = 28.0
+    # a hand lays a row at a steady pitch: where the row's tops found by their borders give one (the median of
+    # their strips), a top found by its numerals makes strips within this of it (mm; none known: any strip from
+    # `min_strip_mm` to `numeral_tall_mm`). Wood grain and a plain field read as "0" in both corners
+    numeral_pitch_mm: float = 4.0
     chain_far_gap_mm: float = 60.0      # card: pieces of one kind in one column may lie this far apart (the
     chain_far_shift_mm: float = 4.0     # strips between lost their outlines to noise or glare: their top
     chain_far_width_mm: float = 5.0     # borders are then found as ridges), centres and widths this near
@@ -250,7 +269,7 @@ class CardConfig:
 _ALONG_WIDTH = ("band_width_mm", "row_width_mm", "centre_mm", "field_width_mm", "border_mm", "side_border_mm")
 _ALONG_HEIGHT = ("kind_piece_cap_mm", "band_min_height_mm", "min_strip_mm", "first_top_slack_mm", "last_card_slack_mm",
                  "leak_min_mm", "min_row_field_mm", "chain_far_gap_mm", "strip_above_mm", "single_reach_mm",
-                 "points_split_min_mm")
+                 "points_split_min_mm", "numeral_tall_mm")
 
 
 @lru_cache(maxsize=32)
@@ -1234,7 +1253,9 @@ def _unveiled(config: CardConfig, white: Any, band: Band, v_start: float, ppm: f
 def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: float, pad_mm: float,
               kinds: tuple[str, ...] = (), field_tops: tuple[float, ...] = (),
               field_end: float | None = None, end_at_least: float | None = None,
-              last_slack_mm: float | None = None) -> list[float]:
+              last_slack_mm: float | None = None,
+              more: Callable[[float, float, float | None], float | None] | None = None,
+              last_shown: Callable[[float], bool] | None = None) -> list[float]:
     """Tops of the cards in a straightened band (mm from its row 0), first laid first.
 
     Every card's top border crosses the band's middle columns as a whiter ridge; the last card's
@@ -1247,7 +1268,10 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     for the seat denies; a coloured field's label does not hang on the guess's brightness.)
     `end_at_least`: the last field ends no earlier (a last card's picture seen there: a points card laid last
     need not label as points, read_band). `last_slack_mm`: how far short of a whole card the last field may end
-    (default `last_card_slack_mm`; less where the end is known from the last card's picture)."""
+    (default `last_card_slack_mm`; less where the end is known from the last card's picture). `more(lo, hi,
+    next_top)`: a top found otherwise between lo and hi (mm; its card covered by the one at next_top, None: the
+    last card) or None — asked where the ridges leave room for a card (_fill_tops: its numerals, read_band);
+    `last_shown(top)`: whether a last card at that top shows its centre picture."""
     import numpy as np
 
     h = white.shape[0]
@@ -1309,7 +1333,62 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     fits = [t for t in ridges if t <= end - card_h + slack]
     if not fits:
         return [ridges[0]]
+    if more is not None:
+        pitch = row_pitch(fits)
+        tol = config.numeral_pitch_mm
+        # ridges past the last that still fits: the row goes on where each lies at the row's pitch below the one
+        # before and shows a numeral in both corners, alike (the last card's field washed out by a glare: the row's
+        # end seen too early; its own picture's ridges show no numerals in its corners)
+        for t in ridges[len(fits):] if pitch is not None else ():
+            if abs(t - fits[-1] - pitch) > tol or \
+                    more(t - config.numeral_pair_mm, t + config.numeral_pair_mm, None) is None:
+                break
+            fits.append(t)
+        fits = _fill_tops(config, fits, end - card_h, slack, pitch, more, last_shown)
     return fits
+
+
+def row_pitch(tops: list[float]) -> float | None:
+    """The median strip of a row's tops (mm), None with fewer than two."""
+    import numpy as np
+
+    return float(np.median(np.diff(tops))) if len(tops) >= 2 else None
+
+
+def _fill_tops(config: CardConfig, tops: list[float], last_at: float, slack: float, pitch: float | None,
+               more: Callable[[float, float, float | None], float | None],
+               last_shown: Callable[[float], bool] | None = None) -> list[float]:
+    """`tops` (first laid first, mm) with the tops `more` finds where they leave room for a card whose top border
+    showed no ridge: a strip taller than `numeral_tall_mm` (a covered strip shows 18-25 mm: two strips, or more),
+    and below the last top when the row's end puts the last card's top (`last_at`) more than `min_strip_mm` lower
+    (up to `slack` below it, as card_tops' last card). Each top found lies a strip's `pitch` (within
+    `numeral_pitch_mm`; unknown: `min_strip_mm` to `numeral_tall_mm`) below the one before and splits its span,
+    which is looked at again. The tops found below the last are kept only when the last of them shows a last
+    card's picture (`last_shown`): a table of the row's colour runs the row's end on."""
+    out = list(tops)
+    gap = config.min_strip_mm
+    lo_d, hi_d = (gap, config.numeral_tall_mm) if pitch is None else \
+        (max(gap, pitch - config.numeral_pitch_mm), pitch + config.numeral_pitch_mm)
+    n_before = len(out)
+    i = 0
+    while i < len(out):
+        if i + 1 < len(out):
+            nxt: float | None = out[i + 1]
+            lo, hi = out[i] + lo_d, min(out[i] + hi_d, out[i + 1] - gap)
+            ask = out[i + 1] - out[i] > config.numeral_tall_mm
+        else:
+            nxt = None
+            lo, hi = out[i] + lo_d, min(out[i] + hi_d, last_at + slack)
+            ask = last_at - out[i] > gap
+        t = more(lo, hi, nxt) if ask and hi > lo else None
+        if t is not None and lo <= t <= hi:
+            out.insert(i + 1, t)
+            continue
+        i += 1
+    if last_shown is not None and len(out) > n_before and out[-1] != tops[-1] and not last_shown(out[-1]):
+        # (the tops found below the last one given: dropped with it)
+        out = [t for t in out if t <= tops[-1]]
+    return out
 
 
 def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatView, art: CardArt,
@@ -1353,13 +1432,24 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         wish_shown = band.kind == "wish" and config.wish_ends_symbol_min is not None and \
             symbol.get("wish", -1.0) >= config.wish_ends_symbol_min and \
             all(v <= symbol["wish"] - config.wish_ends_margin for k, v in symbol.items() if k != "wish")
+        more = last_shown = None
+        if config.numeral_top_min is not None:
+            def more(lo: float, hi: float, nxt: float | None, wb: Any = wb) -> float | None:
+                return numeral_top(config, wb, lo, hi, nxt, band.kind, art, p, model, () if card_game else ("E",))
+
+            def last_shown(top: float, upright: Any = upright) -> bool:
+                if config.single_symbol_min is None:
+                    return True
+                kinds = (band.kind, *((f"{band.kind}/E", "points") if card_game else ()))
+                got = last_symbol_scores(config, kinds, upright, cream, top + ch - config.border_mm, art, p)
+                return max(got.values(), default=-1.0) >= config.single_symbol_min
         tops = card_tops(config, wb, lb, p, ch, above_mm,
                          tuple(dict.fromkeys((band.kind, named, *(("points",) if band.kind in NUMBER_KINDS else ())))),
                          tuple(t - v_start for t in band.field_tops),
                          band.v1 - v_start if _colourless(config, art, band.kind) or band.by_picture or wish_shown or (
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
                          band.v1 - v_start if extended is not None else None,
-                         config.picture_end_slack_mm if band.by_picture else None)
+                         config.picture_end_slack_mm if band.by_picture else None, more, last_shown)
         if wish_shown and tops and config.wish_top_from_picture_mm is not None:
             # the last card's top from its picture (at the card's middle): the outlined piece's top may lie
             # well below it, its border lost beside the numerals on a pale table (no ridge there either)
@@ -1472,7 +1562,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                 upright, lb, wb, _ = _upright(config, band, view, sv, cw, pad, above_mm, from_frame, cream, art, 0)
                 skip = 0
             got = _strip_above(config, upright, wb, cream, cards[0].top - v_start, band.kind, art, p, model,
-                               () if card_game else ("E",), washed)
+                               () if card_game else ("E",), washed, row_pitch([c.top for c in cards]))
             if got is None:
                 break
             top, visible, code, conf, scores = got
@@ -1920,19 +2010,18 @@ def _split_stack(config: CardConfig, upright: Any, white: Any, cream: Any, first
 
 def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first: float, kind: str, art: CardArt,
                  ppm: float, model: Any, exclude: tuple[str, ...],
-                 washed: bool = False) -> tuple[float, float, str, float, dict] | None:
+                 washed: bool = False, pitch: float | None = None) -> tuple[float, float, str, float, dict] | None:
     """A covered card above the first one found (its strip's outline lost: a pale table swallowing its
     top border, glare): (top, visible, code, confidence, scores) when the straightened band shows,
     a strip's height above `first` (mm from row 0), a top border (_strip_top), between it and `first` the
-    colour of the first card's own field (log-chroma over the stock), and numerals read surely."""
+    colour of the first card's own field (log-chroma over the stock), and numerals read surely. Where no top border
+    shows, its numerals (numeral_top; at the row's `pitch` above `first` when known)."""
     import numpy as np
 
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     top = _strip_top(config, white, first, ppm)
     if top is None and washed and config.points_search_step is not None:
         top = _stack_top(config, white, first, ppm, config.points_search_strips)
-    if top is None:
-        return None
 
     def chroma(y0: float, y1: float) -> Any:
         part = upright[max(0, int(round(y0 * ppm))):int(round(y1 * ppm)), c0:c1].reshape(-1, 3).astype(np.float32)
@@ -1941,6 +2030,17 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
         lg = np.log(np.maximum(np.median(part, 0), 1.0) / np.maximum(np.asarray(cream, np.float32), 1.0))
         return lg - lg.mean()
 
+    if top is None and config.numeral_top_min is not None:
+        # no top border seen (a field washed out as white as it): where both corners show a numeral, read alike —
+        # looked for only where the strip just above shows the first card's colour (mostly the table does not)
+        lo, hi = (config.strip_above_mm, config.min_strip_mm) if pitch is None else \
+            (pitch + config.numeral_pitch_mm, max(config.min_strip_mm, pitch - config.numeral_pitch_mm))
+        near, own = chroma(first - hi, first - 1.0), chroma(first + 3.0, first + hi - 1.0)
+        if near is not None and own is not None and float(np.linalg.norm(near - own)) <= config.strip_above_chroma:
+            top = numeral_top(config, white, first - lo, first - hi, first, kind, art, ppm, model, exclude)
+    if top is None:
+        return None
+
     here, below = chroma(top + 3.0, first - 1.0), chroma(first + 3.0, first + 3.0 + (first - top) - 4.0)
     if here is None or below is None or float(np.linalg.norm(here - below)) > config.strip_above_chroma:
         return None
@@ -1948,6 +2048,100 @@ def _strip_above(config: CardConfig, upright: Any, white: Any, cream: Any, first
     if code == "?" or conf < config.strip_above_confidence:
         return None
     return top, first - top, code, conf, scores
+
+
+def numeral_tops(config: CardConfig, white: Any, lo: float, hi: float, kind: str, art: CardArt,
+                 ppm: float) -> list[tuple[float, float]]:
+    """Where a card's top may lie between `lo` and `hi` (mm from the straightened band's row 0) by its numerals:
+    (score, top), best first, every local best of at least `numeral_top_min`. Each top corner's column is matched
+    with each of the kind's glyphs there, as outlines (the gradient magnitude of the whiteness: a field washed out
+    as white as the glyphs' fill keeps their outline); a top's score is, for the value that scores best, the lower
+    of its two corners' best within `numeral_pair_mm` (a card shows one value in both)."""
+    import cv2
+    import numpy as np
+
+    if kind not in art.templates or config.numeral_top_min is None:
+        return []
+    s = config.corner_slack_mm
+    pair = max(1, int(round(config.numeral_pair_mm * ppm)))
+    y_lo, y_hi = max(0, int(round(lo * ppm))), min(white.shape[0], int(round(hi * ppm)) + 1)
+    if y_hi <= y_lo:
+        return []
+    labels = list(art.templates[kind])
+    both = None
+    for corner, (bx, by, bw, bh) in art.boxes.items():
+        temps = [_glyph_outline(art, kind, lb, corner) for lb in labels]
+        th, tw = temps[0].shape
+        # the rows a glyph may begin at (tops lo-pair .. hi+pair), the template's height below the last
+        off = int(round(by * ppm))
+        g0 = max(0, y_lo - pair + off)
+        g1 = min(white.shape[0], y_hi + pair + off + th)
+        x0 = max(0, int(round((bx - s) * ppm)))
+        x1 = min(white.shape[1], int(round((bx + bw + s) * ppm)))
+        if g1 - g0 < th + 1 or x1 - x0 < tw:
+            return []
+        region = _outline(white[g0:g1, x0:x1])
+        # res[j]: a glyph beginning at row g0 + j, its card's top `by` above it; the best within `pair` rows
+        j = np.arange(y_lo, y_hi) + off - g0
+        ok = (j >= 0)
+        rows = []
+        for t in temps:
+            res = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED).max(axis=1)
+            res = cv2.dilate(res.reshape(-1, 1), np.ones((2 * pair + 1, 1), np.uint8)).ravel()
+            rows.append(np.where(ok & (j < len(res)), res[np.clip(j, 0, len(res) - 1)], -1.0))
+        got = np.array(rows)
+        both = got if both is None else np.minimum(both, got)
+    if both is None:
+        return []
+    best = both.max(axis=0)
+    out = []
+    for k in range(len(best)):
+        v = best[k]
+        if v >= config.numeral_top_min and (k == 0 or v >= best[k - 1]) and (k + 1 == len(best) or v > best[k + 1]):
+            out.append((float(v), (y_lo + k) / ppm))
+    return sorted(out, reverse=True)
+
+
+def numeral_top(config: CardConfig, white: Any, lo: float, hi: float, nxt: float | None, kind: str, art: CardArt,
+                ppm: float, model: Any, exclude: tuple[str, ...]) -> float | None:
+    """The best top between `lo` and `hi` (mm, straightened band) that numeral_tops finds, when its two corners,
+    each seen over `numeral_seen` of its box, read the same value at least `strip_above_confidence` surely (the
+    card covered by one at `nxt`; None: the last card); else None. Only the best: a weaker place a few mm off a
+    real glyph reads the glyph cut, as some other value, alike in both corners."""
+    tops = numeral_tops(config, white, lo, hi, kind, art, ppm)
+    if not tops:
+        return None
+    t = tops[0][1]
+    got: list = []
+    code, conf, _ = read_corners(config, white, t, (nxt - t) if nxt is not None else art.size[1], kind, art, ppm,
+                                 model, exclude, got)
+    seen = [lb for _c, lb, wt in got if wt >= config.numeral_seen]
+    if code != "?" and conf >= config.strip_above_confidence and len(seen) == 2 and seen[0] == seen[1] == code:
+        return t
+    return None
+
+
+def _outline(a: Any) -> Any:
+    """The gradient magnitude of a whiteness picture (float32): the glyphs' outlines, whatever their fill."""
+    import cv2
+
+    a = a.astype("float32")
+    return cv2.magnitude(cv2.Sobel(a, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(a, cv2.CV_32F, 0, 1, ksize=3))
+
+
+_GLYPH_OUTLINES: dict[Any, Any] = {}
+
+
+def _glyph_outline(art: CardArt, kind: str, label: str, corner: str) -> Any:
+    """A glyph's outline (_outline of its corner template; kept per art)."""
+    key = (id(art), kind, label, corner)
+    got = _GLYPH_OUTLINES.get(key)
+    if got is None or got[0] is not art:
+        got = (art, _outline(art.templates[kind][label][corner]))
+        if len(_GLYPH_OUTLINES) >= 4096:
+            _GLYPH_OUTLINES.clear()
+        _GLYPH_OUTLINES[key] = got
+    return got[1]
 
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
