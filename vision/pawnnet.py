@@ -112,8 +112,9 @@ class PawnNetConfig:
     # turn and its final scores (234 phantom smalls gone from its frames, 1 real one lost), and stones of 1-2 pawns
     # on the session-28 dev stills are read right more often (294 -> 268 stone errors), but eval's per-pawn count
     # does not fall (528 -> 530 of 4 765: a phantom removed where the player's fourth small pawn is missed elsewhere
-    # reappears as a "start" error), so it is off (docs/vision.md, session 29)
-    beside_big_count_fewer: float = 0.0
+    # reappears as a "start" error). Switched on by the lead in session 29: the demo's final scores right and six dev
+    # whole games read identically (docs/vision.md, session 29; docs/benchmarks.md)
+    beside_big_count_fewer: float = 0.7
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on

@@ -1,7 +1,7 @@
 """A small pawn read beside its own colour's big pawn, on a stone the count head says holds fewer pawns than read,
 is the big pawn's head read twice and is dropped (vision.pawnnet.drop_phantom_beside_big, session 29): not on a
 first-row stone, not where the head counts them all, not between two colours, not when switched off (the
-default: PawnNetConfig.beside_big_count_fewer 0)."""
+default: PawnNetConfig.beside_big_count_fewer 0.7 since session 29; 0 = off)."""
 from __future__ import annotations
 
 import dataclasses
@@ -76,5 +76,6 @@ def test_recorded_stones_beside_a_big_pawn(k):
     assert (before == want) == (k == 2), meta["stone"]
 
 
-def test_off_by_default():
-    assert DEFAULT_CONFIG.beside_big_count_fewer == 0.0
+def test_on_by_default():
+    # switched on in session 29 (the demo's final scores right); 0 switches it off
+    assert DEFAULT_CONFIG.beside_big_count_fewer == 0.7
