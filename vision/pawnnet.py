@@ -794,6 +794,20 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
     return big, small, margin
 
 
+def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, cols: Sequence[int],
+                      limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
+    """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
+    second look, the decoding, the counted pawn and the phantom beside a big pawn (read_stone_pawns' steps)."""
+    head = load_count_head(config.count_weights, net)
+    p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
+    p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
+    big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
+    if p_count is not None:
+        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
+        big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
+    return big, small, margin
+
+
 def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: PatchMaps, log_norm: Any,
                      players: Sequence[str], limits: tuple[int, int] = (1, 4), image: Any = None,
                      gain: Any = None, first_row: Sequence[bool] | None = None) -> list[StonePawns]:
@@ -801,14 +815,8 @@ def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: 
     `image` and `gain` (the appearance stage's maps): the frame, for maps built from it; `first_row`: per stone
     of `maps.stones`, whether it is a first-row stone (drop_phantom_beside_big)."""
     x = stone_features(maps, log_norm, players, image, gain)
-    head = load_count_head(config.count_weights, net)
-    p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
-    p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
-    big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
-    if p_count is not None:
-        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
-        big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
+    big, small, margin = stone_pawn_arrays(config, net, x, cols, limits, first_row)
     out = []
     for i, sid in enumerate(maps.stones):
         pawns: list[tuple[str, bool]] = []

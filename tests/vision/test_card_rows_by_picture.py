@@ -6,17 +6,12 @@ outright)."""
 from __future__ import annotations
 
 import pytest
-from vision_helpers import read_one_seat, sim_still
-
-from vision.cards import seat_reading
+from vision_helpers import seat_rows
 
 
 def _seat_rows(index: int, seat: str, **changes) -> tuple[dict, dict]:
     """(truth rows, read rows) of one seat of dev frame `index` of seed 83480 (4608 × 2592)."""
-    still, truth = sim_still(83480, index)
-    card_game = truth["game"] != "keltis"
-    sc = read_one_seat(still, seat, card_game, **changes)
-    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
+    return seat_rows(83480, index, seat, **changes)
 
 
 def test_rows_washed_out_by_overexposure_are_read_by_their_pictures():

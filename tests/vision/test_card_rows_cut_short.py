@@ -8,18 +8,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 import pytest
-from vision_helpers import read_one_seat, sim_still
-
-from vision.cards import seat_reading
+from vision_helpers import seat_rows
 
 
 @lru_cache(maxsize=4)
 def _seat_rows(index: int, seat: str, **changes) -> tuple[dict, dict]:
     """(truth rows, read rows) of one seat of dev frame `index` of seed 82500 (4608 × 2592)."""
-    still, truth = sim_still(82500, index)
-    card_game = truth["game"] != "keltis"
-    sc = read_one_seat(still, seat, card_game, **changes)
-    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
+    return seat_rows(82500, index, seat, **changes)
 
 
 @pytest.mark.parametrize("index, seat, colour", [

@@ -6,42 +6,34 @@ Dev frames of `keltis-cam sim frames --n 500 --seed 83690` (4608 × 2592; the le
 since) rendered again, and synthetic tops."""
 from __future__ import annotations
 
-from vision_helpers import read_one_seat, sim_still
+from vision_helpers import seat_rows
 
-from vision.cards import CardConfig, _fill_tops, seat_reading
-
-
-def _seat_rows(seed: int, index: int, seat: str, **changes) -> tuple[dict, dict]:
-    """(truth rows, read rows) of one seat of dev frame `index` of `seed` (4608 × 2592)."""
-    still, truth = sim_still(seed, index)
-    card_game = truth["game"] != "keltis"
-    sc = read_one_seat(still, seat, card_game, **changes)
-    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
+from vision.cards import CardConfig, _fill_tops
 
 
 def test_a_washed_out_pink_row_is_read_between_its_first_card_and_its_end():
     # board game, glare: north's pink strips as white as their borders (ridges 0.04-0.05 of ridge_min's 0.10); the
     # row's end lies a card and two strips below the only top found: its three missing tops found by their numerals
-    truth, got = _seat_rows(83690, 33, "north")
+    truth, got = seat_rows(83690, 33, "north")
     assert got["pink"] == truth["pink"] == ["10", "4", "1", "0"]
-    _truth, before = _seat_rows(83690, 33, "north", numeral_top_min=None)
+    _truth, before = seat_rows(83690, 33, "north", numeral_top_min=None)
     assert before["pink"] == ["10"]
 
 
 def test_washed_out_strips_above_the_last_card_are_found():
     # south's pink row found by its last card only (`8`); the two strips above it show no top border
-    truth, got = _seat_rows(83690, 331, "south")
+    truth, got = seat_rows(83690, 331, "south")
     assert got["pink"] == truth["pink"] == ["4", "8", "8"]
-    _truth, before = _seat_rows(83690, 331, "south", numeral_top_min=None)
+    _truth, before = seat_rows(83690, 331, "south", numeral_top_min=None)
     assert before["pink"] == ["8"]
 
 
 def test_a_strip_three_strips_tall_is_split():
     # card game, glare on a white table: south's red row read `0` over 54 mm (two strips lost, one of them a points
     # card); the numerals split it and every later card keeps its place
-    truth, got = _seat_rows(83690, 148, "south")
+    truth, got = seat_rows(83690, 148, "south")
     assert got["red"] == truth["red"] == ["0", "P0", "1", "2", "3", "5", "7"]
-    _truth, before = _seat_rows(83690, 148, "south", numeral_top_min=None)
+    _truth, before = seat_rows(83690, 148, "south", numeral_top_min=None)
     assert before["red"] == ["0", "2", "3", "5", "7"]
 
 

@@ -6,52 +6,44 @@ strip out of order is cut, and a row with nothing row-like about it is dropped. 
 rendered again, and synthetic rows."""
 from __future__ import annotations
 
-from vision_helpers import read_one_seat, sim_still
+from vision_helpers import seat_rows
 
-from vision.cards import Band, CardConfig, CardRead, picture_row_check, seat_reading
+from vision.cards import Band, CardConfig, CardRead, picture_row_check
 
 CARD = (56.0, 87.0)
 SEAT = (560.0, 300.0)
 
 
-def _seat_rows(seed: int, index: int, seat: str, **changes) -> tuple[dict, dict]:
-    """(truth rows, read rows) of one seat of dev frame `index` of `seed` (4608 × 2592)."""
-    still, truth = sim_still(seed, index)
-    card_game = truth["game"] != "keltis"
-    sc = read_one_seat(still, seat, card_game, **changes)
-    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
-
-
 def test_a_phantom_row_read_up_the_wood_grain_is_dropped():
     # card game on wood in warm light: the grain beside east's points and wish rows matched the red triskele (0.76)
     # and eleven "strips" were read above it (8 2 2 2 9 2 6 10 9 10 3): corners apart, out of order, pitch uneven
-    truth, got = _seat_rows(83570, 224, "east")
+    truth, got = seat_rows(83570, 224, "east")
     assert truth == {} and got == {}
-    _truth, before = _seat_rows(83570, 224, "east", picture_corner_seen=None)
+    _truth, before = seat_rows(83570, 224, "east", picture_corner_seen=None)
     assert len(before.get("red", [])) == 11
 
 
 def test_a_phantom_card_beyond_the_seat_is_dropped():
     # west's wood below the rows: a "last card" whose end lies 12 mm beyond the seat rectangle
-    truth, got = _seat_rows(83570, 214, "west")
+    truth, got = seat_rows(83570, 214, "west")
     assert "red" not in truth and "red" not in got
     assert got == truth
-    _truth, before = _seat_rows(83570, 214, "west", picture_corner_seen=None)
+    _truth, before = seat_rows(83570, 214, "west", picture_corner_seen=None)
     assert before.get("red") == ["9", "2", "7", "4", "9"]
 
 
 def test_a_strip_read_above_the_seat_is_cut_and_the_row_kept():
-    truth, got = _seat_rows(83570, 231, "north")
+    truth, got = seat_rows(83570, 231, "north")
     assert got.get("red") == truth["red"] == ["3", "2", "1"]
-    _truth, before = _seat_rows(83570, 231, "north", picture_corner_seen=None)
+    _truth, before = seat_rows(83570, 231, "north", picture_corner_seen=None)
     assert before.get("red") == ["2", "3", "2", "1"]
 
 
 def test_a_real_row_out_of_order_with_unsure_cards_is_kept():
     # card game, veiled: south's yellow row breaks the order (0 2 7 10 9 4 1 E: a rule broken, which the tracker must
     # see) and most of its strips read apart in their corners, but at a steady pitch: kept as read before
-    truth, got = _seat_rows(83480, 110, "south")
-    _truth, before = _seat_rows(83480, 110, "south", picture_corner_seen=None)
+    truth, got = seat_rows(83480, 110, "south")
+    _truth, before = seat_rows(83480, 110, "south", picture_corner_seen=None)
     assert got == before
     assert truth["yellow"] == ["0", "2", "7", "10", "9", "4", "1", "E"]
     assert got["yellow"] == ["0", "4", "7", "10", "9", "4", "1", "6"]

@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.pawnnet import (COLOURS, DEFAULT_CONFIG, add_counted_pawns, decode_pawns, drop_phantom_beside_big,
-                            load_count_head, load_pawn_net, pawn_outputs, second_look_counted)
+from vision.pawnnet import COLOURS, DEFAULT_CONFIG, drop_phantom_beside_big, load_pawn_net, stone_pawn_arrays
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "fixtures" / "pawn-inputs" / "beside-big.npz"
@@ -50,14 +49,8 @@ def test_the_phantom_small_beside_its_big_pawn_is_dropped_where_the_head_counts_
 
 
 def _read(config, x, players):
-    net = load_pawn_net(config.weights)
-    head = load_count_head(config.count_weights, net)
     cols = [COLOURS.index(p) for p in players]
-    pb, ps, pc = pawn_outputs(net, x, config.ensemble_average, head)
-    pb, ps, pc = second_look_counted(config, net, x, pb, ps, pc, cols, head)
-    big, small, margin = decode_pawns(config, pb, ps, cols)
-    big, small, margin = add_counted_pawns(config, pb, ps, pc, big, small, margin, cols)
-    big, small, _m = drop_phantom_beside_big(config, pc, big, small, margin, cols, [False])
+    big, small, _m = stone_pawn_arrays(config, load_pawn_net(config.weights), x, cols, first_row=[False])
     return sorted([(COLOURS[c], True) for c in cols if big[0, c]]
                   + [(COLOURS[c], False) for c in cols for _ in range(int(small[0, c]))])
 

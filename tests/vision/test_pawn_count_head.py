@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.pawnnet import (COLOURS, COUNT_CLASSES, DEFAULT_CONFIG, add_counted_pawns, decode_pawns, load_count_head,
-                            load_pawn_net, pawn_outputs, second_look, second_look_counted)
+                            load_pawn_net, pawn_outputs, second_look, second_look_counted, stone_pawn_arrays)
 
 ROOT = Path(__file__).resolve().parents[2]
 CROWDED = ROOT / "fixtures" / "pawn-inputs" / "crowded-count.npz"
@@ -121,14 +121,8 @@ def test_the_shipped_head_reads_the_shipped_net_and_refuses_other_weights(tmp_pa
 
 def _read(config, x, players):
     """One stone's pawns as vision.pawnnet.read_stone_pawns reads them (network and count head, second
-    look, decoding, the counted pawn); sorted (colour, big)."""
-    net = load_pawn_net(config.weights)
-    head = load_count_head(config.count_weights, net)
+    look, decoding, the counted pawn, the phantom beside a big pawn: stone_pawn_arrays); sorted (colour, big)."""
     cols = [COLOURS.index(p) for p in players]
-    pb, ps, pc = pawn_outputs(net, x, config.ensemble_average, head)
-    pb, ps, pc = second_look_counted(config, net, x, pb, ps, pc, cols, head)
-    big, small, margin = decode_pawns(config, pb, ps, cols)
-    if pc is not None:
-        big, small, margin = add_counted_pawns(config, pb, ps, pc, big, small, margin, cols)
+    big, small, _m = stone_pawn_arrays(config, load_pawn_net(config.weights), x, cols, first_row=None)
     return sorted([(COLOURS[c], True) for c in cols if big[0, c]]
                   + [(COLOURS[c], False) for c in cols for _ in range(int(small[0, c]))])

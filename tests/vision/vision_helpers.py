@@ -271,6 +271,17 @@ def read_one_seat(still: SessionStill, seat: str, card_game: bool, **changes: An
     return read_seat_cards(config, still.image, sv, art, white, numeral_model_for(still.components), card_game)
 
 
+def seat_rows(seed: int, index: int, seat: str, **changes: Any) -> tuple[dict, dict]:
+    """(truth rows, read rows) of one seat of dev frame `index` of `seed` (4608 × 2592), with these `CardConfig`
+    changes."""
+    from vision.cards import seat_reading
+
+    still, truth = sim_still(seed, index)
+    card_game = truth["game"] != "keltis"
+    sc = read_one_seat(still, seat, card_game, **changes)
+    return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
+
+
 def one_colour_pawn_outputs(smalls: list[list[float]], p_bigs: list[float]) -> tuple[Any, Any]:
     """The pawn net's (P(big), P(0/1/2+ small)) outputs with one colour (black) read on len(smalls) stones and
     every other colour absent (for `vision.pawnnet.decode_pawns`)."""
