@@ -759,16 +759,12 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
-    if not dark and config.dark_contrast is not None:
-        # (only the play area's box is read: grey of that part alone, when there is no whole grey picture yet)
-        box = _contrast_box(config, model, small.shape)
-        if box is not None:
-            y0, y1, x0, x1 = box
-            part = grey[y0:y1, x0:x1] if grey is not None else cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        if box is not None and _low_contrast_box(config, model, part, box):
-            dark = True
-            if not config.dark_arms:
-                return UsableVerdict(False, "too-dark")
+    # (with `dark_arms` a frame too dark by its contrast is still searched for an arm, and the contrast decides only a
+    # frame without one: tested then, after the arm search — the same verdicts, the test skipped where an arm is found)
+    contrast_later = not dark and config.dark_contrast is not None and config.dark_arms
+    if not dark and config.dark_contrast is not None and not config.dark_arms:
+        if _contrast_dark(config, model, small, grey):
+            return UsableVerdict(False, "too-dark")
     px = not_table_pixels(config, model, small, dark_ok=config.dark_arms)
     if px.gain is not None and px.gain < config.dark_gain:
         dark = True
@@ -871,7 +867,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                 arms.append(k)
         anomaly = float(max(area_in[1:].max(), 0.0))
     if not arms:
-        if dark:
+        if dark or (contrast_later and _contrast_dark(config, model, small, grey)):
             return UsableVerdict(False, "too-dark", anomaly_mm2=anomaly, gain=gain)
         if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
             return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
@@ -883,6 +879,19 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
+
+
+def _contrast_dark(config: UsableConfig, model: UsableModel, small: Any, grey: Any = None) -> bool:
+    """Too dark by the play area's contrast (`dark_contrast`; `low_contrast`). Only the play area's box is read: grey
+    of that part alone, when there is no whole grey picture (`grey`) yet."""
+    import cv2
+
+    box = _contrast_box(config, model, small.shape)
+    if box is None:
+        return False
+    y0, y1, x0, x1 = box
+    part = grey[y0:y1, x0:x1] if grey is not None else cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    return _low_contrast_box(config, model, part, box)
 
 
 def _pale_hand_mm2(config: UsableConfig, model: UsableModel, px: "TablePixels", labels: Any, stats: Any,
