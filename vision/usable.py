@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -282,6 +282,10 @@ class UsableModel:
     play_box: tuple[int, int, int, int] | None = None    # y0, y1, x0, x1 of the play area (None: it is empty)
     play_count: int | None = None                        # its pixels (None: not counted)
     area_core: Any = field(repr=False, default=None)     # flat: mm² in the play area without its margin (0 outside)
+    log_art_planes: tuple[Any, ...] | None = field(repr=False, default=None)   # `log_art`'s three channel planes
+    # `region_features`' per-pixel weights side by side (pixels x 7, float64): area_flat, area_in, root_border,
+    # root_flat, area_board, ring_band, out_dist (gathered as one table)
+    pixel_weights: Any = field(repr=False, default=None)
 
 
 @dataclass(frozen=True)
@@ -504,7 +508,7 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
         y0, y1, x0, x1 = board_box
         small_art = np.ascontiguousarray(small_art[y0:y1, x0:x1])
         log_art = np.ascontiguousarray(log_art[y0:y1, x0:x1])
-    return UsableModel((sw, sh), mm_per_px, area, play, ring_idx, out_dist, in_play, label, vote_weight,
+    model = UsableModel((sw, sh), mm_per_px, area, play, ring_idx, out_dist, in_play, label, vote_weight,
                        board_mask, board_idx, board_box, log_art, small_art, art_sample, art_lum,
                        (area * play).ravel().astype(np.float64), (area * ~play).ravel().astype(np.float64),
                        play.ravel().astype(np.float64), (~play).ravel().astype(np.float64), border,
@@ -521,7 +525,13 @@ def build_usable_model(config: UsableConfig, calibration: Mapping[str, Any], reg
                        _sparse_max(area.max(axis=1)), _sparse_max(area.max(axis=0)),
                        tuple(cv2.split(small_art)) if small_art is not None else None,
                        _box(play), int(np.count_nonzero(play)),
-                       (area * core).ravel().astype(np.float64))
+                       (area * core).ravel().astype(np.float64),
+                       tuple(cv2.split(log_art)) if log_art is not None else None)
+    # (the table's columns stand for the separate weights: the same values, no second copy of them)
+    table = np.stack([model.area_flat, model.area_in, model.root_border, model.root_flat, model.area_board,
+                      model.ring_band, out_dist.ravel()], axis=1, dtype=np.float64)
+    return replace(model, pixel_weights=table, area_flat=table[:, 0], area_in=table[:, 1], root_border=table[:, 2],
+                   root_flat=table[:, 3], area_board=table[:, 4], ring_band=table[:, 5])
 
 
 def _box(mask: Any) -> tuple[int, int, int, int] | None:
@@ -556,6 +566,10 @@ def _run_max(table: Any, start: Any, length: Any) -> Any:
     return np.maximum(table[j, start], table[j, start + length - (1 << j)])
 
 
+# 3 x 3 and 5 x 5 structuring elements of ones (read-only; every frame needs them)
+_K3 = __import__("numpy").ones((3, 3), "uint8")
+_K5 = __import__("numpy").ones((5, 5), "uint8")
+_K3.flags.writeable = _K5.flags.writeable = False
 _FLOOR_LOG2 = __import__("numpy").array([max(i, 1).bit_length() - 1 for i in range(1 << 13)], dtype="intp")
 
 
@@ -745,16 +759,12 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
             return UsableVerdict(False, "too-dark")
         if model is None:
             return UsableVerdict(True)
-    if not dark and config.dark_contrast is not None:
-        # (only the play area's box is read: grey of that part alone, when there is no whole grey picture yet)
-        box = _contrast_box(config, model, small.shape)
-        if box is not None:
-            y0, y1, x0, x1 = box
-            part = grey[y0:y1, x0:x1] if grey is not None else cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        if box is not None and _low_contrast_box(config, model, part, box):
-            dark = True
-            if not config.dark_arms:
-                return UsableVerdict(False, "too-dark")
+    # (with `dark_arms` a frame too dark by its contrast is still searched for an arm, and the contrast decides only a
+    # frame without one: tested then, after the arm search — the same verdicts, the test skipped where an arm is found)
+    contrast_later = not dark and config.dark_contrast is not None and config.dark_arms
+    if not dark and config.dark_contrast is not None and not config.dark_arms:
+        if _contrast_dark(config, model, small, grey):
+            return UsableVerdict(False, "too-dark")
     px = not_table_pixels(config, model, small, dark_ok=config.dark_arms)
     if px.gain is not None and px.gain < config.dark_gain:
         dark = True
@@ -765,11 +775,12 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     # (of a bool view: numpy's nonzero of a uint8 mask takes ~5x as long)
     idx = np.flatnonzero(mask.view(bool))     # (the mask holds 0 and 1)
     # (BBDT: the same labels as the default algorithm, about 3x faster here; the statistics from `idx`)
-    n, labels, stats, order = _components_sorted(mask, idx)
+    shared: dict = {}     # (the labels at `idx` and the parts' pixel counts, for `_region_features`)
+    n, labels, stats, order = _components_sorted(mask, idx, shared)
     arms: list[int] = []
     anomaly = 0.0
     if model.region_net is not None:
-        keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx, order)
+        keep, feats, lab, area_in = _region_features(config, model, px, labels, stats, n, idx, order, **shared)
         # per region (not the background: only the regions' own pixels are counted)
         if lab is None:
             lab = labels.ravel()[idx]
@@ -856,7 +867,7 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
                 arms.append(k)
         anomaly = float(max(area_in[1:].max(), 0.0))
     if not arms:
-        if dark:
+        if dark or (contrast_later and _contrast_dark(config, model, small, grey)):
             return UsableVerdict(False, "too-dark", anomaly_mm2=anomaly, gain=gain)
         if reference is not None and sharpness(model, small) < config.blur_ratio * reference:
             return UsableVerdict(False, "motion", anomaly_mm2=anomaly, gain=gain)
@@ -868,6 +879,19 @@ def judge_small(config: UsableConfig, model: UsableModel | None, small: Any, pre
     reason = "motion" if _moving(config, model, small, previous, arm_mask) else "occluded"
     return UsableVerdict(False, reason, seats, anomaly_mm2=anomaly, gain=gain, arm_mask=arm_mask)
 
+
+
+def _contrast_dark(config: UsableConfig, model: UsableModel, small: Any, grey: Any = None) -> bool:
+    """Too dark by the play area's contrast (`dark_contrast`; `low_contrast`). Only the play area's box is read: grey
+    of that part alone, when there is no whole grey picture (`grey`) yet."""
+    import cv2
+
+    box = _contrast_box(config, model, small.shape)
+    if box is None:
+        return False
+    y0, y1, x0, x1 = box
+    part = grey[y0:y1, x0:x1] if grey is not None else cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    return _low_contrast_box(config, model, part, box)
 
 
 def _pale_hand_mm2(config: UsableConfig, model: UsableModel, px: "TablePixels", labels: Any, stats: Any,
@@ -958,8 +982,13 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         lut = np.log(np.maximum(v - off_c[None], 0) / np.maximum(gain_c[None], 1e-3) + config.offset)
         y0, y1, x0, x1 = model.board_box
         crop = small[y0:y1, x0:x1]
-        norm_log = cv2.LUT(crop, np.ascontiguousarray(lut.astype(np.float32)).reshape(1, 256, 3))   # a table per channel
-        lum, chroma = _lum_chroma(norm_log, model.log_art)
+        crop_planes = [p[y0:y1, x0:x1] for p in small_planes]
+        # a table per channel, per channel plane (OpenCV's 3-channel float lookup costs ~3x three 1-channel ones),
+        # less the art's log planes: `_lum_chroma(cv2.LUT(crop, lut), model.log_art)`, the same float32 operations
+        lut32 = lut.astype(np.float32)
+        log_art_planes = model.log_art_planes if model.log_art_planes is not None else cv2.split(model.log_art)
+        lum, chroma = _lum_chroma_of([cv2.subtract(cv2.LUT(cp, np.ascontiguousarray(lut32[:, c])), la)
+                                      for c, (cp, la) in enumerate(zip(crop_planes, log_art_planes))])
         a = (chroma > config.chroma_min ** 2) | (lum < np.log(config.dark_ratio)) | (lum > np.log(config.bright_ratio))
         # (the art at this exposure per channel plane: the same values as over the 3-channel art, without its split)
         g32, o32 = gain_c.astype(np.float32), off_c.astype(np.float32)
@@ -967,13 +996,14 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
             expected = [plane * g32[c] + o32[c] for c, plane in enumerate(model.art_planes)]
         else:
             expected = model.art * g32 + o32
-        a &= ~_veiled(config, crop, expected, [p[y0:y1, x0:x1] for p in small_planes])
+        a &= ~_veiled(config, crop, expected, crop_planes)
         board_anomaly = a & model.board_mask[y0:y1, x0:x1]
 
     # the table's colour, from the ring around the play area (an arm covers a minority of it)
-    blurred = cv2.blur(small, (3, 3))
+    # (the 3x3 mean of each channel plane: the same values as of the 3-channel picture, without a second split)
+    blurred_planes = [cv2.blur(p, (3, 3)) for p in small_planes]
     log_lut = _log_lut(config.offset)
-    bflat = blurred.reshape(-1, 3)
+    bflat = _PlaneRows(blurred_planes)
     ring_idx = model.ring_idx
     if len(ring_idx) >= 20:
         table = medians(log_lut[bflat[ring_idx]])
@@ -982,13 +1012,14 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     else:
         table = medians(log_lut[bflat[::7]])
     # each pixel's log colour less the table's, by one table lookup per channel (as log(v + offset) - table)
-    lum, chroma2 = _lum_chroma_lut(blurred, log_lut[:, None] - table.astype(np.float32)[None, :])
+    lum, chroma2 = _lum_chroma_lut(None, log_lut[:, None] - table.astype(np.float32)[None, :], blurred_planes)
     # off the table's brightness: neither its middle value nor its fall-off across the picture explains it
     lum_raw = lum
-    # (in place on fresh arrays: the same float32 operations, fewer temporaries)
-    off_fall = np.subtract(lum, _lum_surface(config, model, lum, ring_idx))
+    # (|lum - fall-off| by OpenCV's absdiff, |lum - s| in one pass, and its min in place: the same float32
+    # operations, cheaper than numpy's for two whole-picture operands)
+    off_fall = cv2.absdiff(lum, _lum_surface(config, model, lum, ring_idx))
     lum = np.abs(lum)
-    np.minimum(lum, np.abs(off_fall, out=off_fall), out=lum)
+    cv2.min(lum, off_fall, dst=lum)
     if len(ring_idx) >= 20:
         spread_c, spread_l = (float(percentiles(v.ravel()[ring_idx], (75,))[0]) for v in (chroma2, lum))
         spread_c = max(spread_c, 0.0) ** 0.5
@@ -1001,14 +1032,15 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     veil, veiled = _veil(config, small, np.exp(table).astype(np.float32) - config.offset, small_planes)
     if config.glare_fade is not None:
         # a glare fades out, a pale thing ends: veiled parts whose edge drops to the table are things
-        veiled &= ~_ends_sharply(config, model, off_colour & veiled, veil, off_colour)
-    not_table = off_colour & ~veiled
+        # (a & ~b of bool arrays as a > b: one pass)
+        np.greater(veiled, _ends_sharply(config, model, off_colour & veiled, veil, off_colour), out=veiled)
+    not_table = np.greater(off_colour, veiled)
 
     def over_board(a: Any) -> None:
         """Over the board, `a` takes the board's own anomaly (its art, not the table's colour, is the reference)."""
         if board_anomaly is not None:
             y0, y1, x0, x1 = model.board_box
-            a[y0:y1, x0:x1] = np.where(model.board_mask[y0:y1, x0:x1], board_anomaly, a[y0:y1, x0:x1])
+            np.copyto(a[y0:y1, x0:x1], board_anomaly, where=model.board_mask[y0:y1, x0:x1])
 
     over_board(off_colour)
     over_board(not_table)
@@ -1033,10 +1065,9 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         if fill_r > fill:
             hull_mask = hull_r
     # (bool arrays and 0/1 masks viewed as one another: the same bytes, no copy)
-    mask = cv2.morphologyEx(np.logical_and(not_table, hull_mask.view(bool)).view(np.uint8), cv2.MORPH_OPEN,
-                            np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(np.logical_and(not_table, hull_mask.view(bool)).view(np.uint8), cv2.MORPH_OPEN, _K3)
     # where an arm comes into the table's picture: the image's border or the table's edge
-    edge_zone = cv2.dilate(1 - hull_mask, np.ones((5, 5), np.uint8)) | model.frame_border
+    edge_zone = cv2.dilate(1 - hull_mask, _K5) | model.frame_border
 
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
 
@@ -1047,7 +1078,7 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
     import cv2
     import numpy as np
 
-    table_like = cv2.morphologyEx(np.logical_not(not_table).view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    table_like = cv2.morphologyEx(np.logical_not(not_table).view(np.uint8), cv2.MORPH_OPEN, _K3)
     contours, _h = cv2.findContours(table_like, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull_mask = np.zeros(not_table.shape[:2], np.uint8)
     if not contours:
@@ -1075,7 +1106,8 @@ def region_features(config: UsableConfig, model: UsableModel, px: TablePixels, l
 
 
 def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, labels: Any, stats: Any,
-                     n: int, idx: Any = None, order: Any = None) -> tuple[list[int], Any, Any, Any]:
+                     n: int, idx: Any = None, order: Any = None, rl: Any = None,
+                     count: Any = None) -> tuple[list[int], Any, Any, Any]:
     """The regions (connected parts of `px.mask`, `labels`/`stats` from cv2) worth judging, at least
     `region_min_mm2` large, and their measurements (`REGION_FEATURES`, one row each): sizes in mm and
     shares, never colours (the table's own colour is the reference; see `not_table_pixels`).
@@ -1084,7 +1116,8 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     the shape (smallest rectangle, hull, the point farthest from the middle)
     from each region's outer contour, whose hull is the hull of all its pixels. `idx`: the mask's flat
     indices, when the caller has them (`order`: their stable sort by label, when it has that too, as
-    `_components_sorted` makes it). Also returned: the regions' labels at those pixels and each region's mm²
+    `_components_sorted` makes it; `rl`, `count`: the labels at `idx` and each label's pixel count, when it has
+    those). Also returned: the regions' labels at those pixels and each region's mm²
     over the play area (None when no region is kept), which `judge_small` needs too."""
     import cv2
     import numpy as np
@@ -1096,35 +1129,49 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     # every not-table pixel, by region (the regions are the mask's parts: label 0 is all the rest)
     if idx is None:
         idx = np.flatnonzero(px.mask.view(bool))
-    rl = lab[idx]
+    if rl is None:
+        rl = lab[idx]
     thr_c, thr_l = px.thresholds
-    out_d = model.out_dist.ravel()[idx]
+    # (the registration's per-pixel weights gathered at once, one row of the model's table a pixel: ~3x cheaper than
+    # seven gathers; the same values — out_dist's float32 held exactly in float64)
+    ring_ok = model.ring_band is not None and tuple(model.ring_band_mm) == tuple(config.ring_mm)
+    gathered = np.take(model.pixel_weights, idx, axis=0).T if model.pixel_weights is not None and ring_ok else None
+    if gathered is not None:
+        area, w_in, w_border, w_root, w_board, w_ring, out_d = gathered
+    else:
+        area = model.area_flat[idx]
+        out_d = model.out_dist.ravel()[idx]
     # (the labels as intp once: bincount casts int32 labels on every call)
     rl_i = rl.astype(np.intp)
-    area = model.area_flat[idx]
     total = np.bincount(rl_i, weights=area, minlength=n)
     keep = (np.flatnonzero(total[1:] >= config.region_min_mm2) + 1).tolist()
     if not keep:
         return [], empty, rl, None
     mx, my = model.middle_px
-    count = np.bincount(rl_i, minlength=n)
+    if count is None:
+        count = np.bincount(rl_i, minlength=n)
 
     def per_region(weights: Any) -> Any:
         return np.bincount(rl_i, weights=weights, minlength=n)
 
     # (the per-pixel weights are the model's, gathered: area x (out_d <= 0) is `area_in`, the play area's mm²)
-    area_in = per_region(model.area_in[idx])
-    border_mm = per_region(model.root_border[idx])
-    edge_mm = per_region(model.root_flat[idx] * (px.edge_zone.ravel()[idx] > 0)) - border_mm
-    board = per_region(model.area_board[idx])
-    lum = per_region(np.minimum(px.lum.ravel()[idx] / thr_l, 4.0)) / np.maximum(count, 1)
+    if gathered is None:
+        w_in, w_border, w_root, w_board = (model.area_in[idx], model.root_border[idx], model.root_flat[idx],
+                                           model.area_board[idx])
+        w_ring = model.ring_band[idx] if ring_ok else None
+    area_in = per_region(w_in)
+    border_mm = per_region(w_border)
+    edge_mm = per_region(w_root * (px.edge_zone.ravel()[idx] > 0)) - border_mm
+    board = per_region(w_board)
+    count1 = np.maximum(count, 1)
+    lum = per_region(np.minimum(px.lum.ravel()[idx] / thr_l, 4.0)) / count1
     chroma = np.sqrt(np.maximum(px.chroma2.ravel()[idx], 0))
-    chroma = per_region(np.minimum(chroma / thr_c, 4.0)) / np.maximum(count, 1)
-    if model.ring_band is not None and tuple(model.ring_band_mm) == tuple(config.ring_mm):
-        ring = per_region(model.ring_band[idx]) / np.maximum(count, 1)
+    chroma = per_region(np.minimum(chroma / thr_c, 4.0)) / count1
+    if ring_ok:
+        ring = per_region(w_ring) / count1
     else:      # (a config whose ring differs from the model's)
         lo, hi = config.ring_mm
-        ring = per_region(((out_d > lo) & (out_d < hi)).astype(np.float64)) / np.maximum(count, 1)
+        ring = per_region(((out_d > lo) & (out_d < hi)).astype(np.float64)) / count1
     # each region's outer contour (RETR_EXTERNAL follows 8-connected borders, as the labels do)
     contours, _h = cv2.findContours(px.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline: dict[int, Any] = {}
@@ -1155,8 +1202,9 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
         order = np.argsort(rl.astype(np.uint16) if n <= 65536 else rl, kind="stable")
     starts = np.concatenate(([0], np.cumsum(count)[:-1]))[1:]
     kk = np.array(keep)
-    d_max = np.maximum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
-    d_min = np.minimum.reduceat(out_d[order], starts)[kk - 1].astype(np.float64)
+    out_sorted = out_d[order]
+    d_max = np.maximum.reduceat(out_sorted, starts)[kk - 1].astype(np.float64)
+    d_min = np.minimum.reduceat(out_sorted, starts)[kk - 1].astype(np.float64)
     # the root (each region's outline point farthest from the middle: the first such, as argmax takes it) lies how far
     # out of the play area; all kept regions' outlines at once
     pts_all = np.concatenate([outline[k].reshape(-1, 2) for k in keep]).astype(np.float32)
@@ -1169,10 +1217,11 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
     root_out = out_dist[pts_all[far, 1].astype(np.intp), pts_all[far, 0].astype(np.intp)].astype(np.float64)
     shape = []   # per kept region: the rectangle's sides and angle, its centre, hull area
     for a, b in zip(first.tolist(), (first + lens).tolist()):
-        pts = pts_all[a:b]
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(pts)
-        shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy,
-                      cv2.contourArea(cv2.convexHull(pts))))
+        # (the rectangle of the outline's hull: minAreaRect takes the hull of its points first, and the hull of a
+        # hull is itself — the same rectangle, one hull computed instead of two)
+        hull_pts = cv2.convexHull(pts_all[a:b])
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull_pts)
+        shape.append((max(rw, rh), min(rw, rh), ang if rw >= rh else ang + 90.0, cx, cy, cv2.contourArea(hull_pts)))
     # the measurements of all kept regions at once
     long_px, short_px, ang, cx, cy, hull = np.array(shape, np.float64).T
     tot, cnt, a_in = total[kk], count[kk].astype(np.float64), area_in[kk]
@@ -1186,7 +1235,9 @@ def _region_features(config: UsableConfig, model: UsableModel, px: TablePixels, 
             np.log(width / 100.0), tot / np.maximum(length * width, 1.0), cnt / np.maximum(hull + cnt * 0.5, 1.0),
             np.log1p(border_mm[kk] / 10.0), np.log1p(np.maximum(edge_mm[kk], 0.0) / 10.0), d_max / 100.0,
             d_min / 100.0, board[kk] / tot, lum[kk], chroma[kk], toward, root_out / 100.0, ring[kk])
-    return keep, np.stack(cols, axis=1).astype(np.float32), rl, area_in
+    # (the columns side by side as rows of one float64 array, transposed into a C-ordered float32 copy: the same
+    # values as np.stack(cols, axis=1).astype(np.float32), for half its overhead)
+    return keep, np.ascontiguousarray(np.array(cols).T, dtype=np.float32), rl, area_in
 
 
 @dataclass(frozen=True, eq=False)
@@ -1280,7 +1331,7 @@ def _ends_sharply(config: UsableConfig, model: UsableModel, veiled: Any, veil: A
     maybe = (count * amax >= config.region_min_mm2) & (box_diag * np.sqrt(amax) >= config.glare_thing_border_len_mm)
     maybe[0] = False
     sh, sw = veiled.shape
-    k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+    k3, k5 = _K3, _K5
     # (Python numbers for the per-part tests: numpy scalars cost ~1 µs an operation; the same IEEE values — hypot is
     # numpy's in both)
     st = stats.tolist()
@@ -1367,8 +1418,10 @@ def _components(mask: Any, idx: Any = None) -> tuple[int, Any, Any]:
     return _components_sorted(mask, idx)[:3]
 
 
-def _components_sorted(mask: Any, idx: Any = None) -> tuple[int, Any, Any, Any]:
-    """`_components`, and the stable sort by label of `idx` it made (None when OpenCV's pass was taken)."""
+def _components_sorted(mask: Any, idx: Any = None, shared: dict | None = None) -> tuple[int, Any, Any, Any]:
+    """`_components`, and the stable sort by label of `idx` it made (None when OpenCV's pass was taken). `shared`: a
+    dict to leave the labels at `idx` and each label's pixel count in (`rl`, `count`: `_region_features` takes them)
+    when this pass made them."""
     import cv2
     import numpy as np
 
@@ -1388,6 +1441,8 @@ def _components_sorted(mask: Any, idx: Any = None) -> tuple[int, Any, Any, Any]:
     sidx = idx[order]
     ys, xs = rows[sidx], cols[sidx]     # (gathered from tables: numpy's divmod costs ~4x)
     count = np.bincount(rl, minlength=n)
+    if shared is not None:
+        shared.update(rl=rl, count=count)
     ends = np.cumsum(count[1:])
     starts = ends - count[1:]
     stats = np.empty((n, 5), np.int32)
@@ -1437,13 +1492,28 @@ def _veil(config: UsableConfig, small: Any, expected: Any, small_planes: Any = N
         c0, c1, c2 = (cv2.subtract(c, e, dtype=cv2.CV_32F) for c, e in zip(small_planes, planes))
     veil = cv2.min(cv2.min(c0, c1), c2)
     spread = cv2.max(cv2.max(c0, c1), c2)
-    spread -= veil
+    cv2.subtract(spread, veil, dst=spread)
     # (float32 throughout, as `glare_tint * veil + glare_tol` computes it; in place)
     limit = veil * np.float32(config.glare_tint)
     limit += np.float32(config.glare_tol)
     out = spread < limit
     out &= veil > 0
     return veil, out
+
+
+class _PlaneRows:
+    """Rows of a picture's pixels (uint8, n x 3) gathered from its three channel planes: `rows[idx]` is what
+    `picture.reshape(-1, 3)[idx]` gives (the same values, C order), without merging the planes back into one."""
+
+    __slots__ = ("flat",)
+
+    def __init__(self, planes: Any) -> None:
+        self.flat = [p.reshape(-1) for p in planes]
+
+    def __getitem__(self, idx: Any) -> Any:
+        import numpy as np
+
+        return np.stack([f[idx] for f in self.flat], axis=1)
 
 
 def _ring_on_table(config: UsableConfig, model: UsableModel, log_lut: Any, bflat: Any, table: Any) -> tuple[Any, Any]:
@@ -1566,26 +1636,36 @@ def _lum_chroma(logs: Any, ref: Any) -> tuple[Any, Any]:
     return lum, sq - total * lum
 
 
-def _lum_chroma_lut(image: Any, diff_lut: Any) -> tuple[Any, Any]:
+def _lum_chroma_lut(image: Any, diff_lut: Any, planes: Any = None) -> tuple[Any, Any]:
     """`_lum_chroma` of a uint8 BGR image whose per-channel difference to the reference is a table lookup
-    (`diff_lut`, 256 x 3 float32): the differences and their squares come straight from two lookups."""
+    (`diff_lut`, 256 x 3 float32): the differences and their squares come straight from two lookups. `planes`: the
+    image's three channel planes instead of the image, when the caller has them."""
     import cv2
     import numpy as np
 
     d_lut = np.ascontiguousarray(diff_lut, np.float32)
     # per channel plane (OpenCV's lookup of a 3-channel image in a 3-channel float table costs ~3x three 1-channel
     # lookups), summed in float32 as (d0 + d1) + d2: what cv2.transform with a row of ones computes, exactly
-    planes = cv2.split(image)
-    d = [cv2.LUT(p, np.ascontiguousarray(d_lut[:, c])) for c, p in enumerate(planes)]
-    # the squares multiplied (float32, as a table of squares would hold them: the same values; a float lookup costs
+    if planes is None:
+        planes = cv2.split(image)
+    # (the squares multiplied, float32, as a table of squares would hold them: the same values; a float lookup costs
     # ~2x a multiply here)
+    return _lum_chroma_of([cv2.LUT(p, np.ascontiguousarray(d_lut[:, c])) for c, p in enumerate(planes)])
+
+
+def _lum_chroma_of(d: Any) -> tuple[Any, Any]:
+    """`_lum_chroma` of the channel differences `d` (three float32 planes, consumed): summed as (d0 + d1) + d2, as
+    cv2.transform with a row of ones sums them, the squares the same way; lum = total / 3, chroma² = sq - total lum."""
+    import cv2
+    import numpy as np
+
     q = [cv2.multiply(dc, dc) for dc in d]
-    total = cv2.add(cv2.add(d[0], d[1]), d[2])
-    sq = cv2.add(cv2.add(q[0], q[1]), q[2])
+    # (into the first plane's buffers: each sum is taken element by element, so in place changes nothing)
+    total = cv2.add(cv2.add(d[0], d[1], dst=d[0]), d[2], dst=d[0])
+    sq = cv2.add(cv2.add(q[0], q[1], dst=q[0]), q[2], dst=q[0])
     lum = total * np.float32(1.0 / 3.0)
-    # (sq - total * lum in place: the same float32 operations)
-    total *= lum
-    sq -= total
+    cv2.multiply(total, lum, dst=total)
+    cv2.subtract(sq, total, dst=sq)
     return lum, sq
 
 

@@ -355,3 +355,113 @@ def test_the_contrast_over_the_play_areas_box_is_the_whole_pictures(seed):
         # (a model without the box and count: the whole picture, as before)
         assert low_contrast(config, SimpleNamespace(play_u8=play, play_box=None, play_count=None), grey) \
             == former(config, play, grey)
+
+
+# session 30 (wt30-uspeed): each cheaper step against the computation it replaced
+
+
+def _pictures(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        img = rng.integers(0, 256, (180, 320, 3), dtype=np.uint8)
+        if i % 2:
+            img = cv2.GaussianBlur(img, (0, 0), 2.5)     # (smooth pictures: many equal neighbours)
+        yield img
+
+
+def test_the_blur_per_plane_and_the_plane_rows_are_the_pictures():
+    from vision.usable import _PlaneRows
+
+    rng = np.random.default_rng(300)
+    for img in _pictures(301, 6):
+        planes = cv2.split(img)
+        blurred = cv2.blur(img, (3, 3))
+        per_plane = [cv2.blur(p, (3, 3)) for p in planes]
+        for a, b in zip(cv2.split(blurred), per_plane):
+            assert np.array_equal(a, b)
+        idx = rng.choice(img.shape[0] * img.shape[1], 500, replace=False)
+        rows = _PlaneRows(per_plane)
+        for sel in (idx, slice(None, None, 7)):
+            want = blurred.reshape(-1, 3)[sel]
+            got = rows[sel]
+            assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_the_table_difference_from_planes_and_the_boards_by_planes_are_lum_chroma():
+    from vision.usable import _lum_chroma_of
+
+    lut = _log_lut(DEFAULT_CONFIG.offset)
+    rng = np.random.default_rng(302)
+    for img in _pictures(303, 4):
+        table = rng.normal(4.2, 0.5, 3).astype(np.float32)
+        diff = lut[:, None] - table[None, :]
+        want = _lum_chroma(_log_image(img, DEFAULT_CONFIG.offset), table)
+        got = _lum_chroma_lut(None, diff, cv2.split(img))
+        assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+        # the board's: a lookup per channel of a crop less the art's log planes (crop planes are views)
+        crop = img[20:150, 40:260]
+        table3 = np.log(np.maximum(np.arange(256, dtype=np.float32)[:, None] - rng.uniform(-20, 20, 3)[None], 0)
+                        / rng.uniform(0.5, 2.0, 3)[None] + DEFAULT_CONFIG.offset).astype(np.float32)
+        log_art = np.log(rng.uniform(0, 255, crop.shape).astype(np.float32) + DEFAULT_CONFIG.offset).astype(np.float32)
+        want = _lum_chroma(cv2.LUT(crop, np.ascontiguousarray(table3).reshape(1, 256, 3)), log_art)
+        planes = [p[20:150, 40:260] for p in cv2.split(img)]
+        got = _lum_chroma_of([cv2.subtract(cv2.LUT(p, np.ascontiguousarray(table3[:, c])), a)
+                              for c, (p, a) in enumerate(zip(planes, cv2.split(log_art)))])
+        assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_opencvs_float_steps_are_numpys():
+    rng = np.random.default_rng(304)
+    for _ in range(20):
+        lum = rng.normal(0, 0.5, (180, 320)).astype(np.float32)
+        surface = rng.normal(0, 0.5, (180, 320)).astype(np.float32)
+        want = np.minimum(np.abs(lum), np.abs(lum - surface))
+        got = np.abs(lum)
+        cv2.min(got, cv2.absdiff(lum, surface), dst=got)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        a, b = rng.normal(size=(2, 180, 320)).astype(np.float32)
+        want = a - b * (b * np.float32(1.0 / 3.0))
+        t = b.copy()
+        cv2.multiply(t, b * np.float32(1.0 / 3.0), dst=t)
+        assert np.array_equal(cv2.subtract(a, t), want)
+        p, q = rng.random((2, 180, 320)) < 0.4
+        assert np.array_equal(np.greater(p, q), p & ~q)
+
+
+def test_the_rectangle_of_a_hull_is_the_rectangle_of_its_points():
+    rng = np.random.default_rng(305)
+    for i in range(3000):
+        n = int(rng.integers(1, 60))
+        if i % 3 == 0:      # (outline-like: integer points on a few lines, duplicates and collinear runs)
+            pts = rng.integers(0, 40, (n, 2)).astype(np.float32)
+            pts[: n // 2, 1] = pts[0, 1]
+        else:
+            pts = (rng.normal(size=(n, 2)) * rng.uniform(1, 50, 2)).astype(np.float32)
+        hull = cv2.convexHull(pts)
+        assert cv2.minAreaRect(hull) == cv2.minAreaRect(pts)
+
+
+def test_the_shared_labels_and_counts_and_the_weights_table_change_no_feature():
+    import dataclasses
+
+    from test_usable import arm_regions
+    from vision.usable import _components_sorted, _region_features
+
+    model, px, _labels, _stats, _n = arm_regions("north", ("mug",))
+    idx = np.flatnonzero(px.mask.view(bool))
+    shared = {}
+    n, labels, stats, order = _components_sorted(px.mask, idx, shared)
+    assert np.array_equal(shared["rl"], labels.ravel()[idx])
+    assert np.array_equal(shared["count"], np.bincount(labels.ravel()[idx], minlength=n))
+    want = _region_features(DEFAULT_CONFIG, model, px, labels, stats, n, idx)
+    plain = dataclasses.replace(model, pixel_weights=None)     # (the separate weights gathered one by one)
+    for got in (_region_features(DEFAULT_CONFIG, model, px, labels, stats, n, idx, order, **shared),
+                _region_features(DEFAULT_CONFIG, plain, px, labels, stats, n, idx)):
+        assert got[0] and got[0] == want[0]
+        assert got[1].dtype == want[1].dtype and got[1].flags.c_contiguous and np.array_equal(got[1], want[1])
+        assert np.array_equal(got[2], want[2]) and np.array_equal(got[3], want[3])
+    # the table's columns are the model's weights
+    table = model.pixel_weights
+    for c, w in enumerate((model.area_flat, model.area_in, model.root_border, model.root_flat, model.area_board,
+                           model.ring_band, model.out_dist.ravel())):
+        assert np.array_equal(table[:, c], w)
