@@ -80,12 +80,8 @@ class PawnNetConfig:
     # is the big one seen small): on dev, 28 of 33 players with 4 small read had their big pawn out, while the
     # net's P(big) for a big pawn in a crowd often stays under `big_threshold`. 3 gains as much on dev stills
     # (11 of 13 with 3 read) but loses 3 demo turns (a player's 3 small pawns out early, its big one still on the
-    # start; docs/vision.md, session 27). 0 switches it off; 5+ small read is the surplus rule's case above.
-    # Off since session 30: with the count head's added pawn (session 28) it no longer pays — on the session-30 dev
-    # stills the stone it picks (P(big) under `big_threshold` everywhere, often a crowded first-row stone) held a
-    # small pawn more often than the big one, and a wrong pick costs two size errors (docs/vision.md, session 30
-    # (wt30-pbig)); 4 is session 27's setting
-    lone_big_min_small: int = 0
+    # start; docs/vision.md, session 27). 0 switches it off; 5+ small read is the surplus rule's case above
+    lone_big_min_small: int = 4
     lone_big_floor: float = 0.05
     # a small pawn of the colour whose big pawn is read on the same stone needs P(no small pawn) below this
     # (0.5: as any other): the net half-reads a big pawn's own head as a small one beside it (the demo's
@@ -635,9 +631,9 @@ def decode_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, cols: Sequence
     whole board: of a player's big pawns read on several stones only the surest stays; while a player
     has more than 4 small ones read, the stone whose count costs the least log-probability to lower
     gives one up — but a player with more small pawns read than it owns and no big one first has its big pawn
-    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small), and,
-    when `lone_big_min_small` is set (off by default since session 30; session 27's 4), one with that many small
-    ones read and no big one has it on the stone of highest P(big) (one small fewer there if any). A small pawn of the colour whose big pawn is read on the stone needs
+    read on the small-read stone where P(big) is highest (`surplus_small_as_big`: the big pawn seen small), and
+    one with `lone_big_min_small` (4) small ones read and no big one has it on the stone of highest P(big)
+    (one small fewer there if any). A small pawn of the colour whose big pawn is read on the stone needs
     P(0) below `beside_big_p0`.
     Also per stone the least sure decision's margin (0 where the players' pawn counts overruled the
     classifier: what is visible contradicts the rule)."""
