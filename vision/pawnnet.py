@@ -115,6 +115,16 @@ class PawnNetConfig:
     # reappears as a "start" error). Switched on by the lead in session 29: the demo's final scores right and six dev
     # whole games read identically (docs/vision.md, session 29; docs/benchmarks.md)
     beside_big_count_fewer: float = 0.7
+    # each player's pawns share one colour, and every pawn of a frame stands in the same light: the frame's own
+    # lone pawns the net is sure of say how its colours look there. For every two colours in play with such anchors
+    # (a stone the count head gives P(one pawn) >= `frame_colour_sure`, one colour present > 0.5, the others < 0.5),
+    # the log-odds of the two colours' presence (each clipped to +-`frame_colour_cap`: colours the net tells apart
+    # easily shift nothing) on the anchors of the one and of the other are centred on 0, by this share of their
+    # midpoint (0 = off), on every stone of the frame: a frame whose white pawns the net reads a little grey moves
+    # its grey/white boundary towards grey (docs/vision.md, session 30)
+    frame_colour_shift: float = 0.0
+    frame_colour_sure: float = 0.6
+    frame_colour_cap: float = 4.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -794,6 +804,48 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
     return big, small, margin
 
 
+def frame_colour_offsets(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any,
+                         cols: Sequence[int]) -> tuple[Any, Any]:
+    """The colours' evidence shifted by the frame's own sure lone pawns (`frame_colour_shift`; see PawnNetConfig):
+    for every two colours a, b in play with anchors of both, the clipped log-odds log P(a here) - log P(b here)
+    (P(here) = 1 - P(no big) P(no small)) on a's anchors and on b's are centred on 0 by moving a's presence odds
+    by -shift * midpoint / 2 and b's by +shift * midpoint / 2 on every stone (big and small alike; the moves of
+    several pairs add up). Returns copies (the inputs themselves when off or nothing moves)."""
+    import numpy as np
+
+    if config.frame_colour_shift <= 0 or len(cols) < 2 or len(p_big) == 0:
+        return p_big, p_small
+    c = list(cols)
+    here = 1.0 - (1.0 - p_big[:, c]) * p_small[:, c, 0]            # N x len(c)
+    lone = p_count[:, 1] >= config.frame_colour_sure
+    present = here > 0.5
+    one = present.sum(axis=1) == 1
+    logs = np.log(here + 1e-6)
+    move = np.zeros(len(c))
+    for i in range(len(c)):
+        for j in range(i + 1, len(c)):
+            va = lone & one & present[:, i]
+            vb = lone & one & present[:, j]
+            if not va.any() or not vb.any():
+                continue
+            llr = np.clip(logs[:, i] - logs[:, j], -config.frame_colour_cap, config.frame_colour_cap)
+            mid = 0.5 * (float(np.median(llr[va])) + float(np.median(llr[vb])))
+            move[i] -= config.frame_colour_shift * mid / 2
+            move[j] += config.frame_colour_shift * mid / 2
+    if not move.any():
+        return p_big, p_small
+    p_big, p_small = p_big.copy(), p_small.copy()
+    for i, k in enumerate(c):
+        if move[i] == 0:
+            continue
+        f = math.exp(move[i])
+        p_big[:, k] = p_big[:, k] * f / (1.0 - p_big[:, k] + p_big[:, k] * f)
+        q = p_small[:, k].copy()
+        q[:, 1:] *= f
+        p_small[:, k] = q / q.sum(axis=1, keepdims=True)
+    return p_big, p_small
+
+
 def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, cols: Sequence[int],
                       limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
@@ -801,6 +853,8 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
+    if p_count is not None:
+        p_big, p_small = frame_colour_offsets(config, p_big, p_small, p_count, cols)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     if p_count is not None:
         big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
