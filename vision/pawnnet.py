@@ -121,7 +121,8 @@ class PawnNetConfig:
     # the log-odds of the two colours' presence (each clipped to +-`frame_colour_cap`: colours the net tells apart
     # easily shift nothing) on the anchors of the one and of the other are centred on 0, by this share of their
     # midpoint (0 = off), on every stone of the frame: a frame whose white pawns the net reads a little grey moves
-    # its grey/white boundary towards grey (docs/vision.md, session 30)
+    # its grey/white boundary towards grey. Off: on dev it removed wrong colours only to leave the pawns missing
+    # (D83790 165 -> 167-179 pawn errors; docs/vision.md, session 30)
     frame_colour_shift: float = 0.0
     frame_colour_sure: float = 0.6
     frame_colour_cap: float = 4.0
