@@ -158,6 +158,11 @@ class CardConfig:
     # place of seats without points cards 0.50 at most but one (a colour row's last points card, its row lost:
     # 0.81); a place found is then read at full resolution, where the one-card picture rule holds again
     points_search_min: float | None = 0.5
+    # ... and, with a points row found, searched again where a colour has no row: a colour row whose last card is a
+    # points card shows no colour picture for picture_bands, and when its strips and that card lose their outlines
+    # (blur, a veil) the row is missed whole; a points picture outside the rows read, with a strip of that colour
+    # above it (read_band's _colour_above / _coloured_strips), is that colour's row (False: not searched)
+    points_search_colour_rows: bool = True
     points_search_tries: int = 2        # the best places tried, best first, this many (a colour row's last points
                                         # card, its row lost, may outscore the points row's)
     # such a row's covered strips are as washed out as its last card: no ridge between them, but the stack's top is
@@ -202,6 +207,9 @@ class CardConfig:
     picture_contrast_min: float = 0.02
     picture_apart: float = 0.9          # (a picture's centre this share of a card's width from a row read is not its)
     picture_spots: int = 3              # the best few spots of that pass (apart by a picture's size) looked at closer
+    # only rows read with cards keep the search away (a band found by its field but read empty — its field washed out,
+    # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before)
+    picture_apart_read_only: bool = True
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -2343,14 +2351,26 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         # contrast at its borders), the row read up from there
         read = {b.kind for b in bands if b.cards}
         missing = tuple(k for k in COLOURS if k not in read and k in art.symbols)
-        for band in picture_bands(config, small, cream, sv, art, missing, bands, card_game) if missing else ():
+        apart = [b for b in bands if b.cards] if config.picture_apart_read_only else bands
+        for band in picture_bands(config, small, cream, sv, art, missing, apart, card_game) if missing else ():
             read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True, extended=band.kind)
             if band.cards and not single_dropped(config, band, len(band.cards)) \
                     and picture_row_check(config, band, (sv.frame.width, sv.frame.depth)):
                 bands.append(band)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
-    if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
-        bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+    if card_game and config.points_search_min is not None:
+        if not any(b.kind == "points" for b in bands):
+            bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+        elif config.points_search_colour_rows:
+            # (one row a search; again while one is found: two colour rows may each end in a points card)
+            while True:
+                read = {b.kind for b in bands if b.cards}
+                missing = tuple(k for k in COLOURS if k not in read)
+                found = _points_by_picture(config, image, small, cream, sv, art, bands, model, missing) \
+                    if missing else []
+                if not found:
+                    break
+                bands += found
     if card_game and config.column_end_slack_mm is not None:
         # (after the points row found by its picture: the card above may be its)
         _drop_strips_on_card_above(config, bands)
@@ -2381,12 +2401,12 @@ def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
 
 
 def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
-                       bands: list[Band], model: Any) -> list[Band]:
+                       bands: list[Band], model: Any, kinds: tuple[str, ...] | None = None) -> list[Band]:
     """A points row found by its last card's centre picture (see `CardConfig.points_search_min`): the
     picture searched over the half view `small` (the `bands` found masked out), a band of one card laid
     at the best places (up to `points_search_tries`) and read (read_band: strips above, a colour strip
     above making it that colour's row); the first that reads as a card and passes the one-card rules is
-    returned (as a one-band list), if its kind has no band yet."""
+    returned (as a one-band list), if its kind has no band yet (`kinds`: and is one of these)."""
     import cv2
     import numpy as np
 
@@ -2422,7 +2442,7 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
         read_band(config, band, image, cream, sv, art, model, True, from_frame=True, washed=True)
         if not band.cards or single_dropped(config, band, len(band.cards)):
             continue
-        if any(b.kind == band.kind for b in bands):
+        if any(b.kind == band.kind for b in bands) or (kinds is not None and band.kind not in kinds):
             continue
         return [band]
     return []
