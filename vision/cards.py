@@ -1519,8 +1519,10 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                 band.v0 = top + v_start + config.border_mm
                 band.field_tops = [band.v0, *band.field_tops]
             band.kind = colour
+            # (a band the points search found, washed out, keeps its search's room above: a colour row's covered
+            # strips as many as a points stack's)
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
-                      extended=extended)
+                      extended=extended, washed=washed and config.points_search_colour_rows)
             return
     if card_game and band.kind == "points" and len(cards) == 1 and config.points_stack_split:
         split = _split_stack(config, upright, wb, cream, cards[0].top - v_start, band.v1 - v_start, art, p, model)
