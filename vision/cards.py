@@ -148,6 +148,12 @@ class CardConfig:
     # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
     # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
     single_rename: bool = True
+    # two rows read of one colour (a red row's field named pink under warm light beside the real pink row): each is
+    # renamed to a colour no row was read for when its last card's centre picture (card game: or that colour's end
+    # card's) is plainly that colour's — at least single_symbol_min and better than its named colour's by
+    # symbol_margin, the tests of single_rename. Else seat_reading kept the longer and lost the other row whole
+    # (False: not looked at)
+    claim_rename: bool = True
     # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
     # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
@@ -2348,6 +2354,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
+    if config.claim_rename and config.single_symbol_min is not None:
+        _rename_claims(config, bands, image, cream, sv, art, card_game)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
         # contrast at its borders), the row read up from there
@@ -2380,6 +2388,40 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView, art: CardArt,
+                   card_game: bool) -> None:
+    """Rows read of one colour (see `CardConfig.claim_rename`): each renamed to a colour no row was read for whose
+    centre picture its last card shows plainly (`single_symbol_min`, better than its named colour's by
+    `symbol_margin`; card game: an end card's picture counts for its colour)."""
+    cw, ch = art.size
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour and b.cards]
+        free = [c for c in COLOURS if c in art.symbols and all(b.kind != c or not b.cards for b in bands)]
+        if len(claims) < 2 or not free or colour not in art.symbols:
+            continue
+        plans = []
+        for band in claims:
+            # the last card straightened (its top to a card below it, a few mm round), its picture scored
+            top = band.cards[-1].top
+            end = top + ch - config.border_mm
+            upright, v_start = straighten(Band(band.kind, band.a, band.b, top, end), image, sv, cw,
+                                          config.symbol_slack_mm, from_frame=True)
+            kinds = tuple(k for c in (colour, *free) for k in (c, *((f"{c}/E",) if card_game else ())))
+            got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
+            score = {c: max((v for k, v in got.items() if k.split("/")[0] == c), default=-1.0) for c in (colour, *free)}
+            rival = max(free, key=lambda c: score[c])
+            if score[rival] >= config.single_symbol_min and score[rival] > score[colour] + config.symbol_margin:
+                plans.append((score[rival] - score[colour], rival, band))
+        # (the plainest first; one row keeps the colour)
+        for _margin, rival, band in sorted(plans, key=lambda t: -t[0]):
+            if sum(1 for b in bands if b.kind == colour and b.cards) < 2 or \
+                    any(b.kind == rival and b.cards for b in bands):
+                continue
+            for c in band.cards:
+                c.kind = rival if c.kind == colour else c.kind
+            band.kind = rival
 
 
 def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
