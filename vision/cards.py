@@ -154,6 +154,10 @@ class CardConfig:
     # symbol_margin, the tests of single_rename. Else seat_reading kept the longer and lost the other row whole
     # (False: not looked at)
     claim_rename: bool = True
+    # ... and a row of a colour claimed once whose last card's picture is not its colour's (under
+    # single_symbol_min) but plainly a colour's no row was read for (the same tests; card game: not when the points or
+    # wish cards' picture matches better): a red row named pink while the pink row was not found (False: not looked at)
+    row_rename: bool = True
     # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
     # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
@@ -2354,7 +2358,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
-    if config.claim_rename and config.single_symbol_min is not None:
+    if (config.claim_rename or config.row_rename) and config.single_symbol_min is not None:
         _rename_claims(config, bands, image, cream, sv, art, card_game)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
@@ -2392,14 +2396,17 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
 
 def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView, art: CardArt,
                    card_game: bool) -> None:
-    """Rows read of one colour (see `CardConfig.claim_rename`): each renamed to a colour no row was read for whose
-    centre picture its last card shows plainly (`single_symbol_min`, better than its named colour's by
-    `symbol_margin`; card game: an end card's picture counts for its colour)."""
+    """Rows read of one colour (see `CardConfig.claim_rename`), or one whose last card does not show its colour's
+    picture (`row_rename`): each renamed to a colour no row was read for whose centre picture its last card shows
+    plainly (`single_symbol_min`, better than its named colour's by `symbol_margin`; card game: an end card's picture
+    counts for its colour)."""
     cw, ch = art.size
+    others = ("points", "wish") if card_game else ()
     for colour in COLOURS:
         claims = [b for b in bands if b.kind == colour and b.cards]
         free = [c for c in COLOURS if c in art.symbols and all(b.kind != c or not b.cards for b in bands)]
-        if len(claims) < 2 or not free or colour not in art.symbols:
+        multi = len(claims) >= 2 and config.claim_rename
+        if not claims or not free or colour not in art.symbols or (not multi and not config.row_rename):
             continue
         plans = []
         for band in claims:
@@ -2408,15 +2415,23 @@ def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any
             end = top + ch - config.border_mm
             upright, v_start = straighten(Band(band.kind, band.a, band.b, top, end), image, sv, cw,
                                           config.symbol_slack_mm, from_frame=True)
-            kinds = tuple(k for c in (colour, *free) for k in (c, *((f"{c}/E",) if card_game else ())))
-            got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
-            score = {c: max((v for k, v in got.items() if k.split("/")[0] == c), default=-1.0) for c in (colour, *free)}
+
+            def scores(cs: tuple[str, ...]) -> dict[str, float]:
+                kinds = tuple(k for c in cs for k in (c, *((f"{c}/E",) if card_game and c in COLOURS else ())))
+                got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
+                return {c: max((v for k, v in got.items() if k.split("/")[0] == c), default=-1.0) for c in cs}
+
+            own = scores((colour,))[colour]
+            if not multi and own >= config.single_symbol_min:
+                continue
+            score = scores((*free, *others))
             rival = max(free, key=lambda c: score[c])
-            if score[rival] >= config.single_symbol_min and score[rival] > score[colour] + config.symbol_margin:
-                plans.append((score[rival] - score[colour], rival, band))
-        # (the plainest first; one row keeps the colour)
+            if score[rival] >= config.single_symbol_min and score[rival] > own + config.symbol_margin and \
+                    (multi or all(score[rival] > score[k] for k in others)):
+                plans.append((score[rival] - own, rival, band))
+        # (the plainest first; of two rows claiming one colour, one keeps it)
         for _margin, rival, band in sorted(plans, key=lambda t: -t[0]):
-            if sum(1 for b in bands if b.kind == colour and b.cards) < 2 or \
+            if (multi and sum(1 for b in bands if b.kind == colour and b.cards) < 2) or \
                     any(b.kind == rival and b.cards for b in bands):
                 continue
             for c in band.cards:
