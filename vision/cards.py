@@ -156,8 +156,10 @@ class CardConfig:
     claim_rename: bool = True
     # ... and a row of a colour claimed once whose last card's picture is not its colour's (under
     # single_symbol_min) but plainly a colour's no row was read for (the same tests; card game: not when the points or
-    # wish cards' picture matches better): a red row named pink while the pink row was not found (False: not looked at)
-    row_rename: bool = True
+    # wish cards' picture matches better): a red row named pink while the pink row was not found (False: not looked at).
+    # Off: it scores every row's last card picture (~+10-30 ms a card-game frame measured, noisy) for one dev seat
+    # (83790/17 north, 4 -> 1 errors; docs/vision.md, session 30)
+    row_rename: bool = False
     # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
     # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
@@ -218,8 +220,9 @@ class CardConfig:
     picture_apart: float = 0.9          # (a picture's centre this share of a card's width from a row read is not its)
     picture_spots: int = 3              # the best few spots of that pass (apart by a picture's size) looked at closer
     # only rows read with cards keep the search away (a band found by its field but read empty — its field washed out,
-    # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before)
-    picture_apart_read_only: bool = True
+    # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before). Off: it
+    # changed no reading on two dev sets (docs/vision.md, session 30)
+    picture_apart_read_only: bool = False
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
