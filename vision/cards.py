@@ -148,6 +148,18 @@ class CardConfig:
     # and one whose picture is not its kind's but another's (at least single_symbol_min, better by symbol_margin)
     # is that kind's row: a field's colour misnamed under warm light (a red card taken for pink)
     single_rename: bool = True
+    # two rows read of one colour (a red row's field named pink under warm light beside the real pink row): each is
+    # renamed to a colour no row was read for when its last card's centre picture (card game: or that colour's end
+    # card's) is plainly that colour's — at least single_symbol_min and better than its named colour's by
+    # symbol_margin, the tests of single_rename. Else seat_reading kept the longer and lost the other row whole
+    # (False: not looked at)
+    claim_rename: bool = True
+    # ... and a row of a colour claimed once whose last card's picture is not its colour's (under
+    # single_symbol_min) but plainly a colour's no row was read for (the same tests; card game: not when the points or
+    # wish cards' picture matches better): a red row named pink while the pink row was not found (False: not looked at).
+    # Off: it scores every row's last card picture (~+10-30 ms a card-game frame measured, noisy) for one dev seat
+    # (83790/17 north, 4 -> 1 errors; docs/vision.md, session 30)
+    row_rename: bool = False
     # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
     # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
@@ -158,6 +170,11 @@ class CardConfig:
     # place of seats without points cards 0.50 at most but one (a colour row's last points card, its row lost:
     # 0.81); a place found is then read at full resolution, where the one-card picture rule holds again
     points_search_min: float | None = 0.5
+    # ... and, with a points row found, searched again where a colour has no row: a colour row whose last card is a
+    # points card shows no colour picture for picture_bands, and when its strips and that card lose their outlines
+    # (blur, a veil) the row is missed whole; a points picture outside the rows read, with a strip of that colour
+    # above it (read_band's _colour_above / _coloured_strips), is that colour's row (False: not searched)
+    points_search_colour_rows: bool = True
     points_search_tries: int = 2        # the best places tried, best first, this many (a colour row's last points
                                         # card, its row lost, may outscore the points row's)
     # such a row's covered strips are as washed out as its last card: no ridge between them, but the stack's top is
@@ -202,6 +219,10 @@ class CardConfig:
     picture_contrast_min: float = 0.02
     picture_apart: float = 0.9          # (a picture's centre this share of a card's width from a row read is not its)
     picture_spots: int = 3              # the best few spots of that pass (apart by a picture's size) looked at closer
+    # only rows read with cards keep the search away (a band found by its field but read empty — its field washed out,
+    # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before). Off: it
+    # changed no reading on two dev sets (docs/vision.md, session 30)
+    picture_apart_read_only: bool = False
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -1511,8 +1532,10 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                 band.v0 = top + v_start + config.border_mm
                 band.field_tops = [band.v0, *band.field_tops]
             band.kind = colour
+            # (a band the points search found, washed out, keeps its search's room above: a colour row's covered
+            # strips as many as a points stack's)
             read_band(config, band, view, cream, sv, art, model, card_game, from_frame, renamed=True,
-                      extended=extended)
+                      extended=extended, washed=washed and config.points_search_colour_rows)
             return
     if card_game and band.kind == "points" and len(cards) == 1 and config.points_stack_split:
         split = _split_stack(config, upright, wb, cream, cards[0].top - v_start, band.v1 - v_start, art, p, model)
@@ -2338,19 +2361,33 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # nor may it lack its kind's centre picture (a patch of pale wood outlined by its grain and named a
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
+    if (config.claim_rename or config.row_rename) and config.single_symbol_min is not None:
+        _rename_claims(config, bands, image, cream, sv, art, card_game)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
         # contrast at its borders), the row read up from there
         read = {b.kind for b in bands if b.cards}
         missing = tuple(k for k in COLOURS if k not in read and k in art.symbols)
-        for band in picture_bands(config, small, cream, sv, art, missing, bands, card_game) if missing else ():
+        apart = [b for b in bands if b.cards] if config.picture_apart_read_only else bands
+        for band in picture_bands(config, small, cream, sv, art, missing, apart, card_game) if missing else ():
             read_band(config, band, image, cream, sv, art, model, card_game, from_frame=True, extended=band.kind)
             if band.cards and not single_dropped(config, band, len(band.cards)) \
                     and picture_row_check(config, band, (sv.frame.width, sv.frame.depth)):
                 bands.append(band)
         bands.sort(key=lambda bd: bd.centre_u(0.0))
-    if card_game and config.points_search_min is not None and not any(b.kind == "points" for b in bands):
-        bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+    if card_game and config.points_search_min is not None:
+        if not any(b.kind == "points" for b in bands):
+            bands += _points_by_picture(config, image, small, cream, sv, art, bands, model)
+        elif config.points_search_colour_rows:
+            # (one row a search; again while one is found: two colour rows may each end in a points card)
+            while True:
+                read = {b.kind for b in bands if b.cards}
+                missing = tuple(k for k in COLOURS if k not in read)
+                found = _points_by_picture(config, image, small, cream, sv, art, bands, model, missing) \
+                    if missing else []
+                if not found:
+                    break
+                bands += found
     if card_game and config.column_end_slack_mm is not None:
         # (after the points row found by its picture: the card above may be its)
         _drop_strips_on_card_above(config, bands)
@@ -2358,6 +2395,51 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     return SeatCards(sv.frame.seat, bands, cream, small,
                      {"warp": (t1 - t0) * 1000, "rows": (t2 - t1) * 1000, "read": (t3 - t2) * 1000},
                      tuple(float(v) for v in art.size))
+
+
+def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView, art: CardArt,
+                   card_game: bool) -> None:
+    """Rows read of one colour (see `CardConfig.claim_rename`), or one whose last card does not show its colour's
+    picture (`row_rename`): each renamed to a colour no row was read for whose centre picture its last card shows
+    plainly (`single_symbol_min`, better than its named colour's by `symbol_margin`; card game: an end card's picture
+    counts for its colour)."""
+    cw, ch = art.size
+    others = ("points", "wish") if card_game else ()
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour and b.cards]
+        free = [c for c in COLOURS if c in art.symbols and all(b.kind != c or not b.cards for b in bands)]
+        multi = len(claims) >= 2 and config.claim_rename
+        if not claims or not free or colour not in art.symbols or (not multi and not config.row_rename):
+            continue
+        plans = []
+        for band in claims:
+            # the last card straightened (its top to a card below it, a few mm round), its picture scored
+            top = band.cards[-1].top
+            end = top + ch - config.border_mm
+            upright, v_start = straighten(Band(band.kind, band.a, band.b, top, end), image, sv, cw,
+                                          config.symbol_slack_mm, from_frame=True)
+
+            def scores(cs: tuple[str, ...]) -> dict[str, float]:
+                kinds = tuple(k for c in cs for k in (c, *((f"{c}/E",) if card_game and c in COLOURS else ())))
+                got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
+                return {c: max((v for k, v in got.items() if k.split("/")[0] == c), default=-1.0) for c in cs}
+
+            own = scores((colour,))[colour]
+            if not multi and own >= config.single_symbol_min:
+                continue
+            score = scores((*free, *others))
+            rival = max(free, key=lambda c: score[c])
+            if score[rival] >= config.single_symbol_min and score[rival] > own + config.symbol_margin and \
+                    (multi or all(score[rival] > score[k] for k in others)):
+                plans.append((score[rival] - own, rival, band))
+        # (the plainest first; of two rows claiming one colour, one keeps it)
+        for _margin, rival, band in sorted(plans, key=lambda t: -t[0]):
+            if (multi and sum(1 for b in bands if b.kind == colour and b.cards) < 2) or \
+                    any(b.kind == rival and b.cards for b in bands):
+                continue
+            for c in band.cards:
+                c.kind = rival if c.kind == colour else c.kind
+            band.kind = rival
 
 
 def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
@@ -2381,12 +2463,12 @@ def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:
 
 
 def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, sv: SeatView, art: CardArt,
-                       bands: list[Band], model: Any) -> list[Band]:
+                       bands: list[Band], model: Any, kinds: tuple[str, ...] | None = None) -> list[Band]:
     """A points row found by its last card's centre picture (see `CardConfig.points_search_min`): the
     picture searched over the half view `small` (the `bands` found masked out), a band of one card laid
     at the best places (up to `points_search_tries`) and read (read_band: strips above, a colour strip
     above making it that colour's row); the first that reads as a card and passes the one-card rules is
-    returned (as a one-band list), if its kind has no band yet."""
+    returned (as a one-band list), if its kind has no band yet (`kinds`: and is one of these)."""
     import cv2
     import numpy as np
 
@@ -2422,7 +2504,7 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
         read_band(config, band, image, cream, sv, art, model, True, from_frame=True, washed=True)
         if not band.cards or single_dropped(config, band, len(band.cards)):
             continue
-        if any(b.kind == band.kind for b in bands):
+        if any(b.kind == band.kind for b in bands) or (kinds is not None and band.kind not in kinds):
             continue
         return [band]
     return []
