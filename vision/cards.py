@@ -801,7 +801,7 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
 
 
 def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
-                         card_game: bool, kinds: tuple[str, ...] | None = None) -> dict[str, float]:
+                         card_game: bool, kinds: tuple[str, ...] | None = None, field: Any = None) -> dict[str, float]:
     """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
 
     Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
@@ -816,10 +816,11 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     (never below the kind's unveiled brightness: a stock guess too bright darkens every piece alike): a
     grey points card, ~0.7 of the stock, is not a pink washed grey, which would be nearly as bright as
     the stock.
-    Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs)."""
+    Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs);
+    `field`: the piece's piece_median when the caller has it."""
     import numpy as np
 
-    field = piece_median(view, sub, x, y)
+    field = piece_median(view, sub, x, y) if field is None else field
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
     m = float(lg.mean())
     c = lg - m
@@ -879,11 +880,12 @@ def piece_median(view: Any, sub: Any, x: int, y: int) -> Any:
     return (part[:, k - 1].astype(np.float32) + part[:, k].astype(np.float32)) / np.float32(2.0)
 
 
-def piece_chroma(view: Any, cream: Any, sub: Any, x: int, y: int) -> float:
-    """How coloured an outlined piece is: the log-chroma norm of its median colour over the stock."""
+def piece_chroma(view: Any, cream: Any, sub: Any, x: int, y: int, field: Any = None) -> float:
+    """How coloured an outlined piece is: the log-chroma norm of its median colour over the stock (`field`: its
+    piece_median when the caller has it)."""
     import numpy as np
 
-    field = piece_median(view, sub, x, y)
+    field = piece_median(view, sub, x, y) if field is None else field
     return log_chroma_norm(np.asarray(field, np.float64) / np.maximum(np.asarray(cream, np.float64), 1.0))
 
 
@@ -1048,8 +1050,9 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         h, w = mask.shape
         key = ("kind", x, y, w, h, area, round(float(np.sum(cream)), 1))
         if key not in memo:
-            memo[key] = (piece_kind_distances(config, view, cream, mask, x, y, art, card_game),
-                         piece_chroma(view, cream, mask, x, y) if card_game else None)
+            field = piece_median(view, mask, x, y)
+            memo[key] = (piece_kind_distances(config, view, cream, mask, x, y, art, card_game, field=field),
+                         piece_chroma(view, cream, mask, x, y, field) if card_game else None)
         kind, dists = _nearest_kind(config, memo[key][0], memo[key][1], grey_max)
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,

@@ -789,7 +789,7 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
     import cv2
     import numpy as np
 
-    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
+    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances, piece_median
 
     p = tv.ppm
     fw, fh = config.field_size_mm
@@ -807,11 +807,13 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
             continue
         # the piece's colour over the white it was outlined against (a lamp's hot spot whitens the stock too)
         white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
-        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
-        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
+        field = piece_median(view, sub, x, y)      # (its median colour, once for the tests below)
+        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, field=field)
+        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y, field) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
         backs = kind in piles and \
-            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
+            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",),
+                                 field).get("back", 1e9) <= dists[kind]
         off = abs(1 - area / (fw * fh * p * p))
         centre, theta = _rect_on_table(tv, cx, cy, rw, rh, ang)
         if kind not in piles or backs:
