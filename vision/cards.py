@@ -1361,7 +1361,10 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     mid = labels[:, c0:c1]
     if kinds:
-        inside = np.isin(mid, [FIELD_KINDS.index(k) for k in kinds]).mean(axis=1)
+        # (np.isin(mid, kinds' labels) as a byte look-up: the same 0/1 per pixel, the same row means)
+        table = np.zeros(len(FIELD_KINDS) + 1, bool)
+        table[[FIELD_KINDS.index(k) + 1 for k in kinds]] = True
+        inside = _label_lookup(mid, table).mean(axis=1)
     else:
         inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
     field_rows = np.nonzero(inside > 0.5)[0]
@@ -1391,7 +1394,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         below = (cs[ys + lo + r + 1] - cs[ys + lo + 1]) / r
         score = peak - np.maximum(above, below)
         order = np.lexsort((-ys, -score))       # best first (of equal scores the later row)
-        cand = [(float(score[j]), int(ys[j])) for j in order if score[j] >= config.ridge_min]
+        order = order[score[order] >= config.ridge_min]
+        cand = list(zip(score[order].tolist(), ys[order].tolist()))
     # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
     for t in sorted(field_tops):
