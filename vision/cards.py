@@ -532,6 +532,19 @@ def label_counts(labels: Any) -> Any:
     return np.bincount(labels[labels >= 0].astype(np.int64), minlength=n)
 
 
+def _index_counts(idx: Any, n: int) -> Any:
+    """np.bincount(idx.ravel(), minlength=n) of a uint16 index image with values below n (int64, the same counts):
+    by OpenCV's histogram (exact below 2^24 pixels; half numpy's time over a seat view)."""
+    import cv2
+    import numpy as np
+
+    if idx.dtype == np.uint16 and idx.ndim == 2 and 0 < idx.size < (1 << 24) and n <= 65536:
+        got = cv2.calcHist([np.ascontiguousarray(idx)], [0], None, [n], [0, n]).ravel().astype(np.int64)
+        if int(got.sum()) == idx.size:      # (every value below n: else numpy's count, which says so)
+            return got
+    return np.bincount(idx.ravel(), minlength=n)
+
+
 def _label_lookup(labels: Any, table: Any) -> Any:
     """table[labels + 1] as bytes (`table`: bool, len(FIELD_KINDS) + 1, entry 0 for -1): on field_labels' bytes
     a byte look-up (-1 is byte 255), else numpy's."""
@@ -552,7 +565,7 @@ def table_mask(config: CardConfig, view: Any) -> Any:
     import numpy as np
 
     idx = colour_index(view, 4)
-    hist = np.bincount(idx.ravel(), minlength=4096)
+    hist = _index_counts(idx, 4096)
     order = np.argsort(hist)[::-1]
     cum = np.cumsum(hist[order])
     n = int(np.searchsorted(cum, config.table_share * idx.size)) + 1

@@ -133,3 +133,16 @@ def test_straighten_samples_as_its_maps_say(from_frame):
         ref = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         assert math.isclose(v_start, band.v0 - 12.0)
         assert got.shape == ref.shape and np.array_equal(got, ref)
+
+
+def test_index_counts_are_numpys():
+    from vision.cards import _index_counts
+
+    rng = np.random.default_rng(9)
+    idx = rng.integers(0, 4096, (80, 120)).astype(np.uint16)
+    idx[:30] = 17          # (many of one colour: the table)
+    assert np.array_equal(_index_counts(idx, 4096), np.bincount(idx.ravel(), minlength=4096))
+    assert _index_counts(idx, 4096).dtype == np.int64
+    # a value past n: numpy's count (longer), not a histogram that drops it
+    idx[0, 0] = 5000
+    assert np.array_equal(_index_counts(idx, 4096), np.bincount(idx.ravel(), minlength=4096))
