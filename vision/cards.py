@@ -586,14 +586,33 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
-    if table is not None:
-        mask &= ~table
-    # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
-    counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
-    for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
-        mask &= labels != k
-    mask = mask.astype(np.uint8)
+    if labels.dtype == np.int8 and labels.ndim == 2 and labels.size and (
+            table is None or (table.dtype == bool and table.shape == labels.shape)):
+        # the same mask as below (0/1 bytes) by byte look-ups and OpenCV's logic and histogram
+        allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+        allowed[1:] = [k != back if card_game else k < len(COLOURS) for k in range(len(FIELD_KINDS))]
+        free = None if table is None else cv2.compare(np.ascontiguousarray(table).view(np.uint8), 0, cv2.CMP_EQ)
+
+        def field_mask() -> Any:
+            m = _label_lookup(labels, allowed)
+            return m if free is None else cv2.bitwise_and(m, free)
+
+        mask = field_mask()
+        counts = cv2.calcHist([np.ascontiguousarray(labels).view(np.uint8)], [0], mask, [256], [0, 256]).ravel()
+        # (as integers, as numpy's count: a float32 count against the float threshold would round it)
+        over = np.nonzero(counts[:len(FIELD_KINDS)].astype(np.int64) > config.table_fraction * labels.size)[0]
+        if over.size:
+            allowed[over + 1] = False
+            mask = field_mask()
+    else:
+        mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
+        if table is not None:
+            mask &= ~table
+        # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
+        counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
+        for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
+            mask &= labels != k
+        mask = mask.astype(np.uint8)
     # speckles of table that pass for a field go first (a row's field is solid), then the cream
     # borders between the strips of a row are bridged
     o = max(3, int(round(config.open_mm * p)))

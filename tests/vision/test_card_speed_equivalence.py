@@ -146,3 +146,24 @@ def test_index_counts_are_numpys():
     # a value past n: numpy's count (longer), not a histogram that drops it
     idx[0, 0] = 5000
     assert np.array_equal(_index_counts(idx, 4096), np.bincount(idx.ravel(), minlength=4096))
+
+
+@pytest.mark.parametrize("card_game", [True, False])
+def test_colour_finder_mask_is_numpys(card_game, monkeypatch):
+    """find_bands' field mask by byte look-ups gives the rows the numpy mask gives (a table colour dropped too)."""
+    import vision.cards as cards
+
+    rng = np.random.default_rng(10 + card_game)
+    n = len(FIELD_KINDS)
+    labels = np.full((300, 400), -1, np.int8)
+    labels[:, :] = np.where(rng.random((300, 400)) < 0.6, 2, -1)     # speckle of one colour: the table's
+    for i, x in enumerate(range(10, 300, 95)):
+        labels[40:260, x:x + 78] = i % n                              # rows of cards (52 mm at 1.5 px/mm)
+    table = rng.random((300, 400)) < 0.05
+    sv = _seat_view()
+    cfg = cards.CardConfig()
+    got = cards.find_bands(cfg, labels, sv, 0.5, table, card_game)
+    # the plain way: the labels as int16 take the numpy branch
+    ref = cards.find_bands(cfg, labels.astype(np.int16), sv, 0.5, table, card_game)
+    assert [(b.kind, b.a, b.b, b.v0, b.v1) for b in got] == [(b.kind, b.a, b.b, b.v0, b.v1) for b in ref]
+    assert got
