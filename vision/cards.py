@@ -540,13 +540,53 @@ def _field_lut(config: CardConfig, cream: Any, art: CardArt) -> Any:
 
 # ----------------------------------------------------------------------------- rows
 
+def label_counts(labels: Any) -> Any:
+    """How many pixels of each field kind field_labels found (int64, len(FIELD_KINDS); -1 not counted): on its
+    bytes by OpenCV's histogram (exact below 2^24 pixels), else numpy's count."""
+    import cv2
+    import numpy as np
+
+    n = len(FIELD_KINDS)
+    if labels.dtype == np.int8 and labels.size < (1 << 24) and labels.size:
+        hist = cv2.calcHist([np.ascontiguousarray(labels).view(np.uint8)], [0], None, [256], [0, 256])
+        return hist.ravel()[:n].astype(np.int64)
+    return np.bincount(labels[labels >= 0].astype(np.int64), minlength=n)
+
+
+def _index_counts(idx: Any, n: int) -> Any:
+    """np.bincount(idx.ravel(), minlength=n) of a uint16 index image with values below n (int64, the same counts):
+    by OpenCV's histogram (exact below 2^24 pixels; half numpy's time over a seat view)."""
+    import cv2
+    import numpy as np
+
+    if idx.dtype == np.uint16 and idx.ndim == 2 and 0 < idx.size < (1 << 24) and n <= 65536:
+        got = cv2.calcHist([np.ascontiguousarray(idx)], [0], None, [n], [0, n]).ravel().astype(np.int64)
+        if int(got.sum()) == idx.size:      # (every value below n: else numpy's count, which says so)
+            return got
+    return np.bincount(idx.ravel(), minlength=n)
+
+
+def _label_lookup(labels: Any, table: Any) -> Any:
+    """table[labels + 1] as bytes (`table`: bool, len(FIELD_KINDS) + 1, entry 0 for -1): on field_labels' bytes
+    a byte look-up (-1 is byte 255), else numpy's."""
+    import cv2
+    import numpy as np
+
+    if labels.dtype == np.int8 and labels.size:
+        lut = np.zeros(256, np.uint8)
+        lut[:len(table) - 1] = table[1:]
+        lut[255] = table[0]
+        return cv2.LUT(np.ascontiguousarray(labels).view(np.uint8), lut)
+    return table[labels.astype(np.int64) + 1].view(np.uint8)
+
+
 def table_mask(config: CardConfig, view: Any) -> Any:
     """Pixels of the table's own colours: the most common colours of the seat view (16 levels a
     channel) that together make up `table_share` of it — most of a seat is table."""
     import numpy as np
 
     idx = colour_index(view, 4)
-    hist = np.bincount(idx.ravel(), minlength=4096)
+    hist = _index_counts(idx, 4096)
     order = np.argsort(hist)[::-1]
     cum = np.cumsum(hist[order])
     n = int(np.searchsorted(cum, config.table_share * idx.size)) + 1
@@ -567,14 +607,33 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
-    if table is not None:
-        mask &= ~table
-    # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
-    counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
-    for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
-        mask &= labels != k
-    mask = mask.astype(np.uint8)
+    if labels.dtype == np.int8 and labels.ndim == 2 and labels.size and (
+            table is None or (table.dtype == bool and table.shape == labels.shape)):
+        # the same mask as below (0/1 bytes) by byte look-ups and OpenCV's logic and histogram
+        allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
+        allowed[1:] = [k != back if card_game else k < len(COLOURS) for k in range(len(FIELD_KINDS))]
+        free = None if table is None else cv2.compare(np.ascontiguousarray(table).view(np.uint8), 0, cv2.CMP_EQ)
+
+        def field_mask() -> Any:
+            m = _label_lookup(labels, allowed)
+            return m if free is None else cv2.bitwise_and(m, free)
+
+        mask = field_mask()
+        counts = cv2.calcHist([np.ascontiguousarray(labels).view(np.uint8)], [0], mask, [256], [0, 256]).ravel()
+        # (as integers, as numpy's count: a float32 count against the float threshold would round it)
+        over = np.nonzero(counts[:len(FIELD_KINDS)].astype(np.int64) > config.table_fraction * labels.size)[0]
+        if over.size:
+            allowed[over + 1] = False
+            mask = field_mask()
+    else:
+        mask = (labels >= 0) & (labels != back) if card_game else (labels >= 0) & (labels < len(COLOURS))
+        if table is not None:
+            mask &= ~table
+        # a table of a card's colour beyond its commonest shades: that colour everywhere is the table
+        counts = np.bincount(labels[mask].astype(np.int64), minlength=len(FIELD_KINDS))
+        for k in np.nonzero(counts > config.table_fraction * labels.size)[0]:
+            mask &= labels != k
+        mask = mask.astype(np.uint8)
     # speckles of table that pass for a field go first (a row's field is solid), then the cream
     # borders between the strips of a row are bridged
     o = max(3, int(round(config.open_mm * p)))
@@ -700,12 +759,24 @@ def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -
 
 def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf"), *, boxes: bool = True) -> tuple[int, Any, Any]:
     """cv2.connectedComponentsWithStats(mask, connectivity=4), the same labels and areas, but the boxes only of
-    the pieces whose area is within [lo, hi] (every other row's box 0; none with `boxes` false): OpenCV's
-    statistics pass costs as much as the labelling itself, and only a few pieces of card size are ever looked
-    at. (n, component map, stats)."""
+    the pieces whose area is within [lo, hi] (every other row's box 0; none with `boxes` false): only a few
+    pieces of card size are ever looked at. (n, component map, stats).
+
+    With boxes, OpenCV's own statistics (its labelling and statistics in one pass, ~2x the labelling alone)
+    cost less than a mask and a bounding box per piece in range once two or more are (session 30: the
+    outline table view of a still, 20 pieces in range, 32 -> 18 ms); without, the areas are counted."""
     import cv2
     import numpy as np
 
+    if boxes:
+        n, comp, found, _centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        stats = np.zeros((n, 5), np.int32)
+        area = found[:, cv2.CC_STAT_AREA]
+        stats[:, cv2.CC_STAT_AREA] = area
+        keep = (area >= lo) & (area <= hi)
+        keep[0] = False
+        stats[keep, :4] = found[keep, :4]
+        return n, comp, stats
     n, comp = cv2.connectedComponents(mask, connectivity=4)
     area = np.zeros(n, np.int64)
     for r0 in range(0, comp.shape[0], 128):
@@ -713,16 +784,14 @@ def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf"), *, boxes: bool
         area += np.bincount(comp[r0:r0 + 128].ravel(), minlength=n)
     stats = np.zeros((n, 5), np.int32)
     stats[:, cv2.CC_STAT_AREA] = area
-    for i in np.nonzero((stats[:, cv2.CC_STAT_AREA] >= lo) & (stats[:, cv2.CC_STAT_AREA] <= hi))[0] if boxes else ():
-        if i:
-            stats[i, :4] = cv2.boundingRect(cv2.compare(comp, int(i), cv2.CMP_EQ))
     return n, comp, stats
 
 
 def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
                     contrast: tuple[Any, Any, Any, Any, float] | None = None) -> tuple[Any, Any, Any]:
     """The card fields the cream borders enclose: (component map, stats, separators) of the view (stats: _pieces',
-    the boxes of the pieces a field wide and `min_piece_mm` high, every other piece's box 0).
+    the boxes of the pieces a field wide and `min_piece_mm` high, every other piece's box 0; separators: bytes,
+    255 on a border).
 
     Every card has a light border round its printed field; every top border of a row crosses its
     strips. Whatever the table's colour, a border is a thin line whiter than both its sides (a
@@ -741,13 +810,28 @@ def outlined_fields(config: CardConfig, view: Any, cream: Any, ppm: float,
     # without one) a washed-out field is whiter than the stock elsewhere, but not than the stock beside it
     bright = config.border_white * scale if white is None else \
         config.border_white * np.maximum(white, scale)
-    sep = (tophat > config.border_tophat * scale) | (w > bright) | \
-        ((step > config.border_step * scale) & (w > config.border_step_white * scale))
+    # (as bytes, 255 where true: OpenCV's compares and logic, each exactly numpy's on these float32 arrays)
+    sep = cv2.bitwise_or(cv2.bitwise_or(_greater(tophat, config.border_tophat * scale), _greater(w, bright)),
+                         cv2.bitwise_and(_greater(step, config.border_step * scale),
+                                         _greater(w, config.border_step_white * scale)))
     # (only pieces at least a field wide and `min_piece_mm` high are ever looked at: 4-connected, such a piece
     # has at least width + height - 1 pixels, and only those need their boxes)
     lo = math.ceil(config.field_width_mm[0] * ppm) + math.ceil(config.min_piece_mm * ppm) - 1
-    n, comp, stats = _pieces((~sep).view(np.uint8), lo)
+    n, comp, stats = _pieces(cv2.bitwise_not(sep), lo)
     return comp, stats, sep
+
+
+def _greater(a: Any, t: Any) -> Any:
+    """`a > t` as bytes (255 where true, else 0), exactly as numpy has it: OpenCV's compare where it is the same
+    (a float32 or byte array against a Python number, which numpy rounds to float32 for a float32 array and OpenCV
+    too; or against an array of a's type), numpy's otherwise. A few times faster over a seat view."""
+    import cv2
+    import numpy as np
+
+    if a.ndim == 2 and a.dtype in (np.float32, np.uint8) and (type(t) in (float, int) or (
+            isinstance(t, np.ndarray) and t.dtype == a.dtype and t.shape == a.shape)):
+        return cv2.compare(a, t, cv2.CMP_GT)
+    return (a > t).view(np.uint8) * np.uint8(255)
 
 
 def field_piece_mm(config: CardConfig, stats: Any, ppm: float) -> float:
@@ -770,7 +854,7 @@ def piece_kind(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: i
 
 
 def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x: int, y: int, art: CardArt,
-                         card_game: bool, kinds: tuple[str, ...] | None = None) -> dict[str, float]:
+                         card_game: bool, kinds: tuple[str, ...] | None = None, field: Any = None) -> dict[str, float]:
     """The field kind of one outlined piece (`sub`: its mask in its box at (x, y)).
 
     Its median colour is taken over the seat's card stock (`cream`), so the light's colour cancels
@@ -785,11 +869,11 @@ def piece_kind_distances(config: CardConfig, view: Any, cream: Any, sub: Any, x:
     (never below the kind's unveiled brightness: a stock guess too bright darkens every piece alike): a
     grey points card, ~0.7 of the stock, is not a pink washed grey, which would be nearly as bright as
     the stock.
-    Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs)."""
+    Here: each kind's distance (log-chroma at its best veil); `kinds`: these kinds instead (e.g. the backs);
+    `field`: the piece's piece_median when the caller has it."""
     import numpy as np
 
-    h, w = sub.shape
-    field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    field = piece_median(view, sub, x, y) if field is None else field
     lg = np.log(np.maximum(field, 1.0) / np.maximum(cream, 1.0))
     m = float(lg.mean())
     c = lg - m
@@ -830,12 +914,31 @@ def _washed_fields(veils: tuple[float, ...], art: CardArt, kinds: tuple[str, ...
     return out
 
 
-def piece_chroma(view: Any, cream: Any, sub: Any, x: int, y: int) -> float:
-    """How coloured an outlined piece is: the log-chroma norm of its median colour over the stock."""
+def piece_median(view: Any, sub: Any, x: int, y: int) -> Any:
+    """The median colour (float32, per channel) of an outlined piece (`sub`: its mask in its box at (x, y)):
+    np.median(pixels.astype(float32), axis=0), on a byte view by a selection a channel at a time (the same
+    values: the mean of two bytes is exact in float32; a third of numpy's median over the pixels' rows)."""
     import numpy as np
 
     h, w = sub.shape
-    field = np.median(view[y:y + h, x:x + w][sub].astype(np.float32), axis=0)
+    px = view[y:y + h, x:x + w][sub]
+    n = px.shape[0]
+    if view.dtype != np.uint8 or px.ndim != 2 or n == 0:
+        return np.median(px.astype(np.float32), axis=0)
+    ch = np.ascontiguousarray(px.T)
+    k = n // 2
+    if n % 2:
+        return np.partition(ch, k, axis=1)[:, k].astype(np.float32)
+    part = np.partition(ch, (k - 1, k), axis=1)
+    return (part[:, k - 1].astype(np.float32) + part[:, k].astype(np.float32)) / np.float32(2.0)
+
+
+def piece_chroma(view: Any, cream: Any, sub: Any, x: int, y: int, field: Any = None) -> float:
+    """How coloured an outlined piece is: the log-chroma norm of its median colour over the stock (`field`: its
+    piece_median when the caller has it)."""
+    import numpy as np
+
+    field = piece_median(view, sub, x, y) if field is None else field
     return log_chroma_norm(np.asarray(field, np.float64) / np.maximum(np.asarray(cream, np.float64), 1.0))
 
 
@@ -963,7 +1066,7 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
     sub, labels = sub[y0:ys[-1] + 1, x0:xs[-1] + 1], labels[y0:ys[-1] + 1, x0:xs[-1] + 1]
     allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
     allowed[np.asarray(kinds) + 1] = True
-    mask = (sub & allowed[labels.astype(np.int64) + 1]).astype(np.uint8)
+    mask = (sub & _label_lookup(labels, allowed).view(bool)).view(np.uint8)
     o = max(3, int(round(config.open_mm * ppm)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
@@ -1000,8 +1103,9 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
         h, w = mask.shape
         key = ("kind", x, y, w, h, area, round(float(np.sum(cream)), 1))
         if key not in memo:
-            memo[key] = (piece_kind_distances(config, view, cream, mask, x, y, art, card_game),
-                         piece_chroma(view, cream, mask, x, y) if card_game else None)
+            field = piece_median(view, mask, x, y)
+            memo[key] = (piece_kind_distances(config, view, cream, mask, x, y, art, card_game, field=field),
+                         piece_chroma(view, cream, mask, x, y, field) if card_game else None)
         kind, dists = _nearest_kind(config, memo[key][0], memo[key][1], grey_max)
         if kind is not None:
             pieces.append({"x": x, "y": y, "w": w, "h": h, "mask": mask, "cx": x + w / 2, "kind": kind,
@@ -1011,7 +1115,7 @@ def find_bands_outlined(config: CardConfig, view: Any, cream: Any, sv: SeatView,
     if labels is not None:
         # the card colours a leaking piece may give up: not one the table itself shows everywhere
         kinds = [FIELD_KINDS.index(k) for k in (*COLOURS, *(("points", "wish") if card_game else ()))]
-        counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+        counts = label_counts(labels)
         field_kinds = [k for k in kinds if counts[k] <= config.table_fraction * labels.size]
     big = np.nonzero((stats[:, 2] >= config.field_width_mm[0] * p) & (stats[:, 3] >= config.min_piece_mm * p))[0]
     for i in big[big > 0]:
@@ -1212,12 +1316,23 @@ def straighten(band: Band, image: Any, sv: SeatView, width_mm: float, pad_mm: fl
     vv = v_start + (np.arange(first_row, max(first_row, h), dtype=np.float32) + 0.5) / p
     uu = (np.arange(w, dtype=np.float32) + 0.5) / p - width_mm / 2
     gu = uu[None, :] + (band.a + band.b * vv)[:, None]
-    gv = np.repeat(vv[:, None], w, axis=1)
-    mx, my = sv.to_view(gu, gv)
-    mx, my = mx.astype(np.float32), my.astype(np.float32)
-    if from_frame:
-        # where the view would be sampled, through the view's (smooth) maps: the same points of the frame
-        mx, my = sv.frame_maps(mx, my)
+    if gu.dtype == np.float32 and vv.dtype == np.float32:
+        # (sv.to_view of every pixel's seat u, v in float32, as below, worked out in place; v is one per row)
+        mx = gu
+        mx += sv.margin
+        mx *= sv.ppm
+        rows = sv.to_view(0.0, vv)[1]
+        if from_frame:
+            # where the view would be sampled, through the view's (smooth) maps: the same points of the frame
+            mx, my = sv.frame_maps(mx, rows, in_place=True)
+        else:
+            my = np.repeat(rows[:, None], w, axis=1)
+    else:
+        gv = np.repeat(vv[:, None], w, axis=1)
+        mx, my = sv.to_view(gu, gv)
+        mx, my = mx.astype(np.float32), my.astype(np.float32)
+        if from_frame:
+            mx, my = sv.frame_maps(mx, my)
     out = cv2.remap(image, mx, my,
                     cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out, v_start
@@ -1299,7 +1414,10 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
     c0, c1 = (int(round(v * ppm)) for v in config.centre_mm)
     mid = labels[:, c0:c1]
     if kinds:
-        inside = np.isin(mid, [FIELD_KINDS.index(k) for k in kinds]).mean(axis=1)
+        # (np.isin(mid, kinds' labels) as a byte look-up: the same 0/1 per pixel, the same row means)
+        table = np.zeros(len(FIELD_KINDS) + 1, bool)
+        table[[FIELD_KINDS.index(k) + 1 for k in kinds]] = True
+        inside = _label_lookup(mid, table).mean(axis=1)
     else:
         inside = ((mid >= 0) & (mid != FIELD_KINDS.index("back"))).mean(axis=1)
     field_rows = np.nonzero(inside > 0.5)[0]
@@ -1329,7 +1447,8 @@ def card_tops(config: CardConfig, white: Any, labels: Any, ppm: float, card_h: f
         below = (cs[ys + lo + r + 1] - cs[ys + lo + 1]) / r
         score = peak - np.maximum(above, below)
         order = np.lexsort((-ys, -score))       # best first (of equal scores the later row)
-        cand = [(float(score[j]), int(ys[j])) for j in order if score[j] >= config.ridge_min]
+        order = order[score[order] >= config.ridge_min]
+        cand = list(zip(score[order].tolist(), ys[order].tolist()))
     # a field piece outlined on its own (find_bands_outlined) begins under a card's top border
     ridges: list[float] = []
     for t in sorted(field_tops):
@@ -2665,11 +2784,11 @@ def _field_left_mm2(config: CardConfig, labels: Any, bands: list[Band], sv: Seat
 
     p = sv.ppm * scale
     back = FIELD_KINDS.index("back")
-    counts = np.bincount(labels[labels >= 0].astype(np.int64), minlength=len(FIELD_KINDS))
+    counts = label_counts(labels)
     allowed = np.zeros(len(FIELD_KINDS) + 1, bool)
     for k in range(len(FIELD_KINDS)):
         allowed[k + 1] = k != back and counts[k] <= config.table_fraction * labels.size
-    mask = allowed[labels.astype(np.int64) + 1].view(np.uint8)
+    mask = _label_lookup(labels, allowed)
     for b in bands:
         pts = []
         for v, side in ((b.v0 - config.strip_above_mm, -1), (b.v0 - config.strip_above_mm, 1), (b.v1 + 6.0, 1),

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 from engine.cards import COLOURS
 
 from .cardart import FIELD_KINDS, CardArt, _whiteness
-from .cards import CardConfig, _pieces, colour_index, field_labels, read_corners
+from .cards import CardConfig, _greater, _pieces, colour_index, field_labels, read_corners
 
 
 @dataclass(frozen=True)
@@ -542,7 +542,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     area_range = _piece_area_range(config, art, tv.ppm)
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
-    stock_sep = None
+    stock_comp = None
     for judged in ("stock", "local"):
         if judged == "local":
             # (the markers' paper is whiter than the stock: only what is whiter than paper is more light)
@@ -556,7 +556,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
         comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
         if local is None:
-            stock_sep = comp == 0       # (every pixel not a border lies in some piece)
+            stock_comp = comp           # (its borders: every pixel not a border lies in some piece)
         pieces: tuple[Any, Any] | None = (comp, stats)
         closed = False
         while pieces is not None and piles:
@@ -579,10 +579,10 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             closed = True
         if not piles:
             break
-    if piles & table_kinds and stock_sep is not None and config.frame_tries > 0 and \
+    if piles & table_kinds and stock_comp is not None and config.frame_tries > 0 and \
             (card_game or config.frame_board_games):
         out += _framed_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
-                             piles & table_kinds, view, stock_sep)
+                             piles & table_kinds, view, stock_comp == 0)
     return out
 
 
@@ -771,9 +771,9 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
     keep = cv2.compare(comp, int(big[0]), cv2.CMP_EQ)
     for i in big[1:]:
         keep |= cv2.compare(comp, int(i), cv2.CMP_EQ)
-    if not cv2.countNonZero(keep & sep):
+    if not cv2.countNonZero(cv2.bitwise_and(keep, sep)):
         return None         # no gap closed inside them: nothing comes apart
-    keep &= ~sep
+    keep = cv2.bitwise_and(keep, cv2.bitwise_not(sep))     # (numpy's keep & ~sep, OpenCV's speed)
     _n, comp2, stats2 = _pieces(keep, *area_range)
     return comp2, stats2
 
@@ -789,7 +789,7 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
     import cv2
     import numpy as np
 
-    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances
+    from .cards import _nearest_kind, grey_chroma_max, piece_chroma, piece_kind_distances, piece_median
 
     p = tv.ppm
     fw, fh = config.field_size_mm
@@ -807,11 +807,13 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
             continue
         # the piece's colour over the white it was outlined against (a lamp's hot spot whitens the stock too)
         white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
-        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game)
-        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y) if card_game else None,
+        field = piece_median(view, sub, x, y)      # (its median colour, once for the tests below)
+        dists = piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, field=field)
+        kind, _d = _nearest_kind(ccfg, dists, piece_chroma(view, white, sub, x, y, field) if card_game else None,
                                  grey_chroma_max(ccfg, art) if card_game else None)
         backs = kind in piles and \
-            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",)).get("back", 1e9) <= dists[kind]
+            piece_kind_distances(ccfg, view, white, sub, x, y, art, card_game, ("back",),
+                                 field).get("back", 1e9) <= dists[kind]
         off = abs(1 - area / (fw * fh * p * p))
         centre, theta = _rect_on_table(tv, cx, cy, rw, rh, ang)
         if kind not in piles or backs:
@@ -853,17 +855,19 @@ def _outlined_u8(config: CardConfig, view: Any, cream: Any, ppm: float, local: A
     eroded = cv2.erode(w, ker)
     tophat = cv2.subtract(w, cv2.dilate(eroded, ker))
     step = cv2.subtract(w, eroded)
+    # (the tests as bytes, 255 where true: OpenCV's compares and logic, each exactly numpy's on bytes)
     if local is None:
-        white = w > config.border_white * _WHITE_BYTE
+        white = _greater(w, config.border_white * _WHITE_BYTE)
     else:
         # "simply white" for where it lies: every channel this much of the whitest near it, where that is
         # whiter than the stock (a lamp's hot spot, a glare's veil of any colour)
         bright = cv2.convertScaleAbs(local, alpha=config.border_white)
         white = cv2.min(cv2.min(cv2.compare(b, bright[..., 0], cv2.CMP_GT), cv2.compare(g, bright[..., 1], cv2.CMP_GT)),
-                        cv2.compare(r, bright[..., 2], cv2.CMP_GT)) > 0
-    sep = (tophat > config.border_tophat * _WHITE_BYTE) | white | \
-        ((step > config.border_step * _WHITE_BYTE) & (w > config.border_step_white * _WHITE_BYTE))
-    _n, comp, stats = _pieces((~sep).view(np.uint8), *area_range)
+                        cv2.compare(r, bright[..., 2], cv2.CMP_GT))
+    sep = cv2.bitwise_or(cv2.bitwise_or(_greater(tophat, config.border_tophat * _WHITE_BYTE), white),
+                         cv2.bitwise_and(_greater(step, config.border_step * _WHITE_BYTE),
+                                         _greater(w, config.border_step_white * _WHITE_BYTE)))
+    _n, comp, stats = _pieces(cv2.bitwise_not(sep), *area_range)
     return comp, stats
 
 

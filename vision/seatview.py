@@ -94,15 +94,25 @@ class SeatView:
             return cv2.resize(self.warp(image), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         return cv2.remap(image, self.half_x, self.half_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def frame_maps(self, cols: Any, rows: Any) -> tuple[Any, Any]:
+    def frame_maps(self, cols: Any, rows: Any, in_place: bool = False) -> tuple[Any, Any]:
         """View pixel coordinates (float32 arrays) → frame pixel coordinates, for a remap of just
-        those points from the frame (no whole view warped)."""
+        those points from the frame (no whole view warped). `rows` may be one per row of `cols`
+        (1-D, its length cols' rows: every pixel of a row at that row); `in_place`: `cols` may be
+        overwritten (a copy saved)."""
         import cv2
+        import numpy as np
 
         # the view's maps are the coarse grid interpolated linearly: interpolating them again
         # between view pixels is the same as interpolating the grid there (one small remap)
         k = 1.0 / self.coarse_step
-        xy = cv2.remap(self.coarse, cols * k, rows * k, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if in_place:
+            cols *= k
+        else:
+            cols = cols * k
+        rows = rows * k
+        if rows.ndim == 1 and cols.ndim == 2:
+            rows = np.repeat(rows[:, None], cols.shape[1], axis=1)
+        xy = cv2.remap(self.coarse, cols, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return xy[..., 0], xy[..., 1]
 
     def to_view(self, pu: Any, pv: Any) -> tuple[Any, Any]:
