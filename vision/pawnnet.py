@@ -122,6 +122,7 @@ class PawnNetConfig:
     # head on the other stone says which of the player's readings is the phantom. Both stones keep the player's
     # count (1 big + 4 small) and state margin 0 (docs/vision.md, session 30 (wt30-pmiss))
     count_move_fewer: float = 0.0
+    count_move_big: bool = False  # the same for a player's big pawn read on another stone (evidence P(big))
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -776,14 +777,15 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
     return big, small, margin
 
 
-def move_counted_pawns(config: PawnNetConfig, p_small: Any, p_count: Any, big: Any, small: Any, margin: Any,
-                       cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
+                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
     """After add_counted_pawns: a stone the count head says holds more pawns than read (P(total > read) at least
     `count_more`) whose likeliest missing small pawn (P(1 or 2+) where none of the colour is read, P(2+) where one
     is; at least `count_pick_floor`) belongs to a player with all its `limits[1]` small pawns read gets one of them,
     taken from the stone of that player where the head gives P(total < read) the most, when that is at least
-    `count_move_fewer` (0 = off). Moves are made best first (the product of the two), one per stone; both stones
-    state margin 0 (unsure). Returns copies."""
+    `count_move_fewer` (0 = off); with `count_move_big`, a player's big pawn read elsewhere likewise (evidence
+    P(big)). Moves are made best first (the product of the two), one per stone; both stones state margin 0
+    (unsure). Returns copies."""
     import numpy as np
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
@@ -809,13 +811,21 @@ def move_counted_pawns(config: PawnNetConfig, p_small: Any, p_count: Any, big: A
             js = [j for j in np.nonzero(small[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
             if js:
                 j = max(js, key=lambda j: fewer[j])
-                moves.append((float(s * fewer[j]), int(i), int(j), k))
+                moves.append((float(s * fewer[j]), int(i), int(j), k, small))
+        if config.count_move_big:
+            for k in c:
+                if big[i, k] or int(big[:, k].sum()) < limits[0] or p_big[i, k] < config.count_pick_floor:
+                    continue
+                js = [j for j in np.nonzero(big[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
+                if js:
+                    j = max(js, key=lambda j: fewer[j])
+                    moves.append((float(p_big[i, k] * fewer[j]), int(i), int(j), k, big))
     done: set[int] = set()
-    for _, i, j, k in sorted(moves, key=lambda m: -m[0]):
-        if i in done or j in done or small[j, k] == 0:
+    for _, i, j, k, arr in sorted(moves, key=lambda m: -m[0]):
+        if i in done or j in done or arr[j, k] == 0:
             continue
-        small[j, k] -= 1
-        small[i, k] += 1
+        arr[j, k] -= 1
+        arr[i, k] += 1
         margin[i] = margin[j] = 0.0
         done.update((i, j))
     return big, small, margin
@@ -856,7 +866,7 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     if p_count is not None:
         big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
-        big, small, margin = move_counted_pawns(config, p_small, p_count, big, small, margin, cols, limits)
+        big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
     return big, small, margin
 
