@@ -115,6 +115,16 @@ class PawnNetConfig:
     # reappears as a "start" error). Switched on by the lead in session 29: the demo's final scores right and six dev
     # whole games read identically (docs/vision.md, session 29; docs/benchmarks.md)
     beside_big_count_fewer: float = 0.7
+    # a stone the count head says holds one more pawn (P(total > read) at least `count_more`) where the likeliest
+    # missing pawn's player already has its 4 small ones read: that player's small pawn is moved here from the
+    # stone of its where the head is surest that fewer pawns stand than read (P(total < read) at least this; 0 =
+    # off). The players' limit blocks add_counted_pawns on such stones though the head is seldom wrong there; the
+    # head on the other stone says which of the player's readings is the phantom. Both stones keep the player's
+    # count (1 big + 4 small) and state margin 0. On the dev stills (D83790, D83920; the reader's own functions on
+    # every usable board frame) 0.3-0.7 alike (230 -> 222-223 of 2 625 pawn errors; 0.9: 225); the moved pawns: 12 of 16
+    # right at both ends, 3 wrong at both (docs/vision.md, session 30 (wt30-pmiss))
+    count_move_fewer: float = 0.5
+    count_move_big: bool = True   # the same for a player's big pawn read on another stone (evidence P(big)): 222 -> 220
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -769,6 +779,60 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
     return big, small, margin
 
 
+def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
+                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+    """After add_counted_pawns: a stone the count head says holds more pawns than read (P(total > read) at least
+    `count_more`) whose likeliest missing small pawn (P(1 or 2+) where none of the colour is read, P(2+) where one
+    is; at least `count_pick_floor`) belongs to a player with all its `limits[1]` small pawns read gets one of them,
+    taken from the stone of that player where the head gives P(total < read) the most, when that is at least
+    `count_move_fewer` (0 = off); with `count_move_big`, a player's big pawn read elsewhere likewise (evidence
+    P(big)). Moves are made best first (the product of the two), one per stone; both stones state margin 0
+    (unsure). Returns copies."""
+    import numpy as np
+
+    big, small, margin = big.copy(), small.copy(), margin.copy()
+    if config.count_move_fewer <= 0 or p_count is None or len(small) == 0:
+        return big, small, margin
+    c = list(cols)
+    top = p_count.shape[1] - 1
+    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
+    rows = np.arange(len(p_count))
+    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
+    more = np.where(read < top, tail[rows, read + 1], 0.0)
+    # P(total < read); the top class is "top or more", so beyond it only P(total < top) is known
+    fewer = np.where(read > 0, np.cumsum(p_count, axis=1)[rows, np.clip(read - 1, 0, top)], 0.0)
+    moves = []
+    for i in np.nonzero(more >= config.count_more)[0]:
+        for k in c:
+            if int(small[:, k].sum()) < limits[1]:
+                continue
+            have = int(small[i, k])
+            s = (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
+            if s < config.count_pick_floor:
+                continue
+            js = [j for j in np.nonzero(small[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
+            if js:
+                j = max(js, key=lambda j: fewer[j])
+                moves.append((float(s * fewer[j]), int(i), int(j), k, small))
+        if config.count_move_big:
+            for k in c:
+                if big[i, k] or int(big[:, k].sum()) < limits[0] or p_big[i, k] < config.count_pick_floor:
+                    continue
+                js = [j for j in np.nonzero(big[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
+                if js:
+                    j = max(js, key=lambda j: fewer[j])
+                    moves.append((float(p_big[i, k] * fewer[j]), int(i), int(j), k, big))
+    done: set[int] = set()
+    for _, i, j, k, arr in sorted(moves, key=lambda m: -m[0]):
+        if i in done or j in done or arr[j, k] == 0:
+            continue
+        arr[j, k] -= 1
+        arr[i, k] += 1
+        margin[i] = margin[j] = 0.0
+        done.update((i, j))
+    return big, small, margin
+
+
 def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small: Any, margin: Any,
                             cols: Sequence[int], first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
     """After add_counted_pawns: on a stone (not a first-row one) where a colour is read big and small and the count
@@ -797,13 +861,14 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
 def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, cols: Sequence[int],
                       limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
-    second look, the decoding, the counted pawn and the phantom beside a big pawn (read_stone_pawns' steps)."""
+    second look, the decoding, the counted pawn, the moved pawn and the phantom beside a big pawn (read_stone_pawns' steps)."""
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     if p_count is not None:
         big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
+        big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
     return big, small, margin
 
