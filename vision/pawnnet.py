@@ -743,6 +743,28 @@ def second_look_counted(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: 
     return p_big, p_small, p_count
 
 
+def count_odds(p_count: Any, big: Any, small: Any, cols: Sequence[int]) -> tuple[Any, Any, Any]:
+    """(read, more, fewer) per stone: the pawns read (capped at the count head's top class, "top or more"),
+    P(total > read) (0 where read is already the top class) and P(total < read) (0 where none is read)."""
+    import numpy as np
+
+    c = list(cols)
+    top = p_count.shape[1] - 1
+    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
+    rows = np.arange(len(p_count))
+    # the tail sums of the count probabilities, with a zero column for "more than the top class"
+    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
+    more = tail[rows, read + 1]
+    fewer = np.where(read > 0, np.cumsum(p_count, axis=1)[rows, np.clip(read - 1, 0, top)], 0.0)
+    return read, more, fewer
+
+
+def small_more_odds(p_small: Any, i: int, k: int, have: int) -> float:
+    """The evidence for one more small pawn of colour column k on stone i holding `have` of them: P(1 or 2+) where
+    none is read, P(2+) where one is, 0 beyond."""
+    return (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
+
+
 def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
     """After decode_pawns: a stone read with fewer pawns than the count head says (P(total > read) at least
@@ -754,16 +776,11 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     c = list(cols)
-    top = p_count.shape[1] - 1
-    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
-    # P(total > read) per stone: the tail sums of the count probabilities (0 where read is already the top class)
-    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
-    more = tail[np.arange(len(p_count)), read + 1]
-    for i in np.nonzero((more >= config.count_more) & (read < top))[0]:
+    _, more, _ = count_odds(p_count, big, small, c)
+    for i in np.nonzero(more >= config.count_more)[0]:
         best, score = None, config.count_pick_floor
         for k in c:
-            have = int(small[i, k])
-            s = (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
+            s = small_more_odds(p_small, i, k, int(small[i, k]))
             if int(small[:, k].sum()) < limits[1] and s > score:
                 best, score = (k, False), s
             if limits[0] > 0 and int(big[:, k].sum()) == 0 and p_big[i, k] > score:
@@ -794,20 +811,13 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
     if config.count_move_fewer <= 0 or p_count is None or len(small) == 0:
         return big, small, margin
     c = list(cols)
-    top = p_count.shape[1] - 1
-    read = np.minimum(big[:, c].sum(axis=1) + small[:, c].sum(axis=1), top).astype(np.int64)
-    rows = np.arange(len(p_count))
-    tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
-    more = np.where(read < top, tail[rows, read + 1], 0.0)
-    # P(total < read); the top class is "top or more", so beyond it only P(total < top) is known
-    fewer = np.where(read > 0, np.cumsum(p_count, axis=1)[rows, np.clip(read - 1, 0, top)], 0.0)
+    _, more, fewer = count_odds(p_count, big, small, c)
     moves = []
     for i in np.nonzero(more >= config.count_more)[0]:
         for k in c:
             if int(small[:, k].sum()) < limits[1]:
                 continue
-            have = int(small[i, k])
-            s = (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
+            s = small_more_odds(p_small, i, k, int(small[i, k]))
             if s < config.count_pick_floor:
                 continue
             js = [j for j in np.nonzero(small[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
@@ -844,10 +854,8 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
     if config.beside_big_count_fewer <= 0 or p_count is None:
         return big, small, margin
     c = list(cols)
-    top = p_count.shape[1] - 1
     read = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
-    # P(total < read); the top class is "top or more", so beyond it only P(total < top) is known
-    fewer = np.cumsum(p_count, axis=1)[np.arange(len(big)), np.clip(np.minimum(read, top) - 1, 0, top)]
+    _, _, fewer = count_odds(p_count, big, small, c)  # only where read >= 2, so its 0 for none read never counts
     both = (big[:, c] > 0) & (small[:, c] > 0)
     hit = (read >= 2) & (fewer >= config.beside_big_count_fewer) & both.any(axis=1)
     if first_row is not None:
