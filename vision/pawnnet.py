@@ -743,8 +743,8 @@ def second_look_counted(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: 
     return p_big, p_small, p_count
 
 
-def count_odds(p_count: Any, big: Any, small: Any, cols: Sequence[int]) -> tuple[Any, Any, Any]:
-    """(read, more, fewer) per stone: the pawns read (capped at the count head's top class, "top or more"),
+def count_odds(p_count: Any, big: Any, small: Any, cols: Sequence[int]) -> tuple[Any, Any]:
+    """(more, fewer) per stone, of the pawns read (capped at the count head's top class, "top or more"):
     P(total > read) (0 where read is already the top class) and P(total < read) (0 where none is read)."""
     import numpy as np
 
@@ -756,7 +756,7 @@ def count_odds(p_count: Any, big: Any, small: Any, cols: Sequence[int]) -> tuple
     tail = np.concatenate([np.cumsum(p_count[:, ::-1], axis=1)[:, ::-1], np.zeros((len(p_count), 1))], axis=1)
     more = tail[rows, read + 1]
     fewer = np.where(read > 0, np.cumsum(p_count, axis=1)[rows, np.clip(read - 1, 0, top)], 0.0)
-    return read, more, fewer
+    return more, fewer
 
 
 def small_more_odds(p_small: Any, i: int, k: int, have: int) -> float:
@@ -776,7 +776,7 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     c = list(cols)
-    _, more, _ = count_odds(p_count, big, small, c)
+    more, _ = count_odds(p_count, big, small, c)
     for i in np.nonzero(more >= config.count_more)[0]:
         best, score = None, config.count_pick_floor
         for k in c:
@@ -811,7 +811,7 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
     if config.count_move_fewer <= 0 or p_count is None or len(small) == 0:
         return big, small, margin
     c = list(cols)
-    _, more, fewer = count_odds(p_count, big, small, c)
+    more, fewer = count_odds(p_count, big, small, c)
     moves = []
     for i in np.nonzero(more >= config.count_more)[0]:
         for k in c:
@@ -855,7 +855,7 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
         return big, small, margin
     c = list(cols)
     read = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
-    _, _, fewer = count_odds(p_count, big, small, c)  # only where read >= 2, so its 0 for none read never counts
+    _, fewer = count_odds(p_count, big, small, c)  # only where read >= 2, so its 0 for none read never counts
     both = (big[:, c] > 0) & (small[:, c] > 0)
     hit = (read >= 2) & (fewer >= config.beside_big_count_fewer) & both.any(axis=1)
     if first_row is not None:
