@@ -8,6 +8,10 @@ registration model: pose, board view maps, tile templates, pawn silhouettes) is 
 unusable-frame decision is timed on the frame already at 320x180 (the camera's preview stream).
 Peak memory is the process's maximum resident set size. OpenCV and BLAS run on one thread.
 
+The machine reference is the CPU time of a fixed OpenCV + numpy workload (a warp, blurs, colour
+conversions, components): stage times as ratios to it compare across machines and days, where a
+shared or throttled machine moves every absolute figure alike.
+
 Targets (issue 15): board part <= 25 ms median, first registration <= 300 ms, unusable decision
 <= 2 ms, peak memory <= 300 MB. A Raspberry Pi 5 core is about 3x slower than one core here.
 """
@@ -40,6 +44,22 @@ def cpu_ms(fn):
     t0 = time.process_time()
     out = fn()
     return (time.process_time() - t0) * 1000, out
+
+
+def reference_workload(image) -> None:
+    """A fixed mix of the reader's kinds of work (a perspective warp, blurs, colour conversion, a
+    threshold with connected components, float numpy arithmetic) on a fixed copy of the frame: its
+    time measures the machine, not the reader, so stage times can be compared across machines and
+    sessions as ratios to it (a machine running 1.5x slower shows a 1.5x larger reference)."""
+    h = np.array([[0.9, 0.05, 20.0], [-0.04, 0.92, 15.0], [1e-5, 2e-5, 1.0]])
+    warped = cv2.warpPerspective(image, h, (1200, 1200), flags=cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    blur = cv2.GaussianBlur(lab, (0, 0), 2.0)
+    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
+    _t, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    cv2.connectedComponentsWithStats(mask, connectivity=8)
+    f = blur.astype(np.float32)
+    np.sqrt((f * f).sum(axis=2)).mean()
 
 
 def main() -> int:
@@ -87,9 +107,14 @@ def main() -> int:
     again = [cpu_ms(lambda: reader.read(image, incremental=True))[0] for _ in range(max(3, args.rounds))]
     # the camera's 320x180 preview; the decision includes its own scaling to the stage's working size
     preview = (320, 180)
+
     small = cv2.resize(image, preview, interpolation=cv2.INTER_AREA)
     usable_times = [cpu_ms(lambda: judge_usable(USABLE, umodel, small))[0] for _ in range(max(50, args.rounds))]
     resize_times = [cpu_ms(lambda: cv2.resize(image, preview, interpolation=cv2.INTER_AREA))[0] for _ in range(20)]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # the reader's peak, before the reference
+    fixed = cv2.resize(image, (2304, 1296), interpolation=cv2.INTER_AREA)   # the same input at any --size
+    reference_workload(fixed)
+    reference = statistics.median(cpu_ms(lambda: reference_workload(fixed))[0] for _ in range(max(20, args.rounds)))
     obs = reading.observation
     print(f"frame: {args.size}, nwnz, 4 players, seed {args.seed}; usable={obs.usable} "
           f"({sum(1 for p in obs.pawns or () if p.stone != 'start')} pawns on paths)")
@@ -110,7 +135,9 @@ def main() -> int:
           f"test and the unusable test): {statistics.median(again):.2f} ms median")
     print(f"unusable decision on 320x180: {statistics.median(usable_times):.3f} ms median (target 2); "
           f"the {args.size} -> 320x180 resize: {statistics.median(resize_times):.2f} ms")
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"machine reference: {reference:.2f} ms (a fixed OpenCV + numpy workload, the same on every "
+          f"session: compare sessions by the ratios) — board part {board_part / reference:.2f}x, cards part "
+          f"{cards_part / reference:.2f}x, unusable decision {statistics.median(usable_times) / reference:.3f}x")
     print(f"peak RSS: {rss:.0f} MB (target 300)")
     return 0
 
