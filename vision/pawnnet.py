@@ -859,38 +859,39 @@ def swap_big_small(config: PawnNetConfig, p_big: Any, p_small: Any, big: Any, sm
     one more on R). Its log-odds against the reading, from the two stones' independent outputs:
     log P_T(big) + log P_R(no big) + log P_T(small count - 1) + log P_R(small count + 1) minus the same for the
     reading. The best candidate above `swap_big_joint` is swapped (0 = off); both stones state margin 0. A stone R
-    already holding 2+ small pawns of the colour keeps its big pawn (the small head's top class). Returns copies."""
+    already holding 2+ small pawns of the colour keeps its big pawn (the small head's top class). Only colours with
+    a candidate compute anything. Returns copies."""
     import numpy as np
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     if config.swap_big_joint <= 0 or len(big) == 0:
         return big, small, margin
     eps = 1e-6
+    top = SMALL_CLASSES - 1
     for c in cols:
-        rb = np.nonzero(big[:, c])[0]
+        rb = np.flatnonzero(big[:, c])
         if len(rb) != 1:
             continue
         r = int(rb[0])
         s_r = int(small[r, c])
-        if s_r >= SMALL_CLASSES - 1:
+        if s_r >= top:
             continue
-        base_r = (math.log(p_big[r, c] + eps) - math.log(1.0 - p_big[r, c] + eps)
-                  + math.log(p_small[r, c, s_r] + eps) - math.log(p_small[r, c, s_r + 1] + eps))
-        best, best_odds = -1, config.swap_big_joint
-        for t in np.nonzero(small[:, c] > 0)[0]:
-            if t == r or p_big[t, c] < config.swap_big_floor:
-                continue
-            s_t = int(small[t, c])
-            odds = (math.log(p_big[t, c] + eps) - math.log(1.0 - p_big[t, c] + eps)
-                    + math.log(p_small[t, c, s_t - 1] + eps) - math.log(p_small[t, c, min(s_t, SMALL_CLASSES - 1)] + eps)
-                    - base_r)
-            if odds > best_odds:
-                best, best_odds = int(t), odds
-        if best >= 0:
-            big[r, c], big[best, c] = 0, 1
+        ts = np.flatnonzero((small[:, c] > 0) & (p_big[:, c] >= config.swap_big_floor))
+        ts = ts[ts != r]
+        if len(ts) == 0:
+            continue
+        pb, k = p_big[ts, c], small[ts, c].astype(np.int64)
+        odds = (np.log(pb + eps) - np.log(1.0 - pb + eps)
+                + np.log(p_small[ts, c, k - 1] + eps) - np.log(p_small[ts, c, np.minimum(k, top)] + eps))
+        odds -= (math.log(p_big[r, c] + eps) - math.log(1.0 - p_big[r, c] + eps)
+                 + math.log(p_small[r, c, s_r] + eps) - math.log(p_small[r, c, s_r + 1] + eps))
+        j = int(np.argmax(odds))
+        if odds[j] > config.swap_big_joint:
+            t = int(ts[j])
+            big[r, c], big[t, c] = 0, 1
             small[r, c] += 1
-            small[best, c] -= 1
-            margin[r] = margin[best] = 0.0
+            small[t, c] -= 1
+            margin[r] = margin[t] = 0.0
     return big, small, margin
 
 
