@@ -869,11 +869,12 @@ def swap_big_small(config: PawnNetConfig, p_big: Any, p_small: Any, big: Any, sm
         return big, small, margin
     eps = 1e-6
     top = SMALL_CLASSES - 1
-    for c in cols:
-        rb = np.flatnonzero(big[:, c])
-        if len(rb) != 1:
-            continue
-        r = int(rb[0])
+    cs = list(cols)
+    # only colours with a candidate at all pay more (one big pawn read, a small one elsewhere with P(big) over the floor)
+    cand = (small[:, cs] > 0) & (p_big[:, cs] >= config.swap_big_floor) & (big[:, cs] == 0)
+    busy = [k for k, any_, one in zip(cs, cand.any(axis=0), big[:, cs].sum(axis=0) == 1) if any_ and one]
+    for c in busy:
+        r = int(np.flatnonzero(big[:, c])[0])
         s_r = int(small[r, c])
         if s_r >= top:
             continue
