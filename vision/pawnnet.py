@@ -132,8 +132,10 @@ class PawnNetConfig:
     # (a swap: the fresh seed of session 30 had 28 of its 36 wrong sizes so) the small head's word on each stone
     # (sure of a small pawn on T, or of a second pawn of the colour on R) decides. Dev caches (the reader's own
     # outputs, every usable board frame): D83790 162 -> 159 of 1 920 pawn errors at 0.25-2.0, own stills 96 -> 94 of
-    # 845 at 0.25-1.0, no frame worse; 0.5 the middle (docs/vision.md, session 31 (wt31-pswap))
-    swap_big_joint: float = 0.5
+    # 845 at 0.25-1.0, no frame worse; but the fresh seed 84070 113 -> 116 of 1 140 at 0.5: the small head reads a
+    # player's lone big pawn as a small one too (P(1 or 2+) >= 0.5 on 26-32 % of such stones), which the odds take
+    # for a second pawn on R. Off (0) since; 0.5 was the setting measured (docs/vision.md, session 31 (wt31-pswap))
+    swap_big_joint: float = 0.0
     swap_big_floor: float = 0.1   # a stone the network gives less P(big) is never the big pawn's (as count_pick_floor)
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
