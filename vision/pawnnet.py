@@ -126,12 +126,15 @@ class PawnNetConfig:
     count_move_fewer: float = 0.5
     count_move_big: bool = True   # the same for a player's big pawn read on another stone (evidence P(big)): 222 -> 220
     # RULES §1 (base board): a player has at most one pawn per path. Where the board says so (the reader passes each
-    # stone's path), a player read with two or more pawns on one path (two on one stone included: a big pawn's head
-    # read as a small one beside it, a pair read for one pawn) keeps the one the readings best support: of the ways
-    # to keep one, the one with the highest sum of the colour's log-probabilities on the stones it touches plus
-    # `one_per_path_count_weight` times the count head's log-probabilities of their totals. Before the counted pawn,
-    # so the freed pawn can be counted in where the head says one is missing; the counted and moved pawns obey it too
-    one_per_path: bool = False
+    # stone's path), a player read with two or more pawns on one path keeps one: on a stone read with its big pawn and
+    # a small one, the big one (the small is its head read twice: 21 of 27 such stones on three dev caches held the
+    # big pawn only, 4 the small); else the way of keeping one with the highest sum of the colour's log-probabilities
+    # on the stones it touches plus `one_per_path_count_weight` times the count head's log-probabilities of their
+    # totals (1: the two as alike evidence; 0-2 read D83790 and D83920 identically). Before the counted pawn; the
+    # counted and moved pawns obey it too. Dev caches (the reader's own decoding of every usable board frame): D83790
+    # 162 -> 155 / 1 920 pawn errors (start extras 30 -> 22), D83920 58 -> 57 / 705, D84080 123 -> 116 / 1 280
+    # (start extras 27 -> 20); NWNZ frames unchanged (docs/vision.md, session 31 (wt31-pcrowd))
+    one_per_path: bool = True
     one_per_path_count_weight: float = 1.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
