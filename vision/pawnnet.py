@@ -137,6 +137,17 @@ class PawnNetConfig:
     # for a second pawn on R. Off (0) since; 0.5 was the setting measured (docs/vision.md, session 31 (wt31-pswap))
     swap_big_joint: float = 0.0
     swap_big_floor: float = 0.1   # a stone the network gives less P(big) is never the big pawn's (as count_pick_floor)
+    # RULES §1 (base board): a player has at most one pawn per path. Where the board says so (the reader passes each
+    # stone's path), a player read with two or more pawns on one path keeps one: on a stone read with its big pawn and
+    # a small one, the big one (the small is its head read twice: 21 of 27 such stones on three dev caches held the
+    # big pawn only, 4 the small); else the way of keeping one with the highest sum of the colour's log-probabilities
+    # on the stones it touches plus `one_per_path_count_weight` times the count head's log-probabilities of their
+    # totals (1: the two as alike evidence; 0-2 read D83790 and D83920 identically). Before the counted pawn; the
+    # counted and moved pawns obey it too. Dev caches (the reader's own decoding of every usable board frame): D83790
+    # 162 -> 155 / 1 920 pawn errors (start extras 30 -> 22), D83920 58 -> 57 / 705, D84080 123 -> 116 / 1 280
+    # (start extras 27 -> 20); NWNZ frames unchanged (docs/vision.md, session 31 (wt31-pcrowd))
+    one_per_path: bool = True
+    one_per_path_count_weight: float = 1.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -777,21 +788,110 @@ def small_more_odds(p_small: Any, i: int, k: int, have: int) -> float:
     return (p_small[i, k, 1] + p_small[i, k, 2]) if have == 0 else (p_small[i, k, 2] if have == 1 else 0.0)
 
 
+def _path_codes(paths: Sequence[Any] | None, n: int) -> Any:
+    """Each stone's path as an integer (-1: none, or no per-path limit), from `paths` (one entry per stone, None
+    where the rule does not apply; `paths` None: no stone)."""
+    import numpy as np
+
+    if paths is None:
+        return np.full(n, -1, np.int64)
+    names = {p: k for k, p in enumerate(sorted({p for p in paths if p is not None}, key=str))}
+    return np.array([-1 if p is None else names[p] for p in paths], np.int64)
+
+
+def path_holds(big: Any, small: Any, k: int, codes: Any, i: int, skip: int = -1) -> bool:
+    """Whether colour column k has a pawn read on stone i's path (stone `skip` not counted); False where stone i has
+    no per-path limit (codes[i] < 0)."""
+    import numpy as np
+
+    if codes[i] < 0:
+        return False
+    on = (codes == codes[i]) & ((big[:, k] > 0) | (small[:, k] > 0))
+    if skip >= 0:
+        on[skip] = False
+    return bool(np.any(on))
+
+
+def one_pawn_per_path(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
+                      margin: Any, cols: Sequence[int], paths: Sequence[Any] | None) -> tuple[Any, Any, Any]:
+    """RULES §1 (base board): a player has at most one pawn per path. `paths`: each stone's path (None where a
+    player may have several pawns, or None for the whole board: nothing done). A colour read with two or more pawns
+    on one path keeps one of them: its big pawn where it is read big (small ones read beside it are its head read
+    twice), else of the ways to keep one (each big pawn, or a small pawn on a stone without its big one), the one with
+    the highest sum, over the path's stones where the colour is read, of its log-probabilities (P(big) where the big
+    pawn is kept, else P(not big) and P(0 or 1 small)) plus `one_per_path_count_weight` times the count head's
+    log-probability of the stone's new total. Stones changed state margin 0. Off (`one_per_path` False): copies
+    unchanged."""
+    import numpy as np
+
+    big, small, margin = big.copy(), small.copy(), margin.copy()
+    if not config.one_per_path or paths is None or len(small) == 0:
+        return big, small, margin
+    codes = _path_codes(paths, len(small))
+    c = list(cols)
+    read = (big[:, c].sum(axis=1) + small[:, c].sum(axis=1)).astype(np.int64)
+    w = config.one_per_path_count_weight if p_count is not None else 0.0
+    top = p_count.shape[1] - 1 if p_count is not None else 0
+    eps = 1e-9
+    limited = codes >= 0
+    if not limited.any():
+        return big, small, margin
+    # the colours' pawns per path; only paths holding two or more of one colour are looked at
+    per_path = np.zeros((int(codes.max()) + 1, len(COLOURS)), np.int64)
+    np.add.at(per_path, codes[limited], (big[limited] + small[limited]).astype(np.int64))
+    for path, k in zip(*np.nonzero(per_path > 1)):
+        k = int(k)
+        if k not in c:
+            continue
+        idx = np.nonzero((codes == path) & ((big[:, k] > 0) | (small[:, k] > 0)))[0]
+        # a stone read with the colour's big pawn keeps only that: the small ones beside it are its head read
+        # twice (the phantom of drop_phantom_beside_big), a pair there the one big pawn
+        options = [(int(i), True) for i in idx if big[i, k]] + [(int(i), False) for i in idx
+                                                                 if small[i, k] and not big[i, k]]
+        best, best_score = None, -np.inf
+        for i, is_big in options:
+            score = 0.0
+            for j in idx:
+                nb = int(j == i and is_big)
+                ns = int(j == i and not is_big)
+                score += float(np.log((p_big[j, k] if nb else 1.0 - p_big[j, k]) + eps))
+                if not nb:
+                    score += float(np.log(p_small[j, k, ns] + eps))
+                if w > 0:
+                    total = int(read[j]) - int(big[j, k]) - int(small[j, k]) + nb + ns
+                    score += w * float(np.log(p_count[j, min(total, top)] + eps))
+            if score > best_score:
+                best, best_score = (i, is_big), score
+        i, is_big = best
+        for j in idx:
+            nb, ns = int(j == i and is_big), int(j == i and not is_big)
+            if (big[j, k], small[j, k]) != (nb, ns):
+                read[j] += nb + ns - int(big[j, k]) - int(small[j, k])
+                big[j, k], small[j, k] = nb, ns
+                margin[j] = 0.0
+    return big, small, margin
+
+
 def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
-                      margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+                      margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4),
+                      paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """After decode_pawns: a stone read with fewer pawns than the count head says (P(total > read) at least
     `count_more`) gets one more pawn — one more small pawn of the colour with the most evidence for it
     (P(1 or 2+) where none is read, P(2+) where one is), or the big pawn of a player whose big pawn is read
     nowhere (P(big)), whichever is likelier, when that is at least `count_pick_floor` and the player owns
-    another small pawn (`limits`). The stone states margin 0 (unsure). Stones in order; returns copies."""
+    another small pawn (`limits`). With `one_per_path` and `paths` (one_pawn_per_path), not for a colour with a pawn
+    read on the stone's path already. The stone states margin 0 (unsure). Stones in order; returns copies."""
     import numpy as np
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     c = list(cols)
+    codes = _path_codes(paths if config.one_per_path else None, len(small))
     more, _ = count_odds(p_count, big, small, c)
     for i in np.nonzero(more >= config.count_more)[0]:
         best, score = None, config.count_pick_floor
         for k in c:
+            if path_holds(big, small, k, codes, i):
+                continue
             s = small_more_odds(p_small, i, k, int(small[i, k]))
             if int(small[:, k].sum()) < limits[1] and s > score:
                 best, score = (k, False), s
@@ -809,20 +909,23 @@ def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
 
 
 def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
-                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4),
+                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """After add_counted_pawns: a stone the count head says holds more pawns than read (P(total > read) at least
     `count_more`) whose likeliest missing small pawn (P(1 or 2+) where none of the colour is read, P(2+) where one
     is; at least `count_pick_floor`) belongs to a player with all its `limits[1]` small pawns read gets one of them,
     taken from the stone of that player where the head gives P(total < read) the most, when that is at least
     `count_move_fewer` (0 = off); with `count_move_big`, a player's big pawn read elsewhere likewise (evidence
     P(big)). Moves are made best first (the product of the two), one per stone; both stones state margin 0
-    (unsure). Returns copies."""
+    (unsure). With `one_per_path` and `paths`, not onto a path where the colour has another pawn than the moved one.
+    Returns copies."""
     import numpy as np
 
     big, small, margin = big.copy(), small.copy(), margin.copy()
     if config.count_move_fewer <= 0 or p_count is None or len(small) == 0:
         return big, small, margin
     c = list(cols)
+    codes = _path_codes(paths if config.one_per_path else None, len(small))
     more, fewer = count_odds(p_count, big, small, c)
     moves = []
     for i in np.nonzero(more >= config.count_more)[0]:
@@ -832,7 +935,8 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
             s = small_more_odds(p_small, i, k, int(small[i, k]))
             if s < config.count_pick_floor:
                 continue
-            js = [j for j in np.nonzero(small[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
+            js = [j for j in np.nonzero(small[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer
+                  and not path_holds(big, small, k, codes, i, j)]
             if js:
                 j = max(js, key=lambda j: fewer[j])
                 moves.append((float(s * fewer[j]), int(i), int(j), k, small))
@@ -840,13 +944,14 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
             for k in c:
                 if big[i, k] or int(big[:, k].sum()) < limits[0] or p_big[i, k] < config.count_pick_floor:
                     continue
-                js = [j for j in np.nonzero(big[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer]
+                js = [j for j in np.nonzero(big[:, k])[0] if j != i and fewer[j] >= config.count_move_fewer
+                      and not path_holds(big, small, k, codes, i, j)]
                 if js:
                     j = max(js, key=lambda j: fewer[j])
                     moves.append((float(p_big[i, k] * fewer[j]), int(i), int(j), k, big))
     done: set[int] = set()
     for _, i, j, k, arr in sorted(moves, key=lambda m: -m[0]):
-        if i in done or j in done or arr[j, k] == 0:
+        if i in done or j in done or arr[j, k] == 0 or path_holds(big, small, k, codes, i, j):
             continue
         arr[j, k] -= 1
         arr[i, k] += 1
@@ -923,17 +1028,21 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
 
 
 def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, cols: Sequence[int],
-                      limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
+                      limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None,
+                      paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
-    second look, the decoding, the counted pawn, the moved pawn, the phantom beside a big pawn and the swapped big
-    pawn (read_stone_pawns' steps)."""
+    second look, the decoding, one pawn per path (`paths`: each stone's path where the board allows a player one
+    pawn on it, else None), the counted pawn, the moved pawn, the phantom beside a big pawn and the swapped big pawn
+    (read_stone_pawns' steps)."""
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
+    big, small, margin = one_pawn_per_path(config, p_big, p_small, p_count, big, small, margin, cols, paths)
     if p_count is not None:
-        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
-        big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits)
+        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits, paths)
+        big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
+                                                paths)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
     big, small, margin = swap_big_small(config, p_big, p_small, big, small, margin, cols)
     return big, small, margin
@@ -941,13 +1050,15 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
 
 def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: PatchMaps, log_norm: Any,
                      players: Sequence[str], limits: tuple[int, int] = (1, 4), image: Any = None,
-                     gain: Any = None, first_row: Sequence[bool] | None = None) -> list[StonePawns]:
+                     gain: Any = None, first_row: Sequence[bool] | None = None,
+                     paths: Sequence[Any] | None = None) -> list[StonePawns]:
     """Every path stone's pawns of the players in play (see the module docstring and decode_pawns);
     `image` and `gain` (the appearance stage's maps): the frame, for maps built from it; `first_row`: per stone
-    of `maps.stones`, whether it is a first-row stone (drop_phantom_beside_big)."""
+    of `maps.stones`, whether it is a first-row stone (drop_phantom_beside_big); `paths`: per stone, its path where
+    the board allows a player only one pawn on a path (the base board), else None (one_pawn_per_path)."""
     x = stone_features(maps, log_norm, players, image, gain)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
-    big, small, margin = stone_pawn_arrays(config, net, x, cols, limits, first_row)
+    big, small, margin = stone_pawn_arrays(config, net, x, cols, limits, first_row, paths)
     out = []
     for i, sid in enumerate(maps.stones):
         pawns: list[tuple[str, bool]] = []

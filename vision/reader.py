@@ -23,7 +23,7 @@ import math
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from calibration.registration import RegistrationConfig, register_board
 from engine.observation import Observation, PawnObservation, SeatObservation
@@ -55,6 +55,14 @@ log = logging.getLogger("keltis.vision")
 PAWNS_PER_PLAYER = (1, 4)   # big, small (FORMATS §2)
 #: Stage timings are this process's CPU time: on a shared machine wall time measures the neighbours.
 _clock = time.process_time
+
+
+def one_pawn_paths(board: Any, stones: Sequence[str]) -> list[str | None] | None:
+    """Each stone's path (its colour) where a player may have only one pawn on a path (RULES §1: the base board's
+    five straight paths), else None (NWNZ: any number of a player's pawns may use one path)."""
+    if getattr(board, "ruleset", None) != "base":
+        return None
+    return [board.stones[s].color if board.stones[s].kind != "start" else None for s in stones]
 
 
 @dataclass(frozen=True)
@@ -390,7 +398,8 @@ class Reader:
         m = self.model
         found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
                                  PAWNS_PER_PLAYER, image=image, gain=gain,
-                                 first_row=[m.board.stones[s].row == 1 for s in m.patches.stones])
+                                 first_row=[m.board.stones[s].row == 1 for s in m.patches.stones],
+                                 paths=one_pawn_paths(m.board, m.patches.stones))
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]
