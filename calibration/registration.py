@@ -144,6 +144,46 @@ class Registration:
                                                                      for row in self.homography]}
 
 
+@dataclass(frozen=True)
+class BoardResolution:
+    """How many image pixels a board millimetre gets in the registered frame (px per mm, the square root
+    of the area scale of the board → image map there, lens included): at the board's centre and at its
+    worst corner (the corner farthest from the camera or deepest in the lens's barrel)."""
+
+    centre: float
+    worst_corner: float
+
+    def to_json(self) -> dict[str, float]:
+        return {"centre": round(self.centre, 3), "worst_corner": round(self.worst_corner, 3)}
+
+
+def board_resolution(registration: Registration, size_mm: Sequence[float] | None = None) -> BoardResolution | None:
+    """The board's resolution in the frame `registration` was made from (None without a homography).
+    `size_mm`: the board's (width, height) — the board frame's origin is its top-left corner (FORMATS §1);
+    None: the markers' bounding box stands in for the board. Computed once per registration: a few points."""
+    import numpy as np
+
+    if registration.homography is None:
+        return None
+    if size_mm is None:
+        pts = np.array([c for m in registration.markers if m.id in registration.marker_ids for c in m.corners], float)
+        if not len(pts):
+            return None
+        box = registration.image_to_board(pts)
+        x0, y0 = box.min(0)
+        x1, y1 = box.max(0)
+    else:
+        x0, y0, x1, y1 = 0.0, 0.0, float(size_mm[0]), float(size_mm[1])
+    points = [((x0 + x1) / 2, (y0 + y1) / 2), (x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    d = 2.0   # mm: the map is smooth at this scale (a homography and a lens)
+    scales = []
+    for x, y in points:
+        px = registration.board_to_image([(x - d, y), (x + d, y), (x, y - d), (x, y + d)])
+        jx, jy = (px[1] - px[0]) / (2 * d), (px[3] - px[2]) / (2 * d)
+        scales.append(float(np.sqrt(abs(jx[0] * jy[1] - jx[1] * jy[0]))))
+    return BoardResolution(scales[0], min(scales[1:]))
+
+
 _REFINE = {"none": "CORNER_REFINE_NONE", "subpix": "CORNER_REFINE_SUBPIX", "contour": "CORNER_REFINE_CONTOUR",
            "apriltag": "CORNER_REFINE_APRILTAG"}
 
