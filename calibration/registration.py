@@ -55,6 +55,12 @@ class RegistrationConfig:
     # around that place, upscaled further.
     small_search_radius_px: int = 32         # half the side of that crop, in frame pixels
     small_search_factor: int = 6             # its upscaling
+    # A large frame (a full-resolution still) is searched downscaled to detect_max_side: a camera hung high
+    # leaves a 40 mm marker ~45 px wide in a 4608-px still, ~12 px after that, and the search misses it; two
+    # markers found then place the board degrees off (session 31: nwnz-4p-83863's phantom pawns). A marker
+    # missed there is looked for again at full resolution, in a crop around where the markers found put it.
+    large_search: bool = True
+    large_search_radius: float = 0.04        # half the side of that crop, as a share of the frame's larger side
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
     reprojection_reference_side: int = 2304  # ... in a frame this large; larger ones (a full-resolution still)
@@ -257,9 +263,11 @@ def _detect_small(config: RegistrationConfig, grey: Any, dictionary: str) -> lis
 
 
 def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], image: Any,
-                    usable: list[DetectedMarker], placed: dict[int, Any], camera: Any) -> list[DetectedMarker]:
+                    usable: list[DetectedMarker], placed: dict[int, Any], camera: Any,
+                    large: bool = False) -> list[DetectedMarker]:
     """Small frames: look again for the calibration's markers not found yet, each in a crop around
-    where the markers found place it (see RegistrationConfig.small_search_radius_px)."""
+    where the markers found place it (see RegistrationConfig.small_search_radius_px); `large`: a frame
+    searched downscaled, looked at again at full resolution (RegistrationConfig.large_search)."""
     import cv2
     import numpy as np
 
@@ -271,6 +279,8 @@ def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], 
     grey = _grey(image)
     h, w = grey.shape[:2]
     r, f = config.small_search_radius_px, config.small_search_factor
+    if large:
+        r, f = int(round(config.large_search_radius * max(w, h))), 1
     have = {m.id for m in usable}
     out: list[DetectedMarker] = []
     for mid in sorted(set(placed) - have):
@@ -280,11 +290,14 @@ def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], 
         x1, y1 = int(min(w, cx + r)), int(min(h, cy + r))
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue  # (predicted outside the frame)
-        crop = cv2.resize(grey[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
-        if config.upscale_sharpen > 0:
-            blur = cv2.GaussianBlur(crop, (0, 0), f)
-            crop = cv2.addWeighted(crop, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
-        cs, ids, _ = _detector(calibration["markers"]["dictionary"], config, small=True).detectMarkers(crop)
+        if large:
+            crop = np.ascontiguousarray(grey[y0:y1, x0:x1])
+        else:
+            crop = cv2.resize(grey[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+            if config.upscale_sharpen > 0:
+                blur = cv2.GaussianBlur(crop, (0, 0), f)
+                crop = cv2.addWeighted(crop, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
+        cs, ids, _ = _detector(calibration["markers"]["dictionary"], config, small=not large).detectMarkers(crop)
         hits = [c for c, i in zip(cs, ids.ravel()) if int(i) == mid] if ids is not None else []
         if len(hits) == 1:
             pts = (np.asarray(hits[0], np.float64).reshape(4, 2) + 0.5) / f - 0.5 + (x0, y0)
@@ -309,6 +322,11 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
     usable = [m for m in found if m.id in placed and counts[m.id] == 1]
     if (max(w, h) < config.upscale_below_side and config.min_markers <= len(usable) < len(placed)):
         extra = _search_missing(config, calibration, image, usable, placed, camera)
+        found = found + extra
+        usable = usable + extra
+    elif (config.large_search and max(w, h) > config.detect_max_side
+          and config.min_markers <= len(usable) < len(placed)):
+        extra = _search_missing(config, calibration, image, usable, placed, camera, large=True)
         found = found + extra
         usable = usable + extra
     unknown = tuple(sorted({m.id for m in found if m.id not in placed}))
