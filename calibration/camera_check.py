@@ -27,8 +27,9 @@ class CameraCheckConfig:
     max_clipped: float = 0.05          # fraction of pixels at 250+ (burnt-out glare) above this: too bright
     min_seat_inside: float = 0.6       # a seat zone counts as in the picture when this share of it is
     # px per board mm at the board's worst corner in the picture the reader reads (the still when stills are
-    # on): below it the pawn reader's misreads rise steeply (session 31's table in docs/vision.md)
-    min_board_px_per_mm: float = 1.5
+    # on): below it pawn errors rise (dev 83790 + 84040: 6.6-8.8 % above 1.25, 12.8 % at 1.0-1.25, 27 % under
+    # 1.0) and the card rows' too; docs/vision.md session 31's table
+    min_board_px_per_mm: float = 1.25
 
 
 DEFAULT_CONFIG = CameraCheckConfig()

@@ -81,15 +81,17 @@ class ReaderConfig:
     alignment: AlignmentConfig = AlignmentConfig()
     changes: ChangeConfig = ChangeConfig()   # a live reading reads again only the seats and piles that changed
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
-    # A camera hung too high (issue 20, session 31): below this many px per board mm at the board's worst
-    # corner the pawn net's misreads rise steeply (docs/vision.md, session 31's table), so the pawns' and
-    # tiles' confidences are capped at the shares read right measured there and the decoder leans on its
-    # priors. The camera check warns at the same floor (calibration.camera_check).
+    # A camera hung too high (issue 20, session 31): below this many px per board mm at the board's worst corner
+    # the pawn reader's errors rise (docs/vision.md, session 31's table); the camera check warns at the same floor
+    # (calibration.camera_check). Below it the reader can cap its pawns' and tiles' confidences at the shares read
+    # right measured there, for the decoder to lean on its priors: off, it gained no turn on the game that
+    # showed the problem (nwnz-4p-83863: 1/11 visible turns exact at caps 0.75, 0.5 and without).
     min_board_px_per_mm: float = CAMERA_CHECK.min_board_px_per_mm
-    low_resolution_confidence: bool = True   # cap the confidences below the floor (off: as before session 31)
-    low_resolution_pawn_share: float = 0.8   # a path stone's pawns read right below the floor (at most)
-    low_resolution_tile_share: float = 0.9   # a tile spot read right below the floor (at most)
+    low_resolution_confidence: bool = False  # cap the confidences below the floor (off: as before session 31)
+    low_resolution_pawn_share: float = 0.75  # path stones read right below 1.25 px/mm (dev 84040: 40 of 54)
+    low_resolution_tile_share: float = 0.85  # tile spots read right there (dev 84040: 122 of 141)
     follow_table: bool = True    # check every read frame against the registration (vision.alignment)
+    keep_more_markers: bool = True   # (session 31) no re-registration from fewer markers while others still match
 
 
 DEFAULT_READER_CONFIG = ReaderConfig()
@@ -286,7 +288,11 @@ class Reader:
         board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else (0.0, 0.0)
         if check.markers_off and check.markers_off != self._markers_off:
             reg = self._registration_of(image)
-            if reg.ok and board_offset_px(reg, self.registration, board_mm) > cfg.moved_px:
+            # a registration from fewer markers while some of the current one's still match is a marker
+            # covered (a hand), not a camera moved: kept out (two markers place a far board degrees off)
+            fewer = (self.config.keep_more_markers and len(reg.marker_ids) < len(self.registration.marker_ids)
+                     and set(self.registration.marker_ids) - set(check.markers_off))
+            if reg.ok and not fewer and board_offset_px(reg, self.registration, board_mm) > cfg.moved_px:
                 self._adopt(reg, image, timings)
                 self._note(f"the table or the camera moved: registered again from markers {list(reg.marker_ids)}")
                 return
