@@ -61,6 +61,9 @@ class RegistrationConfig:
     # missed there is looked for again at full resolution, in a crop around where the markers found put it.
     large_search: bool = True
     large_search_radius: float = 0.04        # half the side of that crop, as a share of the frame's larger side
+    large_search_below: int = 3              # ... only when fewer markers than this were found: three fix the
+                                             # homography (RANSAC); with a fourth found this way dev frames read
+                                             # no better (dev 83790: one card frame's rows 1 -> 5 errors)
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
     reprojection_reference_side: int = 2304  # ... in a frame this large; larger ones (a full-resolution still)
@@ -325,7 +328,7 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
         found = found + extra
         usable = usable + extra
     elif (config.large_search and max(w, h) > config.detect_max_side
-          and config.min_markers <= len(usable) < len(placed)):
+          and config.min_markers <= len(usable) < min(len(placed), config.large_search_below)):
         extra = _search_missing(config, calibration, image, usable, placed, camera, large=True)
         found = found + extra
         usable = usable + extra
