@@ -57,3 +57,23 @@ def test_the_reader_is_too_far_below_its_floor_only():
     off = Reader({"markers": {"items": []}}, game="keltis-card")
     off.resolution = board_resolution(registration(floor * 0.8), (500.0, 500.0))
     assert off.too_far is False
+
+
+def test_the_observers_status_says_too_far_below_the_camera_checks_floor():
+    """The live path's channel (vision.observer.VisionObserver.status → the pipeline's status → the page)."""
+    from calibration.model import default_calibration
+    from calibration.registration import board_resolution
+    from engine.board import bundled_board
+    from vision.observer import VisionObserver
+
+    board = bundled_board("base")
+    obs = VisionObserver(default_calibration(board), "keltis", board, {"south": "black", "north": "white"})
+    assert obs.too_far is False and "resolution" not in obs.status()     # nothing registered yet
+    floor = DEFAULT_READER_CONFIG.min_board_px_per_mm
+    for ppm, far in ((floor * 0.8, True), (floor * 1.2, False)):
+        obs.reader.registration = registration(ppm)
+        obs.reader.resolution = board_resolution(obs.reader.registration, board.size_mm)
+        status = obs.status()["resolution"]
+        assert obs.too_far is far and status["too_far"] is far
+        assert status["min"] == floor and status["image_size"] == [4608, 2592]
+        assert abs(status["worst_corner"] - ppm) < 1e-3
