@@ -696,10 +696,14 @@ def main(argv: list[str] | None = None) -> int:
         breaks = injected_codes(folder)
         games.append((kind, folder, seed, breaks))
         print(" replaying…", end="", flush=True)
-        rows.setdefault("vision", {}).setdefault(kind, []).append(
-            score_game(cached_vision_replay(folder, fresh), breaks, folder))
+        replayed = cached_vision_replay(folder, fresh)
+        rows.setdefault("vision", {}).setdefault(kind, []).append(score_game(replayed, breaks, folder))
         got = rows["vision"][kind][-1]
         print(f" vision: {got['exact']}/{got['true']} turns exact", end="", flush=True)
+        ppm = replayed.get("board_px_per_mm")
+        if ppm:   # the registration the reader read with last: the board's px/mm (worst corner, centre)
+            print(f", board {ppm['worst_corner']:.2f} px/mm (worst corner; centre {ppm['centre']:.2f})", end="",
+                  flush=True)
         if not args.no_profile:
             print(" reading every frame…", end="", flush=True)
             truth = truth_readings(folder)

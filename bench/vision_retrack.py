@@ -153,10 +153,15 @@ def run(folder: Path, record: bool, tracking: Any = None, noise: tuple[float, in
         totals = {s: p["total"] for s, p in snap["scores"]["scores"].items()}
         check["final_totals"] = {"true": final.get("totals"), "tracked": totals, "match": final.get("totals") == totals}
     built.close()
+    out = {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
     if record:
         (folder / READINGS_FILE).write_text("".join(json.dumps({"index": i, "obs": o}) + "\n"
                                                     for i, o in sorted(observer.readings.items())))
-    return {"check": check, "warnings": [w for w in snap["warnings"] if not w.get("withdrawn")]}
+        # the board's px per mm in the picture the reader read last (its registration: calibration.registration)
+        res = getattr(getattr(built.observer, "reader", None), "resolution", None)
+        if res is not None:
+            out["board_px_per_mm"] = res.to_json()
+    return out
 
 
 def causes(folders: list[Path], cfg: Any) -> None:

@@ -1,5 +1,6 @@
 """The camera check as a checklist a person can act on: focus, exposure, the table markers seen,
-the board registered, the seats in the picture — each line ok or not, with what to do about it.
+the board registered, the board's resolution (the camera not too far), the seats in the picture —
+each line ok or not, with what to do about it.
 
 A function of (config, image, calibration, registration) → list of `CheckLine`, like every
 calibration stage; the web page adds "camera found" (it knows the frame source) and words each
@@ -25,6 +26,10 @@ class CameraCheckConfig:
     max_brightness: float = 215.0      # ... above this: too bright
     max_clipped: float = 0.05          # fraction of pixels at 250+ (burnt-out glare) above this: too bright
     min_seat_inside: float = 0.6       # a seat zone counts as in the picture when this share of it is
+    # px per board mm at the board's worst corner in the picture the reader reads (the still when stills are
+    # on): below it pawn errors rise (dev 83790 + 84040: 6.6-8.8 % above 1.25, 12.8 % at 1.0-1.25, 27 % under
+    # 1.0) and the card rows' too; docs/vision.md session 31's table
+    min_board_px_per_mm: float = 1.25
 
 
 DEFAULT_CONFIG = CameraCheckConfig()
@@ -93,6 +98,23 @@ def board_line(registration: Any) -> CheckLine:
                      {"reason": (registration.reason if registration is not None else None) or "no registration"})
 
 
+def resolution_line(config: CameraCheckConfig, registration: Any, board_size_mm: Any = None,
+                    read_scale: float = 1.0) -> CheckLine:
+    """Is the camera close enough: the board's px per mm at its worst corner (calibration.registration.
+    board_resolution) in the picture the reader reads — this frame times `read_scale` (a camera that reads
+    full-resolution stills: the still's width over this frame's). The page says it per cm."""
+    from .registration import board_resolution
+
+    res = board_resolution(registration, board_size_mm) if registration is not None and registration.ok else None
+    if res is None:
+        return CheckLine("resolution", False, "unknown", {})
+    worst, centre = res.worst_corner * read_scale, res.centre * read_scale
+    ok = worst >= config.min_board_px_per_mm
+    return CheckLine("resolution", ok, "ok" if ok else "too-far",
+                     {"px_per_cm": round(10 * worst, 1), "centre_px_per_cm": round(10 * centre, 1),
+                      "min_px_per_cm": round(10 * config.min_board_px_per_mm, 1)})
+
+
 def seats_line(config: CameraCheckConfig, calibration: Mapping[str, Any], registration: Any,
                image_size: tuple[int, int]) -> CheckLine:
     import numpy as np
@@ -118,14 +140,17 @@ def seats_line(config: CameraCheckConfig, calibration: Mapping[str, Any], regist
 
 
 def check_image(config: CameraCheckConfig, image: Any, calibration: Mapping[str, Any] | None,
-                registration: Any) -> list[CheckLine]:
-    """The checklist for one frame (registration: calibration.registration.register_board's result)."""
+                registration: Any, *, board_size_mm: Any = None, read_scale: float = 1.0) -> list[CheckLine]:
+    """The checklist for one frame (registration: calibration.registration.register_board's result;
+    board_size_mm: the board's (w, h), None: the markers' box stands in; read_scale: the picture the reader
+    reads over this frame, in width: a camera that reads full-resolution stills)."""
     lines = [focus_line(config, image), exposure_line(config, image)]
     if calibration is None:
         lines.append(CheckLine("markers", False, "no-calibration", {}))
         return lines
     h, w = image.shape[:2]
     lines += [marker_line(calibration, registration), board_line(registration),
+              resolution_line(config, registration, board_size_mm, read_scale),
               seats_line(config, calibration, registration, (w, h))]
     return lines
 

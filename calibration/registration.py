@@ -55,6 +55,15 @@ class RegistrationConfig:
     # around that place, upscaled further.
     small_search_radius_px: int = 32         # half the side of that crop, in frame pixels
     small_search_factor: int = 6             # its upscaling
+    # A large frame (a full-resolution still) is searched downscaled to detect_max_side: a camera hung high
+    # leaves a 40 mm marker ~45 px wide in a 4608-px still, ~12 px after that, and the search misses it; two
+    # markers found then place the board degrees off (session 31: nwnz-4p-83863's phantom pawns). A marker
+    # missed there is looked for again at full resolution, in a crop around where the markers found put it.
+    large_search: bool = True
+    large_search_radius: float = 0.04        # half the side of that crop, as a share of the frame's larger side
+    large_search_below: int = 3              # ... only when fewer markers than this were found: three fix the
+                                             # homography (RANSAC); with a fourth found this way dev frames read
+                                             # no better (dev 83790: one card frame's rows 1 -> 5 errors)
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
     reprojection_reference_side: int = 2304  # ... in a frame this large; larger ones (a full-resolution still)
@@ -144,6 +153,46 @@ class Registration:
                                                                      for row in self.homography]}
 
 
+@dataclass(frozen=True)
+class BoardResolution:
+    """How many image pixels a board millimetre gets in the registered frame (px per mm, the square root
+    of the area scale of the board → image map there, lens included): at the board's centre and at its
+    worst corner (the corner farthest from the camera or deepest in the lens's barrel)."""
+
+    centre: float
+    worst_corner: float
+
+    def to_json(self) -> dict[str, float]:
+        return {"centre": round(self.centre, 3), "worst_corner": round(self.worst_corner, 3)}
+
+
+def board_resolution(registration: Registration, size_mm: Sequence[float] | None = None) -> BoardResolution | None:
+    """The board's resolution in the frame `registration` was made from (None without a homography).
+    `size_mm`: the board's (width, height) — the board frame's origin is its top-left corner (FORMATS §1);
+    None: the markers' bounding box stands in for the board. Computed once per registration: a few points."""
+    import numpy as np
+
+    if registration.homography is None:
+        return None
+    if size_mm is None:
+        pts = np.array([c for m in registration.markers if m.id in registration.marker_ids for c in m.corners], float)
+        if not len(pts):
+            return None
+        box = registration.image_to_board(pts)
+        x0, y0 = box.min(0)
+        x1, y1 = box.max(0)
+    else:
+        x0, y0, x1, y1 = 0.0, 0.0, float(size_mm[0]), float(size_mm[1])
+    points = [((x0 + x1) / 2, (y0 + y1) / 2), (x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    d = 2.0   # mm: the map is smooth at this scale (a homography and a lens)
+    scales = []
+    for x, y in points:
+        px = registration.board_to_image([(x - d, y), (x + d, y), (x, y - d), (x, y + d)])
+        jx, jy = (px[1] - px[0]) / (2 * d), (px[3] - px[2]) / (2 * d)
+        scales.append(float(np.sqrt(abs(jx[0] * jy[1] - jx[1] * jy[0]))))
+    return BoardResolution(scales[0], min(scales[1:]))
+
+
 _REFINE = {"none": "CORNER_REFINE_NONE", "subpix": "CORNER_REFINE_SUBPIX", "contour": "CORNER_REFINE_CONTOUR",
            "apriltag": "CORNER_REFINE_APRILTAG"}
 
@@ -217,9 +266,11 @@ def _detect_small(config: RegistrationConfig, grey: Any, dictionary: str) -> lis
 
 
 def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], image: Any,
-                    usable: list[DetectedMarker], placed: dict[int, Any], camera: Any) -> list[DetectedMarker]:
+                    usable: list[DetectedMarker], placed: dict[int, Any], camera: Any,
+                    large: bool = False) -> list[DetectedMarker]:
     """Small frames: look again for the calibration's markers not found yet, each in a crop around
-    where the markers found place it (see RegistrationConfig.small_search_radius_px)."""
+    where the markers found place it (see RegistrationConfig.small_search_radius_px); `large`: a frame
+    searched downscaled, looked at again at full resolution (RegistrationConfig.large_search)."""
     import cv2
     import numpy as np
 
@@ -231,6 +282,8 @@ def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], 
     grey = _grey(image)
     h, w = grey.shape[:2]
     r, f = config.small_search_radius_px, config.small_search_factor
+    if large:
+        r, f = int(round(config.large_search_radius * max(w, h))), 1
     have = {m.id for m in usable}
     out: list[DetectedMarker] = []
     for mid in sorted(set(placed) - have):
@@ -240,11 +293,14 @@ def _search_missing(config: RegistrationConfig, calibration: Mapping[str, Any], 
         x1, y1 = int(min(w, cx + r)), int(min(h, cy + r))
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue  # (predicted outside the frame)
-        crop = cv2.resize(grey[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
-        if config.upscale_sharpen > 0:
-            blur = cv2.GaussianBlur(crop, (0, 0), f)
-            crop = cv2.addWeighted(crop, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
-        cs, ids, _ = _detector(calibration["markers"]["dictionary"], config, small=True).detectMarkers(crop)
+        if large:
+            crop = np.ascontiguousarray(grey[y0:y1, x0:x1])
+        else:
+            crop = cv2.resize(grey[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+            if config.upscale_sharpen > 0:
+                blur = cv2.GaussianBlur(crop, (0, 0), f)
+                crop = cv2.addWeighted(crop, 1 + config.upscale_sharpen, blur, -config.upscale_sharpen, 0)
+        cs, ids, _ = _detector(calibration["markers"]["dictionary"], config, small=not large).detectMarkers(crop)
         hits = [c for c, i in zip(cs, ids.ravel()) if int(i) == mid] if ids is not None else []
         if len(hits) == 1:
             pts = (np.asarray(hits[0], np.float64).reshape(4, 2) + 0.5) / f - 0.5 + (x0, y0)
@@ -269,6 +325,11 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
     usable = [m for m in found if m.id in placed and counts[m.id] == 1]
     if (max(w, h) < config.upscale_below_side and config.min_markers <= len(usable) < len(placed)):
         extra = _search_missing(config, calibration, image, usable, placed, camera)
+        found = found + extra
+        usable = usable + extra
+    elif (config.large_search and max(w, h) > config.detect_max_side
+          and config.min_markers <= len(usable) < min(len(placed), config.large_search_below)):
+        extra = _search_missing(config, calibration, image, usable, placed, camera, large=True)
         found = found + extra
         usable = usable + extra
     unknown = tuple(sorted({m.id for m in found if m.id not in placed}))

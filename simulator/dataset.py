@@ -46,15 +46,20 @@ class FrameSpec:
     #: What the camera must see whole (record.VIEWS); None: the board with a pawn's height for the
     #: board games, the whole play area for the card game (whose cards are all there is to read).
     view: str | None = None
+    #: the camera's height above the table is drawn from this range (mm; None: simulator.camera.HEIGHT_RANGE)
+    camera_height: tuple[float, float] | None = None
 
     @property
     def camera_view(self) -> str:
         return self.view or ("board" if self.game == "keltis" else "play-area")
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
-                "progress": round(self.progress, 4), "size": list(self.size), "hard": self.hard, "dark": self.dark,
-                "hand": self.hand, "distractors": self.distractors, "view": self.camera_view}
+        out = {"game": self.game, "board": self.board, "players": self.players, "seed": self.seed,
+               "progress": round(self.progress, 4), "size": list(self.size), "hard": self.hard, "dark": self.dark,
+               "hand": self.hand, "distractors": self.distractors, "view": self.camera_view}
+        if self.camera_height is not None:
+            out["camera_height"] = list(self.camera_height)
+        return out
 
 
 def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = None,
@@ -80,7 +85,7 @@ def render_single(spec: FrameSpec, *, camera: Callable[[Any], Camera] | None = N
 
         fixed = camera(TableLayout(default_calibration(game.board), game.board, spec.seed, tuple(game.seats)))
     table = setup_table(game, spec.seed, spec.size, hard=spec.hard, distractors=spec.distractors,
-                        view=spec.camera_view, camera=fixed)
+                        view=spec.camera_view, camera=fixed, height_range=spec.camera_height)
     cond = table.conditions
     if spec.dark:
         cond = sample_conditions(np.random.default_rng([spec.seed, 21]), dark=True)
@@ -143,7 +148,8 @@ def _random_hand(table, scene, spec: FrameSpec, rng: np.random.Generator) -> tup
     return hand_pose(table, plan, t, 1 / 20), seat
 
 
-def sample_spec(seed: int, index: int, size: tuple[int, int], view: str | None = None) -> FrameSpec:
+def sample_spec(seed: int, index: int, size: tuple[int, int], view: str | None = None,
+                camera_height: tuple[float, float] | None = None) -> FrameSpec:
     """The `index`-th frame of data set `seed`: games, boards, players, progress and conditions vary."""
     r = random.Random(f"sim-frames-{seed}-{index}")
     u = r.random()
@@ -156,7 +162,7 @@ def sample_spec(seed: int, index: int, size: tuple[int, int], view: str | None =
         hand = "moving"
     return FrameSpec(game=game, board=board, players=r.choice((2, 3, 3, 4, 4)), seed=r.randrange(1 << 30),
                      progress=r.uniform(0.0, 1.0), size=size, hard=r.random() < 0.15, dark=r.random() < 0.03,
-                     hand=hand, distractors=r.random() < 0.6, view=view)
+                     hand=hand, distractors=r.random() < 0.6, view=view, camera_height=camera_height)
 
 
 def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
@@ -176,9 +182,11 @@ def index_extras(truth: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, overwrite: bool = False,
-                  progress: Callable[[str], None] | None = None, view: str | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None, view: str | None = None,
+                  camera_height: tuple[float, float] | None = None) -> dict[str, Any]:
     """Write `n` frames with truth into `out` (frames/, truth/, index.jsonl, dataset.json); `view`
-    (record.VIEWS) makes every frame's camera see that whole (None: FrameSpec's default)."""
+    (record.VIEWS) makes every frame's camera see that whole (None: FrameSpec's default); `camera_height`
+    (mm, low and high) the range each frame's camera height is drawn from (None: the simulator's)."""
     folder = Path(out)
     if folder.exists() and any(folder.iterdir()):
         if not overwrite:
@@ -195,7 +203,7 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
     counts: dict[str, int] = {}
     with open(folder / "index.jsonl", "w", encoding="utf-8") as index:
         for i in range(n):
-            spec = sample_spec(seed, i, size, view)
+            spec = sample_spec(seed, i, size, view, camera_height)
             jpeg, truth = render_single(spec)
             name = f"{i:06d}"
             (folder / "frames" / f"{name}.jpg").write_bytes(jpeg)
@@ -209,5 +217,7 @@ def write_dataset(out: str | Path, n: int, seed: int, size: tuple[int, int], *, 
                 progress(f"frame {i + 1}/{n}")
     summary = {"format": "keltis-frames/1", "seed": seed, "n": n, "size": list(size), "counts": counts,
                "view": view or "auto"}
+    if camera_height is not None:
+        summary["camera_height"] = list(camera_height)
     (folder / "dataset.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary

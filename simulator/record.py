@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .camera import Camera, sample_camera
+from .camera import HEIGHT_RANGE, Camera, sample_camera
 from .conditions import Conditions, drift, sample_conditions
 from .games import Game
 from .hands import SKIN_RGB, SLEEVE_RGB, HandPose, reach_pose
@@ -91,7 +91,8 @@ MIN_MARKERS = 3
 
 
 def sample_table_camera(layout: TableLayout, rng: np.random.Generator, size: tuple[int, int], *,
-                        hard: bool = False, view: str = "play-area") -> Camera:
+                        hard: bool = False, view: str = "play-area",
+                        height_range: tuple[float, float] | None = None) -> Camera:
     """The camera of a table: pose and lens drawn over the whole range (simulator/camera.py)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (expected one of {', '.join(VIEWS)})")
@@ -99,19 +100,21 @@ def sample_table_camera(layout: TableLayout, rng: np.random.Generator, size: tup
     area = layout.pieces_area() if view == "play-area" else layout.board_volume()
     spread = 25.0 if view == "play-area" else 60.0
     return sample_camera(rng, size, area, tilt_range=tilt, markers=layout.marker_areas(), min_markers=MIN_MARKERS,
-                         target_spread=spread)
+                         target_spread=spread, height_range=height_range or HEIGHT_RANGE)
 
 
 def setup_table(game: Game, seed: int, size: tuple[int, int], *, hard: bool = False, distractors: bool = True,
-                camera: Camera | None = None, view: str = "play-area") -> Table:
-    """Everything fixed for a session: calibration, layout, camera, table, light, players' hands."""
+                camera: Camera | None = None, view: str = "play-area",
+                height_range: tuple[float, float] | None = None) -> Table:
+    """Everything fixed for a session: calibration, layout, camera, table, light, players' hands.
+    `height_range`: the camera's height above the table is drawn from it (mm; None: camera.HEIGHT_RANGE)."""
     from calibration.model import default_calibration
 
     cal = default_calibration(game.board)
     layout = TableLayout(cal, game.board, seed, tuple(game.seats))
     rng = np.random.default_rng([seed, 11])
     if camera is None:
-        camera = sample_table_camera(layout, rng, size, hard=hard, view=view)
+        camera = sample_table_camera(layout, rng, size, hard=hard, view=view, height_range=height_range)
     style = sample_table(rng, layout)
     cond = sample_conditions(np.random.default_rng([seed, 12]), hard=hard)
     placed: tuple[Distractor, ...] = ()

@@ -119,6 +119,7 @@ class Pipeline:
         self._bad_logged: dict[str, float] = {}  # reason -> when a frame with it was last logged
         self.last_t: float | None = None
         self._realigned = 0
+        self._too_far = False
         self._setup_followed: Any = None     # the tracker's setup the observer was last told of
         self.started: float | None = None
         self.state = "idle"
@@ -226,8 +227,10 @@ class Pipeline:
                               None, False, "bad-frame")
         self.frames += 1
         realigned = getattr(self.observer, "realignments", 0)
-        if realigned != self._realigned:   # the reader followed a bumped table: the page says so now
-            self._realigned = realigned
+        too_far = bool(getattr(self.observer, "too_far", False))
+        if realigned != self._realigned or too_far != self._too_far:
+            # the reader followed a bumped table, or a registration put the camera too far: the page says so now
+            self._realigned, self._too_far = realigned, too_far
             self._push_status()
         if not obs.usable:
             reason = obs.reason or "unusable"

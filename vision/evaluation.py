@@ -44,6 +44,22 @@ def count_pawns(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int,
 
 START = "start"
 
+
+def count_stones(truth: Mapping[str, Any], read: Mapping[str, Any]) -> tuple[int, int]:
+    """Path stones with a pawn in the truth or the reading, and of them those whose pawns (players and
+    sizes) are read otherwise: the share a reading's per-stone pawn confidence states (element_confidence)."""
+    def on(obs: Mapping[str, Any]) -> dict[str, Counter]:
+        out: dict[str, Counter] = {}
+        for p in obs.get("pawns") or []:
+            k = _pawn_key(p)
+            if k[0] != START:
+                out.setdefault(k[0], Counter())[k[1:]] += 1
+        return out
+
+    t, r = on(truth), on(read)
+    stones = set(t) | set(r)
+    return len(stones), sum(1 for s in stones if t.get(s) != r.get(s))
+
 #: The kinds `explain_pawns` sorts count_pawns' errors into, in the order eval prints them.
 PAWN_ERROR_KINDS = (
     "path: missing",         # a pawn on a path stone the reader lists on "start" (or not at all)
@@ -431,6 +447,48 @@ def _ppm_band(ppm: float) -> str:
     return f"{lo:.2f}+" if lo >= 2.0 else f"{lo:.2f}-{lo + 0.25:.2f}"
 
 
+#: The edges (px per board mm) of eval's resolution bands: the board's px/mm in the frame read.
+RESOLUTION_BANDS = (0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 6.0)
+
+
+def _resolution_band(ppm: float) -> str:
+    lo = max([0.0, *[b for b in RESOLUTION_BANDS if b <= ppm]])
+    hi = min([b for b in RESOLUTION_BANDS if b > ppm], default=None)
+    return f"{lo:5.2f}+" if hi is None else f"{lo:5.2f}-{hi:.2f}"
+
+
+def resolution_breakdown(results: list[FrameResult]) -> list[str]:
+    """The board's px per mm (the reader's registration: at the worst corner, and at the centre) against the
+    errors of pawns, path stones (count_stones), tiles and rows on the frames read (printed under eval's table)."""
+    read = [r for r in results if r.board_ppm is not None and r.groups and r.truth_usable and r.read_usable]
+    if not read:
+        return []
+    lines = []
+    cols = ("pawns", "stones", "tiles", "rows")
+    for label, k in (("worst corner", 1), ("centre", 0)):
+        keyed: dict[str, Counter] = {}
+        for r in read:
+            c = keyed.setdefault(_resolution_band(r.board_ppm[k]), Counter())
+            c["frames"] += 1
+            for g in ("pawns", "tiles", "rows"):
+                if r.groups.get(g, (0, -1))[1] >= 0:
+                    c[g + " n"] += r.groups[g][0]
+                    c[g + " e"] += r.groups[g][1]
+            c["stones n"] += r.stones[0]
+            c["stones e"] += r.stones[1]
+            if "pawns" in r.groups:
+                c["board frames"] += 1
+                c["board exact"] += r.groups["pawns"][1] == 0 and r.groups.get("tiles", (0, 0))[1] == 0
+        lines.append(f"errors by board px/mm ({label}):  frames" + "".join(f"{g:>22s}" for g in cols)
+                     + f"{'board part exact':>22s}")
+        for key in sorted(keyed):
+            c = keyed[key]
+            lines.append(f"  {key:24s}{c['frames']:6d}" + "".join(f"{_pct(c[g + ' e'], c[g + ' n']):>22s}" for g in cols)
+                         + f"{_pct(c['board exact'], c['board frames']):>22s}")
+    lines.append("")
+    return lines
+
+
 def card_error_breakdown(results: list[FrameResult], top: int = 12) -> list[str]:
     """Where the card groups' errors come from (printed under eval's table): each group's errors by
     kind; the rows' values confused; rows, wish cards and points row by the frame's light and by the
@@ -520,6 +578,10 @@ class FrameResult:
     #: tile spots with a pawn standing on them in the truth: (spots, of them read wrong) — a tile under a
     #: pawn is partly hidden from the camera; the rest of the tile spots are `groups["tiles"]` less these
     tiles_under_pawn: tuple[int, int] = (0, 0)
+    #: the reader's registration: board px per mm at the board's centre and its worst corner (None: none)
+    board_ppm: tuple[float, float] | None = None
+    #: path stones with a pawn in truth or reading, and of them read otherwise (count_stones)
+    stones: tuple[int, int] = (0, 0)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -581,6 +643,8 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
     if "hands" in obs:
         res.read_hands = [h.get("seat") for h in obs["hands"]]
     res.timings = dict(reading.timings)
+    if reader.resolution is not None:
+        res.board_ppm = (round(reader.resolution.centre, 3), round(reader.resolution.worst_corner, 3))
     # cards the camera does not see are nobody's to read: a frame cutting some off is left out of the
     # card groups (and of the whole-state rates), and counted apart
     counted = {name: group for name, group in ELEMENT_GROUPS.items()
@@ -593,6 +657,8 @@ def evaluate_frame(job: tuple[str, str, bool, str | None]) -> FrameResult:
         _note_seats(res, truth, obs, counted)
         if "tiles" in res.groups:
             res.tiles_under_pawn = tiles_under_pawns(truth, obs)
+        if "pawns" in res.groups:
+            res.stones = count_stones(truth, obs)
     elif res.truth_usable:
         for name, group in counted.items():
             res.groups[name] = (group.count(truth, truth)[0], -1)   # not read: counted apart
@@ -753,6 +819,7 @@ def summarise(results: list[FrameResult]) -> str:
         lines.append(f"{len(cut)} usable frames show only part of the cards (a low camera cuts seats off): "
                      "their card groups and whole state are not counted")
     lines.extend(card_error_breakdown(ok))
+    lines.extend(resolution_breakdown(ok))
     board_frames = [r for r in ok if r.truth_usable and "pawns" in r.groups]
     exact = [r for r in board_frames if r.read_usable and all(r.groups[g][1] == 0 for g in ("pawns", "tiles"))]
     lines.append("")

@@ -172,10 +172,23 @@ class VisionObserver:
         """How often the reader followed a bumped table so far (vision.alignment)."""
         return len(self.reader.realigned)
 
+    @property
+    def too_far(self) -> bool:
+        """The reader's registration gives the board fewer px per mm than the camera check's floor (the camera
+        hangs too high: ReaderConfig.min_board_px_per_mm); the pipeline pushes its status when this changes."""
+        res = self.reader.resolution
+        return res is not None and res.worst_corner < self.reader.config.min_board_px_per_mm
+
     def status(self) -> dict[str, Any]:
-        """The gate's decisions so far, and the last time the reader followed a bumped table (for
-        the pipeline's status, the page and the benches)."""
+        """The gate's decisions so far, the last time the reader followed a bumped table, and the board's
+        resolution in the picture the reader reads (for the pipeline's status, the page and the benches)."""
         out: dict[str, Any] = {"gate": dict(self.gate.counts)} if self.gate is not None else {}
+        res = self.reader.resolution
+        if res is not None:
+            reg = self.reader.registration
+            out["resolution"] = {**res.to_json(), "min": self.reader.config.min_board_px_per_mm,
+                                 "too_far": self.too_far,
+                                 "image_size": list(reg.image_size) if reg is not None else None}
         if self.stills:
             out["stills"] = self.stills
         if self.reader.realigned:

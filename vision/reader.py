@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from calibration.registration import RegistrationConfig, register_board
+from calibration.camera_check import DEFAULT_CONFIG as CAMERA_CHECK
+from calibration.registration import BoardResolution, RegistrationConfig, board_resolution, register_board
 from engine.observation import Observation, PawnObservation, SeatObservation
 
 from .alignment import (AlignmentConfig, AlignmentModel, board_offset_px, build_alignment_model, check_alignment,
@@ -88,7 +89,17 @@ class ReaderConfig:
     alignment: AlignmentConfig = AlignmentConfig()
     changes: ChangeConfig = ChangeConfig()   # a live reading reads again only the seats and piles that changed
     register_every: int = 0      # re-register every n frames (0: only the first frame or when asked)
+    # A camera hung too high (issue 20, session 31): below this many px per board mm at the board's worst corner
+    # the pawn reader's errors rise (docs/vision.md, session 31's table); the camera check warns at the same floor
+    # (calibration.camera_check). Below it the reader can cap its pawns' and tiles' confidences at the shares read
+    # right measured there, for the decoder to lean on its priors: off, it gained no turn on the game that
+    # showed the problem (nwnz-4p-83863: 1/11 visible turns exact at caps 0.75, 0.5 and without).
+    min_board_px_per_mm: float = CAMERA_CHECK.min_board_px_per_mm
+    low_resolution_confidence: bool = False  # cap the confidences below the floor (off: as before session 31)
+    low_resolution_pawn_share: float = 0.75  # path stones read right below 1.25 px/mm (dev 84040: 40 of 54)
+    low_resolution_tile_share: float = 0.85  # tile spots read right there (dev 84040: 122 of 141)
     follow_table: bool = True    # check every read frame against the registration (vision.alignment)
+    keep_more_markers: bool = True   # (session 31) no re-registration from fewer markers while others still match
 
 
 DEFAULT_READER_CONFIG = ReaderConfig()
@@ -155,6 +166,28 @@ class FrameReading:
     tiles: TileReading | None = None
     detections: list[PawnDetection] = field(default_factory=list)
     usable_reason: str | None = None
+    #: the registration's board resolution (px per board mm; None without a registration)
+    resolution: BoardResolution | None = None
+
+
+def capped_confidence(confidence: Mapping[str, float], element: Mapping[str, Any], pawn_share: float,
+                      tile_share: float) -> tuple[dict[str, float], dict[str, Any]]:
+    """The frame's pawn and tile confidences (FORMATS §2 `confidence`, and `element_confidence`) capped at
+    these shares read right: what a reading below the resolution floor says (ReaderConfig.min_board_px_per_mm).
+    A group without element confidences gets one stating the cap for every element."""
+    conf = dict(confidence)
+    out = {k: dict(v) for k, v in element.items()}
+    for group, unit, cap in (("pawns", "stones", pawn_share), ("tiles", "spots", tile_share)):
+        if group in conf:
+            conf[group] = round(min(float(conf[group]), cap), 3)
+        g = out.get(group)
+        if g is None:
+            if group in conf:
+                out[group] = {"others": cap, unit: {}}
+            continue
+        g["others"] = min(float(g.get("others", 1.0)), cap)
+        g[unit] = {e: min(float(c), cap) for e, c in (g.get(unit) or {}).items()}
+    return conf, out
 
 
 class Reader:
@@ -175,6 +208,8 @@ class Reader:
         self._markers_off: tuple[int, ...] = ()
         self.realigned: list[dict[str, Any]] = []   # each time the reader followed a bumped table
         self.registration = None
+        self.resolution: BoardResolution | None = None   # the registration's px per board mm (board_resolution)
+        self.registrations = 0                            # how many registrations were adopted so far
         self.seat_views: dict[str, Any] = {}
         self.paper = None
         self.table_view = None
@@ -221,6 +256,10 @@ class Reader:
     def _adopt(self, reg: Any, image: Any, timings: dict[str, float]) -> None:
         """Use `reg` from now on: build everything that depends on it once."""
         self.registration = reg
+        if reg.homography is not None:
+            board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
+            self.resolution = board_resolution(reg, board_mm)
+            self.registrations += 1
         self.model = None
         self.usable_model = None
         self.alignment = None
@@ -257,7 +296,11 @@ class Reader:
         board_mm = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else (0.0, 0.0)
         if check.markers_off and check.markers_off != self._markers_off:
             reg = self._registration_of(image)
-            if reg.ok and board_offset_px(reg, self.registration, board_mm) > cfg.moved_px:
+            # a registration from fewer markers while some of the current one's still match is a marker
+            # covered (a hand), not a camera moved: kept out (two markers place a far board degrees off)
+            fewer = (self.config.keep_more_markers and len(reg.marker_ids) < len(self.registration.marker_ids)
+                     and set(self.registration.marker_ids) - set(check.markers_off))
+            if reg.ok and not fewer and board_offset_px(reg, self.registration, board_mm) > cfg.moved_px:
                 self._adopt(reg, image, timings)
                 self._note(f"the table or the camera moved: registered again from markers {list(reg.marker_ids)}")
                 return
@@ -363,11 +406,21 @@ class Reader:
         element = {"pawns": stones_conf, "tiles": spots_conf}
         if any(v is not None for v in element.values()):
             extra["element_confidence"] = {k: v for k, v in element.items() if v is not None}
+        confidence = {"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3), **card_conf}
+        if self.too_far:
+            confidence, element = capped_confidence(confidence, extra.get("element_confidence") or {},
+                                                    cfg.low_resolution_pawn_share, cfg.low_resolution_tile_share)
+            extra["element_confidence"] = element
         obs = Observation(self.game, board_name, True, None, tuple(pawns), dict(tiles.tiles), seats,
-                          dict(self.discard_tops), confidence={"pawns": round(pawn_conf, 3),
-                                                               "tiles": round(tiles.confidence, 3), **card_conf},
-                          extra=extra)
-        return FrameReading(obs, timings, tiles, dets)
+                          dict(self.discard_tops), confidence=confidence, extra=extra)
+        return FrameReading(obs, timings, tiles, dets, resolution=self.resolution)
+
+    @property
+    def too_far(self) -> bool:
+        """The registration gives the board fewer px per mm than the floor (ReaderConfig.min_board_px_per_mm)
+        and the reader says so in its confidences (low_resolution_confidence)."""
+        return (self.config.low_resolution_confidence and self.resolution is not None
+                and self.resolution.worst_corner < self.config.min_board_px_per_mm)
 
     def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The frame's board view in the art's colours, as logs (blurred as the stages expect), and the

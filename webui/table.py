@@ -240,11 +240,15 @@ def camera_checklist() -> list[dict[str, Any]]:
     d = deps()
     frame = frames.latest_frame(d.pipeline)
     state = None
+    read_size = None   # the picture the reader reads (a full-resolution still when the camera takes them)
     if d.pipeline is not None:
         try:
             status = d.pipeline.status()
             state = (status.get("source") or {}).get("state") if isinstance(status.get("source"), dict) else None
             state = "failed" if status.get("serve_state") == "failed" else state
+            source = status.get("source") if isinstance(status.get("source"), dict) else {}
+            read_size = (((status.get("reader") or {}).get("resolution") or {}).get("image_size")
+                         or source.get("still_size"))
         except Exception:
             state = "failed"
     if frame is None or getattr(frame, "image", None) is None:
@@ -253,8 +257,24 @@ def camera_checklist() -> list[dict[str, Any]]:
     lines = [CheckLine("camera", state not in ("lost", "failed"), state if state in ("lost", "failed") else "ok")]
     calibration = d.pictures.calibration
     registration = d.pictures.registration_of(frame) if calibration is not None else None
-    lines += check_image(DEFAULT_CONFIG, frame.image, calibration, registration)
+    width = frame.image.shape[1]
+    read_scale = read_size[0] / width if read_size and width else 1.0
+    lines += check_image(DEFAULT_CONFIG, frame.image, calibration, registration,
+                         board_size_mm=_board_size(calibration), read_scale=read_scale)
     return [line.to_json() for line in lines]
+
+
+def _board_size(calibration: Any) -> Any:
+    """The (w, h) mm of the board a calibration was made for (None: unknown; the markers' box stands in)."""
+    name = (calibration or {}).get("board")
+    if not name:
+        return None
+    try:
+        from engine.board import bundled_board, load_board
+
+        return tuple((load_board(name) if str(name).endswith(".json") else bundled_board(name)).size_mm)
+    except Exception:
+        return None
 
 
 def _worded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

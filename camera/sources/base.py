@@ -208,6 +208,9 @@ class CaptureThreadSource(FrameSource):
             except (AttributeError, ValueError):
                 pass
         with self._cond:
+            if picture is not None and getattr(picture, "ndim", 0) >= 2:
+                # the picture the reader reads (the camera check measures the board's px/mm in it)
+                self.detail["still_size"] = [int(picture.shape[1]), int(picture.shape[0])]
             self._still_picture, self._still_done = picture, asked
             self._cond.notify_all()
 

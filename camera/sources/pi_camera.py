@@ -190,6 +190,8 @@ class Picamera2Source(CaptureThreadSource):
             cam.start()
             self.detail.update(model=model, camera=describe_model(model), size=list(main),
                                lores=list(small) if small else None, stills=0 if self.takes_stills else None)
+            if self.takes_stills and getattr(cam, "sensor_resolution", None):
+                self.detail["still_size"] = [int(v) for v in cam.sensor_resolution]   # a still: the full sensor
             if not self._locked or self._relock:
                 self._start_settling(cam)
         except Exception:

@@ -48,6 +48,9 @@ class ReplaySource(CaptureThreadSource):
         self._delivered: int | None = None
         self.detail = {"kind": "replay", "session": str(self.session.folder), "speed": speed or "fast",
                        "total": len(self.session.frames), "skipped": 0, "warnings": list(self.session.warnings)}
+        size = getattr(getattr(still_of, "__self__", None), "size", None)   # a simulated session's stills
+        if size is not None:
+            self.detail["still_size"] = [int(size[0]), int(size[1])]
 
     def _open(self) -> None:
         self._t0 = None

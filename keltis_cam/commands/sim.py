@@ -115,9 +115,22 @@ def register(sub: argparse._SubParsersAction, games: GameRegistry = GAMES) -> No
                    help="what each frame's camera must see whole besides three markers: the board (a low "
                         "camera may cut the seats' cards off), or the whole play area; auto (default): the "
                         "board for the board games, the play area for the card game")
+    p.add_argument("--camera-height", type=_height_range, metavar="LO-HI",
+                   help="draw each frame's camera height above the table from this range in mm (default "
+                        "500-1500); e.g. 1500-2200 for a camera hung too high")
     p.add_argument("--overwrite", action="store_true")
     _art_arg(p)
     p.set_defaults(func=cmd_frames)
+
+
+def _height_range(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO-HI in mm (e.g. 1500-2200), got {text!r}") from None
+    if not 0 < lo <= hi:
+        raise argparse.ArgumentTypeError(f"expected 0 < LO <= HI, got {text!r}")
+    return lo, hi
 
 
 def _say(msg: str) -> None:
@@ -194,7 +207,7 @@ def cmd_frames(args: argparse.Namespace) -> int:
         raise MalformedInput(f"must be at least 1, got {args.n}", field="--n")
     _use_art(args)
     summary = write_dataset(args.out, args.n, args.seed, args.size, overwrite=args.overwrite, progress=_say,
-                            view=None if args.view == "auto" else args.view)
+                            view=None if args.view == "auto" else args.view, camera_height=args.camera_height)
     print(f"{summary['n']} frames with truth written to {args.out}: "
           + ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items())))
     return 0

@@ -25,6 +25,8 @@ def test_a_good_demo_frame_passes_focus_exposure_board_and_seats():
     got = lines(FRAME)
     assert [k for k, line in got.items() if line.ok] == ["focus", "exposure", "markers", "board", "seats"]
     assert got["markers"].values["total"] == got["markers"].values["seen"] == 4
+    # the demo's 640x360 frame gives its board ~0.25 px/mm: read as it is, the camera is far too far
+    assert got["resolution"].state == "too-far" and got["resolution"].values["px_per_cm"] < 3
 
 
 def test_blur_darkness_and_glare_are_named():

@@ -286,3 +286,15 @@ def test_a_frame_at_each_end_of_the_camera_range_keeps_the_board_whole():
         assert corners[:, 0].min() >= 0 and corners[:, 0].max() <= w - 1
         assert corners[:, 1].min() >= 0 and corners[:, 1].max() <= h - 1
         assert index_extras(truth)["markers_visible"] >= MIN_MARKERS
+
+
+def test_a_camera_height_range_places_the_camera_that_high():
+    """`sim frames --camera-height LO-HI` (session 31: dev frames of a camera hung too high)."""
+    for seed in range(6):
+        layout = _layout("nwnz", 3, seed)
+        cam = sample_table_camera(layout, np.random.default_rng([seed, 11]), (2304, 1296), view="board",
+                                  height_range=(1800.0, 2400.0))
+        assert 1800.0 <= cam.height <= 2400.0 and fits(cam, layout.board_volume())
+    spec = FrameSpec(camera_height=(1800.0, 2400.0))
+    assert spec.to_json()["camera_height"] == [1800.0, 2400.0]
+    assert "camera_height" not in FrameSpec().to_json()     # data sets without it are written as before

@@ -57,3 +57,41 @@ def test_a_realignment_pushes_the_status_at_once():
     assert realigned and realigned[0]["frames"] == 4        # pushed with the frame that realigned
     assert realigned[0]["reader"]["realigned_why"].startswith("the board slid")
     assert pipeline.status()["reader"]["gate"] == {"moving": 1}
+
+
+class MovedTooFarObserver:
+    """Reads the table until frame 3, when the camera moved up: the reader's registration is too far from then."""
+
+    name = "vision"
+    realignments = 0
+
+    def __init__(self):
+        self.too_far = False
+
+    def observe(self, frame):
+        if frame.index == 3:
+            self.too_far = True
+        return Observation("keltis", "nwnz", False, "motion")
+
+    def status(self):
+        return {"resolution": {"centre": 1.1, "worst_corner": 0.9, "min": 1.5, "too_far": self.too_far,
+                               "image_size": [4608, 2592]}}
+
+
+def test_a_registration_too_far_pushes_the_status_at_once():
+    tracker = Tracker()
+    pipeline = Pipeline(Source(), MovedTooFarObserver(), tracker, status_every=1000)
+    pipeline.run()
+    far = [s for s in tracker.pushed if ((s.get("reader") or {}).get("resolution") or {}).get("too_far")]
+    assert far and far[0]["frames"] == 4        # pushed with the frame whose registration is too far
+    assert far[0]["reader"]["resolution"]["worst_corner"] == 0.9
+
+
+def test_the_too_far_status_reaches_the_trackers_snapshot_the_page_reads():
+    """The live page (webui/static/live.js renderStatus) reads status.source.reader.resolution.too_far."""
+    from tracking_helpers import make_tracker
+
+    tracker = make_tracker()
+    Pipeline(Source(), MovedTooFarObserver(), tracker, status_every=1000).run()
+    shown = tracker.snapshot()["status"]["source"]["reader"]["resolution"]
+    assert shown["too_far"] is True and shown["worst_corner"] == 0.9 and shown["min"] == 1.5

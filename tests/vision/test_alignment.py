@@ -99,3 +99,26 @@ def test_a_still_table_is_not_re_aligned(case):
     for _ in range(3):
         reader.read(noisy)
     assert reader.realigned == []
+
+
+def test_a_covered_marker_never_brings_a_registration_from_fewer_markers(case):
+    """Session 31: with a far camera the registration from the markers left places the board several px off; a
+    hand over one marker must not swap it in while the others still match (ReaderConfig.keep_more_markers).
+    (Any offset counts as a move here: moved_px 0.)"""
+    from dataclasses import replace
+
+    from engine.board import bundled_board
+    from vision.alignment import AlignmentConfig
+    from vision.reader import DEFAULT_READER_CONFIG, Reader
+    from vision_helpers import Case
+
+    for keep in (True, False):
+        cfg = replace(DEFAULT_READER_CONFIG, alignment=replace(AlignmentConfig(), moved_px=0.0), keep_more_markers=keep)
+        reader = Reader(case.calibration, board=bundled_board(case.truth.board), seats=case.seats, config=cfg)
+        reader.read(case.image)
+        reg0 = reader.registration
+        covered = Case(case.image.copy(), case.calibration, case.truth, case.seats, case.hand_seat, case.render)
+        cover_marker(covered, reg0.marker_ids[0])
+        reader.read(covered.image)
+        assert (reader.registration is reg0) is keep
+        assert len(reader.registration.marker_ids) == len(reg0.marker_ids) - (0 if keep else 1)

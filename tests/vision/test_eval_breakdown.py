@@ -82,3 +82,25 @@ def test_tile_errors_are_split_by_a_pawn_standing_on_the_spot():
     b = FrameResult("b.jpg", groups={"tiles": (4, -1)})      # not read (frame rejected): not counted
     text = "\n".join(error_breakdown([a, b]))
     assert "tile spots with a pawn on them: 50.00% (1/2) wrong; the other spots: 50.00% (1/2) wrong" in text
+
+
+def test_errors_by_board_px_per_mm_band():
+    """eval's breakdown of pawn, stone, tile and row errors by the registration's board px/mm (session 31)."""
+    from vision.evaluation import count_stones, resolution_breakdown
+
+    truth = _pawns(("a1", "black", True), ("d4", "white", False))
+    read = _pawns(("a1", "black", True), ("d4", "white", True), ("h8", "grey", False))
+    assert count_stones(truth, read) == (3, 2)     # a1 right; d4 wrong size; h8 a phantom
+    low = FrameResult("a.jpg", groups={"pawns": (10, 3), "tiles": (20, 2), "rows": (8, 0)}, board_ppm=(1.1, 0.9),
+                      stones=(3, 2))
+    high = FrameResult("b.jpg", groups={"pawns": (10, 0), "tiles": (20, 0)}, board_ppm=(2.6, 2.2), stones=(2, 0))
+    unread = FrameResult("c.jpg", groups={"pawns": (10, -1)}, board_ppm=(2.6, 2.2), read_usable=False)
+    text = "\n".join(resolution_breakdown([low, high, unread]))
+    lines = text.splitlines()
+    assert lines[0].startswith("errors by board px/mm (worst corner):")
+    corner = lines[1:lines.index(next(x for x in lines if x.startswith("errors by board px/mm (centre)")))]
+    assert corner[0].split()[:2] == ["0.75-1.00", "1"] and "30.00% (3/10)" in corner[0] and "66.67% (2/3)" in corner[0]
+    assert corner[0].rstrip().endswith("0.00% (0/1)")        # the board part not exact
+    assert corner[1].split()[:2] == ["2.00-2.50", "1"] and corner[1].rstrip().endswith("100.00% (1/1)")
+    assert "(centre)" in text and " 2.50-3.00 " in text
+    assert resolution_breakdown([FrameResult("d.jpg")]) == []

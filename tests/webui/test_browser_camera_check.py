@@ -18,7 +18,7 @@ playwright_api = sync_api()
 expect = playwright_api.expect
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "demo"
 PIN = "246813"
-KEYS = ["camera", "focus", "exposure", "markers", "board", "seats"]
+KEYS = ["camera", "focus", "exposure", "markers", "board", "resolution", "seats"]
 
 
 @pytest.fixture

@@ -759,8 +759,14 @@
     if (rd.realigned_at && Date.now() / 1000 - rd.realigned_at < 120) {
       bits.push(tt("status.realigned", "the board was bumped: keltis-cam re-aligned itself"));
     }
+    // the registration puts the camera too far from the board (camera check's floor): say so while it lasts
+    var res = rd.resolution || {};
+    if (res.too_far && typeof res.worst_corner === "number") {
+      bits.push(tt("status.too_far", "the camera is too far: the board is only {n} px per cm in the picture, so pawns are read with care — mount the camera lower",
+                   {n: (10 * res.worst_corner).toFixed(1)}));
+    }
     el.textContent = bits.join(" · ");
-    el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" ? " alert" : "");
+    el.className = "status-line" + (camState === "lost" || camState === "failed" || tr.state === "paused" || res.too_far ? " alert" : "");
   }
 
   var NWNZ_ONLY_RULES = ["tiles_taken", "discard_tile_optional", "wish_tile", "wish_face_down"];
