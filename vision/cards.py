@@ -61,6 +61,11 @@ class CardConfig:
     border_mm: float = 2.2              # card: the stock's border above a field (as the camera blurs it)
     last_card_slack_mm: float = 17.0    # card: the last card's field may end this much short of a whole card
     corner_slack_mm: float = 2.5        # search around each numeral box
+    # the two corners read apart, one a two-digit value and the other one of its digits ("10" / "1"), their mean
+    # log-probabilities within this (nats): the two-digit value (a corner that saw only part of the numeral; hard-light
+    # dev 84100: every "10" read "1" was such a tie, top-left "10", top-right "1", -6.91 each). None: the better score,
+    # a tie by the labels' order, as before (docs/vision.md, session 31)
+    corner_contains_tie: float | None = 1.0
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
@@ -157,9 +162,13 @@ class CardConfig:
     # ... and a row of a colour claimed once whose last card's picture is not its colour's (under
     # single_symbol_min) but plainly a colour's no row was read for (the same tests; card game: not when the points or
     # wish cards' picture matches better): a red row named pink while the pink row was not found (False: not looked at).
-    # Off: it scores every row's last card picture (~+10-30 ms a card-game frame measured, noisy) for one dev seat
-    # (83790/17 north, 4 -> 1 errors; docs/vision.md, session 30)
-    row_rename: bool = False
+    # Off in session 30 (its cost: every row's last card straightened and scored, ~+10-30 ms a frame); on since session
+    # 31 behind the half-view screen below (dev hard light 83790 and 84100: the red rows named pink, 40/north, 17/north)
+    row_rename: bool = True
+    # ... each row claimed once first screened on the half view (_own_picture_half): a last card showing its colour's
+    # picture at least this well there is not straightened and scored (None: every such row is). Without the screen
+    # row_rename cost ~20-30 ms a frame (session 31, loaded machine); with it only rows whose picture is unclear pay
+    rename_screen_min: float | None = 0.5
     # card game: a seat with no points row found is searched for the points cards' centre picture (the ring of
     # dots, CardArt.symbols) over its half view, the rows found masked out; where it matches at least this, a
     # points band one card tall is laid there and read like any (its strips above, the one-card picture rule at
@@ -223,6 +232,12 @@ class CardConfig:
     # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before). Off: it
     # changed no reading on two dev sets (docs/vision.md, session 30)
     picture_apart_read_only: bool = False
+    # a colour band found by its outlined pieces whose middle columns label as none of its kinds (a veil or a warm
+    # cast washed its fields out of the colour table; read empty before) is read between its pieces, as a points
+    # band is, when its last card shows a colour's centre picture at least this well (single_symbol_min's figure:
+    # a picture plainly there; that colour's, or another's better by symbol_margin: the band renamed). None: read
+    # empty, as before (docs/vision.md, session 31)
+    washed_row_symbol_min: float | None = 0.5
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -1590,6 +1605,25 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                              config.ends_from_pieces and card_game and band.kind not in NUMBER_KINDS) else None,
                          band.v1 - v_start if extended is not None else None,
                          config.picture_end_slack_mm if band.by_picture else None, more, last_shown)
+        if not tops and band.kind in NUMBER_KINDS and not band.by_picture and band.field_tops and \
+                config.washed_row_symbol_min is not None:
+            # a colour band whose middle columns label as none of its kinds (a veil or a warm cast washed its fields
+            # out of the colour table, their outlines kept): read between its outlined pieces when its last card
+            # shows a colour's centre picture plainly (that colour's, or — better by symbol_margin — another's: the
+            # pieces' colour misnamed under the cast, the band renamed)
+            kinds = tuple(k for c in COLOURS for k in (c, *((f"{c}/E",) if card_game else ())))
+            got = last_symbol_scores(config, kinds, upright, cream, band.v1 - v_start, art, p)
+            by_colour: dict[str, float] = {}
+            for k, v in got.items():
+                c = k.split("/")[0]
+                by_colour[c] = max(v, by_colour.get(c, -1.0))
+            best = max(by_colour, key=by_colour.get) if by_colour else None
+            if best is not None and by_colour[best] >= config.washed_row_symbol_min and (
+                    best == band.kind or by_colour[best] > by_colour.get(band.kind, -1.0) + config.symbol_margin):
+                band.kind = best
+                tops = card_tops(config, wb, lb, p, ch, above_mm, (band.kind, "points"),
+                                 tuple(t - v_start for t in band.field_tops), band.v1 - v_start,
+                                 band.v1 - v_start if extended is not None else None, None, more, last_shown)
         if wish_shown and tops and config.wish_top_from_picture_mm is not None:
             # the last card's top from its picture (at the card's middle): the outlined piece's top may lie
             # well below it, its border lost beside the numerals on a pale table (no ridge there either)
@@ -2362,6 +2396,11 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     scores = {k: v / weights for k, v in totals.items()}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, second = ranked[0], ranked[1] if len(ranked) > 1 else (None, 0.0)
+    if model is not None and second[0] is not None and config.corner_contains_tie is not None and \
+            best[1] - second[1] <= config.corner_contains_tie and len(second[0]) > len(best[0]) and best[0] in second[0]:
+        # the corners split between a two-digit value and one of its digits, about as sure of each: one corner saw
+        # only part of the numeral (a glare or the gloss washing its other digit out), the two-digit value it is
+        best = second
     if model is not None:
         # the combined probability of the best value against the rest
         ex = np.exp(np.array([v for _, v in ranked]) - best[1])
@@ -2481,7 +2520,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # colour shows none; a patch of grey cloth or table taken for a points card shows no ring of dots)
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
     if (config.claim_rename or config.row_rename) and config.single_symbol_min is not None:
-        _rename_claims(config, bands, image, cream, sv, art, card_game)
+        _rename_claims(config, bands, image, cream, sv, art, card_game, small)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
         # contrast at its borders), the row read up from there
@@ -2517,7 +2556,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
 
 
 def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView, art: CardArt,
-                   card_game: bool) -> None:
+                   card_game: bool, small: Any = None) -> None:
     """Rows read of one colour (see `CardConfig.claim_rename`), or one whose last card does not show its colour's
     picture (`row_rename`): each renamed to a colour no row was read for whose centre picture its last card shows
     plainly (`single_symbol_min`, better than its named colour's by `symbol_margin`; card game: an end card's picture
@@ -2532,6 +2571,9 @@ def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any
             continue
         plans = []
         for band in claims:
+            if not multi and small is not None and config.rename_screen_min is not None and \
+                    _own_picture_half(config, band, small, cream, sv, art, card_game) >= config.rename_screen_min:
+                continue    # (its own picture plain on the half view: not looked at closer)
             # the last card straightened (its top to a card below it, a few mm round), its picture scored
             top = band.cards[-1].top
             end = top + ch - config.border_mm
@@ -2559,6 +2601,23 @@ def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any
             for c in band.cards:
                 c.kind = rival if c.kind == colour else c.kind
             band.kind = rival
+
+
+def _own_picture_half(config: CardConfig, band: Band, small: Any, cream: Any, sv: SeatView, art: CardArt,
+                      card_game: bool) -> float:
+    """How well a row's last card shows its colour's centre picture (card game: or its end card's) on the half view
+    `small`, searched `symbol_slack_mm` round where the card's middle lies (-1: nothing to match)."""
+    import numpy as np
+
+    p = sv.ppm * 0.5
+    ch = art.size[1]
+    v = band.cards[-1].top + ch / 2
+    u = band.centre_u(v)
+    inv = 1.0 / np.maximum(np.asarray(cream, np.float32), 1.0)
+    pics = [art.symbols[k] for k in (band.kind, *((f"{band.kind}/E",) if card_game else ())) if k in art.symbols]
+    slack = max(1, int(round(config.symbol_slack_mm * p)))
+    return max((_picture_at(small, inv, t, (u + sv.margin) * p, (v + sv.margin) * p, slack) for t in pics),
+               default=-1.0)
 
 
 def _drop_strips_on_card_above(config: CardConfig, bands: list[Band]) -> None:

@@ -237,15 +237,19 @@ def session_still(folder: Any, options: dict, index: int) -> SessionStill:
 
 
 @lru_cache(maxsize=4)
-def sim_still(seed: int, index: int, size: tuple[int, int] = (4608, 2592)) -> tuple[SessionStill, dict]:
+def sim_still(seed: int, index: int, size: tuple[int, int] = (4608, 2592), hard: bool = False) -> tuple[SessionStill, dict]:
     """Frame `index` of `keltis-cam sim frames --seed SEED --size WxH`, rendered again at test time and registered
-    as the reader does, with its truth."""
+    as the reader does, with its truth. `hard`: the frame's spec in the simulator's dim warm light with glare (hard,
+    not dark, no hand), as session 31's hard-light dev frames were drawn."""
     from calibration.model import parse_calibration
     from simulator.dataset import render_single, sample_spec
     from vision.components import load_components
 
     cv2.setNumThreads(1)
-    jpeg, truth = render_single(sample_spec(seed, index, size))
+    spec = sample_spec(seed, index, size)
+    if hard:
+        spec = replace(spec, hard=True, dark=False, hand=None)
+    jpeg, truth = render_single(spec)
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     cal = parse_calibration(truth["render"]["calibration"], "frame")
     seats = {s: v["player"] for s, v in truth["seats"].items()}
@@ -271,12 +275,12 @@ def read_one_seat(still: SessionStill, seat: str, card_game: bool, **changes: An
     return read_seat_cards(config, still.image, sv, art, white, numeral_model_for(still.components), card_game)
 
 
-def seat_rows(seed: int, index: int, seat: str, **changes: Any) -> tuple[dict, dict]:
-    """(truth rows, read rows) of one seat of dev frame `index` of `seed` (4608 × 2592), with these `CardConfig`
-    changes."""
+def seat_rows(seed: int, index: int, seat: str, hard: bool = False, **changes: Any) -> tuple[dict, dict]:
+    """(truth rows, read rows) of one seat of dev frame `index` of `seed` (4608 × 2592; `hard`: see sim_still), with
+    these `CardConfig` changes."""
     from vision.cards import seat_reading
 
-    still, truth = sim_still(seed, index)
+    still, truth = sim_still(seed, index, hard=hard)
     card_game = truth["game"] != "keltis"
     sc = read_one_seat(still, seat, card_game, **changes)
     return truth["seats"][seat]["rows"], {c: list(v) for c, v in seat_reading(sc, card_game).rows.items()}
