@@ -61,11 +61,6 @@ class CardConfig:
     border_mm: float = 2.2              # card: the stock's border above a field (as the camera blurs it)
     last_card_slack_mm: float = 17.0    # card: the last card's field may end this much short of a whole card
     corner_slack_mm: float = 2.5        # search around each numeral box
-    # the two corners read apart, one a two-digit value and the other one of its digits ("10" / "1"), their mean
-    # log-probabilities within this (nats): the two-digit value (a corner that saw only part of the numeral; hard-light
-    # dev 84100: every "10" read "1" was such a tie, top-left "10", top-right "1", -6.91 each). None: the better score,
-    # a tie by the labels' order, as before (docs/vision.md, session 31)
-    corner_contains_tie: float | None = 1.0
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
@@ -2396,11 +2391,6 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     scores = {k: v / weights for k, v in totals.items()}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, second = ranked[0], ranked[1] if len(ranked) > 1 else (None, 0.0)
-    if model is not None and second[0] is not None and config.corner_contains_tie is not None and \
-            best[1] - second[1] <= config.corner_contains_tie and len(second[0]) > len(best[0]) and best[0] in second[0]:
-        # the corners split between a two-digit value and one of its digits, about as sure of each: one corner saw
-        # only part of the numeral (a glare or the gloss washing its other digit out), the two-digit value it is
-        best = second
     if model is not None:
         # the combined probability of the best value against the rest
         ex = np.exp(np.array([v for _, v in ranked]) - best[1])
