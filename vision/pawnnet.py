@@ -148,11 +148,6 @@ class PawnNetConfig:
     # (start extras 27 -> 20); NWNZ frames unchanged (docs/vision.md, session 31 (wt31-pcrowd))
     one_per_path: bool = True
     one_per_path_count_weight: float = 1.0
-    # ... unless the reading as made beats the best one-pawn reading by more than this (nats, ~1:20 odds): a second
-    # pawn the network and count head are that sure of is a rule break at the table, which the tracker must see to
-    # warn (second-pawn-on-path), not a phantom. Dev caches: D83790 155 -> 155 / 1 920 (no phantom there is that
-    # sure: the same down to 1 nat), D84080 116 -> 117 / 1 280. None: always one pawn per path (session 31, lead)
-    one_per_path_keep_nats: float | None = 3.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -853,28 +848,20 @@ def one_pawn_per_path(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
         # twice (the phantom of drop_phantom_beside_big), a pair there the one big pawn
         options = [(int(i), True) for i in idx if big[i, k]] + [(int(i), False) for i in idx
                                                                  if small[i, k] and not big[i, k]]
-        def reading_score(pick: Any) -> float:
-            """The log-probability score of the path's stones holding `pick(j)` = (big, small) of colour k."""
+        best, best_score = None, -np.inf
+        for i, is_big in options:
             score = 0.0
             for j in idx:
-                nb, ns = pick(j)
+                nb = int(j == i and is_big)
+                ns = int(j == i and not is_big)
                 score += float(np.log((p_big[j, k] if nb else 1.0 - p_big[j, k]) + eps))
                 if not nb:
                     score += float(np.log(p_small[j, k, ns] + eps))
                 if w > 0:
                     total = int(read[j]) - int(big[j, k]) - int(small[j, k]) + nb + ns
                     score += w * float(np.log(p_count[j, min(total, top)] + eps))
-            return score
-
-        best, best_score = None, -np.inf
-        for i, is_big in options:
-            score = reading_score(lambda j, i=i, is_big=is_big: (int(j == i and is_big), int(j == i and not is_big)))
             if score > best_score:
                 best, best_score = (i, is_big), score
-        if config.one_per_path_keep_nats is not None:
-            as_read = reading_score(lambda j: (int(big[j, k] > 0), min(int(small[j, k]), 2)))   # small: 0, 1, 2+
-            if as_read - best_score > config.one_per_path_keep_nats:
-                continue
         i, is_big = best
         for j in idx:
             nb, ns = int(j == i and is_big), int(j == i and not is_big)
