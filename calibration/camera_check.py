@@ -167,13 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m calibration.camera_check", description=main.__doc__)
     ap.add_argument("image")
     ap.add_argument("--calibration", required=True)
+    ap.add_argument("--read-width", type=int, default=None, metavar="PX",
+                    help="width of the picture the reader reads, when it is not this image (a camera taking "
+                         "full-resolution stills over its video frames: e.g. 4608); the camera distance line "
+                         "scales to it")
     args = ap.parse_args(argv)
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
         print(f"{args.image}: cannot read image", file=sys.stderr)
         return 2
+    if args.read_width is not None and args.read_width <= 0:
+        print(f"--read-width {args.read_width}: must be a positive width in pixels", file=sys.stderr)
+        return 2
     cal = load_calibration(args.calibration)
-    lines = check_image(DEFAULT_CONFIG, image, cal, register_board(REG_CONFIG, cal, image))
+    scale = 1.0 if args.read_width is None else args.read_width / image.shape[1]
+    lines = check_image(DEFAULT_CONFIG, image, cal, register_board(REG_CONFIG, cal, image), read_scale=scale)
     for line in lines:
         print(json.dumps(line.to_json()))
     return 0 if all(line.ok for line in lines) else 1

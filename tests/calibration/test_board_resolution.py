@@ -96,3 +96,27 @@ def test_a_large_frames_small_far_markers_are_found_at_full_resolution():
     corners = np.array([(0, 0), BOARD.size_mm, (0, BOARD.size_mm[1]), (BOARD.size_mm[0], 0)], float)
     truth = Registration(h, (0, 1, 2, 3), 0.0, size).board_to_image(corners)
     assert np.abs(after.board_to_image(corners) - truth).max() < 3.0
+
+
+def test_the_command_line_check_scales_the_distance_line_to_the_picture_the_reader_reads(capsys):
+    # the bundled demo's 640-px video frame: too far for a reader of that frame, fine for its 2304-px stills
+    import json
+    from pathlib import Path
+
+    from calibration.camera_check import main
+
+    demo = Path(__file__).resolve().parents[2] / "fixtures" / "sessions" / "demo"
+    frame = str(sorted((demo / "frames").iterdir())[0])
+    cal = str(demo / "calibration.json")
+
+    def distance(*extra: str) -> dict:
+        main([frame, "--calibration", cal, *extra])
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        return next(x for x in lines if x["key"] == "resolution")
+
+    video = distance()
+    still = distance("--read-width", "2304")
+    assert not video["ok"] and video["state"] == "too-far"
+    assert still["ok"] and still["values"]["px_per_cm"] == pytest.approx(video["values"]["px_per_cm"] * 3.6, rel=0.05)
+    assert main([frame, "--calibration", cal, "--read-width", "0"]) == 2
+    assert "--read-width 0" in capsys.readouterr().err
