@@ -125,18 +125,6 @@ class PawnNetConfig:
     # right at both ends, 3 wrong at both (docs/vision.md, session 30 (wt30-pmiss))
     count_move_fewer: float = 0.5
     count_move_big: bool = True   # the same for a player's big pawn read on another stone (evidence P(big)): 222 -> 220
-    # a player's big pawn read on stone R and one of its small pawns on stone T (P(big) there at least
-    # `swap_big_floor`): the two are swapped (big on T, small on R) when the network's outputs on the two stones,
-    # its big AND its small ones, make that reading likelier than the one decoded by at least this log-odds (0 =
-    # off). decode_pawns picks the big pawn's stone by P(big) alone; where the evidence is split between two stones
-    # (a swap: the fresh seed of session 30 had 28 of its 36 wrong sizes so) the small head's word on each stone
-    # (sure of a small pawn on T, or of a second pawn of the colour on R) decides. Dev caches (the reader's own
-    # outputs, every usable board frame): D83790 162 -> 159 of 1 920 pawn errors at 0.25-2.0, own stills 96 -> 94 of
-    # 845 at 0.25-1.0, no frame worse; but the fresh seed 84070 113 -> 116 of 1 140 at 0.5: the small head reads a
-    # player's lone big pawn as a small one too (P(1 or 2+) >= 0.5 on 26-32 % of such stones), which the odds take
-    # for a second pawn on R. Off (0) since; 0.5 was the setting measured (docs/vision.md, session 31 (wt31-pswap))
-    swap_big_joint: float = 0.0
-    swap_big_floor: float = 0.1   # a stone the network gives less P(big) is never the big pawn's (as count_pick_floor)
     # RULES §1 (base board): a player has at most one pawn per path. Where the board says so (the reader passes each
     # stone's path), a player read with two or more pawns on one path keeps one: on a stone read with its big pawn and
     # a small one, the big one (the small is its head read twice: 21 of 27 such stones on three dev caches held the
@@ -960,50 +948,6 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
     return big, small, margin
 
 
-def swap_big_small(config: PawnNetConfig, p_big: Any, p_small: Any, big: Any, small: Any, margin: Any,
-                   cols: Sequence[int]) -> tuple[Any, Any, Any]:
-    """After the counted pawns: per colour with its big pawn read on one stone R, each stone T holding a small pawn of
-    the colour read and P(big) at least `swap_big_floor` is a candidate for a swap (big on T, one small fewer there,
-    one more on R). Its log-odds against the reading, from the two stones' independent outputs:
-    log P_T(big) + log P_R(no big) + log P_T(small count - 1) + log P_R(small count + 1) minus the same for the
-    reading. The best candidate above `swap_big_joint` is swapped (0 = off); both stones state margin 0. A stone R
-    already holding 2+ small pawns of the colour keeps its big pawn (the small head's top class). Only colours with
-    a candidate compute anything. Returns copies."""
-    import numpy as np
-
-    big, small, margin = big.copy(), small.copy(), margin.copy()
-    if config.swap_big_joint <= 0 or len(big) == 0:
-        return big, small, margin
-    eps = 1e-6
-    top = SMALL_CLASSES - 1
-    cs = list(cols)
-    # only colours with a candidate at all pay more (one big pawn read, a small one elsewhere with P(big) over the floor)
-    cand = (small[:, cs] > 0) & (p_big[:, cs] >= config.swap_big_floor) & (big[:, cs] == 0)
-    busy = [k for k, any_, one in zip(cs, cand.any(axis=0), big[:, cs].sum(axis=0) == 1) if any_ and one]
-    for c in busy:
-        r = int(np.flatnonzero(big[:, c])[0])
-        s_r = int(small[r, c])
-        if s_r >= top:
-            continue
-        ts = np.flatnonzero((small[:, c] > 0) & (p_big[:, c] >= config.swap_big_floor))
-        ts = ts[ts != r]
-        if len(ts) == 0:
-            continue
-        pb, k = p_big[ts, c], small[ts, c].astype(np.int64)
-        odds = (np.log(pb + eps) - np.log(1.0 - pb + eps)
-                + np.log(p_small[ts, c, k - 1] + eps) - np.log(p_small[ts, c, np.minimum(k, top)] + eps))
-        odds -= (math.log(p_big[r, c] + eps) - math.log(1.0 - p_big[r, c] + eps)
-                 + math.log(p_small[r, c, s_r] + eps) - math.log(p_small[r, c, s_r + 1] + eps))
-        j = int(np.argmax(odds))
-        if odds[j] > config.swap_big_joint:
-            t = int(ts[j])
-            big[r, c], big[t, c] = 0, 1
-            small[r, c] += 1
-            small[t, c] -= 1
-            margin[r] = margin[t] = 0.0
-    return big, small, margin
-
-
 def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small: Any, margin: Any,
                             cols: Sequence[int], first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
     """After add_counted_pawns: on a stone (not a first-row one) where a colour is read big and small and the count
@@ -1032,8 +976,8 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
     second look, the decoding, one pawn per path (`paths`: each stone's path where the board allows a player one
-    pawn on it, else None), the counted pawn, the moved pawn, the phantom beside a big pawn and the swapped big pawn
-    (read_stone_pawns' steps)."""
+    pawn on it, else None), the counted pawn, the moved pawn and the phantom beside a big pawn (read_stone_pawns'
+    steps)."""
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
@@ -1044,7 +988,6 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
         big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
                                                 paths)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
-    big, small, margin = swap_big_small(config, p_big, p_small, big, small, margin, cols)
     return big, small, margin
 
 
