@@ -210,6 +210,8 @@ class Reader:
         self.registration = None
         self.resolution: BoardResolution | None = None   # the registration's px per board mm (board_resolution)
         self.registrations = 0                            # how many registrations were adopted so far
+        self._paths_model: Any = None                     # the board model _paths was made for
+        self._paths: list[str | None] | None = None       # its stones' one-pawn paths (one_pawn_paths)
         self.seat_views: dict[str, Any] = {}
         self.paper = None
         self.table_view = None
@@ -407,7 +409,7 @@ class Reader:
         if any(v is not None for v in element.values()):
             extra["element_confidence"] = {k: v for k, v in element.items() if v is not None}
         confidence = {"pawns": round(pawn_conf, 3), "tiles": round(tiles.confidence, 3), **card_conf}
-        if self.too_far:
+        if self.caps_confidence:
             confidence, element = capped_confidence(confidence, extra.get("element_confidence") or {},
                                                     cfg.low_resolution_pawn_share, cfg.low_resolution_tile_share)
             extra["element_confidence"] = element
@@ -415,10 +417,17 @@ class Reader:
                           dict(self.discard_tops), confidence=confidence, extra=extra)
         return FrameReading(obs, timings, tiles, dets, resolution=self.resolution)
 
+    def _paths_of(self, m: Any) -> list[str | None] | None:
+        """one_pawn_paths of the board model's stones, once per model (not per frame)."""
+        if self._paths_model is not m:
+            self._paths_model, self._paths = m, one_pawn_paths(m.board, m.patches.stones)
+        return self._paths
+
     @property
-    def too_far(self) -> bool:
-        """The registration gives the board fewer px per mm than the floor (ReaderConfig.min_board_px_per_mm)
-        and the reader says so in its confidences (low_resolution_confidence)."""
+    def caps_confidence(self) -> bool:
+        """The reader caps its pawn and tile confidences (low_resolution_confidence on) because the registration
+        gives the board fewer px per mm than the floor (ReaderConfig.min_board_px_per_mm). Whether the camera is
+        too far, for the page, is the observer's `too_far`, with or without the cap."""
         return (self.config.low_resolution_confidence and self.resolution is not None
                 and self.resolution.worst_corner < self.config.min_board_px_per_mm)
 
@@ -452,7 +461,7 @@ class Reader:
         found = read_stone_pawns(self.config.pawn_net, self.pawn_net, m.patches, log_norm, list(self.references),
                                  PAWNS_PER_PLAYER, image=image, gain=gain,
                                  first_row=[m.board.stones[s].row == 1 for s in m.patches.stones],
-                                 paths=one_pawn_paths(m.board, m.patches.stones))
+                                 paths=self._paths_of(m))
         dets = []
         for sp in found:
             s = m.board.stones[sp.stone]

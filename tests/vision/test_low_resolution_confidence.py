@@ -44,7 +44,7 @@ def registration(px_per_mm: float) -> Registration:
     return Registration(h, (0, 1, 2, 3), 0.1, (4608, 2592))
 
 
-def test_the_reader_is_too_far_below_its_floor_only():
+def test_the_reader_caps_its_confidences_below_its_floor_only():
     from calibration.registration import board_resolution
 
     floor = DEFAULT_READER_CONFIG.min_board_px_per_mm
@@ -52,11 +52,11 @@ def test_the_reader_is_too_far_below_its_floor_only():
     for ppm, far in ((floor * 0.8, True), (floor * 1.2, False)):
         reader = Reader({"markers": {"items": []}}, game="keltis-card", config=on)
         reader.resolution = board_resolution(registration(ppm), (500.0, 500.0))
-        assert reader.too_far is far
+        assert reader.caps_confidence is far
     # off by default (session 31: it did not help the decoder on the game that showed the problem)
     off = Reader({"markers": {"items": []}}, game="keltis-card")
     off.resolution = board_resolution(registration(floor * 0.8), (500.0, 500.0))
-    assert off.too_far is False
+    assert off.caps_confidence is False
 
 
 def test_the_observers_status_says_too_far_below_the_camera_checks_floor():
