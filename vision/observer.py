@@ -176,8 +176,7 @@ class VisionObserver:
     def too_far(self) -> bool:
         """The reader's registration gives the board fewer px per mm than the camera check's floor (the camera
         hangs too high: ReaderConfig.min_board_px_per_mm); the pipeline pushes its status when this changes."""
-        res = self.reader.resolution
-        return res is not None and res.worst_corner < self.reader.config.min_board_px_per_mm
+        return self.reader.below_floor
 
     def status(self) -> dict[str, Any]:
         """The gate's decisions so far, the last time the reader followed a bumped table, and the board's

@@ -424,12 +424,15 @@ class Reader:
         return self._paths
 
     @property
+    def below_floor(self) -> bool:
+        """The registration gives the board fewer px per mm at its worst corner than the floor
+        (ReaderConfig.min_board_px_per_mm): the camera hangs too far (the observer's `too_far`, the page)."""
+        return self.resolution is not None and self.resolution.worst_corner < self.config.min_board_px_per_mm
+
+    @property
     def caps_confidence(self) -> bool:
-        """The reader caps its pawn and tile confidences (low_resolution_confidence on) because the registration
-        gives the board fewer px per mm than the floor (ReaderConfig.min_board_px_per_mm). Whether the camera is
-        too far, for the page, is the observer's `too_far`, with or without the cap."""
-        return (self.config.low_resolution_confidence and self.resolution is not None
-                and self.resolution.worst_corner < self.config.min_board_px_per_mm)
+        """The reader caps its pawn and tile confidences below the floor (low_resolution_confidence on)."""
+        return self.config.low_resolution_confidence and self.below_floor
 
     def normalised_view(self, image: Any, timings: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The frame's board view in the art's colours, as logs (blurred as the stages expect), and the

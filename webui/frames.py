@@ -151,6 +151,10 @@ class FramePictures:
         """The board registration of a frame (the same one the overlay draws), or None."""
         return self._register(frame)
 
+    def calibration_board(self) -> Any | None:
+        """The board the calibration was made for (None: unknown or no calibration)."""
+        return self._board((self.calibration or {}).get("board"))
+
     def _board(self, name: str | None) -> Any | None:
         if not name:
             return None

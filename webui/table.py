@@ -259,22 +259,10 @@ def camera_checklist() -> list[dict[str, Any]]:
     registration = d.pictures.registration_of(frame) if calibration is not None else None
     width = frame.image.shape[1]
     read_scale = read_size[0] / width if read_size and width else 1.0
+    board = d.pictures.calibration_board() if calibration is not None else None
     lines += check_image(DEFAULT_CONFIG, frame.image, calibration, registration,
-                         board_size_mm=_board_size(calibration), read_scale=read_scale)
+                         board_size_mm=tuple(board.size_mm) if board is not None else None, read_scale=read_scale)
     return [line.to_json() for line in lines]
-
-
-def _board_size(calibration: Any) -> Any:
-    """The (w, h) mm of the board a calibration was made for (None: unknown; the markers' box stands in)."""
-    name = (calibration or {}).get("board")
-    if not name:
-        return None
-    try:
-        from engine.board import bundled_board, load_board
-
-        return tuple((load_board(name) if str(name).endswith(".json") else bundled_board(name)).size_mm)
-    except Exception:
-        return None
 
 
 def _worded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
