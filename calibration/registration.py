@@ -64,6 +64,12 @@ class RegistrationConfig:
     large_search_below: int = 3              # ... only when fewer markers than this were found: three fix the
                                              # homography (RANSAC); with a fourth found this way dev frames read
                                              # no better (dev 83790: one card frame's rows 1 -> 5 errors)
+    # The crop search needs min_markers found to place the others. A camera hung 2-2.6 m high leaves a marker
+    # ~8 px wide at detect_max_side and often fewer than two are found (session 32: 8 of dev H84040's 37 good
+    # frames unregistered, "no-board"); such a frame is searched once more, downscaled less. Not at full
+    # resolution: the adaptive threshold's windows (px) are then too small for a marker ~35 px wide, and it
+    # found fewer there than at 2304 px (dev H84040: 5 frames unregistered against 2).
+    retry_max_side: int = 2304               # 0: no second search
     ransac_px: float = 4.0                   # RANSAC inlier threshold when 3+ markers are found
     max_reprojection_px: float = 2.5         # a marker fitting worse than this (RMS px) makes the registration not ok
     reprojection_reference_side: int = 2304  # ... in a frame this large; larger ones (a full-resolution still)
@@ -221,8 +227,10 @@ def _grey(image: Any) -> Any:
     return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY if image.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
 
 
-def detect_markers(config: RegistrationConfig, image: Any, dictionary: str | None = None) -> list[DetectedMarker]:
-    """All ArUco markers of `dictionary` (default config.dictionary) in a BGR or grey image, by id."""
+def detect_markers(config: RegistrationConfig, image: Any, dictionary: str | None = None,
+                   max_side: int | None = None) -> list[DetectedMarker]:
+    """All ArUco markers of `dictionary` (default config.dictionary) in a BGR or grey image, by id; a frame
+    larger than `max_side` (default config.detect_max_side) is searched downscaled to it."""
     import numpy as np
 
     import cv2
@@ -230,7 +238,7 @@ def detect_markers(config: RegistrationConfig, image: Any, dictionary: str | Non
     grey = _grey(image)
     if max(grey.shape[:2]) < config.upscale_below_side and config.upscale_factor > 1:
         return _detect_small(config, grey, dictionary or config.dictionary)
-    scale = min(1.0, config.detect_max_side / max(grey.shape[:2]))
+    scale = min(1.0, (max_side or config.detect_max_side) / max(grey.shape[:2]))
     small = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     corners, ids, _rejected = _detector(dictionary or config.dictionary, config).detectMarkers(small)
     if ids is None:
@@ -318,6 +326,12 @@ def register_board(config: RegistrationConfig, calibration: Mapping[str, Any], i
     markers_cfg = calibration["markers"]
     placed = {int(item["id"]): item for item in markers_cfg["items"]}
     found = detect_markers(config, image, markers_cfg["dictionary"])
+    if (config.retry_max_side > config.detect_max_side and max(w, h) > config.detect_max_side
+            and len({m.id for m in found if m.id in placed}) < config.min_markers):
+        # (a camera hung high: see RegistrationConfig.retry_max_side) the ids the first search missed
+        have = {m.id for m in found}
+        found = found + [m for m in detect_markers(config, image, markers_cfg["dictionary"], config.retry_max_side)
+                         if m.id not in have]
     # A marker id seen twice (a reflection, a second printed sheet) is ambiguous: use neither.
     counts: dict[int, int] = {}
     for m in found:

@@ -120,3 +120,21 @@ def test_the_command_line_check_scales_the_distance_line_to_the_picture_the_read
     assert still["ok"] and still["values"]["px_per_cm"] == pytest.approx(video["values"]["px_per_cm"] * 3.6, rel=0.05)
     assert main([frame, "--calibration", cal, "--read-width", "0"]) == 2
     assert "--read-width 0" in capsys.readouterr().err
+
+
+def test_a_camera_hung_high_is_registered_from_a_second_less_downscaled_search():
+    """A camera 2-2.6 m high leaves the markers so small in a 4608-px still that the search downscaled to 1280 px
+    finds fewer than the two the crop search starts from (session 32: dev frames rejected "no-board"); the
+    frame is searched once more at RegistrationConfig.retry_max_side and registered from all four."""
+    from dataclasses import replace
+
+    size = (4608, 2592)
+    h = homography_looking_at(table_extent(CAL, BOARD.size_mm), size, tilt=0.1, margin=0.3)
+    image = render_table(CAL, h, size, board_size=BOARD.size_mm)
+    before = register_board(replace(REG, retry_max_side=0), CAL, image)
+    after = register_board(REG, CAL, image)
+    assert len(before.marker_ids) < REG.min_markers and not before.ok
+    assert sorted(after.marker_ids) == [0, 1, 2, 3] and after.ok
+    corners = np.array([(0, 0), BOARD.size_mm, (0, BOARD.size_mm[1]), (BOARD.size_mm[0], 0)], float)
+    truth = Registration(h, (0, 1, 2, 3), 0.0, size).board_to_image(corners)
+    assert np.abs(after.board_to_image(corners) - truth).max() < 3.0
