@@ -136,6 +136,14 @@ class PawnNetConfig:
     # (start extras 27 -> 20); NWNZ frames unchanged (docs/vision.md, session 31 (wt31-pcrowd))
     one_per_path: bool = True
     one_per_path_count_weight: float = 1.0
+    # a player with no big pawn read anywhere: its stone of highest P(big), where a small pawn of its is read, holds
+    # its big pawn seen small when that P(big) is at least `rel_big_floor` and `rel_big_ratio` times the highest
+    # P(big) of its other stones — the same network, colour, light and frame, the stone standing out from the
+    # player's own others (a first-row big pawn in a crowd, a white one seen from above: P(big) 0.2-0.3 where its
+    # other stones give ~0). The lone-big rule above needs 4 small read; this one needs no count but a clear
+    # outlier. 0 (either) = off. Dev caches: docs/vision.md, session 32 (wt32-psize)
+    rel_big_floor: float = 0.2
+    rel_big_ratio: float = 3.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -860,6 +868,33 @@ def one_pawn_per_path(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: 
     return big, small, margin
 
 
+def relative_big_pawn(config: PawnNetConfig, p_big: Any, big: Any, small: Any, margin: Any,
+                      cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+    """After decode_pawns: per colour with no big pawn read, the stone of highest P(big) holding a small pawn of the
+    colour reads that small pawn as the big one when its P(big) is at least `rel_big_floor` and at least
+    `rel_big_ratio` times the highest P(big) of the colour's other stones (the player's big pawn seen small: the
+    network's size evidence judged against the same player's other stones in the same frame, not against the
+    absolute `big_threshold`). The stone states margin 0 (unsure). Returns copies."""
+    import numpy as np
+
+    big, small, margin = big.copy(), small.copy(), margin.copy()
+    if config.rel_big_floor <= 0 or config.rel_big_ratio <= 0 or limits[0] <= 0 or len(small) < 2:
+        return big, small, margin
+    for k in cols:
+        if big[:, k].any():
+            continue
+        pb = p_big[:, k]
+        j = int(np.argmax(pb))
+        if small[j, k] == 0 or pb[j] < config.rel_big_floor:
+            continue
+        if pb[j] < config.rel_big_ratio * float(np.max(np.delete(pb, j))):
+            continue
+        small[j, k] -= 1
+        big[j, k] = 1
+        margin[j] = 0.0
+    return big, small, margin
+
+
 def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4),
                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
@@ -976,13 +1011,14 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the stones' features `x`: the network and count head, the
     second look, the decoding, one pawn per path (`paths`: each stone's path where the board allows a player one
-    pawn on it, else None), the counted pawn, the moved pawn and the phantom beside a big pawn (read_stone_pawns'
-    steps)."""
+    pawn on it, else None), the relative big pawn, the counted pawn, the moved pawn and the phantom beside a big
+    pawn (read_stone_pawns' steps)."""
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     big, small, margin = one_pawn_per_path(config, p_big, p_small, p_count, big, small, margin, cols, paths)
+    big, small, margin = relative_big_pawn(config, p_big, big, small, margin, cols, limits)
     if p_count is not None:
         big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits, paths)
         big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
