@@ -64,8 +64,9 @@ def render(args: argparse.Namespace) -> int:
         if args.crowded and r.random() < args.crowded:
             seed = r.randrange(1 << 30)
             rounds = tuple(args.rounds) if args.rounds else None
+            crowd_max = args.crowd_max
             edit = lambda obs, board, seed=seed, rounds=rounds: crowded_observation(
-                obs, board, random.Random(seed), first_row=args.first_row, rounds=rounds)
+                obs, board, random.Random(seed), first_row=args.first_row, rounds=rounds, crowd_max=crowd_max)
         jpeg, truth = render_single(spec, edit=edit)
         if not truth["usable"]:
             continue
@@ -83,13 +84,15 @@ FIRST_ROW_SHARE = 0.25
 
 
 def crowded_observation(obs, board, rng: random.Random, first_row: float = FIRST_ROW_SHARE,
-                        rounds: tuple[int, int] | None = None):
+                        rounds: tuple[int, int] | None = None, crowd_max: int = CROWD_MAX):
     """The observation with pawns moved together (the stones the reader gets wrong: 2-5 pawns on one
     stone, two small pawns of one player, pawns on the start's first row beside the crowd): a few
     target stones without a tile each take 1-3 pawns from elsewhere (the start crowd included), half
     of the time small pawns of one player. Each player keeps its pawns; only where they stand moves.
     `rounds` (lo, hi): that many target draws, uniform (None: session 19's draw of 1-3, so its seeds render
-    as before); more rounds build more stones of 3-5 pawns, the class the net misses most (session 26)."""
+    as before); more rounds build more stones of 3-5 pawns, the class the net misses most (session 26).
+    `crowd_max`: pawns a target stone is given at most (CROWD_MAX unless asked: the count head's 5 and 6+
+    classes need stones of 6-7, session 32)."""
     from dataclasses import replace
 
     from engine.observation import PawnObservation
@@ -115,7 +118,7 @@ def crowded_observation(obs, board, rng: random.Random, first_row: float = FIRST
             pick = (first if u < first_row and first else
                     later_busy if u < first_row + 0.4 and later_busy else later or path)
             target = rng.choice(pick).id
-        room = CROWD_MAX - on.get(target, 0)
+        room = crowd_max - on.get(target, 0)
         if room <= 0:
             continue
         movable = [i for i, p in enumerate(pawns) if p.stone != target]
@@ -198,6 +201,8 @@ def _frame_samples(job: tuple) -> tuple[object, ...] | None:
         if i is None:
             continue
         y[i, COLOURS.index(p["player"]), 0 if p["big"] else 1] += 1
+    # uncapped (the count head's labels: every pawn on the stone, session 32), then capped for the network's classes
+    n = y.reshape(len(y), -1).copy()
     y[..., 1] = np.minimum(y[..., 1], SMALL_CLASSES - 1)
     y[..., 0] = np.minimum(y[..., 0], 1)
     # keep every stone with a pawn on it or on a neighbour (a leaning head), a share of the others
@@ -210,7 +215,7 @@ def _frame_samples(job: tuple) -> tuple[object, ...] | None:
         near = any(math.hypot(s.x - o.x, s.y - o.y) < 70.0 for o in occupied)
         keep.append(bool(y[index[sid]].any()) or near or rng.random() < keep_empty)
     keep = np.array(keep)
-    more = tuple(v[keep].astype(np.float16) for v in xs[1:])
+    more = (n[keep],) + tuple(v[keep].astype(np.float16) for v in xs[1:])
     if not with_tiles:
         return (x[keep].astype(np.float16), y[keep].reshape(int(keep.sum()), -1), np.zeros((0, 1), np.float16),
                 np.zeros(0, np.int8)) + more
@@ -222,7 +227,8 @@ def _frame_samples(job: tuple) -> tuple[object, ...] | None:
 
 def features(args: argparse.Namespace) -> int:
     """Cut every training frame's stone and tile-spot patches into one .npz (pawn_x: N x F float16,
-    pawn_y: N x 8 (per colour: big count, small count capped), tile_x, tile_y: code index)."""
+    pawn_y: N x 8 (per colour: big count, small count capped), pawn_n: the same uncapped, tile_x, tile_y: code
+    index)."""
     import numpy as np
 
     from vision.pawnnet import patch_shape
@@ -251,12 +257,13 @@ def features(args: argparse.Namespace) -> int:
                 got.append(r)
             if k % 50 == 0:
                 print(f"{k}/{len(jobs)} frames  {time.perf_counter() - t0:.0f}s", flush=True)
-    cols = [np.concatenate([g[k] for g in got]) for k in range(4 + len(geometries) - 1)]
+    cols = [np.concatenate([g[k] for g in got]) for k in range(5 + len(geometries) - 1)]
     outs = [args.out] if len(geometries) == 1 else [_variant_path(args.out, g) for g in geometries]
     for k, (geo, out) in enumerate(zip(geometries, outs)):
-        px = cols[0] if k == 0 else cols[3 + k]
-        # the patch geometry the features were cut with (`train` checks it against the reader's config)
-        np.savez(out, pawn_x=px, pawn_y=cols[1], tile_x=cols[2], tile_y=cols[3],
+        px = cols[0] if k == 0 else cols[4 + k]
+        # the patch geometry the features were cut with (`train` checks it against the reader's config);
+        # pawn_n: the uncapped counts (the count head's labels)
+        np.savez(out, pawn_x=px, pawn_y=cols[1], tile_x=cols[2], tile_y=cols[3], pawn_n=cols[4],
                  pawn_shape=np.array(patch_shape(geo)), pawn_step_mm=np.array(geo.step_mm),
                  pawn_from_frame=np.array(geo.from_frame))
         print(f"{len(px)} stones, {px.shape[1]} features (step {geo.step_mm} mm, from_frame {geo.from_frame}); "
@@ -641,11 +648,21 @@ def ensemble(args: argparse.Namespace) -> int:
     return 0
 
 
+def count_labels(z, classes: int):
+    """The count head's label per stone of a `features` file: every pawn on it (the uncapped `pawn_n` where the
+    file has it; older files: big + small of `pawn_y`, small capped at 2 per colour), capped at classes - 1."""
+    import numpy as np
+
+    y = (z["pawn_n"] if "pawn_n" in z.files else z["pawn_y"]).astype(np.int64)
+    return np.minimum(y.sum(axis=1), classes - 1)
+
+
 def count_head(args: argparse.Namespace) -> int:
     """Fit the count head (vision.pawnnet.CountHead: how many pawns of the colours in play stand on a stone,
-    0-3 or 4+) on a frozen pawn network's hidden layer and output logits: one small MLP (Adam, softmax
-    cross-entropy, every stone also mirrored across the lean) per `--seeds` entry, all in one file whose
-    members the reader averages. The labels are the features' own (big + small counts, small capped at 2)."""
+    0 .. --classes - 1, the last "or more") on a frozen pawn network's hidden layer and output logits: one small
+    MLP (Adam, softmax cross-entropy, every stone also mirrored across the lean) per `--seeds` entry, all in one file whose
+    members the reader averages. The labels: every pawn on the stone (the features' uncapped `pawn_n` where the file
+    has it, else big + small of `pawn_y`, small capped at 2 per colour), capped at `--classes` - 1 ("or more")."""
     import numpy as np
 
     from vision.pawnnet import COUNT_CLASSES, CountHead, load_pawn_net, mirrored, net_fingerprint, softmax
@@ -654,21 +671,23 @@ def count_head(args: argparse.Namespace) -> int:
     if net is None:
         raise SystemExit(f"{args.net}: no such pawn weights file")
     first = net.members[0]
+    classes = args.classes or COUNT_CLASSES
 
     def inputs(x):
         out = []
         for i in range(0, len(x), 2048):
             xb = x[i:i + 2048].astype(np.float32)
-            h = first.hidden(xb)
-            out.append(np.concatenate([h, h @ first.w4 + first.b4], axis=1).astype(np.float32))
+            h, pooled = first.hidden_pooled(xb)
+            parts = [h, h @ first.w4 + first.b4] + ([pooled] if args.pooled else [])
+            out.append(np.concatenate(parts, axis=1).astype(np.float32))
         return np.concatenate(out)
 
     def load(files):
         xs, ys = [], []
         for f in files:
             z = np.load(f)
-            x, y = z["pawn_x"], z["pawn_y"].astype(np.int64)
-            t = np.minimum(y.sum(axis=1), COUNT_CLASSES - 1)
+            x = z["pawn_x"]
+            t = count_labels(z, classes)
             # a round pawn is as likely seen mirrored (as the reader's second look)
             xs += [inputs(x), inputs(mirrored(first, x.astype(np.float32)))]
             ys += [t, t]
@@ -685,8 +704,8 @@ def count_head(args: argparse.Namespace) -> int:
         h = args.hidden
         w1 = rng.normal(0, np.sqrt(2 / xs.shape[1]), (xs.shape[1], h)).astype(np.float32)
         b1 = np.zeros(h, np.float32)
-        w2 = rng.normal(0, np.sqrt(2 / h), (h, COUNT_CLASSES)).astype(np.float32)
-        b2 = np.zeros(COUNT_CLASSES, np.float32)
+        w2 = rng.normal(0, np.sqrt(2 / h), (h, classes)).astype(np.float32)
+        b2 = np.zeros(classes, np.float32)
         params = [w1, b1, w2, b2]
         m1 = [np.zeros_like(q) for q in params]
         m2 = [np.zeros_like(q) for q in params]
@@ -704,7 +723,8 @@ def count_head(args: argparse.Namespace) -> int:
                 hh, pr = forward(a)
                 g = pr.copy()
                 g[np.arange(len(yb)), yb] -= 1
-                g /= len(yb)
+                wb = np.where(yb >= 3, args.crowd_weight, 1.0)
+                g *= (wb / wb.sum())[:, None]
                 gh = (g @ w2.T) * (hh > 0)
                 grads = [a.T @ gh + args.decay * w1, gh.sum(0), hh.T @ g + args.decay * w2, g.sum(0)]
                 t += 1
@@ -718,11 +738,12 @@ def count_head(args: argparse.Namespace) -> int:
                       f"loss {-np.mean(np.log(pv[np.arange(len(yv)), yv] + 1e-9)):.4f}", flush=True)
         layers.append((w1, b1, w2, b2))
     names = ", ".join(Path(f).name for f in args.data)
-    info = (f"count head: {len(layers)} members (seeds {' '.join(map(str, args.seeds))}) on {len(x) // 2} stones of "
-            f"{names} (+ mirrored), hidden {args.hidden}, {args.epochs} epochs, on {Path(args.net).name}")
+    info = (f"count head ({classes} classes, the last 'or more'): {len(layers)} members (seeds {' '.join(map(str, args.seeds))}) on {len(x) // 2} stones of "
+            f"{names} (+ mirrored), hidden {args.hidden}, {args.epochs} epochs, crowd weight {args.crowd_weight}, "
+            f"{'pooled conv maps, ' if args.pooled else ''}on {Path(args.net).name}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    CountHead(mu, sd, tuple(layers), net_fingerprint(net), info).save(out)
+    CountHead(mu, sd, tuple(layers), net_fingerprint(net), info, pooled=args.pooled).save(out)
     print(f"{info} -> {out} ({out.stat().st_size / 1024:.0f} kB)")
     return 0
 
@@ -744,6 +765,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="--crowded: share of the crowded targets on a first-row stone (beside the start crowd)")
     r.add_argument("--rounds", type=int, nargs=2, metavar=("LO", "HI"),
                    help="--crowded: target stones drawn per frame, uniform in [LO, HI] (default: 1-3 as session 19)")
+    r.add_argument("--crowd-max", type=int, default=CROWD_MAX,
+                   help="--crowded: pawns a target stone is given at most (default 5, as before)")
     f = sub.add_parser("features", help="cut the stone patches of rendered frames")
     f.add_argument("folder")
     f.add_argument("--out", required=True)
@@ -794,6 +817,11 @@ def main(argv: list[str] | None = None) -> int:
     ch.add_argument("--net", default=str(ROOT / "vision" / "models" / "pawns.npz"), help="the pawn network it reads")
     ch.add_argument("--out", default=str(ROOT / "vision" / "models" / "pawns-count.npz"))
     ch.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="one member per seed (averaged)")
+    ch.add_argument("--classes", type=int, default=0,
+                    help="pawn totals 0 .. CLASSES-1, the last 'or more' (default vision.pawnnet.COUNT_CLASSES)")
+    ch.add_argument("--pooled", action="store_true",
+                    help="its inputs also the conv maps' per-channel mean and max (PatchNet.hidden_pooled)")
+    ch.add_argument("--crowd-weight", type=float, default=1.0, help="loss weight of a stone of 3+ pawns")
     ch.add_argument("--hidden", type=int, default=32)
     ch.add_argument("--epochs", type=int, default=12)
     ch.add_argument("--batch", type=int, default=256)

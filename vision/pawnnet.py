@@ -24,8 +24,9 @@ from simulator frames) answers per stone and per player colour: is that player's
 play only, and each player's pawns within the 1 big + 4 small they own, across the whole board.
 Stones that may hold a pawn get a second look (`second_look`): their patches mirrored across the lean.
 A count head (`CountHead`, vision/models/pawns-count.npz, fitted on the frozen network by `train_pawns.py
-count-head`) reads from the network's hidden layer how many pawns stand on each stone, whatever their colours;
-a stone decoded with fewer pawns than it counts gets the likeliest missing one (`add_counted_pawns`).
+count-head`) reads from the network's hidden layer (and its pooled conv maps) how many pawns stand on each stone,
+whatever their colours; a stone decoded with fewer pawns than it counts gets the likeliest missing one, up to
+`count_adds` times (`add_counted_pawns`).
 The weights file may hold several such networks trained apart (`PawnEnsemble`, joined by
 `train_pawns.py ensemble`): every reading is then their average (`pawn_probabilities`), since one
 training run is a noisy draw (docs/vision.md, sessions 20-21).
@@ -44,7 +45,8 @@ COLOURS = ("black", "white", "grey", "brown")   # the classifier's player colour
 SMALL_CLASSES = 3                               # 0, 1, 2+ small pawns of one colour on one stone
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns.npz"
 DEFAULT_COUNT_WEIGHTS = Path(__file__).resolve().parent / "models" / "pawns-count.npz"
-COUNT_CLASSES = 5                               # the count head's answers: 0, 1, 2, 3, 4+ pawns on a stone
+COUNT_CLASSES = 5                               # the shipped count head's answers: 0, 1, 2, 3, 4+ pawns on a stone
+                                                # (a head's own: CountHead.classes, its file's)
 AVERAGES = ("probability", "logit")             # how an ensemble's answers are combined (PawnNetConfig.ensemble_average)
 
 
@@ -103,9 +105,15 @@ class PawnNetConfig:
     # dev cache 0.6-0.7 alike (497 -> 469-470 of 5 150 pawn errors; 0.5 / 0.9: 471 / 480); 0.7 adds fewer
     # phantoms. Dropping a pawn where the head says fewer was tried: as many right pawns lost as phantoms
     # removed (docs/vision.md, session 28)
+    # `count_adds`: how many times a stone may be given a counted pawn (each time only while the head still gives
+    # P(total > read) >= `count_more`). 1: main's reading. A head refitted with 0 .. 6+ classes and the network's
+    # pooled conv maps (train_pawns.py count-head --classes 7 --pooled) with 2 read four dev caches 419 -> 408 pawn
+    # errors but the fresh seed 92 -> 94 (misses -3, wrong colours +5): not shipped, 1 kept (docs/vision.md,
+    # session 32 (wt32-count))
     count_weights: str = str(DEFAULT_COUNT_WEIGHTS)
     count_more: float = 0.7
     count_pick_floor: float = 0.1
+    count_adds: int = 1
     # a small pawn read beside its own colour's big pawn on a stone the count head says holds fewer pawns than read
     # (P(total < read) at least this; 0 = off) is the big pawn's own head read twice and is dropped, not on first-row
     # stones (where a player's big and small pawn often stand together early in a game). At 0.7 the demo gains a
@@ -398,6 +406,17 @@ class PatchNet:
 
     def hidden(self, x: Any) -> Any:
         """N x H: the hidden dense layer's activations (after its ReLU), which the output logits read."""
+        return self._hidden(x)[0]
+
+    def hidden_pooled(self, x: Any) -> tuple[Any, Any]:
+        """(hidden as `hidden`, N x 2*F2: the second conv layer's maps' per-channel mean and max over the patch)
+        from one pass: where on the patch a pawn is does not matter to how many there are (the count head)."""
+        import numpy as np
+
+        h, maps = self._hidden(x)
+        return h, np.concatenate([maps.mean(axis=(1, 2)), maps.max(axis=(1, 2))], axis=1)
+
+    def _hidden(self, x: Any) -> tuple[Any, Any]:
         import numpy as np
 
         r, c, ch = self.shape
@@ -408,11 +427,11 @@ class PatchNet:
         img *= scale
         extras = x[:, r * c * ch:]
         h = _conv3_pool_relu(_padded(img.reshape(n, r, c, ch)), self.c1, self.d1)
-        h = _conv3_pool_relu(_padded(h), self.c2, self.d2).reshape(n, -1)
-        h = np.concatenate([h, extras], axis=1) @ self.w3
+        maps = _conv3_pool_relu(_padded(h), self.c2, self.d2)
+        h = np.concatenate([maps.reshape(n, -1), extras], axis=1) @ self.w3
         h += self.b3
         np.maximum(h, 0.0, out=h)
-        return h
+        return h, maps
 
     def _flat_standardisation(self) -> tuple[Any, Any]:
         """The per-channel mean and scale repeated over one patch's pixels (made once per network)."""
@@ -557,19 +576,30 @@ class CountHead:
     layers: tuple[tuple[Any, Any, Any, Any], ...]   # per member (W1, b1, W2, b2)
     fingerprint: str     # net_fingerprint of the network it was fitted to
     info: str = ""
+    # its inputs also the network's second conv maps' per-channel mean and max (PatchNet.hidden_pooled): the hidden
+    # layer alone undercounts 3-pawn stones (session 32)
+    pooled: bool = False
 
-    def probabilities(self, hidden: Any, logits: Any) -> Any:
-        """N x COUNT_CLASSES from the network's N x H hidden activations and N x outputs logits."""
+    @property
+    def classes(self) -> int:
+        """Its answers: totals 0 .. classes - 1, the last "or more" (the width of its output layer)."""
+        return int(self.layers[0][2].shape[1])
+
+    def probabilities(self, hidden: Any, logits: Any, pooled: Any = None) -> Any:
+        """N x classes from the network's N x H hidden activations and N x outputs logits (and, for a `pooled`
+        head, PatchNet.hidden_pooled's pooled maps)."""
         import numpy as np
 
-        a = (np.concatenate([hidden, logits], axis=1) - self.mu) / self.sd
+        parts = [hidden, logits] + ([pooled] if self.pooled else [])
+        a = (np.concatenate(parts, axis=1) - self.mu) / self.sd
         return np.mean([softmax(np.maximum(a @ w1 + b1, 0.0) @ w2 + b2) for w1, b1, w2, b2 in self.layers], axis=0)
 
     def save(self, path: str | Path) -> None:
         import numpy as np
 
         arrays: dict[str, Any] = {"mu": self.mu, "sd": self.sd, "members": np.array(len(self.layers)),
-                                  "fingerprint": np.array(self.fingerprint), "info": np.array(self.info)}
+                                  "fingerprint": np.array(self.fingerprint), "info": np.array(self.info),
+                                  "pooled": np.array(self.pooled)}
         for k, (w1, b1, w2, b2) in enumerate(self.layers):
             arrays.update({f"W1_{k}": w1, f"b1_{k}": b1, f"W2_{k}": w2, f"b2_{k}": b2})
         np.savez_compressed(path, **{k: (v.astype(np.float32) if v.dtype.kind == "f" else v) for k, v in arrays.items()})
@@ -603,15 +633,16 @@ def load_count_head(path: str | Path, net: PatchNet | PawnEnsemble) -> CountHead
                 head = CountHead(z["mu"].astype(f32), z["sd"].astype(f32),
                                  tuple((z[f"W1_{k}"].astype(f32), z[f"b1_{k}"].astype(f32), z[f"W2_{k}"].astype(f32),
                                         z[f"b2_{k}"].astype(f32)) for k in range(int(z["members"]))),
-                                 str(z["fingerprint"]), str(z["info"]))
+                                 str(z["fingerprint"]), str(z["info"]),
+                                 bool(z["pooled"]) if "pooled" in z.files else False)
         _COUNT_HEADS[key] = head
     return _COUNT_HEADS[key]
 
 
 def pawn_outputs(net: PatchNet | PawnEnsemble, x: Any, average: str = "probability",
                  count_head: CountHead | None = None) -> tuple[Any, Any, Any]:
-    """As pawn_probabilities, and the count head's N x COUNT_CLASSES probabilities (None without a head),
-    from the same forward pass of the first member."""
+    """As pawn_probabilities, and the count head's N x classes probabilities (None without a head), from the
+    same forward pass of the first member."""
     import numpy as np
 
     if average not in AVERAGES:
@@ -620,10 +651,14 @@ def pawn_outputs(net: PatchNet | PawnEnsemble, x: Any, average: str = "probabili
     p_count = None
     zs = []
     for k, m in enumerate(members):
-        h = m.hidden(x)
+        pooled = None
+        if k == 0 and count_head is not None and count_head.pooled:
+            h, pooled = m.hidden_pooled(x)
+        else:
+            h = m.hidden(x)
         z = h @ m.w4 + m.b4
         if k == 0 and count_head is not None:
-            p_count = count_head.probabilities(h, z)
+            p_count = count_head.probabilities(h, z, pooled)
         zs.append(z.reshape(len(x), len(COLOURS), 2 + SMALL_CLASSES))
     if len(zs) == 1 or average == "logit":
         z = zs[0] if len(zs) == 1 else np.mean(zs, axis=0)
@@ -1020,7 +1055,9 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
     big, small, margin = one_pawn_per_path(config, p_big, p_small, p_count, big, small, margin, cols, paths)
     big, small, margin = relative_big_pawn(config, p_big, big, small, margin, cols, limits)
     if p_count is not None:
-        big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits, paths)
+        for _ in range(config.count_adds):
+            big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
+                                                   paths)
         big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
                                                 paths)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
