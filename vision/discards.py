@@ -101,6 +101,10 @@ class DiscardConfig:
                                      # its neighbour places it a few mm off); the card then moved to where it is
     picture_margin: float = 0.15     # and better by this than every other picture of the art (washed dev piles: their
                                      # own 0.6-0.94, the next best 0.15-0.6, most often the wish cards')
+    picture_sparse_area: float = 0.5  # and outlined pieces down to this part of the least field area (the size
+                                      # tolerance's) whose turned rectangle is card-sized and min_fill full: a field
+                                      # whose washed or noisy pixels passed the border tests, holey but spanning its
+                                      # rectangle (dev: 52x83 mm rectangles 0.49-0.55 full; 1: off)
     picture_close_shade: bool = True  # and of the wish cards' and the backs' colours (a yellow in shade is the wish
                                       # cards' olive; looked at last)
     picture_close_px: int = 3        # candidates also from each missing kind's colour labels closed over gaps up to
@@ -587,6 +591,9 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     view = tv.warp(image)
     piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
     area_range = _piece_area_range(config, art, tv.ppm)
+    # (the pieces boxed: down to the sparse fields the picture pass may look at, where it runs)
+    box_range = (area_range[0] * min(1.0, config.picture_sparse_area) if unnamed is not None else area_range[0],
+                 area_range[1])
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
     stock_comp = None
@@ -601,7 +608,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
-        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
+        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, box_range)
         if local is None:
             stock_comp = comp           # (its borders: every pixel not a border lies in some piece)
         pieces: tuple[Any, Any] | None = (comp, stats)
@@ -623,7 +630,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                     if unnamed is not None:
                         unnamed.append((off, centre, theta))     # its colour misnamed, maybe: its picture tells
             # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
-            pieces = None if closed else _closed_pieces(config, comp, stats, area_range)
+            pieces = None if closed else _closed_pieces(config, comp, stats, area_range, box_range)
             closed = True
         if not piles:
             break
@@ -798,7 +805,8 @@ def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[
 
 
 def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
-                   area_range: tuple[float, float]) -> tuple[Any, Any] | None:
+                   area_range: tuple[float, float],
+                   box_range: tuple[float, float] | None = None) -> tuple[Any, Any] | None:
     """The pieces larger than a card (`area_range`'s top, px: the table's, with any field its outline does not
     close off) cut again by the borders closed over gaps up to `outline_close_px`: at the outline view's
     resolution a pale border beside a pale table, or a dim one beside another card's, passes no border test for
@@ -822,7 +830,7 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
     if not cv2.countNonZero(cv2.bitwise_and(keep, sep)):
         return None         # no gap closed inside them: nothing comes apart
     keep = cv2.bitwise_and(keep, cv2.bitwise_not(sep))     # (numpy's keep & ~sep, OpenCV's speed)
-    _n, comp2, stats2 = _pieces(keep, *area_range)
+    _n, comp2, stats2 = _pieces(keep, *(box_range or area_range))
     return comp2, stats2
 
 
@@ -877,6 +885,22 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                 unnamed.append((off, centre, theta))
             continue
         best.setdefault(kind, []).append((off, centre, theta, white))
+    if unnamed is not None and config.picture_sparse_area < 1.0:
+        # sparse fields (holey, spanning a card-sized rectangle): for the picture pass only
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        for i in np.nonzero((areas >= lo * config.picture_sparse_area) & (areas < lo))[0] + 1:
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if w == 0 or h == 0:
+                continue
+            sub = comp[y:y + h, x:x + w] == i
+            if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+                continue
+            ys, xs = np.nonzero(sub)
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+            short, long_ = sorted((rw + 1, rh + 1))
+            if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
+                continue
+            unnamed.append((abs(1 - area / (fw * fh * p * p)), *_rect_on_table(tv, cx, cy, rw, rh, ang)))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 
