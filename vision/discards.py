@@ -506,8 +506,9 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     fw = config.field_size_mm[0]
 
     cands = [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
-    cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
+    # (pieces whose colour is the backs' or the wish cards' after the rest: the draw pile,
+    # the card game's wish cards; the sparse fields last: a candidate's fourth item is its rank, True or 2.0)
+    cands.sort(key=lambda c: (float(c[3]) if len(c) > 3 else 0.0, c[0]))
     # each place once, and not where a pile was found
     taken: list[tuple[float, float]] = [f.centre for f in finds]
     kept = []
@@ -900,7 +901,7 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
             short, long_ = sorted((rw + 1, rh + 1))
             if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
                 continue
-            unnamed.append((abs(1 - area / (fw * fh * p * p)), *_rect_on_table(tv, cx, cy, rw, rh, ang)))
+            unnamed.append((abs(1 - area / (fw * fh * p * p)), *_rect_on_table(tv, cx, cy, rw, rh, ang), 2.0))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 

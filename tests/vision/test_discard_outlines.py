@@ -240,3 +240,17 @@ def test_a_pile_found_against_the_white_near_it_keeps_its_value():
     still, truth = sim_still(83790, 169)
     on, off = _tops_with(still, truth, [{}, {"ink_against_stock": False}])
     assert on["pink"] == "3" and off["pink"] is None
+
+
+def test_a_washed_pink_pile_whose_outlined_field_is_holey_is_found_by_its_picture():
+    # dev frame 84170/49 (card game, a glossy sheen on the cards, a dark cloth): the pink 7 washed toward the stock's
+    # white, named by no colour; in the outline view its field is one piece spanning a 51x83 mm rectangle but only
+    # half full (its washed pixels pass the border tests), below the least field area, so no pass looked at it. As a
+    # sparse field it is a picture-pass candidate, and pink's picture tells it (main be9fdd5: missed; with
+    # picture_sparse_area 1, missed again)
+    from vision_helpers import sim_still
+
+    still, truth = sim_still(84170, 49)
+    on, off = _tops_with(still, truth, [{}, {"picture_sparse_area": 1.0}])
+    assert on["pink"] == "7" and off["pink"] is None
+    assert {k: v for k, v in on.items() if k != "pink"} == {k: v for k, v in off.items() if k != "pink"}
