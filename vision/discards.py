@@ -90,9 +90,10 @@ class DiscardConfig:
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
-    ink_against_stock: bool = True   # that ink measured over the stock's white, not over the brighter local white the
-                                     # piece was found by (which shrinks every whiteness and the ink's spread with it:
-                                     # dev D83790, three piles of 0.13-0.17 ink over the stock read 0.09-0.11, no value)
+    ink_against_stock: bool = True   # that ink also measured over the stock's white, the larger kept: a local white
+                                     # far brighter than the stock shrinks every whiteness and the ink's spread with
+                                     # it (dev D83790: three piles of 0.13-0.17 over the stock, 0.09-0.11 over the local
+                                     # white); over the stock alone a glare's colour shrank it (81960/38's red 8)
     # piles still missing whose colour a veil washed out: a card-sized part the colours name nothing (or a blob that
     # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
     picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
@@ -997,7 +998,7 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
     which way up, then its value from both top corners. None for a card game's wish card taken for a pile
     of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol). No value where the
-    top corners' ink (over `ink_cream` where given, else over `cream`) is below `min_ink`."""
+    top corners' ink (over `cream`, and over `ink_cream` where given: the larger) is below `min_ink`."""
     import numpy as np
 
     from .cards import kind_by_symbol, symbol_rival
@@ -1027,9 +1028,11 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
                                        () if card_game else ("E",))
-    if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream:
-        # (the same boxes over the stock's white: the way up as found, its top corners)
-        top_ink = bottom_ink = _corner_ink(_whiteness(img.astype(np.float32), ink_cream), art, q)
+    if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream and \
+            max(top_ink, bottom_ink) < min_ink:
+        # (the same boxes over the stock's white, the way up as found: the ink shows over either white — a
+        # local white far brighter than the stock shrinks it, a glare's colour may shrink it over the stock)
+        top_ink = max(top_ink, _corner_ink(_whiteness(img.astype(np.float32), ink_cream), art, q))
     if code != "E" and max(top_ink, bottom_ink) < min_ink:
         return PileFind(kind, centre, up % 360, None, 0.0)     # numerals washed out: the value cannot be told
     if code is not None and kind == "points":
