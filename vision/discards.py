@@ -90,6 +90,10 @@ class DiscardConfig:
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
+    ink_against_stock: bool = True   # that ink also measured over the stock's white, the larger kept: a local white
+                                     # far brighter than the stock shrinks every whiteness and the ink's spread with
+                                     # it (dev D83790: three piles of 0.13-0.17 over the stock, 0.09-0.11 over the local
+                                     # white); over the stock alone a glare's colour shrank it (81960/38's red 8)
     # piles still missing whose colour a veil washed out: a card-sized part the colours name nothing (or a blob that
     # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
     picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
@@ -98,6 +102,15 @@ class DiscardConfig:
                                      # its neighbour places it a few mm off); the card then moved to where it is
     picture_margin: float = 0.15     # and better by this than every other picture of the art (washed dev piles: their
                                      # own 0.6-0.94, the next best 0.15-0.6, most often the wish cards')
+    picture_sparse_area: float = 0.5  # and outlined pieces down to this part of the least field area (the size
+                                      # tolerance's) whose turned rectangle is card-sized and min_fill full: a field
+                                      # whose washed or noisy pixels passed the border tests, holey but spanning its
+                                      # rectangle (dev: 52x83 mm rectangles 0.49-0.55 full; 1: off)
+    picture_close_shade: bool = True  # and of the wish cards' and the backs' colours (a yellow in shade is the wish
+                                      # cards' olive; looked at last)
+    picture_close_px: int = 3        # candidates also from each missing kind's colour labels closed over gaps up to
+                                     # this many px: a field that noise or a veil speckles with unnamed pixels (or a
+                                     # near kind's: a dim red's pink) makes no blob of its own, closed it is one (0: off)
     # a pile is told from the draw pile and from things of the points cards' grey by its middle (CardArt.symbols)
     symbol_slack_mm: float = 3.0     # the middle's picture searched this far round the placed card's centre
     symbol_ppm: float = 1.25         # at this many px/mm (the pictures' shapes stay; a quarter of the cut's pixels)
@@ -425,10 +438,49 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
                                  set(finds), table_kinds, outlined):
             finds[f.pile] = f
     if config.picture_tries > 0 and len(finds) < len(allowed):
+        if config.picture_close_px > 1:
+            refused += _closed_kind_blobs(config, art, labels, [i for i in allowed if FIELD_KINDS[i] not in finds],
+                                          field_px, p)
+            if config.picture_close_shade:
+                shade = [FIELD_KINDS.index(k) for k in ("wish", "back") if k in FIELD_KINDS]
+                outlined += [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), True)
+                             for off, cx, cy, rw, rh, ang in _closed_kind_blobs(config, art, labels, shade, field_px, p)]
         for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
                                  list(finds.values()), refused, outlined):
             finds[f.pile] = f
     return list(finds.values())
+
+
+def _closed_kind_blobs(config: DiscardConfig, art: CardArt, labels: Any, kinds: list[int], field_px: float,
+                       p: float) -> list[tuple[float, float, float, float, float, float]]:
+    """The card-sized blobs of each missing kind's colour labels (`kinds`: FIELD_KINDS indices; `labels` -1 where no
+    pile may lie) once closed over gaps up to `picture_close_px`: a field speckled by noise (dim light, high gain)
+    or by a near kind's label (a veiled red's pink) is no blob of its own in the colour pass, closed it is one. As
+    the colour pass's refused blobs, (how far from a field's area, centre x, y, w, h, turn: table view px) — for the
+    picture pass only (its picture tells whether it is a pile, and of which kind)."""
+    import cv2
+    import numpy as np
+
+    k = config.picture_close_px
+    ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    lab8 = labels.view(np.uint8)
+    out = []
+    for i in kinds:
+        mask = cv2.compare(lab8, int(i), cv2.CMP_EQ)
+        if cv2.countNonZero(mask) < config.min_area * field_px:
+            continue
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, ker)
+        n, comp, stats = _pieces(closed, config.min_area * field_px, 1.5 * field_px)
+        for j in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= config.min_area * field_px) &
+                            (stats[1:, cv2.CC_STAT_AREA] <= 1.5 * field_px))[0] + 1:
+            x, y, w, h, area = (int(v) for v in stats[j])
+            ys, xs = np.nonzero(comp[y:y + h, x:x + w] == j)
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+            short, long_ = sorted((rw + 1, rh + 1))
+            if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
+                continue
+            out.append((abs(1 - area / field_px), cx, cy, rw, rh, ang))
+    return out
 
 
 def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
@@ -455,8 +507,9 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     fw = config.field_size_mm[0]
 
     cands = [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    # (pieces whose colour is the backs' or the wish cards' last: the draw pile, the card game's wish cards)
-    cands.sort(key=lambda c: (len(c) > 3 and c[3], c[0]))
+    # (pieces whose colour is the backs' or the wish cards' after the rest: the draw pile,
+    # the card game's wish cards; the sparse fields last: a candidate's fourth item is its rank, True or 2.0)
+    cands.sort(key=lambda c: (float(c[3]) if len(c) > 3 else 0.0, c[0]))
     # each place once, and not where a pile was found
     taken: list[tuple[float, float]] = [f.centre for f in finds]
     kept = []
@@ -540,6 +593,9 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     view = tv.warp(image)
     piles = {*COLOURS, *(("points",) if card_game else ())} - set(found)
     area_range = _piece_area_range(config, art, tv.ppm)
+    # (the pieces boxed: down to the sparse fields the picture pass may look at, where it runs)
+    box_range = (area_range[0] * min(1.0, config.picture_sparse_area) if unnamed is not None else area_range[0],
+                 area_range[1])
     out: list[PileFind] = []
     local, part, part_tv = None, view, tv
     stock_comp = None
@@ -554,7 +610,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
             part = view[y0:y1, x0:x1]
             part_tv = dataclasses.replace(tv, origin=(tv.origin[0] + x0 / tv.ppm, tv.origin[1] + y0 / tv.ppm),
                                           keep=tv.keep[y0:y1, x0:x1], outline=None)
-        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, area_range)
+        comp, stats = _outlined_u8(ccfg, part, cream, tv.ppm, local, box_range)
         if local is None:
             stock_comp = comp           # (its borders: every pixel not a border lies in some piece)
         pieces: tuple[Any, Any] | None = (comp, stats)
@@ -567,7 +623,8 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                 # (the draw pile's backs dimmed to the points cards' grey lie beside the piles, as whole as any)
                 for off, centre, theta, white in tries:
                     f = _read_placed(config, card_config, image, registration, art, white, model, kind, centre, theta,
-                                     card_game, config.local_min_ink if local is not None else 0.0)
+                                     card_game, config.local_min_ink if local is not None else 0.0,
+                                     cream if config.ink_against_stock else None)
                     if f is not None:
                         out.append(f)
                         piles.discard(kind)
@@ -575,7 +632,7 @@ def _outlined_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
                     if unnamed is not None:
                         unnamed.append((off, centre, theta))     # its colour misnamed, maybe: its picture tells
             # piles still missing: the fields the outlines' small gaps joined to the table, split off (once)
-            pieces = None if closed else _closed_pieces(config, comp, stats, area_range)
+            pieces = None if closed else _closed_pieces(config, comp, stats, area_range, box_range)
             closed = True
         if not piles:
             break
@@ -750,7 +807,8 @@ def _piece_area_range(config: DiscardConfig, art: CardArt, ppm: float) -> tuple[
 
 
 def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
-                   area_range: tuple[float, float]) -> tuple[Any, Any] | None:
+                   area_range: tuple[float, float],
+                   box_range: tuple[float, float] | None = None) -> tuple[Any, Any] | None:
     """The pieces larger than a card (`area_range`'s top, px: the table's, with any field its outline does not
     close off) cut again by the borders closed over gaps up to `outline_close_px`: at the outline view's
     resolution a pale border beside a pale table, or a dim one beside another card's, passes no border test for
@@ -774,7 +832,7 @@ def _closed_pieces(config: DiscardConfig, comp: Any, stats: Any,
     if not cv2.countNonZero(cv2.bitwise_and(keep, sep)):
         return None         # no gap closed inside them: nothing comes apart
     keep = cv2.bitwise_and(keep, cv2.bitwise_not(sep))     # (numpy's keep & ~sep, OpenCV's speed)
-    _n, comp2, stats2 = _pieces(keep, *area_range)
+    _n, comp2, stats2 = _pieces(keep, *(box_range or area_range))
     return comp2, stats2
 
 
@@ -829,6 +887,22 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
                 unnamed.append((off, centre, theta))
             continue
         best.setdefault(kind, []).append((off, centre, theta, white))
+    if unnamed is not None and config.picture_sparse_area < 1.0:
+        # sparse fields (holey, spanning a card-sized rectangle): for the picture pass only
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        for i in np.nonzero((areas >= lo * config.picture_sparse_area) & (areas < lo))[0] + 1:
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if w == 0 or h == 0:
+                continue
+            sub = comp[y:y + h, x:x + w] == i
+            if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+                continue
+            ys, xs = np.nonzero(sub)
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+            short, long_ = sorted((rw + 1, rh + 1))
+            if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
+                continue
+            unnamed.append((abs(1 - area / (fw * fh * p * p)), *_rect_on_table(tv, cx, cy, rw, rh, ang), 2.0))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
 
 
@@ -920,10 +994,11 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
 
 def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                  cream: Any, model: Any, kind: str, centre: tuple[float, float], theta: float,
-                 card_game: bool = False, min_ink: float = 0.0) -> PileFind | None:
+                 card_game: bool = False, min_ink: float = 0.0, ink_cream: Any = None) -> PileFind | None:
     """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
     which way up, then its value from both top corners. None for a card game's wish card taken for a pile
-    of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol)."""
+    of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol). No value where the
+    top corners' ink (over `cream`, and over `ink_cream` where given: the larger) is below `min_ink`."""
     import numpy as np
 
     from .cards import kind_by_symbol, symbol_rival
@@ -953,11 +1028,27 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
                                        () if card_game else ("E",))
+    if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream and \
+            max(top_ink, bottom_ink) < min_ink:
+        # (the same boxes over the stock's white, the way up as found: the ink shows over either white — a
+        # local white far brighter than the stock shrinks it, a glare's colour may shrink it over the stock)
+        top_ink = max(top_ink, _corner_ink(_whiteness(img.astype(np.float32), ink_cream), art, q))
     if code != "E" and max(top_ink, bottom_ink) < min_ink:
         return PileFind(kind, centre, up % 360, None, 0.0)     # numerals washed out: the value cannot be told
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def _corner_ink(white: Any, art: CardArt, q: float) -> float:
+    """The top corners' ink of a card cut upright (whiteness at `q` px/mm, 4 mm above and below): the whiteness
+    std in the middle of each glyph box, summed (as _read_placed judges which way up)."""
+    ink = 0.0
+    for (bx, by, bw, bh) in art.boxes.values():
+        gx, gy = bx + bw / 2, by + bh / 2
+        a = white[int((4 + gy - 4) * q):int((4 + gy + 4) * q), int((gx - 3.5) * q):int((gx + 3.5) * q)]
+        ink += float(a.std()) if a.size else 0.0
+    return ink
 
 
 def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float, kind: str) -> bool:
