@@ -150,7 +150,10 @@ class PawnNetConfig:
     # player's own others (a first-row big pawn in a crowd, a white one seen from above: P(big) 0.2-0.3 where its
     # other stones give ~0). The lone-big rule above needs 4 small read; this one needs no count but a clear
     # outlier. 0 (either) = off. Dev caches: docs/vision.md, session 32 (wt32-psize)
-    rel_big_floor: float = 0.2
+    # OFF (0.0) since the lead's fresh whole games (session 32): a player's big pawn still on the start is not "seen
+    # small" — nwnz-3p-84256 south's first small step onto b1 read big (9/10 turns, final wrong; 10/10 without);
+    # as branched: 0.2 / 3.0
+    rel_big_floor: float = 0.0
     rel_big_ratio: float = 3.0
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
