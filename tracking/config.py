@@ -167,7 +167,14 @@ class TrackingConfig:
     decoder_quick_seconds: float = 1.5   # a reach this soon after the last one: the same player going on
     decoder_slow_seconds: float = 2.5    # ... this long after it: the next player
     decoder_pause: float = 2.0           # a reading against the pause before the reach
-    decoder_traceless: float = 6.0       # a turn that changed nothing the camera sees
+    decoder_traceless: float = 6.0       # a turn that changed nothing the camera sees, with no reach of its own
+    #                                      seen (a seat's empty turn in a cut; decoder_no_draw, decoder_out_of_turn are
+    #                                      set against it: at 4.0 base dev flagged 25 -> 21/31 breaks, wt32-dec0)
+    decoder_traceless_reach: float = 6.0  # ... a reach of the next seat's own hands that left the table as it was:
+    #                                      its card onto its twin, ~1 turn in 50 in the dev sim sessions (2.4 % nwnz,
+    #                                      1.9 % base). Off (= decoder_traceless: decodes as before): 4.0 cleared two
+    #                                      legal dev games' out-of-turn warnings (nwnz, 1/2 s) but cost card 84215
+    #                                      a break and 2 turns and flipped 2 % ties (dev turns 0 / -3; wt32-dec0)
     decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table, at
     #                                      most (less when the frames lie further apart than a reach lasts:)
     decoder_reach_seconds_min: float = 0.6   # a hand covers the table this long in one reach at least ...

@@ -1223,7 +1223,7 @@ class TurnDecoder:
             if hands.get(nxt) and nxt != last.seat:
                 quiet = Turn(nxt, start=self.frame, quiet=True)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
-                            + self.config.decoder_turn + self.config.decoder_traceless
+                            + self.config.decoder_turn + self.config.decoder_traceless_reach
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
@@ -1791,7 +1791,7 @@ class TurnDecoder:
         if not (opened and not part):
             terms.append(rules - (last_rules if opened else 0.0))
         if opened and last.quiet and part:
-            terms.append(-cfg.decoder_traceless)   # (it left a trace after all; a − b is a + (−b))
+            terms.append(-cfg.decoder_traceless_reach)   # (it left a trace after all; a − b is a + (−b))
         if complete:
             terms.append(done)
             if plays and not draws and not no_draw and not (last.again if opened else again):
@@ -2057,7 +2057,7 @@ class TurnDecoder:
                 cost += rules - (last_rules if opened else 0.0)
             plays, draws = turn.plays, turn.draws
             if opened and last.quiet and part is not None:
-                cost -= cfg.decoder_traceless   # (it left a trace after all)
+                cost -= cfg.decoder_traceless_reach   # (it left a trace after all: _quiet_reaches' prior back)
             if complete:
                 cost += done
                 if plays and not draws and not turn.no_draw and not (
