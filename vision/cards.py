@@ -449,7 +449,7 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
         hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
         # per channel (numpy is slow along a short last axis): log-colour over the stock's, its mean
         # (brightness) and its distance from the stock's hue
-        lc = [np.log(np.maximum(sub[..., i].astype(np.float32), 1.0) / np.float32(hue[i])) for i in range(3)]
+        lc = [_log_over(sub[..., i], np.float32(hue[i])) for i in range(3)]
         m = (lc[0] + lc[1] + lc[2]) / 3
         near = ((lc[0] - m) ** 2 + (lc[1] - m) ** 2 + (lc[2] - m) ** 2) < config.cream_hue_dist ** 2
         if near.sum() >= 20:
@@ -464,6 +464,17 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
             top = px[order[-max(20, int(len(px) * frac)):]]
             out.append(np.maximum(np.median(top, 0), 8.0).astype(np.float32))
     return out
+
+
+def _log_over(plane: Any, d: Any) -> Any:
+    """np.log(np.maximum(plane.astype(np.float32), 1.0) / d) (`d` a float32): of a byte plane, the same 256 values
+    worked out once and looked up (cv2.LUT) rather than a logarithm per pixel; else numpy's."""
+    import cv2
+    import numpy as np
+
+    if plane.dtype == np.uint8 and plane.ndim == 2 and plane.size and isinstance(d, np.float32):
+        return cv2.LUT(np.ascontiguousarray(plane), np.log(np.maximum(np.arange(256, dtype=np.float32), 1.0) / d))
+    return np.log(np.maximum(plane.astype(np.float32), 1.0) / d)
 
 
 def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
@@ -760,7 +771,7 @@ def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -
     q = cv2.pyrDown(cv2.pyrDown(w))
     v = cv2.pyrDown(cv2.pyrDown(view))
     c = np.maximum(np.asarray(cream, np.float32), 1.0)
-    lg = [np.log(np.maximum(v[..., i].astype(np.float32), 1.0) / c[i]) for i in range(3)]
+    lg = [_log_over(v[..., i], c[i]) for i in range(3)]
     m = (lg[0] + lg[1] + lg[2]) / 3
     q[((lg[0] - m) ** 2 + (lg[1] - m) ** 2 + (lg[2] - m) ** 2) > config.cream_hue_dist ** 2] = 0.0
     k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
