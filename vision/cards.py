@@ -449,7 +449,7 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
         hue = np.maximum(white, 1.0) * art.cream / 255.0          # the stock under this light
         # per channel (numpy is slow along a short last axis): log-colour over the stock's, its mean
         # (brightness) and its distance from the stock's hue
-        lc = [np.log(np.maximum(sub[..., i].astype(np.float32), 1.0) / np.float32(hue[i])) for i in range(3)]
+        lc = [_log_over(sub[..., i], np.float32(hue[i])) for i in range(3)]
         m = (lc[0] + lc[1] + lc[2]) / 3
         near = ((lc[0] - m) ** 2 + (lc[1] - m) ** 2 + (lc[2] - m) ** 2) < config.cream_hue_dist ** 2
         if near.sum() >= 20:
@@ -464,6 +464,17 @@ def seat_creams(config: CardConfig, view: Any, white: Any | None, art: CardArt) 
             top = px[order[-max(20, int(len(px) * frac)):]]
             out.append(np.maximum(np.median(top, 0), 8.0).astype(np.float32))
     return out
+
+
+def _log_over(plane: Any, d: Any) -> Any:
+    """np.log(np.maximum(plane.astype(np.float32), 1.0) / d) (`d` a float32): of a byte plane, the same 256 values
+    worked out once and looked up (cv2.LUT) rather than a logarithm per pixel; else numpy's."""
+    import cv2
+    import numpy as np
+
+    if plane.dtype == np.uint8 and plane.ndim == 2 and plane.size and isinstance(d, np.float32):
+        return cv2.LUT(np.ascontiguousarray(plane), np.log(np.maximum(np.arange(256, dtype=np.float32), 1.0) / d))
+    return np.log(np.maximum(plane.astype(np.float32), 1.0) / d)
 
 
 def field_labels(config: CardConfig, view: Any, cream: Any, art: CardArt) -> Any:
@@ -655,7 +666,8 @@ def find_bands(config: CardConfig, labels: Any, sv: SeatView, scale: float = 1.0
     e = max(1, int(round(config.erode_mm * p)))
     mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
     grow = e / p
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # (labelled within the mask's box: only the pieces' own boxes of the map are looked at below)
+    n, comp, stats = _pieces_in_box(mask, 8)
     bands: list[Band] = []
     for i in range(1, n):
         x, y, w, h, area = stats[i]
@@ -715,7 +727,7 @@ def pixel_noise(w: Any) -> float:
 
     if w.shape[0] < 3 or w.shape[1] < 3:
         return 0.0
-    r = np.ascontiguousarray(cv2.absdiff(w, cv2.medianBlur(w, 3))[::2, ::2]).ravel()
+    r = cv2.absdiff(w[::2, ::2], cv2.medianBlur(w, 3)[::2, ::2]).ravel()   # (only the pixels sampled)
     # the same median, with the zeros (most pixels of a clean picture) counted rather than partitioned:
     # numpy's selection slows ~10x on that many equal values (~4 ms a seat view)
     k = r.size // 2
@@ -759,12 +771,35 @@ def local_white(config: CardConfig, view: Any, w: Any, cream: Any, ppm: float) -
     q = cv2.pyrDown(cv2.pyrDown(w))
     v = cv2.pyrDown(cv2.pyrDown(view))
     c = np.maximum(np.asarray(cream, np.float32), 1.0)
-    lg = [np.log(np.maximum(v[..., i].astype(np.float32), 1.0) / c[i]) for i in range(3)]
+    lg = [_log_over(v[..., i], c[i]) for i in range(3)]
     m = (lg[0] + lg[1] + lg[2]) / 3
     q[((lg[0] - m) ** 2 + (lg[1] - m) ** 2 + (lg[2] - m) ** 2) > config.cream_hue_dist ** 2] = 0.0
     k = max(3, int(round(2 * config.white_local_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     return cv2.resize(q, (wd, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _pieces_in_box(mask: Any, connectivity: int) -> tuple[int, Any, Any]:
+    """cv2.connectedComponentsWithStats(mask, connectivity) for callers that look at the component map only inside
+    the pieces' own boxes (stats[1:]): the same n, the same labels and the same stats[1:] (boxes in `mask`'s
+    coordinates), but labelled within the box of the mask's set pixels, its corner at even coordinates (OpenCV's
+    8-connected labelling scans 2x2 blocks: so they are the same blocks, met in the same order). The map outside
+    that box is background (0); stats[0] (the background) is of the box only. A seat view's row mask covers a
+    quarter of it."""
+    import cv2
+    import numpy as np
+
+    x, y, w, h = cv2.boundingRect(mask)
+    x0, y0 = x - x % 2, y - y % 2
+    comp = np.zeros(mask.shape, np.int32)
+    if w == 0 or h == 0:
+        n, stats = 1, np.array([[0, 0, mask.shape[1], mask.shape[0], mask.size]], np.int32)
+        return n, comp, stats
+    n, part, stats, _centroids = cv2.connectedComponentsWithStats(mask[y0:y + h, x0:x + w], connectivity=connectivity)
+    comp[y0:y + h, x0:x + w] = part
+    stats[1:, cv2.CC_STAT_LEFT] += x0
+    stats[1:, cv2.CC_STAT_TOP] += y0
+    return n, comp, stats
 
 
 def _pieces(mask: Any, lo: float = 0.0, hi: float = float("inf"), *, boxes: bool = True) -> tuple[int, Any, Any]:
@@ -1078,7 +1113,15 @@ def _colour_parts(config: CardConfig, sub: Any, labels: Any, ppm: float, kinds: 
     allowed[np.asarray(kinds) + 1] = True
     mask = (sub & _label_lookup(labels, allowed).view(bool)).view(np.uint8)
     o = max(3, int(round(config.open_mm * ppm)) | 1)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o)))
+    # (the opening as its erosion and dilation, as morphologyEx does it; nothing left, nothing more to do: the
+    # labelling's statistics cost ~2 ms over a seat view even where it is empty, as the dilation does)
+    if not cv2.countNonZero(mask):
+        return []
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (o, o))
+    mask = cv2.erode(mask, ker)
+    if not cv2.countNonZero(mask):
+        return []
+    mask = cv2.dilate(mask, ker)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     out = []
     for j in range(1, n):

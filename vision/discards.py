@@ -964,8 +964,21 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: 
     k = max(3, int(round(2 * config.local_white_mm * ppm / 4)) | 1)
     q = cv2.dilate(q, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     c = np.clip(np.asarray(cream, np.float64), 1, 255)
-    whiter = (q > np.asarray(paper, np.float64) * (1 + config.local_white_over)).any(axis=2) & \
-        (keep[:h - h % 4:4, :w - w % 4:4] > 0)
+    thresholds = np.asarray(paper, np.float64) * (1 + config.local_white_over)
+    if q.dtype == np.uint8 and q.ndim == 3 and q.shape[2] == 3 and thresholds.shape == (3,) and keep.dtype == np.uint8 and \
+            np.isfinite(thresholds).all():
+        # (OpenCV's compares a plane at a time: a byte is over t where it is over floor(t); numpy's any over a last
+        # axis of 3 is its slowest reduction)
+        whiter = cv2.compare(np.ascontiguousarray(keep[:h - h % 4:4, :w - w % 4:4]), 0, cv2.CMP_GT)
+        over = None
+        for plane, t in zip(cv2.split(q), thresholds):
+            t = math.floor(float(t))
+            m = cv2.compare(plane, t, cv2.CMP_GT) if 0 <= t < 255 else \
+                np.full(plane.shape, 255 if t < 0 else 0, np.uint8)
+            over = m if over is None else cv2.bitwise_or(over, m)
+        whiter = cv2.bitwise_and(whiter, over)
+    else:
+        whiter = (q > thresholds).any(axis=2) & (keep[:h - h % 4:4, :w - w % 4:4] > 0)
     ys, xs = np.nonzero(whiter)
     if ys.size == 0:
         return None         # nowhere whiter than paper: no more light than on the markers
