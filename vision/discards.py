@@ -854,15 +854,10 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
     lo, hi = _piece_area_range(config, art, p)
     best: dict[str, list[tuple[float, tuple[float, float], float, Any]]] = {}
     for i in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
-        x, y, w, h, area = (int(v) for v in stats[i])
-        sub = comp[y:y + h, x:x + w] == i
-        if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+        piece = _card_piece(config, art, tv, comp, stats, i, config.outline_fill)
+        if piece is None:
             continue
-        ys, xs = np.nonzero(sub)
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
-        short, long_ = sorted((rw + 1, rh + 1))
-        if not _card_sized(config, art.size, short / p, long_ / p) or area < config.outline_fill * rw * rh:
-            continue
+        x, y, w, h, area, sub, (cx, cy, rw, rh, ang) = piece
         # the piece's colour over the white it was outlined against (a lamp's hot spot whitens the stock too)
         white = cream if local is None else np.median(local[y:y + h, x:x + w][sub], axis=0).astype(np.float32)
         field = piece_median(view, sub, x, y)      # (its median colour, once for the tests below)
@@ -891,19 +886,33 @@ def _outlined_best(config: DiscardConfig, ccfg: CardConfig, view: Any, tv: Table
         # sparse fields (holey, spanning a card-sized rectangle): for the picture pass only
         areas = stats[1:, cv2.CC_STAT_AREA]
         for i in np.nonzero((areas >= lo * config.picture_sparse_area) & (areas < lo))[0] + 1:
-            x, y, w, h, area = (int(v) for v in stats[i])
-            if w == 0 or h == 0:
+            piece = _card_piece(config, art, tv, comp, stats, i, config.min_fill)
+            if piece is None:
                 continue
-            sub = comp[y:y + h, x:x + w] == i
-            if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
-                continue
-            ys, xs = np.nonzero(sub)
-            (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
-            short, long_ = sorted((rw + 1, rh + 1))
-            if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
-                continue
+            area, (cx, cy, rw, rh, ang) = piece[4], piece[6]
             unnamed.append((abs(1 - area / (fw * fh * p * p)), *_rect_on_table(tv, cx, cy, rw, rh, ang), 2.0))
     return {k: sorted(v, key=lambda c: c[0])[:max(1, config.outline_tries)] for k, v in best.items()}
+
+
+def _card_piece(config: DiscardConfig, art: Any, tv: TableView, comp: Any, stats: Any, i: int, fill: float) -> Any:
+    """Labelled piece `i` of `comp` (`stats`: its connectedComponentsWithStats row) when it lies on the kept table
+    (`outline_keep`), is card-sized and fills at least `fill` of its rotated rectangle: (x, y, w, h of its box, area,
+    its mask in that box, (cx, cy, w, h, angle) of that rectangle in view px); else None."""
+    import cv2
+    import numpy as np
+
+    x, y, w, h, area = (int(v) for v in stats[i])
+    if w == 0 or h == 0:
+        return None
+    sub = comp[y:y + h, x:x + w] == i
+    if float(tv.keep[y:y + h, x:x + w][sub].mean()) < config.outline_keep:
+        return None
+    ys, xs = np.nonzero(sub)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+    short, long_ = sorted((rw + 1, rh + 1))
+    if not _card_sized(config, art.size, short / tv.ppm, long_ / tv.ppm) or area < fill * rw * rh:
+        return None
+    return x, y, w, h, area, sub, (cx, cy, rw, rh, ang)
 
 
 #: whiteness 1.0 (the card stock) as a byte: room above it for glare and a brighter stock
