@@ -1054,6 +1054,15 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
     p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
+    return decode_stone_pawns(config, p_big, p_small, p_count, cols, limits, first_row, paths)
+
+
+def decode_stone_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, cols: Sequence[int],
+                       limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None,
+                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
+    """(big, small, margin) per stone and colour from the network's and count head's probabilities (`p_count` None:
+    no head): the decoding, one pawn per path, the relative big pawn, the counted pawn(s), the moved pawn and the
+    phantom beside a big pawn, in the reader's order."""
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     big, small, margin = one_pawn_per_path(config, p_big, p_small, p_count, big, small, margin, cols, paths)
     big, small, margin = relative_big_pawn(config, p_big, big, small, margin, cols, limits)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.board import bundled_board
-from vision.pawnnet import (DEFAULT_CONFIG, add_counted_pawns, decode_pawns, drop_phantom_beside_big,
-                            move_counted_pawns, one_pawn_per_path)
+from vision.pawnnet import (DEFAULT_CONFIG, add_counted_pawns, decode_pawns, decode_stone_pawns, move_counted_pawns,
+                            one_pawn_per_path)
 from vision.reader import one_pawn_paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,11 +115,7 @@ def test_recorded_dev_frame_phantoms_on_a_players_path_dropped():
     first_row, paths = z["first_row"].tolist(), [str(p) for p in z["paths"]]
 
     def wrong(config):
-        big, small, margin = decode_pawns(config, pb, ps, cols, (1, 4))
-        big, small, margin = one_pawn_per_path(config, pb, ps, pc, big, small, margin, cols, paths)
-        big, small, margin = add_counted_pawns(config, pb, ps, pc, big, small, margin, cols, (1, 4), paths)
-        big, small, margin = move_counted_pawns(config, pb, ps, pc, big, small, margin, cols, (1, 4), paths)
-        big, small, _ = drop_phantom_beside_big(config, pc, big, small, margin, cols, first_row)
+        big, small, _ = decode_stone_pawns(config, pb, ps, pc, cols, (1, 4), first_row, paths)
         return int(np.abs(big - z["truth_big"]).sum() + np.abs(small - z["truth_small"]).sum())
 
     assert wrong(OFF) == 3

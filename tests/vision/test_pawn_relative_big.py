@@ -9,8 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.pawnnet import (DEFAULT_CONFIG, add_counted_pawns, decode_pawns, drop_phantom_beside_big,
-                            move_counted_pawns, one_pawn_per_path, relative_big_pawn)
+from vision.pawnnet import (DEFAULT_CONFIG, decode_pawns, decode_stone_pawns, relative_big_pawn)
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "fixtures" / "pawn-inputs" / "relative-big.npz"
@@ -72,12 +71,7 @@ def test_recorded_dev_frame_a_first_row_big_pawn_read_small():
     first_row = z["first_row"].tolist()
 
     def wrong(config):
-        big, small, margin = decode_pawns(config, pb, ps, cols, (1, 4))
-        big, small, margin = one_pawn_per_path(config, pb, ps, pc, big, small, margin, cols, None)
-        big, small, margin = relative_big_pawn(config, pb, big, small, margin, cols, (1, 4))
-        big, small, margin = add_counted_pawns(config, pb, ps, pc, big, small, margin, cols, (1, 4), None)
-        big, small, margin = move_counted_pawns(config, pb, ps, pc, big, small, margin, cols, (1, 4), None)
-        big, small, _ = drop_phantom_beside_big(config, pc, big, small, margin, cols, first_row)
+        big, small, _ = decode_stone_pawns(config, pb, ps, pc, cols, (1, 4), first_row, None)
         return int(np.abs(big - z["truth_big"]).sum() + np.abs(small - z["truth_small"]).sum())
 
     assert wrong(OFF) == 5
