@@ -80,6 +80,14 @@ class ReaderConfig:
     pawn_net: PawnNetConfig = PawnNetConfig()
     use_pawn_net: bool = True    # the learned pawn reader when its weights exist (else vision.pawns)
     crowd_rule_for_net: bool = True   # the start crowd's reach (reader._outside_crowd) also over the learned reader
+    # ... but a learned reader's pawn the network is at least this sure of (P(big) for a big pawn, P(at least n) for
+    # a stone's n-th small one: vision.pawnnet.pawn_evidence) is the stone's, never the crowd's, and does not swell
+    # it: the rule judges a stone by the crowd's size alone, and early in an NWNZ game (12-14 pawns on the start)
+    # it swallowed every pawn stepped onto d1 / f1 however plainly seen (the whole games of session 32 lost NWNZ turns
+    # to it). The crowd's own pawns leaning in are read less surely (dev: of the sightings the rule drops, those at
+    # >= 0.9 right 5 of 6 on four still caches, 14 of 16 on the games' stills; below 0.9 mostly phantoms). 0 = off
+    # (docs/vision.md, session 33 (wt33-p1row))
+    crowd_keep_sure: float = 0.9
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -469,7 +477,8 @@ class Reader:
         for sp in found:
             s = m.board.stones[sp.stone]
             for k, (player, big) in enumerate(sp.pawns):
-                dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
+                ev = sp.evidence[k] if k < len(sp.evidence) else 0.0
+                dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0, ev))
         margin = min((sp.margin for sp in found), default=1.0)
         cfg = self.config.pawn_net
         stones = _named_shares({sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1)
@@ -614,8 +623,11 @@ class Reader:
         gap = {d.stone: math.hypot(board.stones[d.stone].x - st.x, board.stones[d.stone].y - st.y)
                - board.stones[d.stone].r - cfg.on_stone_margin_mm for d in on}
         total = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1]
+        sure = self.config.crowd_keep_sure
+        # a pawn the network is sure of stands beyond any crowd (crowd_keep_sure)
+        gaps = [math.inf if sure > 0 and d.evidence >= sure else gap[d.stone] for d in on]
         # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
-        keep = beyond_crowd([gap[d.stone] for d in on], total * len(self.references), self._crowd_d, pitch)
+        keep = beyond_crowd(gaps, total * len(self.references), self._crowd_d, pitch)
         return [d for d, k in zip(on, keep) if k]
 
     def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True) -> tuple[list[PawnObservation], float]:
