@@ -1105,8 +1105,14 @@ def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: 
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
     p_big, p_small, p_count = stone_pawn_outputs(config, net, x, cols)
     big, small, margin = decode_stone_pawns(config, p_big, p_small, p_count, cols, limits, first_row, paths)
+    return stone_pawns(maps.stones, cols, big, small, margin, p_big, p_small)
+
+
+def stone_pawns(stones: Sequence[str], cols: Sequence[int], big: Any, small: Any, margin: Any, p_big: Any,
+                p_small: Any) -> list[StonePawns]:
+    """The decoded arrays as StonePawns per stone (of `stones`, in order), each pawn with its evidence."""
     out = []
-    for i, sid in enumerate(maps.stones):
+    for i, sid in enumerate(stones):
         pawns: list[tuple[str, bool]] = []
         evidence: list[float] = []
         for c in cols:

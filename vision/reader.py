@@ -198,6 +198,18 @@ def capped_confidence(confidence: Mapping[str, float], element: Mapping[str, Any
     return conf, out
 
 
+def net_detections(board: Any, found: Sequence[Any]) -> list[PawnDetection]:
+    """The learned reader's pawns (vision.pawnnet.StonePawns per stone) as detections at their stones' centres,
+    each with the network's evidence for it."""
+    dets = []
+    for sp in found:
+        s = board.stones[sp.stone]
+        for k, (player, big) in enumerate(sp.pawns):
+            ev = sp.evidence[k] if k < len(sp.evidence) else 0.0
+            dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0, ev))
+    return dets
+
+
 class Reader:
     """Reads frames of one table (one calibration, one board, one set of players)."""
 
@@ -473,12 +485,7 @@ class Reader:
                                  PAWNS_PER_PLAYER, image=image, gain=gain,
                                  first_row=[m.board.stones[s].row == 1 for s in m.patches.stones],
                                  paths=self._paths_of(m))
-        dets = []
-        for sp in found:
-            s = m.board.stones[sp.stone]
-            for k, (player, big) in enumerate(sp.pawns):
-                ev = sp.evidence[k] if k < len(sp.evidence) else 0.0
-                dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0, ev))
+        dets = net_detections(m.board, found)
         margin = min((sp.margin for sp in found), default=1.0)
         cfg = self.config.pawn_net
         stones = _named_shares({sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1)
