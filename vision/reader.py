@@ -82,12 +82,13 @@ class ReaderConfig:
     crowd_rule_for_net: bool = True   # the start crowd's reach (reader._outside_crowd) also over the learned reader
     # ... but a learned reader's pawn the network is at least this sure of (P(big) for a big pawn, P(at least n) for
     # a stone's n-th small one: vision.pawnnet.pawn_evidence) is the stone's, never the crowd's, and does not swell
-    # it: the rule judges a stone by the crowd's size alone, and early in an NWNZ game (12-14 pawns on the start)
-    # it swallowed every pawn stepped onto d1 / f1 however plainly seen (the whole games of session 32 lost NWNZ turns
-    # to it). The crowd's own pawns leaning in are read less surely (dev: of the sightings the rule drops, those at
-    # >= 0.9 right 5 of 6 on four still caches, 14 of 16 on the games' stills; below 0.9 mostly phantoms). 0 = off
-    # (docs/vision.md, session 33 (wt33-p1row))
-    crowd_keep_sure: float = 0.9
+    # it: the rule judges a stone by the crowd's size alone, and early in an NWNZ game (12-14 pawns on the start) it
+    # swallowed every pawn stepped onto d1 / f1 however plainly seen (session 32's whole games lost NWNZ turns to it).
+    # The crowd's own pawns leaning in are read less surely: of the sightings the rule drops on dev, those at >= 0.95
+    # were right 2 of 3 on four still caches and 25 of 25 on the kept games' stills; at 0.9-0.95 3 of 3 and 3 of 16;
+    # below 0.9 5 of 17 and 24 of 90 (0.9 / 0.98 read the dev caches 595 / 586 pawn errors, 0.95 587, off 613).
+    # 0 = off (docs/vision.md, session 33 (wt33-p1row))
+    crowd_keep_sure: float = 0.95
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -615,7 +616,8 @@ class Reader:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path
         (5 per player less those seen beyond its reach: vision.pawns.beyond_crowd) stand densely packed around the
         start stone and their bases cover the first-row stones when they are many; a pawn there cannot be
-        told from the crowd, and reading it as the crowd keeps each player's 5 pawns."""
+        told from the crowd, and reading it as the crowd keeps each player's 5 pawns — unless the learned reader is
+        sure of it (`ReaderConfig.crowd_keep_sure`: its evidence, PawnDetection.evidence, at least that)."""
         board = self.model.board if self.model is not None else self.board
         starts = [s for s in board.stones.values() if s.kind == "start"]
         if not starts or not on:
