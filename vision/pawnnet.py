@@ -673,11 +673,13 @@ def pawn_outputs(net: PatchNet | PawnEnsemble, x: Any, average: str = "probabili
 
 @dataclass(frozen=True)
 class StonePawns:
-    """What the classifier reads on one stone: (player, big) pawns and its least sure decision's margin."""
+    """What the classifier reads on one stone: (player, big) pawns and its least sure decision's margin; per pawn
+    (aligned with `pawns`) the network's evidence for it (`pawn_evidence`; empty where not given)."""
 
     stone: str
     pawns: tuple[tuple[str, bool], ...]
     margin: float
+    evidence: tuple[float, ...] = ()
 
 
 def stone_confidence(config: PawnNetConfig, margin: float, first_row: bool = False) -> float:
@@ -1051,10 +1053,25 @@ def stone_pawn_arrays(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: An
     second look, the decoding, one pawn per path (`paths`: each stone's path where the board allows a player one
     pawn on it, else None), the relative big pawn, the counted pawn, the moved pawn and the phantom beside a big
     pawn (read_stone_pawns' steps)."""
+    p_big, p_small, p_count = stone_pawn_outputs(config, net, x, cols)
+    return decode_stone_pawns(config, p_big, p_small, p_count, cols, limits, first_row, paths)
+
+
+def stone_pawn_outputs(config: PawnNetConfig, net: PatchNet | PawnEnsemble, x: Any, cols: Sequence[int]
+                       ) -> tuple[Any, Any, Any]:
+    """(p_big, p_small, p_count) per stone from the stones' features `x`: the network and count head (p_count None
+    without one), averaged with the mirrored second look where it is taken (second_look_counted)."""
     head = load_count_head(config.count_weights, net)
     p_big, p_small, p_count = pawn_outputs(net, x, config.ensemble_average, head)
-    p_big, p_small, p_count = second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
-    return decode_stone_pawns(config, p_big, p_small, p_count, cols, limits, first_row, paths)
+    return second_look_counted(config, net, x, p_big, p_small, p_count, cols, head)
+
+
+def pawn_evidence(p_big: Any, p_small: Any, i: int, c: int, big: bool, nth: int = 1) -> float:
+    """The network's evidence for a pawn of colour column c read on stone i: P(big) for its big pawn, P(at least
+    `nth` small) for its `nth` small one (after the second look; a pawn a decoding rule put there may have little)."""
+    if big:
+        return float(p_big[i, c])
+    return float(p_small[i, c, 1] + p_small[i, c, 2]) if nth <= 1 else float(p_small[i, c, 2])
 
 
 def decode_stone_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, cols: Sequence[int],
@@ -1086,15 +1103,26 @@ def read_stone_pawns(config: PawnNetConfig, net: PatchNet | PawnEnsemble, maps: 
     the board allows a player only one pawn on a path (the base board), else None (one_pawn_per_path)."""
     x = stone_features(maps, log_norm, players, image, gain)
     cols = [COLOURS.index(p) for p in players if p in COLOURS]
-    big, small, margin = stone_pawn_arrays(config, net, x, cols, limits, first_row, paths)
+    p_big, p_small, p_count = stone_pawn_outputs(config, net, x, cols)
+    big, small, margin = decode_stone_pawns(config, p_big, p_small, p_count, cols, limits, first_row, paths)
+    return stone_pawns(maps.stones, cols, big, small, margin, p_big, p_small)
+
+
+def stone_pawns(stones: Sequence[str], cols: Sequence[int], big: Any, small: Any, margin: Any, p_big: Any,
+                p_small: Any) -> list[StonePawns]:
+    """The decoded arrays as StonePawns per stone (of `stones`, in order), each pawn with its evidence."""
     out = []
-    for i, sid in enumerate(maps.stones):
+    for i, sid in enumerate(stones):
         pawns: list[tuple[str, bool]] = []
+        evidence: list[float] = []
         for c in cols:
             if big[i, c]:
                 pawns.append((COLOURS[c], True))
-            pawns.extend([(COLOURS[c], False)] * int(small[i, c]))
-        out.append(StonePawns(sid, tuple(pawns), float(margin[i])))
+                evidence.append(pawn_evidence(p_big, p_small, i, c, True))
+            for nth in range(1, int(small[i, c]) + 1):
+                pawns.append((COLOURS[c], False))
+                evidence.append(pawn_evidence(p_big, p_small, i, c, False, nth))
+        out.append(StonePawns(sid, tuple(pawns), float(margin[i]), tuple(evidence)))
     return out
 
 

@@ -73,6 +73,7 @@ class PawnDetection:
     y_mm: float
     cover: float
     colour_distance: float
+    evidence: float = 0.0    # the learned reader's evidence for the pawn (vision.pawnnet.pawn_evidence); 0: none
 
 
 def _silhouette(config: PawnConfig, view: Any, x: float, y: float, width: float, height: float) -> tuple[Any, tuple[int, int]]:

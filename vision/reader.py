@@ -80,6 +80,17 @@ class ReaderConfig:
     pawn_net: PawnNetConfig = PawnNetConfig()
     use_pawn_net: bool = True    # the learned pawn reader when its weights exist (else vision.pawns)
     crowd_rule_for_net: bool = True   # the start crowd's reach (reader._outside_crowd) also over the learned reader
+    # ... but a learned reader's pawn the network is at least this sure of (P(big) for a big pawn, P(at least n) for
+    # a stone's n-th small one: vision.pawnnet.pawn_evidence) is the stone's, never the crowd's, and does not swell
+    # it: the rule judges a stone by the crowd's size alone, and early in an NWNZ game (12-14 pawns on the start) it
+    # swallowed every pawn stepped onto d1 / f1 however plainly seen (session 32's whole games lost NWNZ turns to it).
+    # The crowd's own pawns leaning in are read less surely: of the sightings the rule drops on dev, those at >= 0.98
+    # were right 2 of 2 on four still caches, 25 of 25 on the kept NWNZ games' stills and 4 of 4 on the kept base
+    # games' (sampled); at 0.9-0.98 3 of 4, 3 of 16, 12 of 12; below 0.9 5 of 17, 24 of 90, 16 of 48. The dev caches
+    # summed read 613 pawn errors off, 595 / 587 / 586 at 0.9 / 0.95 / 0.98; 0.95 let test_board_reader.py's dim
+    # warm 4-player start read a grey phantom on d1 at 0.951.
+    # 0 = off (docs/vision.md, session 33 (wt33-p1row))
+    crowd_keep_sure: float = 0.98
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -188,6 +199,18 @@ def capped_confidence(confidence: Mapping[str, float], element: Mapping[str, Any
         g["others"] = min(float(g.get("others", 1.0)), cap)
         g[unit] = {e: min(float(c), cap) for e, c in (g.get(unit) or {}).items()}
     return conf, out
+
+
+def net_detections(board: Any, found: Sequence[Any]) -> list[PawnDetection]:
+    """The learned reader's pawns (vision.pawnnet.StonePawns per stone) as detections at their stones' centres,
+    each with the network's evidence for it."""
+    dets = []
+    for sp in found:
+        s = board.stones[sp.stone]
+        for k, (player, big) in enumerate(sp.pawns):
+            ev = sp.evidence[k] if k < len(sp.evidence) else 0.0
+            dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0, ev))
+    return dets
 
 
 class Reader:
@@ -465,11 +488,7 @@ class Reader:
                                  PAWNS_PER_PLAYER, image=image, gain=gain,
                                  first_row=[m.board.stones[s].row == 1 for s in m.patches.stones],
                                  paths=self._paths_of(m))
-        dets = []
-        for sp in found:
-            s = m.board.stones[sp.stone]
-            for k, (player, big) in enumerate(sp.pawns):
-                dets.append(PawnDetection(sp.stone, player, big, s.x, s.y, 1.0, 0.0))
+        dets = net_detections(m.board, found)
         margin = min((sp.margin for sp in found), default=1.0)
         cfg = self.config.pawn_net
         stones = _named_shares({sp.stone: stone_confidence(cfg, sp.margin, m.board.stones[sp.stone].row == 1)
@@ -599,7 +618,8 @@ class Reader:
         """Detections on stones, less those on stones the start crowd reaches: the pawns not on a path
         (5 per player less those seen beyond its reach: vision.pawns.beyond_crowd) stand densely packed around the
         start stone and their bases cover the first-row stones when they are many; a pawn there cannot be
-        told from the crowd, and reading it as the crowd keeps each player's 5 pawns."""
+        told from the crowd, and reading it as the crowd keeps each player's 5 pawns — unless the learned reader is
+        sure of it (`ReaderConfig.crowd_keep_sure`: its evidence, PawnDetection.evidence, at least that)."""
         board = self.model.board if self.model is not None else self.board
         starts = [s for s in board.stones.values() if s.kind == "start"]
         if not starts or not on:
@@ -614,8 +634,11 @@ class Reader:
         gap = {d.stone: math.hypot(board.stones[d.stone].x - st.x, board.stones[d.stone].y - st.y)
                - board.stones[d.stone].r - cfg.on_stone_margin_mm for d in on}
         total = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1]
+        sure = self.config.crowd_keep_sure
+        # a pawn the network is sure of stands beyond any crowd (crowd_keep_sure)
+        gaps = [math.inf if sure > 0 and d.evidence >= sure else gap[d.stone] for d in on]
         # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
-        keep = beyond_crowd([gap[d.stone] for d in on], total * len(self.references), self._crowd_d, pitch)
+        keep = beyond_crowd(gaps, total * len(self.references), self._crowd_d, pitch)
         return [d for d, k in zip(on, keep) if k]
 
     def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True) -> tuple[list[PawnObservation], float]:
