@@ -90,6 +90,11 @@ class DiscardConfig:
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
+    ink_by_contrast: bool = True     # local_min_ink is for a kind printed with the art's usual contrast between its
+                                     # field and the stock's white numerals (the median over the colours of 1 - the
+                                     # field's whitest-to-darkest channel over the stock): a kind printed paler asks
+                                     # for less ink by as much (ink_contrast_share; the second art set's pink shows
+                                     # 0.43 against its colours' 0.80: its numerals' spread is that much smaller)
     ink_against_stock: bool = True   # that ink also measured over the stock's white, the larger kept: a local white
                                      # far brighter than the stock shrinks every whiteness and the ink's spread with
                                      # it (dev D83790: three piles of 0.13-0.17 over the stock, 0.09-0.11 over the local
@@ -119,6 +124,15 @@ class DiscardConfig:
     symbol_min: float | None = 0.4   # and no pile of any kind whose middle matches its kind's picture (or its end
                                      # card's) less: a patch of wood of a pile's colour cut card-sized by its planks
                                      # scores 0.12-0.28, piles read right 0.50-0.99 on the dev frames (None: off)
+    # the board games have no wish cards (RULES): their field colour is left out of the board games' colour table,
+    # as the points cards' grey is, so a field near it in hue is not split between two kinds (the second art set's
+    # yellow lies 5 degrees from its wish cards' orange: a yellow pile's pixels went half to the wish cards)
+    board_games_without_wish: bool = True
+    # a blob larger than a card (a table its colour table names a pile's kind: the second art set's paler yellow names
+    # warm wood yellow) is also cut where it has the table's own colours: the commonest colours of the table view (16
+    # levels a channel) that together make up this share of it, as the seats' rows do (CardConfig.table_share); the
+    # card-sized parts that leaves are candidates besides the edge cut's (0: off)
+    table_colours_share: float = 0.45
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,10 +334,33 @@ def _cut_at_edges(config: DiscardConfig, view: Any, mask: Any) -> Any:
     return (mask > 0) & (step < thr)
 
 
-def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) -> list[tuple[Any, Any, int]]:
+def table_colours(config: DiscardConfig, view: Any, keep: Any) -> Any:
+    """Pixels of the table's own colours (bool, or None when `table_colours_share` is 0): the commonest colours of
+    the table view's kept pixels (16 levels a channel) that together make up `table_colours_share` of them."""
+    import numpy as np
+
+    from .cards import _index_counts
+
+    if config.table_colours_share <= 0:
+        return None
+    idx = colour_index(view, 4)
+    hist = _index_counts(idx[keep > 0], 4096)
+    total = int(hist.sum())
+    if total == 0:
+        return None
+    order = np.argsort(hist)[::-1]
+    n = int(np.searchsorted(np.cumsum(hist[order]), config.table_colours_share * total)) + 1
+    is_table = np.zeros(4096, bool)
+    is_table[order[:n]] = True
+    return np.take(is_table, idx)
+
+
+def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
+                own: Any = None) -> list[tuple[Any, Any, int]]:
     """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
     larger ones (a table of the mask's colour, the pile lying in it) the card-sized parts its strong colour
-    steps cut off. (xs, ys, area) in view pixels."""
+    steps cut off, and (with `own`: table_colours' mask, or a function giving it) those left where the table's
+    own colours are taken out. (xs, ys, area) in view pixels."""
     import cv2
     import numpy as np
 
@@ -355,30 +392,53 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float) ->
         # opened: the thin rims of the table left along other things' outlines do not join a card to them
         inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         m, pcomp, pstats = _pieces(inner, boxes=False)
+        cut_parts = np.zeros(sub.shape, bool)
         for j in range(1, m):
             pa = int(pstats[j, cv2.CC_STAT_AREA])
             if config.min_area * field_px <= pa <= 1.5 * field_px:
-                ys, xs = np.nonzero(pcomp == j)
+                part = pcomp == j
+                cut_parts |= part
+                ys, xs = np.nonzero(part)
                 blobs.append((xs + x, ys + y, pa))
+        if callable(own):
+            own = own()            # (worked out once, and only where a blob is larger than a card)
+        if own is not None:
+            # the table's own colours taken out (opened: its speckles of the pile's kind go), the card-sized parts
+            # the edge cut did not give already (mostly outside its parts)
+            rest = cv2.morphologyEx((sub & ~own[y:y + bh, x:x + bw]).astype(np.uint8), cv2.MORPH_OPEN,
+                                    np.ones((3, 3), np.uint8))
+            m, pcomp, pstats = _pieces(rest, boxes=False)
+            for j in range(1, m):
+                pa = int(pstats[j, cv2.CC_STAT_AREA])
+                if config.min_area * field_px <= pa <= 1.5 * field_px:
+                    part = pcomp == j
+                    if np.count_nonzero(part & cut_parts) > 0.5 * pa:
+                        continue
+                    ys, xs = np.nonzero(part)
+                    blobs.append((xs + x, ys + y, pa))
     return blobs
 
 
-_ART_IN_PLAY: dict[int, tuple[CardArt, CardArt]] = {}
+_ART_IN_PLAY: dict[tuple[int, tuple[str, ...]], tuple[CardArt, CardArt]] = {}
 
 
-def art_in_play(art: CardArt, card_game: bool) -> CardArt:
+def art_in_play(art: CardArt, card_game: bool, without_wish: bool = False) -> CardArt:
     """The art whose field colours a pile may have: the board games have no points cards, so a pale or
-    shaded field is not lost to the points cards' grey (its pixels split between two kinds)."""
+    shaded field is not lost to the points cards' grey (its pixels split between two kinds); with
+    `without_wish` (DiscardConfig.board_games_without_wish) nor wish cards, so a field near their colour is
+    not split with it either."""
     import dataclasses
 
-    if card_game or "points" not in art.fields:
+    gone = ("points", "wish") if without_wish else ("points",)
+    if card_game or not any(k in art.fields for k in gone):
         return art
-    hit = _ART_IN_PLAY.get(id(art))
+    key = (id(art), gone)
+    hit = _ART_IN_PLAY.get(key)
     if hit is None or hit[0] is not art:
         if len(_ART_IN_PLAY) > 8:
             _ART_IN_PLAY.clear()
-        hit = (art, dataclasses.replace(art, fields={k: v for k, v in art.fields.items() if k != "points"}))
-        _ART_IN_PLAY[id(art)] = hit
+        hit = (art, dataclasses.replace(art, fields={k: v for k, v in art.fields.items() if k not in gone}))
+        _ART_IN_PLAY[key] = hit
     return hit[1]
 
 
@@ -388,7 +448,7 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     import cv2
     import numpy as np
 
-    art = art_in_play(art, card_game)
+    art = art_in_play(art, card_game, config.board_games_without_wish)
     view = tv.warp(image)
     labels = table_labels(config, card_config, view, cream, art)
     labels[tv.keep == 0] = -1
@@ -405,7 +465,7 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     field_px = fw * fh * p * p
-    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px)
+    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px, lambda: table_colours(config, view, tv.keep))
     finds: dict[str, PileFind] = {}
     best: dict[str, float] = {}
     refused: list[tuple[float, float, float, float, float, float]] = []   # card-sized blobs that showed no pile
@@ -1050,6 +1110,8 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
                                        () if card_game else ("E",))
+    if min_ink > 0 and config.ink_by_contrast:
+        min_ink *= ink_contrast_share(art, kind)
     if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream and \
             max(top_ink, bottom_ink) < min_ink:
         # (the same boxes over the stock's white, the way up as found: the ink shows over either white — a
@@ -1060,6 +1122,23 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if code is not None and kind == "points":
         code = f"P{code}"
     return PileFind(kind, centre, up % 360, code, conf)
+
+
+def ink_contrast_share(art: CardArt, kind: str) -> float:
+    """How much contrast the art prints between `kind`'s field and the stock (1 - the field's smallest channel over
+    the stock: the whiteness its numerals stand out from), as a share of the median over the colour kinds'
+    (1.0 when the art does not say)."""
+    import numpy as np
+
+    def contrast(k: str) -> float | None:
+        f = art.fields.get(k)
+        return None if f is None else 1.0 - float(np.min(np.asarray(f, np.float64)))
+
+    own = contrast(kind)
+    usual = [c for c in (contrast(k) for k in COLOURS) if c is not None and c > 0]
+    if own is None or not usual:
+        return 1.0
+    return max(own, 0.0) / float(np.median(usual))
 
 
 def _corner_ink(white: Any, art: CardArt, q: float) -> float:
