@@ -233,6 +233,12 @@ class CardConfig:
     # a picture plainly there; that colour's, or another's better by symbol_margin: the band renamed). None: read
     # empty, as before (docs/vision.md, session 31)
     washed_row_symbol_min: float | None = 0.5
+    # card game: a colour row's last card (the only one whose centre picture shows) is what its picture says when the
+    # picture is plain: its colour's end card's ("E"), a points card's, or its colour's number cards' — at least this
+    # well (single_symbol_min's figure) and better than the picture of what its strip and corners read by
+    # symbol_margin. An end card's corners hold a disc, not a numeral: the numeral net, never shown one unlike its
+    # training crops, read it "6" or "5" at p ~ 1 (dev D83790: 5 of 11 wrong kinds). None: corners and strip only
+    last_card_picture_min: float | None = 0.5
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -1708,6 +1714,10 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    if card_game and band.kind in COLOURS and cards and config.last_card_picture_min is not None:
+        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model)
+        if last is not None:
+            cards[-1] = last
     if card_game and band.kind == "points" and cards and not renamed:
         # a points card laid last on a colour row whose own strips gave no piece (a wood table of
         # their colour): above it a covered strip of a colour, not a points row's grey. The band is
@@ -1788,6 +1798,28 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def _last_card_by_picture(config: CardConfig, colour: str, card: CardRead, upright: Any, white: Any, cream: Any,
+                          v_start: float, art: CardArt, ppm: float, model: Any) -> CardRead | None:
+    """A colour row's last card (card game) read again by its centre picture (`last_card_picture_min`): its
+    colour's end card, a points card, or a number card of its colour, when that picture matches at least
+    last_card_picture_min and better than the picture of what was read by symbol_margin. None: as read."""
+    ch = art.size[1]
+    top = card.top - v_start
+    end_k, pts = f"{colour}/E", "points"
+    got = last_symbol_scores(config, (colour, end_k, pts), upright, cream, top + ch - config.border_mm, art, ppm)
+    now = pts if card.kind == pts else end_k if card.code == "E" else colour
+    if now not in got:
+        return None
+    best = max(got, key=got.get)
+    if best == now or got[best] < config.last_card_picture_min or got[best] <= got[now] + config.symbol_margin:
+        return None
+    if best == end_k:
+        return CardRead(card.top, card.visible, colour, "E", card.confidence, card.scores)
+    kind = pts if best == pts else colour
+    code, conf, scores = read_corners(config, white, top, card.visible, kind, art, ppm, model, ("E",))
+    return CardRead(card.top, card.visible, kind, code, conf, scores)
 
 
 def _values(codes: list[str]) -> list[int]:
