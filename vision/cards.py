@@ -64,6 +64,11 @@ class CardConfig:
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
+    # card game: a strip of a colour row whose middle labels as neither kind (none reaching kind_min_fraction) is a
+    # points card when it is at most points_chroma_share as coloured as the row's most coloured strip (dev D83790:
+    # the P1, P4, P7 of three rows showed 0-3 % points labels at 0.12-0.13 of their rows' chroma and were read as
+    # their colour). False: such a strip is its row's colour, as before
+    points_by_chroma: bool = True
     # rows from the cards' outlines (find_bands_outlined)
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
@@ -1709,6 +1714,12 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             else band.kind
         if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
             kind = band.kind
+        elif mixed and config.points_by_chroma and max(votes.values()) < config.kind_min_fraction * max(1, mid.size) \
+                and chroma[i] <= config.points_chroma_share * most:
+            # a strip whose middle labels as neither its row's colour nor points (a grey field the colour table
+            # names as neither under this light) and is at most points_chroma_share as coloured as the row's most
+            # coloured strip: a points card (its colour's field would be as coloured as the others)
+            kind = "points"
         if extended == "points" and mixed and i == len(spans) - 1:
             kind = "points"    # its picture ended the row (a points card's grey may not label as points)
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
