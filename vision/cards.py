@@ -64,10 +64,10 @@ class CardConfig:
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
-    # card game: a strip of a colour row whose middle labels as neither kind (none reaching kind_min_fraction) is a
-    # points card when it is at most points_chroma_share as coloured as the row's most coloured strip (dev D83790:
-    # the P1, P4, P7 of three rows showed 0-3 % points labels at 0.12-0.13 of their rows' chroma and were read as
-    # their colour). False: such a strip is its row's colour, as before
+    # card game: a strip of a colour row (not its first: a points card is laid on a card) whose middle labels as
+    # neither kind (none reaching kind_min_fraction) is a points card when it is at most points_chroma_share as
+    # coloured as the strip before it (dev D83790: the P1, P4, P7 of three rows showed 0-3 % points labels at
+    # 0.12-0.13 of their rows' chroma and were read as their colour). False: such a strip is its row's colour
     points_by_chroma: bool = True
     # rows from the cards' outlines (find_bands_outlined)
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
@@ -1714,11 +1714,13 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             else band.kind
         if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
             kind = band.kind
-        elif mixed and config.points_by_chroma and max(votes.values()) < config.kind_min_fraction * max(1, mid.size) \
-                and chroma[i] <= config.points_chroma_share * most:
+        elif mixed and config.points_by_chroma and i and \
+                max(votes.values()) < config.kind_min_fraction * max(1, mid.size) and \
+                chroma[i] <= config.points_chroma_share * chroma[i - 1]:
             # a strip whose middle labels as neither its row's colour nor points (a grey field the colour table
-            # names as neither under this light) and is at most points_chroma_share as coloured as the row's most
-            # coloured strip: a points card (its colour's field would be as coloured as the others)
+            # names as neither under this light) and is at most points_chroma_share as coloured as the strip it
+            # lies on: a points card (RULES: laid on a card of the row, never first; a light that washes the row's
+            # end out washes the strips next to each other alike)
             kind = "points"
         if extended == "points" and mixed and i == len(spans) - 1:
             kind = "points"    # its picture ended the row (a points card's grey may not label as points)
@@ -1726,7 +1728,8 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
     if card_game and band.kind in COLOURS and cards and config.last_card_picture_min is not None:
-        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model)
+        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model,
+                                     len(cards) == 1)
         if last is not None:
             cards[-1] = last
     if card_game and band.kind == "points" and cards and not renamed:
@@ -1812,14 +1815,16 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
 
 
 def _last_card_by_picture(config: CardConfig, colour: str, card: CardRead, upright: Any, white: Any, cream: Any,
-                          v_start: float, art: CardArt, ppm: float, model: Any) -> CardRead | None:
+                          v_start: float, art: CardArt, ppm: float, model: Any, alone: bool = False) -> CardRead | None:
     """A colour row's last card (card game) read again by its centre picture (`last_card_picture_min`): its
-    colour's end card, a points card, or a number card of its colour, when that picture matches at least
-    last_card_picture_min and better than the picture of what was read by symbol_margin. None: as read."""
+    colour's end card, a points card (not when `alone`: RULES, a points card is laid on a card of the row), or a
+    number card of its colour, when that picture matches at least last_card_picture_min and better than the
+    picture of what was read by symbol_margin. None: as read."""
     ch = art.size[1]
     top = card.top - v_start
     end_k, pts = f"{colour}/E", "points"
-    got = last_symbol_scores(config, (colour, end_k, pts), upright, cream, top + ch - config.border_mm, art, ppm)
+    kinds = (colour, end_k) if alone and card.kind != pts else (colour, end_k, pts)
+    got = last_symbol_scores(config, kinds, upright, cream, top + ch - config.border_mm, art, ppm)
     now = pts if card.kind == pts else end_k if card.code == "E" else colour
     if now not in got:
         return None
