@@ -238,11 +238,11 @@ class CardConfig:
     # a picture plainly there; that colour's, or another's better by symbol_margin: the band renamed). None: read
     # empty, as before (docs/vision.md, session 31)
     washed_row_symbol_min: float | None = 0.5
-    # card game: a colour row's last card (the only one whose centre picture shows) is what its picture says when the
-    # picture is plain: its colour's end card's ("E"), a points card's, or its colour's number cards' — at least this
-    # well (single_symbol_min's figure) and better than the picture of what its strip and corners read by
-    # symbol_margin. An end card's corners hold a disc, not a numeral: the numeral net, never shown one unlike its
-    # training crops, read it "6" or "5" at p ~ 1 (dev D83790: 5 of 11 wrong kinds). None: corners and strip only
+    # card game: a colour row's last card of its colour (the only card whose centre picture shows) is an end card or
+    # a number card as its picture says when that is plain: the end card's or its colour's number cards' picture at
+    # least this well (single_symbol_min's figure) and better than the other's by symbol_margin. An end card's
+    # corners hold a disc, not a numeral, which the numeral net read "6" or "5" at p ~ 1 (dev D83790: 5 of 11 wrong
+    # kinds). (Points cards are left to their strip's colour: points_by_chroma.) None: the corners only
     last_card_picture_min: float | None = 0.5
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
@@ -1728,8 +1728,7 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
     if card_game and band.kind in COLOURS and cards and config.last_card_picture_min is not None:
-        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model,
-                                     len(cards) == 1)
+        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model)
         if last is not None:
             cards[-1] = last
     if card_game and band.kind == "points" and cards and not renamed:
@@ -1815,27 +1814,27 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
 
 
 def _last_card_by_picture(config: CardConfig, colour: str, card: CardRead, upright: Any, white: Any, cream: Any,
-                          v_start: float, art: CardArt, ppm: float, model: Any, alone: bool = False) -> CardRead | None:
-    """A colour row's last card (card game) read again by its centre picture (`last_card_picture_min`): its
-    colour's end card, a points card (not when `alone`: RULES, a points card is laid on a card of the row), or a
-    number card of its colour, when that picture matches at least last_card_picture_min and better than the
-    picture of what was read by symbol_margin. None: as read."""
+                          v_start: float, art: CardArt, ppm: float, model: Any) -> CardRead | None:
+    """A colour row's last card (card game) named again by its centre picture (`last_card_picture_min`): its colour's
+    end card ("E") or a number card of its colour, when that picture matches at least last_card_picture_min and better
+    than the picture of what its corners read by symbol_margin (a number card: its value read again without "E").
+    None: as read (and a points card: its kind is its strip's, read_band)."""
+    if card.kind != colour:
+        return None
     ch = art.size[1]
     top = card.top - v_start
-    end_k, pts = f"{colour}/E", "points"
-    kinds = (colour, end_k) if alone and card.kind != pts else (colour, end_k, pts)
-    got = last_symbol_scores(config, kinds, upright, cream, top + ch - config.border_mm, art, ppm)
-    now = pts if card.kind == pts else end_k if card.code == "E" else colour
-    if now not in got:
+    end_k = f"{colour}/E"
+    got = last_symbol_scores(config, (colour, end_k), upright, cream, top + ch - config.border_mm, art, ppm)
+    now = end_k if card.code == "E" else colour
+    if len(got) < 2:
         return None
     best = max(got, key=got.get)
     if best == now or got[best] < config.last_card_picture_min or got[best] <= got[now] + config.symbol_margin:
         return None
     if best == end_k:
         return CardRead(card.top, card.visible, colour, "E", card.confidence, card.scores)
-    kind = pts if best == pts else colour
-    code, conf, scores = read_corners(config, white, top, card.visible, kind, art, ppm, model, ("E",))
-    return CardRead(card.top, card.visible, kind, code, conf, scores)
+    code, conf, scores = read_corners(config, white, top, card.visible, colour, art, ppm, model, ("E",))
+    return CardRead(card.top, card.visible, colour, code, conf, scores)
 
 
 def _values(codes: list[str]) -> list[int]:

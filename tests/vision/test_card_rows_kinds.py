@@ -1,7 +1,8 @@
 """Card kinds in the card game's colour rows (docs/vision.md, session 33, wt33-rows). An end card's corners hold a
-disc, not a numeral: the numeral net read it "6" at p ~ 1; the row's last card is now named by its centre picture
-when that is plain (CardConfig.last_card_picture_min). A points card's strip whose middle labels as neither its row's
-colour nor points, much less coloured than the row's other strips, is a points card (CardConfig.points_by_chroma).
+disc, not a numeral: the numeral net read it "6" at p ~ 1; the row's last card of its colour is now named end card or
+number card by its centre picture when that is plain (CardConfig.last_card_picture_min). A strip past the row's first
+whose middle labels as neither its row's colour nor points, much less coloured than the strip it lies on, is a points
+card (CardConfig.points_by_chroma).
 Dev frames of `keltis-cam sim frames --seed 83790 --size 4608x2592` (the lead's dev frames), rendered again."""
 from __future__ import annotations
 
@@ -19,12 +20,10 @@ def test_an_end_card_read_as_a_six_is_named_by_its_picture():
 
 
 def test_points_strips_labelled_as_neither_kind_are_points_cards():
-    # card game: north's green row `4 P4 7 P7` — the covered P4 strip's middle labels 0 % green and 0.2 % points, its
-    # chroma 0.12 of the green strips' 0.52: it was read as a green 4; the last card P7 likewise (now by its picture
-    # too, so both rules are switched off for the reading before)
+    # card game, normal light with glare: north's green row `4 P4 7 P7` — the covered P4 strip's middle labels 0 %
+    # green and 0.2 % points, its chroma 0.12 against the green strip under it 0.52: it was read as a green 4; the
+    # last card P7 likewise (16 % points labels, chroma 0.13)
     truth, got = seat_rows(83790, 83, "north")
     assert got["green"] == truth["green"] == ["4", "P4", "7", "P7"]
-    _truth, before = seat_rows(83790, 83, "north", points_by_chroma=False, last_card_picture_min=None)
+    _truth, before = seat_rows(83790, 83, "north", points_by_chroma=False)
     assert before["green"] == ["4", "4", "7", "7"]
-    _truth, one = seat_rows(83790, 83, "north", points_by_chroma=False)
-    assert one["green"] == ["4", "4", "7", "P7"]
