@@ -244,6 +244,8 @@ class CardConfig:
     # corners hold a disc, not a numeral, which the numeral net read "6" or "5" at p ~ 1 (dev D83790: 5 of 11 wrong
     # kinds). (Points cards are left to their strip's colour: points_by_chroma.) None: the corners only
     last_card_picture_min: float | None = 0.5
+    last_card_picture_slack_mm: float = 4.0   # (its picture searched this far round the card's centre)
+    last_card_picture_scale: float = 0.5      # (and matched at this share of the seat view's resolution)
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -1821,13 +1823,36 @@ def _last_card_by_picture(config: CardConfig, colour: str, card: CardRead, uprig
     None: as read (and a points card: its kind is its strip's, read_band)."""
     if card.kind != colour:
         return None
-    ch = art.size[1]
+    import cv2
+    import numpy as np
+
+    cw, ch = art.size
     top = card.top - v_start
     end_k = f"{colour}/E"
-    got = last_symbol_scores(config, (colour, end_k), upright, cream, top + ch - config.border_mm, art, ppm)
-    now = end_k if card.code == "E" else colour
-    if len(got) < 2:
+    if colour not in art.symbols or end_k not in art.symbols:
         return None
+    # the picture's centre is the card's (its top found, the band straightened to the card's width): searched only
+    # last_card_picture_slack_mm round it (last_symbol_scores searches symbol_slack_mm round a row's end, the whole
+    # band's width: ~10 ms a card-game frame for this)
+    side = art.symbols[colour].shape[0]
+    s = config.last_card_picture_slack_mm
+    cy, cx = (top + ch / 2) * ppm, cw / 2 * ppm
+    y0, y1 = max(0, int(round(cy - side / 2 - s * ppm))), min(upright.shape[0], int(round(cy + side / 2 + s * ppm)))
+    x0, x1 = max(0, int(round(cx - side / 2 - s * ppm))), min(upright.shape[1], int(round(cx + side / 2 + s * ppm)))
+    if y1 - y0 < side or x1 - x0 < side:
+        return None
+    region = upright[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    # (at half the view's resolution: the two pictures differ in their large shapes, and a quarter of the pixels
+    # costs ~0.2 ms a card instead of ~1 ms)
+    k_s = config.last_card_picture_scale
+    region = cv2.resize(region, None, fx=k_s, fy=k_s, interpolation=cv2.INTER_AREA)
+    got = {}
+    for k in (colour, end_k):
+        t = cv2.resize(art.symbols[k], None, fx=k_s, fy=k_s, interpolation=cv2.INTER_AREA)
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            return None
+        got[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    now = end_k if card.code == "E" else colour
     best = max(got, key=got.get)
     if best == now or got[best] < config.last_card_picture_min or got[best] <= got[now] + config.symbol_margin:
         return None
