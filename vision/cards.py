@@ -64,6 +64,11 @@ class CardConfig:
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
+    # card game: a strip of a colour row (not its first: a points card is laid on a card) whose middle labels as
+    # neither kind (none reaching kind_min_fraction) is a points card when it is at most points_chroma_share as
+    # coloured as the strip before it (dev D83790: the P1, P4, P7 of three rows showed 0-3 % points labels at
+    # 0.12-0.13 of their rows' chroma and were read as their colour). False: such a strip is its row's colour
+    points_by_chroma: bool = True
     # rows from the cards' outlines (find_bands_outlined)
     border_open_mm: float = 6.0         # a border is a line thinner than this ...
     border_tophat: float = 0.12         # ... this much whiter than what lies either side
@@ -233,6 +238,14 @@ class CardConfig:
     # a picture plainly there; that colour's, or another's better by symbol_margin: the band renamed). None: read
     # empty, as before (docs/vision.md, session 31)
     washed_row_symbol_min: float | None = 0.5
+    # card game: a colour row's last card of its colour (the only card whose centre picture shows) is an end card or
+    # a number card as its picture says when that is plain: the end card's or its colour's number cards' picture at
+    # least this well (single_symbol_min's figure) and better than the other's by symbol_margin. An end card's
+    # corners hold a disc, not a numeral, which the numeral net read "6" or "5" at p ~ 1 (dev D83790: 5 of 11 wrong
+    # kinds). (Points cards are left to their strip's colour: points_by_chroma.) None: the corners only
+    last_card_picture_min: float | None = 0.5
+    last_card_picture_slack_mm: float = 4.0   # (its picture searched this far round the card's centre)
+    last_card_picture_scale: float = 0.5      # (and matched at this share of the seat view's resolution)
     picture_end_slack_mm: float = 5.0   # (its last card's top within this of a whole card above the picture's end:
                                         # a ridge lower down is its own picture or numerals, unveiled)
     picture_strips_above: int = 10      # such a row's covered strips looked for above its last card (a row of 11)
@@ -1703,11 +1716,23 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
             else band.kind
         if kind == "points" and mixed and chroma[i] > config.points_chroma_share * most:
             kind = band.kind
+        elif mixed and config.points_by_chroma and i and \
+                max(votes.values()) < config.kind_min_fraction * max(1, mid.size) and \
+                chroma[i] <= config.points_chroma_share * chroma[i - 1]:
+            # a strip whose middle labels as neither its row's colour nor points (a grey field the colour table
+            # names as neither under this light) and is at most points_chroma_share as coloured as the strip it
+            # lies on: a points card (RULES: laid on a card of the row, never first; a light that washes the row's
+            # end out washes the strips next to each other alike)
+            kind = "points"
         if extended == "points" and mixed and i == len(spans) - 1:
             kind = "points"    # its picture ended the row (a points card's grey may not label as points)
         code, conf, scores = read_corners(config, wb, top, visible, kind, art, p, model,
                                           () if card_game else ("E",))
         cards.append(CardRead(top + v_start, visible, kind, code, conf, scores))
+    if card_game and band.kind in COLOURS and cards and config.last_card_picture_min is not None:
+        last = _last_card_by_picture(config, band.kind, cards[-1], upright, wb, cream, v_start, art, p, model)
+        if last is not None:
+            cards[-1] = last
     if card_game and band.kind == "points" and cards and not renamed:
         # a points card laid last on a colour row whose own strips gave no piece (a wood table of
         # their colour): above it a covered strip of a colour, not a points row's grey. The band is
@@ -1788,6 +1813,53 @@ def read_band(config: CardConfig, band: Band, view: Any, cream: Any, sv: SeatVie
         t = cards[0].top - v_start
         above = lb[max(0, int(round((t - config.strip_above_mm) * p))):max(0, int(round((t - 2.0) * p))), c0:c1]
         band.above = float((above == FIELD_KINDS.index(band.kind)).mean()) if above.size and band.kind in FIELD_KINDS else 0.0
+
+
+def _last_card_by_picture(config: CardConfig, colour: str, card: CardRead, upright: Any, white: Any, cream: Any,
+                          v_start: float, art: CardArt, ppm: float, model: Any) -> CardRead | None:
+    """A colour row's last card (card game) named again by its centre picture (`last_card_picture_min`): its colour's
+    end card ("E") or a number card of its colour, when that picture matches at least last_card_picture_min and better
+    than the picture of what its corners read by symbol_margin (a number card: its value read again without "E").
+    None: as read (and a points card: its kind is its strip's, read_band)."""
+    if card.kind != colour:
+        return None
+    import cv2
+    import numpy as np
+
+    cw, ch = art.size
+    top = card.top - v_start
+    end_k = f"{colour}/E"
+    if colour not in art.symbols or end_k not in art.symbols:
+        return None
+    # the picture's centre is the card's (its top found, the band straightened to the card's width): searched only
+    # last_card_picture_slack_mm round it (last_symbol_scores searches symbol_slack_mm round a row's end, the whole
+    # band's width: ~10 ms a card-game frame for this)
+    side = art.symbols[colour].shape[0]
+    s = config.last_card_picture_slack_mm
+    cy, cx = (top + ch / 2) * ppm, cw / 2 * ppm
+    y0, y1 = max(0, int(round(cy - side / 2 - s * ppm))), min(upright.shape[0], int(round(cy + side / 2 + s * ppm)))
+    x0, x1 = max(0, int(round(cx - side / 2 - s * ppm))), min(upright.shape[1], int(round(cx + side / 2 + s * ppm)))
+    if y1 - y0 < side or x1 - x0 < side:
+        return None
+    region = upright[y0:y1, x0:x1].astype(np.float32) / np.maximum(np.asarray(cream, np.float32), 1.0)
+    # (at half the view's resolution: the two pictures differ in their large shapes, and a quarter of the pixels
+    # costs ~0.2 ms a card instead of ~1 ms)
+    k_s = config.last_card_picture_scale
+    region = cv2.resize(region, None, fx=k_s, fy=k_s, interpolation=cv2.INTER_AREA)
+    got = {}
+    for k in (colour, end_k):
+        t = cv2.resize(art.symbols[k], None, fx=k_s, fy=k_s, interpolation=cv2.INTER_AREA)
+        if region.shape[0] < t.shape[0] or region.shape[1] < t.shape[1]:
+            return None
+        got[k] = float(cv2.minMaxLoc(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED))[1])
+    now = end_k if card.code == "E" else colour
+    best = max(got, key=got.get)
+    if best == now or got[best] < config.last_card_picture_min or got[best] <= got[now] + config.symbol_margin:
+        return None
+    if best == end_k:
+        return CardRead(card.top, card.visible, colour, "E", card.confidence, card.scores)
+    code, conf, scores = read_corners(config, white, top, card.visible, colour, art, ppm, model, ("E",))
+    return CardRead(card.top, card.visible, colour, code, conf, scores)
 
 
 def _values(codes: list[str]) -> list[int]:
