@@ -2300,15 +2300,18 @@ class TurnDecoder:
     def _ask(self, ranked: Sequence[Hypothesis]) -> None:
         """A card the best reading and a close runner-up give to different seats: a discard-only turn's discard
         (decoder_ask_draws off), or any discard or draw from a discard pile of the recent turns (on: two seats'
-        reaches between two readings, each assignment paying the same priors — the tie the model cannot split)."""
+        reaches between two readings, each assignment paying the same priors — the tie the model cannot split).
+        A question stays until answered (withdrawing one no runner-up disputes any more was tried: the runner-up
+        leaves the beam by the Viterbi merge, not by evidence, and the lost turns' questions went too; wt33-dec1)."""
+        cfg = self.config
         if len(ranked) < 2:
             return
         best = ranked[0]
-        owner = _pile_owner if self.config.decoder_ask_draws else _discard_owner
+        owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
+        mine = owner(best.turns)
         for other in ranked[1:]:
-            if other.cost - best.cost > self.config.decoder_unclear_margin:
+            if other.cost - best.cost > cfg.decoder_unclear_margin:
                 break
-            mine = owner(best.turns)
             theirs = owner(other.turns)
             for event, seat in mine.items():
                 alt = theirs.get(event)
