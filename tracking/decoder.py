@@ -33,10 +33,11 @@ The model (an HMM over table states, decoded by beam search):
 - a turn over that played and was seen drawing nothing drew where the camera did not see it (in the
   reach of its play: likely when that reach was long against the game's own one-move reach, which
   each game learns from its reaches as it goes, `_learn_pace`) or never drew (a rule break);
-- a discard-only turn whose seat the best hypothesis and a close runner-up (within
-  `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
-  with the seats as answers); an answer (and a correction naming who played) enters as evidence:
-  a hypothesis against it pays `decoder_answer`.
+- a discard, or a draw from a discard pile, of the recent turns that the best hypothesis and a close
+  runner-up (within `decoder_unclear_margin`) give to different seats is asked about ("unclear — who
+  discarded the red 7?", "unclear — who took the green 0 from its discard pile?", with the seats as
+  answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
+  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`.
 """
 from __future__ import annotations
 
