@@ -148,7 +148,27 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     out = judge_game(stream, session, model, live, totals)
     out.update(withdrawn=len(snap["warnings"]) - len(live), state_times=state_times, state_cpu=state_cpu, frame_times=frame_times)
+    out.update(asked(out["check"], tracker.decoded.decoder.questions))
     return out
+
+
+def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, int]:
+    """The decoder's questions ("unclear — who discarded the red 7?", "... who took the green 0?", none answered
+    here) and the visible turns lost with one of their pile changes asked about: a turn the page asks about is not
+    given to a seat silently (issue 17 item 2)."""
+    keys = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in questions}
+    lost = lost_asked = 0
+    for mm in check["mismatches"]:
+        for t in mm["true"]:
+            lost += 1
+            changes = [c for sig in [t, *mm["tracked"]] for c in sig.get("piles", [])]
+            events = set()
+            for c in changes:
+                pile, rest = c.split(":", 1)
+                old, new = rest.split(">", 1)
+                events |= {(pile, new, "discard"), (pile, old, "draw")}
+            lost_asked += bool(events & keys)
+    return {"questions": len(questions), "lost": lost, "lost_asked": lost_asked}
 
 
 def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live: list[dict[str, Any]],
@@ -489,8 +509,8 @@ def run_game_decoder(stream: dict[str, Any], noise: float, seed: int) -> dict[st
     sheet = model.score_sheet()
     totals = {s: p.total for s, p in sheet.scores.items()} if sheet is not None else {}
     out = judge_game(stream, session, model, live, totals)
-    out.update(state_times=state_times, state_cpu=state_cpu, frame_times=frame_times, corrections=len(game.decoder.corrections),
-               questions=len(game.decoder.questions))
+    out.update(state_times=state_times, state_cpu=state_cpu, frame_times=frame_times, corrections=len(game.decoder.corrections))
+    out.update(asked(out["check"], game.decoder.questions))
     return out
 
 
@@ -639,6 +659,10 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "visible_not_flagged": dict(sum((Counter(r["visible_missed_codes"]) for r in results), Counter())),
                     "hidden": dict(Counter(b["hidden"] for r in results for b in r["breaks"] if b["hidden"])),
                     "final_right": sum(1 for r in results if r["final_match"]),
+                    "questions": sum(r.get("questions", 0) for r in results),
+                    "legal_asked": sum(1 for r in legal if r.get("questions")),
+                    "lost": sum(r.get("lost", 0) for r in results),
+                    "lost_asked": sum(r.get("lost_asked", 0) for r in results),
                     "state_ms_median": 1000 * statistics.median(st) if st else None,
                     "state_ms_p99": 1000 * _pct(st, 0.99) if st else None,
                     "frame_ms_median": 1000 * statistics.median(ft) if ft else None,
@@ -674,6 +698,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
             print(f"{'':20s}not flagged: {r['not_flagged']}; not visible to a camera: {r['invisible']}")
         if r["visible_not_flagged"] or r["hidden"]:
             print(f"{'':20s}visible, not flagged: {r['visible_not_flagged']}; hidden: {r['hidden']}")
+        if r["questions"] or r["lost"]:
+            print(f"{'':20s}asked: {r['questions']} questions, {r['legal_asked']}/{r['legal']} legal games asked; "
+                  f"turns lost that were asked about: {r['lost_asked']}/{r['lost']}")
     print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
           f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
     print(f"per settled state, CPU time of the tracking thread (not counting time other processes took): "

@@ -246,6 +246,11 @@ class TrackingConfig:
     decoder_hand_max: float = 12.0       # ... at most this for one turn's or one seat's hands
     decoder_answer: float = 30.0         # a reading against a seat named on the page
     decoder_unclear_margin: float = 2.0  # a runner-up this close giving a discard to another seat: asked
+    decoder_ask_draws: bool = True       # ... any discard or draw from a discard pile of the recent turns, not only a
+    #                                      discard-only turn's discard: two seats' reaches between two readings (at
+    #                                      1/2 s the priors of either assignment are equal: wt32-dec0's "swap" class,
+    #                                      43 of 102 turns lost at 0 %) are asked ("who took the green 0?"), not
+    #                                      given silently. Only what is asked changes, never what is decoded (wt33-dec1)
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
     #                                      with its warnings before the lag commits it
 

@@ -269,13 +269,14 @@ class DecodedGame:
         c = dict(c)
         kind = c.get("kind")
         model = self.model
-        if kind == "discarded":
+        if kind in ("discarded", "took"):
+            # (the answer to "who discarded the red 7?" or "who took the green 0 from its discard pile?")
             pile, card, seat = c.get("pile"), c.get("card"), c.get("seat")
             if seat not in self.setup.seats:
                 raise CorrectionError(f"nobody sits at {seat!r}", source="correction", field="seat")
-            self.decoder.answer(str(pile), card, seat)
+            self.decoder.answer(str(pile), card, seat, "discard" if kind == "discarded" else "draw")
             self.refresh()
-            return f"{self.setup.name(seat)} discarded the {pile} {card}"
+            return f"{self.setup.name(seat)} {'discarded' if kind == 'discarded' else 'took'} the {pile} {card}"
         trial = model.clone()
         text = trial.correct(c, model.last_t)   # raises for one that cannot apply
         changes: dict = {}
@@ -321,9 +322,10 @@ class DecodedGame:
         """Open "unclear — who discarded the red 7?" questions (decoder.open_questions)."""
         return self.decoder.open_questions
 
-    def answer(self, pile: str, card: Any, seat: str) -> bool:
-        """The players' answer to a question: evidence for the decoder; True when the reading changed."""
-        self.decoder.answer(pile, card, seat)
+    def answer(self, pile: str, card: Any, seat: str, kind: str = "discard") -> bool:
+        """The players' answer to a question (kind "discard": who discarded the card; "draw": who took it):
+        evidence for the decoder; True when the reading changed."""
+        self.decoder.answer(pile, card, seat, kind)
         return self.refresh()
 
 

@@ -33,10 +33,11 @@ The model (an HMM over table states, decoded by beam search):
 - a turn over that played and was seen drawing nothing drew where the camera did not see it (in the
   reach of its play: likely when that reach was long against the game's own one-move reach, which
   each game learns from its reaches as it goes, `_learn_pace`) or never drew (a rule break);
-- a discard-only turn whose seat the best hypothesis and a close runner-up (within
-  `decoder_unclear_margin`) disagree on is asked about ("unclear — who discarded the red 7?",
-  with the seats as answers); an answer (and a correction naming who played) enters as evidence:
-  a hypothesis against it pays `decoder_answer`.
+- a discard, or a draw from a discard pile, of the recent turns that the best hypothesis and a close
+  runner-up (within `decoder_unclear_margin`) give to different seats is asked about ("unclear — who
+  discarded the red 7?", "unclear — who took the green 0 from its discard pile?", with the seats as
+  answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
+  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`.
 """
 from __future__ import annotations
 
@@ -364,7 +365,9 @@ class TurnDecoder:
         self.committed: list[Turn] = []
         self.corrections: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
-        self.answers: dict[tuple[str, Any], str] = {}   # (pile, new top) → seat named on the page
+        #: (pile, card, "discard"|"draw") → the seat named on the page: who discarded that card onto the pile,
+        #: or who took it from there (_pile_event)
+        self.answers: dict[tuple[str, Any, str], str] = {}
         self._hand_left: float | None = None   # time of the last hand frame
         #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
         self._named_after: dict[int, frozenset[str]] = {}
@@ -620,11 +623,12 @@ class TurnDecoder:
                 out[key] = value[:i] + (good,) + value[i + 1:]
         return out
 
-    def answer(self, pile: str, card: Any, seat: str) -> None:
+    def answer(self, pile: str, card: Any, seat: str, kind: str = "discard") -> None:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
-        `pile` was `seat`'s. Evidence: hypotheses against it pay decoder_answer from now on."""
-        self.answers[(pile, card)] = seat
-        self.beam = sorted((self._with_answers(h, pile, card) for h in self.beam), key=lambda h: h.cost)
+        `pile` (kind "discard"), or took it from there ("draw"), was `seat`'s. Evidence: hypotheses against
+        it pay decoder_answer from now on."""
+        self.answers[(pile, card, kind)] = seat
+        self.beam = sorted((self._with_answers(h, (pile, card, kind)) for h in self.beam), key=lambda h: h.cost)
         self._commit()
 
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
@@ -686,7 +690,7 @@ class TurnDecoder:
     @property
     def open_questions(self) -> list[dict[str, Any]]:
         """Questions not answered yet ("unclear — who discarded the red 7?" with the seats to tap)."""
-        return [q for q in self.questions if (q["pile"], q["card"]) not in self.answers]
+        return [q for q in self.questions if (q["pile"], q["card"], q["kind"]) not in self.answers]
 
     @property
     def turns(self) -> list[Turn]:
@@ -1803,10 +1807,11 @@ class TurnDecoder:
             if (plays == 0 and draws == 0 and not steps and not row_discards and hands
                     and not hands.get(turn_seat) and not opened):
                 terms.append(hand_missing)
-        for pile, _old, new, kind in (p_piles if part else ()):
-            named = self.answers.get((pile, new))
-            if named is not None and kind == "discard" and named != turn_seat:
-                terms.append(cfg.decoder_answer)
+        if self.answers:
+            for event in (p_piles if part else ()):
+                named = self.answers.get(_pile_event(event))
+                if named is not None and named != turn_seat:
+                    terms.append(cfg.decoder_answer)
         return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
     def _owned_placements(self, variants, owned: Mapping[str, list], owned_turns: Mapping[str, Turn],
@@ -2072,10 +2077,11 @@ class TurnDecoder:
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not opened):
                     cost += hand_costs[0]
-            for pile, _old, new, kind in (part.piles if part is not None else ()):
-                named = self.answers.get((pile, new))
-                if named is not None and kind == "discard" and named != turn.seat:
-                    cost += cfg.decoder_answer
+            if self.answers:
+                for event in (part.piles if part is not None else ()):
+                    named = self.answers.get(_pile_event(event))
+                    if named is not None and named != turn.seat:
+                        cost += cfg.decoder_answer
         return self._reach_cost(cost, last, parts[min(parts)].seat, acting, top, hands, hand_costs)
 
     def _reach_cost(self, cost: float, last: Turn | None, first_seat: str | None, acting: set[str], top: int,
@@ -2113,12 +2119,12 @@ class TurnDecoder:
                     cost += unused[seat]
         return cost
 
-    def _with_answers(self, hyp: Hypothesis, pile: str, card: Any) -> Hypothesis:
-        """hyp, paying for giving the discard of `card` onto `pile` to another seat than the answer's."""
+    def _with_answers(self, hyp: Hypothesis, key: tuple[str, Any, str]) -> Hypothesis:
+        """hyp, paying for giving the pile event `key` (_pile_event) to another seat than the answer's."""
         extra = 0.0
         for turn in hyp.turns:
-            for p, _o, new, kind in turn.piles:
-                if (p, new) == (pile, card) and kind == "discard" and self.answers[(pile, card)] != turn.seat:
+            for event in turn.piles:
+                if _pile_event(event) == key and self.answers[key] != turn.seat:
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 
@@ -2293,21 +2299,30 @@ class TurnDecoder:
                 self.committed.append(turn)
 
     def _ask(self, ranked: Sequence[Hypothesis]) -> None:
-        """A discard-only turn the best reading and a close runner-up give to different seats."""
+        """A card the best reading and a close runner-up give to different seats: a discard-only turn's discard
+        (decoder_ask_draws off), or any discard or draw from a discard pile of the recent turns (on: two seats'
+        reaches between two readings, each assignment paying the same priors — the tie the model cannot split).
+        A question stays until answered (withdrawing one no runner-up disputes any more was tried: the runner-up
+        leaves the beam by the Viterbi merge, not by evidence, and the lost turns' questions went too; wt33-dec1)."""
+        cfg = self.config
         if len(ranked) < 2:
             return
         best = ranked[0]
+        owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
+        mine = owner(best.turns)
         for other in ranked[1:]:
-            if other.cost - best.cost > self.config.decoder_unclear_margin:
+            if other.cost - best.cost > cfg.decoder_unclear_margin:
                 break
-            mine = _discard_owner(best.turns)
-            theirs = _discard_owner(other.turns)
+            theirs = owner(other.turns)
             for event, seat in mine.items():
                 alt = theirs.get(event)
                 if alt is not None and alt != seat and event not in self.answers:
-                    q = {"pile": event[0], "card": event[1], "seats": sorted({seat, alt}), "frame": self.frame,
-                         "text": f"unclear — who discarded the {event[0]} {event[1]}?"}
-                    if not any(x["pile"] == q["pile"] and x["card"] == q["card"] for x in self.questions):
+                    pile, card, kind = event
+                    what = f"discarded the {pile} {card}" if kind == "discard" else \
+                        f"took the {pile} {card} from its discard pile"
+                    q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}), "frame": self.frame,
+                         "text": f"unclear — who {what}?"}
+                    if not any((x["pile"], x["card"], x["kind"]) == event for x in self.questions):
                         self.questions.append(q)
             break
 
@@ -2341,14 +2356,32 @@ def _tiles_under(spots: Sequence[tuple[str, str]], table: Fields) -> tuple[int, 
     return discard, clover
 
 
-def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any], str]:
-    """Discard-only turns' discards (pile, card) → seat, for the last few turns."""
+def _pile_event(event: tuple[str, Any, Any, str]) -> tuple[str, Any, str]:
+    """A turn's pile event (pile, old top, new top, kind) as the page names it: (pile, the card discarded onto
+    it or taken from it, kind) — the key of TurnDecoder.answers and of a question."""
+    pile, old, new, kind = event
+    return (pile, new if kind == "discard" else old, kind)
+
+
+def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
+    """Discard-only turns' discards (_pile_event) → seat, for the last few turns."""
     out = {}
     for turn in turns[-4:]:
         if not turn.lays and not turn.steps and turn.plays == 1:
-            for pile, _o, new, kind in turn.piles:
-                if kind == "discard":
-                    out[(pile, new)] = turn.seat
+            for event in turn.piles:
+                if event[3] == "discard":
+                    out[_pile_event(event)] = turn.seat
+    return out
+
+
+def _pile_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
+    """Every discard and every draw from a discard pile of the last few turns (_pile_event) → seat (a card
+    drawn, or discarded, by two turns of the few: the later one's)."""
+    out = {}
+    for turn in turns[-4:]:
+        for event in turn.piles:
+            if event[3] == "discard" or event[1] is not None:
+                out[_pile_event(event)] = turn.seat
     return out
 
 

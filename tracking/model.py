@@ -27,7 +27,7 @@ from .inference import (DEFERRED_CODES, SILENT_FACTS, UNKNOWN_CARD, TopChange, T
                         reconcile, revealed_depth, turn_facts)
 from .stability import FieldKey, changed_fields, fields_to_observation, observation_fields
 
-CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard", "discarded")
+CORRECTION_KINDS = ("pawn", "row", "tile", "seats", "end", "turn", "points", "wish", "discard", "discarded", "took")
 
 class CorrectionError(MalformedInput):
     """A correction that cannot apply to this game (names the field)."""
@@ -505,8 +505,8 @@ class GameModel:
         if kind not in CORRECTION_KINDS:
             raise CorrectionError(f"unknown correction {kind!r} (known: {', '.join(CORRECTION_KINDS)})",
                                   source="correction", field="kind")
-        if kind == "discarded":
-            raise CorrectionError("who discarded a card is an answer to the decoder's question (tracking.decoded)",
+        if kind in ("discarded", "took"):
+            raise CorrectionError("who discarded or took a card is an answer to the decoder's question (tracking.decoded)",
                                   source="correction", field="kind")
         if kind == "seats":
             return self._correct_seats(c)

@@ -527,7 +527,7 @@ class GameTracker:
 
     def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
         assert self.setup is not None
-        return {"pile": q["pile"], "card": q["card"], "text": q["text"],
+        return {"pile": q["pile"], "card": q["card"], "kind": q.get("kind", "discard"), "text": q["text"],
                 "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
 
     def _commit(self, inputs: list[tuple[str, dict[str, Any]]],

@@ -33,6 +33,7 @@ CORRECTION_FIELDS = {
     "wish": {"seat", "colour", "count"},
     "discard": {"pile", "top"},
     "discarded": {"pile", "card", "seat"},   # the answer to the decoder's "who discarded the red 7?"
+    "took": {"pile", "card", "seat"},        # ... and to "who took the green 0 from its discard pile?"
 }
 
 
@@ -143,9 +144,9 @@ def validate_correction(body: Any) -> dict[str, Any]:
     tile = body.get("tile")
     if kind == "tile" and tile is not None and tile not in TILE_CODES:
         raise RequestError(f"unknown tile {tile!r}", source="correction", field="tile")
-    if kind == "discarded" and (body.get("seat") is None or body.get("pile") is None
-                                or not isinstance(body.get("card"), str)):
-        raise RequestError("who discarded a card: give pile, card and seat", source="correction",
+    if kind in ("discarded", "took") and (body.get("seat") is None or body.get("pile") is None
+                                          or not isinstance(body.get("card"), str)):
+        raise RequestError(f"who {kind} a card: give pile, card and seat", source="correction",
                            field="seat" if body.get("seat") is None else "pile" if body.get("pile") is None else "card")
     for key in ("stone", "from", "to", "top", "card"):
         value = body.get(key)

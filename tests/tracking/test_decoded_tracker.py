@@ -100,6 +100,37 @@ def test_an_unclear_discard_reaches_the_snapshot_and_the_answer_from_the_page_de
     assert red_7() == [other]
 
 
+def test_a_tied_draw_of_two_reaches_is_asked_in_the_snapshot_and_a_took_answer_decides_and_is_kept(tmp_path):
+    """Two seats' reaches between two readings and the red 3 gone from its pile: the snapshot asks "unclear — who
+    took the red 3 from its discard pile?" (kind "draw") with one answer per seat; the "took" correction answers
+    it, the move goes to the seat named, and a restart decodes the stored answer alike."""
+    from test_decoder import _two_reaches_one_draw
+
+    db = tmp_path / "t.db"
+    tracker = decoding(EventStore(db))
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": SEATS, "rules": {}})
+    for i, frame in enumerate(_two_reaches_one_draw()):
+        tracker.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i * 1.0, i)
+    snap = tracker.snapshot()
+    assert [(q["pile"], q["card"], q["kind"]) for q in snap["questions"]] == [("red", "3", "draw")]
+    question = snap["questions"][0]
+    assert question["text"] == "unclear — who took the red 3 from its discard pile?"
+    assert sorted(a["seat"] for a in question["answers"]) == ["north", "west"]
+
+    def taker():
+        model = tracker.decoded.model
+        return [t.seat for t in model.turns if any(tp.pile == "red" and tp.old == "3" for tp in t.tops)]
+    assert taker() in (["west"], ["north"])
+    other = "north" if taker() == ["west"] else "west"
+    after = tracker.correct({"kind": "took", "pile": "red", "card": "3", "seat": other})
+    assert after["questions"] == [] and taker() == [other]
+    moves = [(m["seat"], m["summary"]) for m in after["moves"]]
+    tracker.store.close()
+    again = decoding(EventStore(db))
+    assert again.resumed and [(m["seat"], m["summary"]) for m in again.snapshot()["moves"]] == moves
+    assert again.snapshot()["questions"] == []
+
+
 def test_a_correction_and_an_undo_are_stored_and_survive_a_restart(tmp_path):
     sim = game("keltis-card", None, 2, 112, max_moves=30)
     db = tmp_path / "t.db"

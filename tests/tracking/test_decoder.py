@@ -100,6 +100,44 @@ def test_an_unattributable_discard_is_asked_about_and_the_answer_decides():
     assert ("red", "7") not in {(q["pile"], q["card"]) for q in decoder.open_questions}
 
 
+def _two_reaches_one_draw():
+    """South's turn seen; then west and north each lay a card in their rows between two readings, and the red 3
+    leaves its discard pile: one of them drew it, the other from the draw pile — the same priors either way."""
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {"red": None})
+    return [start, start, hand("south"), laid, laid, hand("south"), laid,
+            hand("west"), hand("west"), hand("north"), hand("north"), after, after, after]
+
+
+def test_a_draw_two_reaches_between_two_readings_tie_over_is_asked_and_the_answer_decides():
+    """Two seats' reaches between two readings, one of them drew from a discard pile: no frame says whose arm
+    took the red 3 (wt32-dec0's swap class at 1/2 s). The decoder asks ("unclear — who took the red 3 from its
+    discard pile?") rather than give it silently, and the page's answer turns the reading."""
+    decoder = decode(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0))
+    asked = {(q["pile"], q["card"], q["kind"]): q for q in decoder.open_questions}
+    assert list(asked) == [("red", "3", "draw")]
+    q = asked[("red", "3", "draw")]
+    assert q["text"] == "unclear — who took the red 3 from its discard pile?" and q["seats"] == ["north", "west"]
+    taker = {t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]}
+    assert len(taker) == 1 and taker <= {"west", "north"}
+    other = "north" if taker == {"west"} else "west"
+    decoder.answer("red", "3", other, "draw")
+    assert [t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]] == [other]
+    assert [(t["seat"], t["lays"]) for t in visible(decoder)] == [
+        ("south", ["red:4"]), ("west", ["yellow:5"]), ("north", ["green:6"])]
+    assert decoder.open_questions == []
+
+
+def test_with_draws_not_asked_the_tied_draw_is_given_silently_and_decoded_alike():
+    """decoder_ask_draws off: only a discard-only turn's discard is asked (as before session 33); what is decoded
+    is the same either way — asking changes the page, never the reading."""
+    on = decode(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0))
+    off = decode(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0, decoder_ask_draws=False))
+    assert off.open_questions == []
+    assert visible(off) == visible(on)
+
+
 def test_reader_confidence_sets_the_price_of_a_misread():
     """A field the reader is unsure of (low confidence) is cheaper to call misread than one it is sure of."""
     sure = copy.deepcopy(table({}, {"red": "3"}))

@@ -92,3 +92,54 @@ def test_a_new_game_from_the_api_on_the_real_tracker(real_app, replay):
                                         "rules": {"final_play": "sudden-death"}}, headers={"X-Keltis-PIN": PIN})
     assert bad.status_code == 400 and "final_play" in bad.get_json()["error"]
     assert replay.tracker.snapshot()["game"]["rules"]["final_play"] == "full-turn"
+
+
+def test_a_question_of_the_real_tracker_is_in_the_state_and_a_one_tap_took_answer_decides(tmp_path):
+    """The page's API over the real tracker: two seats' reaches between two readings and the red 3 gone from its
+    discard pile — /api/state carries the question (kind "draw", one answer per seat) and the page's one-tap
+    answer, POST /api/corrections {"kind": "took", ...}, gives the draw to that seat and clears the question."""
+    from engine.observation import Observation, parse_observation
+    from tracking.store import EventStore
+    from tracking.tracker import GameTracker
+
+    seats = {"south": "black", "west": "white", "north": "grey"}
+    colours = ("red", "yellow", "pink", "green", "blue")
+
+    def table(rows, tops):
+        return parse_observation({
+            "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+            "pawns": None, "tiles": None,
+            "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
+                          "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()},
+            "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
+
+    def hand(seat):
+        return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
+
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
+    tracker = GameTracker(EventStore(":memory:"), observer="truth")
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}})
+    for i, obs in enumerate([start, start, hand("south"), laid, laid, hand("south"), laid, hand("west"),
+                             hand("west"), hand("north"), hand("north"), after, after, after]):
+        tracker.feed(obs, float(i), i)
+    app = create_app(tracker, pin=PIN, config=WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05, data_dir=tmp_path))
+    try:
+        client = app.test_client()
+        questions = client.get("/api/state").get_json()["questions"]
+        assert [(q["pile"], q["card"], q["kind"]) for q in questions] == [("red", "3", "draw")]
+        assert sorted(a["seat"] for a in questions[0]["answers"]) == ["north", "west"]
+        def taker(moves):
+            return [m["seat"] for m in moves if "drew a red 3" in m["text"]]
+        took = taker(tracker.snapshot()["moves"])
+        assert took in (["west"], ["north"])
+        other = "north" if took == ["west"] else "west"
+        resp = client.post("/api/corrections", json={"kind": "took", "pile": "red", "card": "3", "seat": other},
+                           headers={"X-Keltis-PIN": PIN})
+        assert resp.status_code == 200, resp.get_json()
+        body = resp.get_json()
+        assert body["questions"] == [] and taker(body["moves"]) == [other]
+        assert [m["seat"] for m in body["moves"]] == ["south", "west", "north"]
+    finally:
+        app.extensions["keltis"].broadcaster.stop()

@@ -197,7 +197,8 @@
     var table = document.body.dataset.table === "1";
     qs.forEach(function (q) {
       var p = document.createElement("p");
-      p.textContent = tt("question.discarded", q.text, {pile: q.pile, card: q.card});
+      var took = q.kind === "draw";   /* "who took the green 0 from its discard pile?" (a draw), else a discard */
+      p.textContent = tt(took ? "question.took" : "question.discarded", q.text, {pile: q.pile, card: q.card});
       box.appendChild(p);
       var buttons = document.createElement("p");
       buttons.className = "buttons";
@@ -214,7 +215,7 @@
           msg.textContent = tt("tap.sending", "…");
           fetch("/api/corrections", {method: "POST", credentials: "same-origin",
             headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
-            body: JSON.stringify({kind: "discarded", pile: q.pile, card: q.card, seat: a.seat})})
+            body: JSON.stringify({kind: took ? "took" : "discarded", pile: q.pile, card: q.card, seat: a.seat})})
             .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
             .then(function (res) {
               msg.textContent = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
