@@ -98,32 +98,9 @@ def test_a_question_of_the_real_tracker_is_in_the_state_and_a_one_tap_took_answe
     """The page's API over the real tracker: two seats' reaches between two readings and the red 3 gone from its
     discard pile — /api/state carries the question (kind "draw", one answer per seat) and the page's one-tap
     answer, POST /api/corrections {"kind": "took", ...}, gives the draw to that seat and clears the question."""
-    from engine.observation import Observation, parse_observation
-    from tracking.store import EventStore
-    from tracking.tracker import GameTracker
+    from webui_replay import tied_draw_tracker
 
-    seats = {"south": "black", "west": "white", "north": "grey"}
-    colours = ("red", "yellow", "pink", "green", "blue")
-
-    def table(rows, tops):
-        return parse_observation({
-            "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
-            "pawns": None, "tiles": None,
-            "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
-                          "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()},
-            "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
-
-    def hand(seat):
-        return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
-
-    start = table({"south": {"red": ["2"]}}, {"red": "3"})
-    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
-    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
-    tracker = GameTracker(EventStore(":memory:"), observer="truth")
-    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}})
-    for i, obs in enumerate([start, start, hand("south"), laid, laid, hand("south"), laid, hand("west"),
-                             hand("west"), hand("north"), hand("north"), after, after, after]):
-        tracker.feed(obs, float(i), i)
+    tracker = tied_draw_tracker()
     app = create_app(tracker, pin=PIN, config=WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05, data_dir=tmp_path))
     try:
         client = app.test_client()

@@ -71,3 +71,36 @@ class SteppedReplay:
 
     def close(self) -> None:
         self.store.close()
+
+
+def tied_draw_tracker():
+    """The real tracker after a card game whose red 3 left its discard pile while two seats reached between two
+    readings (west laid a yellow 5, north a green 6): the decoder cannot tell who took it and asks (issue 17
+    item 2, a question of kind "draw" with one answer per seat)."""
+    from engine.observation import Observation, parse_observation
+    from tracking.store import EventStore
+    from tracking.tracker import GameTracker
+
+    seats = {"south": "black", "west": "white", "north": "grey"}
+    colours = ("red", "yellow", "pink", "green", "blue")
+
+    def table(rows, tops):
+        return parse_observation({
+            "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+            "pawns": None, "tiles": None,
+            "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
+                          "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()},
+            "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
+
+    def hand(seat):
+        return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
+
+    start = table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
+    tracker = GameTracker(EventStore(":memory:"), observer="truth")
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}})
+    for i, obs in enumerate([start, start, hand("south"), laid, laid, hand("south"), laid, hand("west"),
+                             hand("west"), hand("north"), hand("north"), after, after, after]):
+        tracker.feed(obs, float(i), i)
+    return tracker
