@@ -355,6 +355,19 @@ def table_colours(config: DiscardConfig, view: Any, keep: Any) -> Any:
     return np.take(is_table, idx)
 
 
+def _card_sized_parts(config: DiscardConfig, mask: Any, field_px: float) -> list[tuple[Any, int]]:
+    """The pieces of `mask` (uint8) of a card's field's area (min_area to 1.5 fields): (bool mask, area) each."""
+    import cv2
+
+    m, pcomp, pstats = _pieces(mask, boxes=False)
+    out = []
+    for j in range(1, m):
+        pa = int(pstats[j, cv2.CC_STAT_AREA])
+        if config.min_area * field_px <= pa <= 1.5 * field_px:
+            out.append((pcomp == j, pa))
+    return out
+
+
 def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
                 own: Any = None) -> list[tuple[Any, Any, int]]:
     """The parts of `mask` (uint8) that may be one card's field: its pieces up to 1.5 fields' area, and of the
@@ -391,15 +404,11 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
         table = np.isin(pcomp, [j for j in range(1, m) if pstats[j, cv2.CC_STAT_AREA] > 1.5 * field_px])
         # opened: the thin rims of the table left along other things' outlines do not join a card to them
         inner = cv2.morphologyEx((sub & ~table).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        m, pcomp, pstats = _pieces(inner, boxes=False)
         cut_parts = np.zeros(sub.shape, bool)
-        for j in range(1, m):
-            pa = int(pstats[j, cv2.CC_STAT_AREA])
-            if config.min_area * field_px <= pa <= 1.5 * field_px:
-                part = pcomp == j
-                cut_parts |= part
-                ys, xs = np.nonzero(part)
-                blobs.append((xs + x, ys + y, pa))
+        for part, pa in _card_sized_parts(config, inner, field_px):
+            cut_parts |= part
+            ys, xs = np.nonzero(part)
+            blobs.append((xs + x, ys + y, pa))
         if callable(own):
             own = own()            # (worked out once, and only where a blob is larger than a card)
         if own is not None:
@@ -407,15 +416,11 @@ def _card_blobs(config: DiscardConfig, view: Any, mask: Any, field_px: float,
             # the edge cut did not give already (mostly outside its parts)
             rest = cv2.morphologyEx((sub & ~own[y:y + bh, x:x + bw]).astype(np.uint8), cv2.MORPH_OPEN,
                                     np.ones((3, 3), np.uint8))
-            m, pcomp, pstats = _pieces(rest, boxes=False)
-            for j in range(1, m):
-                pa = int(pstats[j, cv2.CC_STAT_AREA])
-                if config.min_area * field_px <= pa <= 1.5 * field_px:
-                    part = pcomp == j
-                    if np.count_nonzero(part & cut_parts) > 0.5 * pa:
-                        continue
-                    ys, xs = np.nonzero(part)
-                    blobs.append((xs + x, ys + y, pa))
+            for part, pa in _card_sized_parts(config, rest, field_px):
+                if np.count_nonzero(part & cut_parts) > 0.5 * pa:
+                    continue
+                ys, xs = np.nonzero(part)
+                blobs.append((xs + x, ys + y, pa))
     return blobs
 
 
