@@ -37,7 +37,9 @@ The model (an HMM over table states, decoded by beam search):
   runner-up (within `decoder_unclear_margin`) give to different seats is asked about ("unclear — who
   discarded the red 7?", "unclear — who took the green 0 from its discard pile?", with the seats as
   answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
-  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`.
+  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`; a question later
+  frames decide (no reading within the margin disputes it while its turn is recent) is withdrawn
+  (`decoder_withdraw_decided`).
 """
 from __future__ import annotations
 
@@ -689,8 +691,10 @@ class TurnDecoder:
 
     @property
     def open_questions(self) -> list[dict[str, Any]]:
-        """Questions not answered yet ("unclear — who discarded the red 7?" with the seats to tap)."""
-        return [q for q in self.questions if (q["pile"], q["card"], q["kind"]) not in self.answers]
+        """Questions not answered yet and not withdrawn ("unclear — who discarded the red 7?" with the seats to
+        tap; `questions` keeps every one asked, a withdrawn one marked "withdrawn": the frame, _withdraw)."""
+        return [q for q in self.questions
+                if "withdrawn" not in q and (q["pile"], q["card"], q["kind"]) not in self.answers]
 
     @property
     def turns(self) -> list[Turn]:
@@ -2302,29 +2306,61 @@ class TurnDecoder:
         """A card the best reading and a close runner-up give to different seats: a discard-only turn's discard
         (decoder_ask_draws off), or any discard or draw from a discard pile of the recent turns (on: two seats'
         reaches between two readings, each assignment paying the same priors — the tie the model cannot split).
-        A question stays until answered (withdrawing one no runner-up disputes any more was tried: the runner-up
-        leaves the beam by the Viterbi merge, not by evidence, and the lost turns' questions went too; wt33-dec1)."""
+        A question withdrawn earlier (_withdraw) that is tied again is asked again. Then _withdraw."""
         cfg = self.config
-        if len(ranked) < 2:
+        if len(ranked) >= 2:
+            best = ranked[0]
+            owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
+            mine = owner(best.turns)
+            for other in ranked[1:]:
+                if other.cost - best.cost > cfg.decoder_unclear_margin:
+                    break
+                theirs = owner(other.turns)
+                for event, seat in mine.items():
+                    alt = theirs.get(event)
+                    if alt is not None and alt != seat and event not in self.answers:
+                        pile, card, kind = event
+                        what = f"discarded the {pile} {card}" if kind == "discard" else \
+                            f"took the {pile} {card} from its discard pile"
+                        q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}),
+                             "frame": self.frame, "text": f"unclear — who {what}?"}
+                        old = next((x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event), None)
+                        if old is None:
+                            self.questions.append(q)
+                        elif "withdrawn" in old:   # (tied again: asked again, as now)
+                            del old["withdrawn"]
+                            old.update(q, asked=old.get("asked", 1) + 1)
+                break
+        if cfg.decoder_withdraw_decided and ranked:
+            self._withdraw(ranked)
+
+    def _withdraw(self, ranked: Sequence[Hypothesis]) -> None:
+        """Open questions later evidence decided are withdrawn (marked "withdrawn": the frame; open_questions
+        leaves them out, the page drops them; an answered one stays answered). Decided: the best reading still
+        gives the card to a seat within its last len(seats) + 1 turns — the turns Hypothesis.key holds apart,
+        so no reading disagreeing there can have left the beam by the Viterbi merge — and no reading within
+        decoder_unclear_margin of it gives the card to another seat: the runner-up fell out of the margin by
+        the frames' evidence. A question whose turn left that window undecided stays until answered (its
+        runner-up may have merged into the best: the tie is one from then on, wt33-dec1), committed or not."""
+        cfg = self.config
+        pending = [q for q in self.questions if "withdrawn" not in q and q["frame"] != self.frame
+                   and (q["pile"], q["card"], q["kind"]) not in self.answers]
+        if not pending:
             return
         best = ranked[0]
-        owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
-        mine = owner(best.turns)
-        for other in ranked[1:]:
-            if other.cost - best.cost > cfg.decoder_unclear_margin:
-                break
-            theirs = owner(other.turns)
-            for event, seat in mine.items():
-                alt = theirs.get(event)
-                if alt is not None and alt != seat and event not in self.answers:
-                    pile, card, kind = event
-                    what = f"discarded the {pile} {card}" if kind == "discard" else \
-                        f"took the {pile} {card} from its discard pile"
-                    q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}), "frame": self.frame,
-                         "text": f"unclear — who {what}?"}
-                    if not any((x["pile"], x["card"], x["kind"]) == event for x in self.questions):
-                        self.questions.append(q)
-            break
+        recent = len(self.order) + 1
+        mine = _pile_owner(best.turns, recent)
+        rivals = None
+        for q in pending:
+            event = (q["pile"], q["card"], q["kind"])
+            seat = mine.get(event)
+            if seat is None:
+                continue
+            if rivals is None:
+                rivals = [_pile_owner(h.turns, recent + 2) for h in ranked[1:]
+                          if h.cost - best.cost <= cfg.decoder_unclear_margin]
+            if all(theirs.get(event, seat) == seat for theirs in rivals):
+                q["withdrawn"] = self.frame
 
 
 #: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
@@ -2374,11 +2410,11 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
     return out
 
 
-def _pile_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
+def _pile_owner(turns: Sequence[Turn], last: int = 4) -> dict[tuple[str, Any, str], str]:
     """Every discard and every draw from a discard pile of the last few turns (_pile_event) → seat (a card
     drawn, or discarded, by two turns of the few: the later one's)."""
     out = {}
-    for turn in turns[-4:]:
+    for turn in turns[-last:]:
         for event in turn.piles:
             if event[3] == "discard" or event[1] is not None:
                 out[_pile_event(event)] = turn.seat
