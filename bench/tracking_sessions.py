@@ -204,7 +204,8 @@ def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, i
     given to a seat silently (issue 17 item 2)."""
     standing = [q for q in questions if "withdrawn" not in q]   # (on the page at the end, or answered)
     keys = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in standing}
-    lost = lost_asked = 0
+    ever = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in questions}
+    lost = lost_asked = lost_asked_ever = 0
     for mm in check["mismatches"]:
         for t in mm["true"]:
             lost += 1
@@ -215,8 +216,9 @@ def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, i
                 old, new = rest.split(">", 1)
                 events |= {(pile, new, "discard"), (pile, old, "draw")}
             lost_asked += bool(events & keys)
+            lost_asked_ever += bool(events & ever)
     return {"questions": len(questions), "standing": len(standing), "lost": lost, "lost_asked": lost_asked,
-            "asks": sum(q.get("asked", 1) for q in questions)}
+            "asks": sum(q.get("asked", 1) for q in questions), "lost_asked_ever": lost_asked_ever}
 
 
 def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live: list[dict[str, Any]],
@@ -722,6 +724,7 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "standing": sum(r.get("standing", 0) for r in results),
                     "asks": sum(r.get("asks", 0) for r in results),
                     "legal_standing": sum(1 for r in legal if r.get("standing")),
+                    "lost_asked_ever": sum(r.get("lost_asked_ever", 0) for r in results),
                     "answered": args.answer and not args.decoder,
                     "answered_exact": sum(r.get("answered_exact", 0) for r in results),
                     "answered_games_exact": sum(1 for r in results
@@ -770,7 +773,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                   f"turns lost that were asked about: {r['lost_asked']}/{r['lost']}")
             if r["standing"] != r["questions"] or r["asks"] != r["questions"]:
                 print(f"{'':20s}withdrawn: {r['questions'] - r['standing']} (asked {r['asks']} times); standing at the "
-                      f"end {r['standing']}, {r['legal_standing']}/{r['legal']} legal games")
+                      f"end {r['standing']}, {r['legal_standing']}/{r['legal']} legal games; turns lost asked about at some "
+                      f"time: {r['lost_asked_ever']}/{r['lost']}")
         if r["answered"]:
             share = r["answered_exact"] / r["turns"] if r["turns"] else 1.0
             print(f"{'':20s}answered from the truth as asked ({r['taps']} taps): {r['answered_exact']}/{r['turns']} "
