@@ -218,7 +218,8 @@ def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, i
             lost_asked += bool(events & keys)
             lost_asked_ever += bool(events & ever)
     return {"questions": len(questions), "standing": len(standing), "lost": lost, "lost_asked": lost_asked,
-            "asks": sum(q.get("asked", 1) for q in questions), "lost_asked_ever": lost_asked_ever}
+            "asks": sum(q.get("asked", 1) for q in questions), "lost_asked_ever": lost_asked_ever,
+            "open_frames": [q["withdrawn"] - q["frame"] for q in questions if "withdrawn" in q]}
 
 
 def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live: list[dict[str, Any]],
@@ -725,6 +726,7 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "asks": sum(r.get("asks", 0) for r in results),
                     "legal_standing": sum(1 for r in legal if r.get("standing")),
                     "lost_asked_ever": sum(r.get("lost_asked_ever", 0) for r in results),
+                    "open_frames": sorted(x for r in results for x in r.get("open_frames", [])),
                     "answered": args.answer and not args.decoder,
                     "answered_exact": sum(r.get("answered_exact", 0) for r in results),
                     "answered_games_exact": sum(1 for r in results
@@ -774,7 +776,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
             if r["standing"] != r["questions"] or r["asks"] != r["questions"]:
                 print(f"{'':20s}withdrawn: {r['questions'] - r['standing']} (asked {r['asks']} times); standing at the "
                       f"end {r['standing']}, {r['legal_standing']}/{r['legal']} legal games; turns lost asked about at some "
-                      f"time: {r['lost_asked_ever']}/{r['lost']}")
+                      f"time: {r['lost_asked_ever']}/{r['lost']}; a withdrawn one was open for a median of "
+                      f"{statistics.median(r['open_frames']) if r['open_frames'] else 0:g} frames (max "
+                      f"{max(r['open_frames'], default=0)})")
         if r["answered"]:
             share = r["answered_exact"] / r["turns"] if r["turns"] else 1.0
             print(f"{'':20s}answered from the truth as asked ({r['taps']} taps): {r['answered_exact']}/{r['turns']} "
