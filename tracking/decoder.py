@@ -2349,17 +2349,14 @@ class TurnDecoder:
             return
         best = ranked[0]
         recent = len(self.order) + 1
-        mine = _pile_owner(best.turns, recent)
-        rivals = None
+        rivals = [h for h in ranked[1:] if h.cost - best.cost <= cfg.decoder_unclear_margin]
         for q in pending:
             event = (q["pile"], q["card"], q["kind"])
-            seat = mine.get(event)
-            if seat is None:
-                continue
-            if rivals is None:
-                rivals = [_pile_owner(h.turns, recent + 2) for h in ranked[1:]
-                          if h.cost - best.cost <= cfg.decoder_unclear_margin]
-            if all(theirs.get(event, seat) == seat for theirs in rivals):
+            # (the turns as they were when it was asked: a later turn discarding or taking the same card — its twin,
+            # or the card again after it was drawn — is another question)
+            # (a rival's every recent turn counts, later ones too: a rival that may dispute keeps the question)
+            seat = _pile_owner_asked(best, recent, q["frame"]).get(event)
+            if seat is not None and all(_pile_owner(h.turns, recent + 2).get(event, seat) == seat for h in rivals):
                 q["withdrawn"] = self.frame
 
 
@@ -2419,6 +2416,13 @@ def _pile_owner(turns: Sequence[Turn], last: int = 4) -> dict[tuple[str, Any, st
             if event[3] == "discard" or event[1] is not None:
                 out[_pile_event(event)] = turn.seat
     return out
+
+
+def _pile_owner_asked(hyp: Hypothesis, last: int, frame: int) -> dict[tuple[str, Any, str], str]:
+    """_pile_owner of hyp's last `last` turns that no frame after `frame` changed (TurnDecoder._withdraw)."""
+    n = len(hyp.turns)
+    keep = [hyp.turns[i] for i in range(max(0, n - last), n) if i < len(hyp.turn_frames) and hyp.turn_frames[i] <= frame]
+    return _pile_owner(keep, last)
 
 
 def _board_of(board: Any) -> Any:
