@@ -636,6 +636,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
     parser.add_argument("--answer", action="store_true",
                         help="run every game again with each question answered from the truth the moment it is "
                              "asked (a player at the table taps it) and print its turns exact too")
+    parser.add_argument("--answered-only", action="store_true",
+                        help="with --answer: the answered run alone (its figures in every column; no run unanswered)")
     parser.add_argument("--noise-model", choices=sorted(NOISE_MODELS), default=None,
                         help=f"tracking.noise's model of the misreads (default {DEFAULT_NOISE_MODEL}; s18: before "
                              "session 21, no confidences stated)")
@@ -662,10 +664,10 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                 sim_seconds += time.perf_counter() - started
                 for noise in args.noise:
                     r = (run_game_decoder(stream, noise, seed) if args.decoder
-                         else run_game(stream, noise, seed, make_tracker))
+                         else run_game(stream, noise, seed, make_tracker, answer=args.answer and args.answered_only))
                     r.update(seed=seed, players=players, illegal=bool(illegal))
                     if args.answer and not args.decoder:
-                        a = run_game(stream, noise, seed, make_tracker, answer=True)
+                        a = r if args.answered_only else run_game(stream, noise, seed, make_tracker, answer=True)
                         r.update(answered_exact=a["check"]["exact"], taps=a["taps"],
                                  answered_warned=bool(a["warnings"]), answered_final=a["final_match"],
                                  answered_flagged=a["visible_flagged"])

@@ -255,6 +255,10 @@ class TrackingConfig:
     #                                      while its turn is among the last seats + 1 (where the beam keeps readings
     #                                      that disagree apart: no Viterbi merge) is withdrawn from the page — later
     #                                      frames decided it (wt34-dec2). Off: a question stays until answered
+    decoder_answer_occurrence: bool = True  # an answer to a question names that very pile change (pile, the card
+    #                                      below or above, kind), not every later discard or draw of that card or its
+    #                                      twin: keyed by card alone, answering every dev question from the truth
+    #                                      lost turns (nwnz 1/2 s 0 %: 2751 -> 2727 of 2797; wt34-dec2). Off: by card
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
     #                                      with its warnings before the lag commits it
 

@@ -370,6 +370,8 @@ class TurnDecoder:
         #: (pile, card, "discard"|"draw") → the seat named on the page: who discarded that card onto the pile,
         #: or who took it from there (_pile_event)
         self.answers: dict[tuple[str, Any, str], str] = {}
+        #: the answered pile change (pile, old top, new top, kind) by answers' key, when a question named it
+        self._answer_events: dict[tuple[str, Any, str], tuple | None] = {}
         self._hand_left: float | None = None   # time of the last hand frame
         #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
         self._named_after: dict[int, frozenset[str]] = {}
@@ -629,9 +631,25 @@ class TurnDecoder:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
         `pile` (kind "discard"), or took it from there ("draw"), was `seat`'s. Evidence: hypotheses against
         it pay decoder_answer from now on."""
-        self.answers[(pile, card, kind)] = seat
-        self.beam = sorted((self._with_answers(h, (pile, card, kind)) for h in self.beam), key=lambda h: h.cost)
+        key = (pile, card, kind)
+        self.answers[key] = seat
+        # (the very pile change asked about, when a question asked it: decoder_answer_occurrence)
+        self._answer_events[key] = next((q["event"] for q in reversed(self.questions) if "event" in q and (
+            q["pile"], q["card"], q["kind"]) == key), None) if self.config.decoder_answer_occurrence else None
+        self.beam = sorted((self._with_answers(h, key) for h in self.beam), key=lambda h: h.cost)
         self._commit()
+
+    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str) -> bool:
+        """A turn of `seat`'s with this pile event (pile, old top, new top, kind) goes against an answer: the page
+        named another seat for its card — for that very change of the pile when the answer was to a question
+        (the same card discarded or taken again later, or its twin, is another change: decoder_answer_occurrence),
+        else for every change of that card and kind."""
+        key = _pile_event(event)
+        named = self.answers.get(key)
+        if named is None or named == seat:
+            return False
+        full = self._answer_events.get(key)
+        return full is None or tuple(event) == full
 
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
         """The players said the table reads so (a correction on the page): every hypothesis takes
@@ -1813,8 +1831,7 @@ class TurnDecoder:
                 terms.append(hand_missing)
         if self.answers:
             for event in (p_piles if part else ()):
-                named = self.answers.get(_pile_event(event))
-                if named is not None and named != turn_seat:
+                if self._against_answer(event, turn_seat):
                     terms.append(cfg.decoder_answer)
         return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
@@ -2083,8 +2100,7 @@ class TurnDecoder:
                     cost += hand_costs[0]
             if self.answers:
                 for event in (part.piles if part is not None else ()):
-                    named = self.answers.get(_pile_event(event))
-                    if named is not None and named != turn.seat:
+                    if self._against_answer(event, turn.seat):
                         cost += cfg.decoder_answer
         return self._reach_cost(cost, last, parts[min(parts)].seat, acting, top, hands, hand_costs)
 
@@ -2128,7 +2144,7 @@ class TurnDecoder:
         extra = 0.0
         for turn in hyp.turns:
             for event in turn.piles:
-                if _pile_event(event) == key and self.answers[key] != turn.seat:
+                if _pile_event(event) == key and self._against_answer(event, turn.seat):
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 
@@ -2323,7 +2339,10 @@ class TurnDecoder:
                         what = f"discarded the {pile} {card}" if kind == "discard" else \
                             f"took the {pile} {card} from its discard pile"
                         q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}),
-                             "frame": self.frame, "text": f"unclear — who {what}?"}
+                             "frame": self.frame, "text": f"unclear — who {what}?",
+                             # (the pile change asked about, as the best reading has it: what an answer names)
+                             "event": next(tuple(e) for t in reversed(best.turns) for e in reversed(t.piles)
+                                           if _pile_event(e) == event)}
                         old = next((x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event), None)
                         if old is None:
                             self.questions.append(q)

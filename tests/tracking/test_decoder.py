@@ -197,6 +197,32 @@ def test_an_answered_question_stays_answered_when_later_frames_would_decide_it_o
     assert [t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]] == ["north"]
 
 
+def test_an_answer_names_the_pile_change_asked_about_not_a_later_draw_of_the_same_card():
+    """The players answered "north took the red 3" (the tie of two reaches). Later the red 3 is back on the red pile
+    (on a red 5) and leaves it again while west and north both reach between two readings: that is another change of
+    the pile, which the answer does not decide — read as with no answer at all (decoder_answer_occurrence); keyed by
+    the card alone (off), the old answer gave it to north too."""
+    rows = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6", "8"]}}
+    five, three, taken = table(rows, {"red": "5"}), table(rows, {"red": "3"}), table(later, {"red": "5"})
+    tail = [hand("south"), hand("south"), five, five, hand("south"), five, hand("south"), hand("south"), three, three,
+            hand("south"), three, hand("west"), hand("west"), hand("north"), hand("north"), taken, taken, taken]
+
+    def takers(answer, **kw):
+        decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0, **kw))
+        if answer:
+            decoder.answer("red", "3", answer, "draw")
+        for i, frame in enumerate(tail, start=len(_two_reaches_one_draw())):
+            decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+        decoder.finish()
+        return [(t["seat"], t["piles"][0]) for t in visible(decoder) if t["piles"] in (["red:3>None"], ["red:3>5"])]
+
+    alone = takers(None)[1]
+    assert takers("north")[0] == ("north", "red:3>None") and takers("north")[1] == alone
+    assert takers("north", decoder_answer_occurrence=False) == [("north", "red:3>None"), ("north", "red:3>5")]
+    assert alone == ("west", "red:3>5")
+
+
 def test_reader_confidence_sets_the_price_of_a_misread():
     """A field the reader is unsure of (low confidence) is cheaper to call misread than one it is sure of."""
     sure = copy.deepcopy(table({}, {"red": "3"}))
