@@ -133,10 +133,14 @@ def true_pile_events(stream: dict[str, Any]) -> list[tuple[int, tuple[str, str, 
             stack = stacks.get(pile) or []
             if stack:
                 out.append((line["frame"], (pile, stack.pop(), "draw"), seat))
-        elif isinstance(kind, str) and "discard" in kind and "colour" in move and "value" in move:
-            pile = str(move["colour"])
-            stacks.setdefault(pile, []).append(str(move["value"]))
-            out.append((line["frame"], (pile, str(move["value"]), "discard"), seat))
+        elif isinstance(kind, str) and "discard" in kind:
+            # (the board game: colour and value; the card game: "pink 7", or a pair's two cards, each onto its pile)
+            cards = [(move["colour"], move["value"])] if "colour" in move and "value" in move else [
+                tuple(str(c).split(" ", 1)) for c in ([move["card"]] if "card" in move else move.get("cards") or [])]
+            for colour, value in (c for c in cards if len(c) == 2):
+                pile = str(colour)
+                stacks.setdefault(pile, []).append(str(value))
+                out.append((line["frame"], (pile, str(value), "discard"), seat))
     return out
 
 
