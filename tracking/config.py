@@ -215,10 +215,6 @@ class TrackingConfig:
     decoder_pace_prior: float = 0.5      # ... the prior weighs as much as this many of the game's own reaches
     decoder_two_move_ratio: float = 3.0  # ... a reach holding a play and a draw lasts this many one-move reaches
     decoder_hand_missing: float = 4.0    # a turn by a seat no hand frame named (hands read meanwhile)
-    decoder_traceless_by_rate: bool = False  # a traceless turn with no hand of its seat seen (others' were) pays for
-    #                                      the missed reach at most the chance a reach falls between two frames that
-    #                                      far apart (_missed_reach_cost: 2.4 at 1/2 s; 4.2 at 1 fps, no change there)
-    #                                      rather than decoder_hand_missing (wt34-dec2's twin-covered turns at 1/2 s)
     decoder_hand_reach: float = 4.0      # ... and more for a turn that changed the table in a reach whose hand
     #                                      frames named only other seats: the reach that coincides with a change
     #                                      is the hands' evidence of who made it, once per reach however many

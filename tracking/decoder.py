@@ -1291,15 +1291,6 @@ class TurnDecoder:
         cfg = self.config
         return min(cfg.decoder_hand_max, cfg.decoder_hand_missing + cfg.decoder_hand_frame * period * max(0, frames - 1))
 
-    def _traceless_missing(self, missing: float) -> float:
-        """A traceless turn's price for its seat's reach not seen while other seats' hands were (`missing`,
-        _hand_missing): at most the chance that a reach falls between two frames the reach's frame period apart
-        (_missed_reach_cost; decoder_traceless_by_rate) — at 1/2 s a reach is missed that often, at 1 fps it
-        changes nothing (4.2 > decoder_hand_missing)."""
-        if not self.config.decoder_traceless_by_rate:
-            return missing
-        return min(missing, self._missed_reach_cost(self._cur.period))
-
     def _hand_unused(self, frames: int, period: float = 1.0) -> float:
         """A seat `frames` hand frames named that made no turn (a misnamed arm: less likely the more frames)."""
         cfg = self.config
@@ -1837,7 +1828,7 @@ class TurnDecoder:
                 terms.append(self._draw_hidden_cost(turn_seat, reach, self._cur) - cfg.decoder_draw_unseen)
             if (plays == 0 and draws == 0 and not steps and not row_discards and hands
                     and not hands.get(turn_seat) and not opened):
-                terms.append(self._traceless_missing(hand_missing))
+                terms.append(hand_missing)
         if self.answers:
             for event in (p_piles if part else ()):
                 if self._against_answer(event, turn_seat):
@@ -2106,7 +2097,7 @@ class TurnDecoder:
                 # (no hand of theirs seen, hands read; the open turn's hands came before)
                 if (plays == 0 and draws == 0 and not turn.steps and not turn.row_discards and hands
                         and not hands.get(turn.seat) and not opened):
-                    cost += self._traceless_missing(hand_costs[0])
+                    cost += hand_costs[0]
             if self.answers:
                 for event in (part.piles if part is not None else ()):
                     if self._against_answer(event, turn.seat):
