@@ -117,8 +117,55 @@ def truth_stream(kind: str, players: int, seed: int, illegal: int, fps: float, c
     return stream
 
 
-def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None) -> dict[str, Any]:
-    """Replay one game's truth stream through a tracker (as `replay --observer truth --noise --check`)."""
+def true_pile_events(stream: dict[str, Any]) -> list[tuple[int, tuple[str, str, str], str]]:
+    """The truth's discards and draws from a discard pile, in order: (frame, (pile, card as str, "discard" |
+    "draw") — a question's key, TurnDecoder.answers —, seat). A draw's card is its pile's top then (the piles
+    followed from the truth's own moves)."""
+    stacks: dict[str, list[str]] = {}
+    out = []
+    for line in stream["events"]:
+        move = line.get("move")
+        if not isinstance(move, dict) or line.get("frame") is None:
+            continue
+        kind, seat = move.get("move"), move.get("seat", line.get("seat"))
+        if kind == "draw" and move.get("from") not in (None, "pile"):
+            pile = str(move["from"])
+            stack = stacks.get(pile) or []
+            if stack:
+                out.append((line["frame"], (pile, stack.pop(), "draw"), seat))
+        elif isinstance(kind, str) and "discard" in kind:
+            # (the board game: colour and value; the card game: "pink 7", or a pair's two cards, each onto its pile)
+            cards = [(move["colour"], move["value"])] if "colour" in move and "value" in move else [
+                tuple(str(c).split(" ", 1)) for c in ([move["card"]] if "card" in move else move.get("cards") or [])]
+            for colour, value in (c for c in cards if len(c) == 2):
+                pile = str(colour)
+                stacks.setdefault(pile, []).append(str(value))
+                out.append((line["frame"], (pile, str(value), "discard"), seat))
+    return out
+
+
+def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> int:
+    """Every open question answered at once as the truth has it (a player at the table taps it): the truth's
+    latest event of that pile, card and kind up to this frame names the seat (none: not answered — the card was
+    misread, nobody at the table could say). Returns the taps made."""
+    taps = 0
+    for q in tracker.decoded.questions():
+        key = (q["pile"], str(q["card"]), q.get("kind", "discard"))
+        if key in answered:
+            continue
+        answered.add(key)
+        seat = next((s for f, k, s in reversed(truth) if k == key and f <= frame), None)
+        if seat is None:
+            continue
+        tracker.correct({"kind": "discarded" if key[2] == "discard" else "took", "pile": q["pile"],
+                         "card": q["card"], "seat": seat})
+        taps += 1
+    return taps
+
+
+def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None, answer: bool = False) -> dict[str, Any]:
+    """Replay one game's truth stream through a tracker (as `replay --observer truth --noise --check`); answer:
+    every question answered from the truth the moment it is asked (answer_from_truth; not timed)."""
     session = MemorySession(stream)
     observer: Any = MemoryTruthObserver(session)
     if noise:
@@ -132,6 +179,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     state_times: list[float] = []
     state_cpu: list[float] = []     # (CPU time of this thread: what one core spends, whatever the load)
     frame_times: list[float] = []
+    truth, answered, taps = (true_pile_events(stream) if answer else []), set(), 0
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started, cpu = time.perf_counter(), time.thread_time()
@@ -141,6 +189,8 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
         if obs.usable:
             state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
             state_cpu.append(dcpu)
+        if answer:
+            taps += answer_from_truth(tracker, truth, ref.index, answered)
     tracker.finish("recording ended")
     snap = tracker.snapshot()
     model = tracker.decoded.model
@@ -148,7 +198,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None)
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     out = judge_game(stream, session, model, live, totals)
     out.update(withdrawn=len(snap["warnings"]) - len(live), state_times=state_times, state_cpu=state_cpu, frame_times=frame_times)
-    out.update(asked(out["check"], tracker.decoded.decoder.questions))
+    out.update(asked(out["check"], tracker.decoded.decoder.questions), taps=taps)
     return out
 
 
@@ -156,8 +206,10 @@ def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, i
     """The decoder's questions ("unclear — who discarded the red 7?", "... who took the green 0?", none answered
     here) and the visible turns lost with one of their pile changes asked about: a turn the page asks about is not
     given to a seat silently (issue 17 item 2)."""
-    keys = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in questions}
-    lost = lost_asked = 0
+    standing = [q for q in questions if "withdrawn" not in q]   # (on the page at the end, or answered)
+    keys = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in standing}
+    ever = {(q["pile"], str(q["card"]), q.get("kind", "discard")) for q in questions}
+    lost = lost_asked = lost_asked_ever = 0
     for mm in check["mismatches"]:
         for t in mm["true"]:
             lost += 1
@@ -168,7 +220,10 @@ def asked(check: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, i
                 old, new = rest.split(">", 1)
                 events |= {(pile, new, "discard"), (pile, old, "draw")}
             lost_asked += bool(events & keys)
-    return {"questions": len(questions), "lost": lost, "lost_asked": lost_asked}
+            lost_asked_ever += bool(events & ever)
+    return {"questions": len(questions), "standing": len(standing), "lost": lost, "lost_asked": lost_asked,
+            "asks": sum(q.get("asked", 1) for q in questions), "lost_asked_ever": lost_asked_ever,
+            "open_frames": [q["withdrawn"] - q["frame"] for q in questions if "withdrawn" in q]}
 
 
 def judge_game(stream: dict[str, Any], session: MemorySession, model: Any, live: list[dict[str, Any]],
@@ -582,6 +637,11 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                              "instead of the tracker")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a tracking setting (TrackingConfig) for this run, e.g. --set decoder_lag=10")
+    parser.add_argument("--answer", action="store_true",
+                        help="run every game again with each question answered from the truth the moment it is "
+                             "asked (a player at the table taps it) and print its turns exact too")
+    parser.add_argument("--answered-only", action="store_true",
+                        help="with --answer: the answered run alone (its figures in every column; no run unanswered)")
     parser.add_argument("--noise-model", choices=sorted(NOISE_MODELS), default=None,
                         help=f"tracking.noise's model of the misreads (default {DEFAULT_NOISE_MODEL}; s18: before "
                              "session 21, no confidences stated)")
@@ -608,8 +668,13 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                 sim_seconds += time.perf_counter() - started
                 for noise in args.noise:
                     r = (run_game_decoder(stream, noise, seed) if args.decoder
-                         else run_game(stream, noise, seed, make_tracker))
+                         else run_game(stream, noise, seed, make_tracker, answer=args.answer and args.answered_only))
                     r.update(seed=seed, players=players, illegal=bool(illegal))
+                    if args.answer and not args.decoder:
+                        a = r if args.answered_only else run_game(stream, noise, seed, make_tracker, answer=True)
+                        r.update(answered_exact=a["check"]["exact"], taps=a["taps"],
+                                 answered_warned=bool(a["warnings"]), answered_final=a["final_match"],
+                                 answered_flagged=a["visible_flagged"])
                     per_noise[noise].append(r)
                     c = r["check"]
                     bad = c["exact"] != c["true_turns"] or (not illegal and r["warnings"]) or \
@@ -663,6 +728,19 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "legal_asked": sum(1 for r in legal if r.get("questions")),
                     "lost": sum(r.get("lost", 0) for r in results),
                     "lost_asked": sum(r.get("lost_asked", 0) for r in results),
+                    "standing": sum(r.get("standing", 0) for r in results),
+                    "asks": sum(r.get("asks", 0) for r in results),
+                    "legal_standing": sum(1 for r in legal if r.get("standing")),
+                    "lost_asked_ever": sum(r.get("lost_asked_ever", 0) for r in results),
+                    "open_frames": sorted(x for r in results for x in r.get("open_frames", [])),
+                    "answered": args.answer and not args.decoder,
+                    "answered_exact": sum(r.get("answered_exact", 0) for r in results),
+                    "answered_games_exact": sum(1 for r in results
+                                                if r.get("answered_exact") == r["check"]["true_turns"]),
+                    "taps": sum(r.get("taps", 0) for r in results),
+                    "answered_legal_warned": sum(1 for r in legal if r.get("answered_warned")),
+                    "answered_visible_flagged": sum(r.get("answered_flagged", 0) for r in results),
+                    "answered_final_right": sum(1 for r in results if r.get("answered_final")),
                     "state_ms_median": 1000 * statistics.median(st) if st else None,
                     "state_ms_p99": 1000 * _pct(st, 0.99) if st else None,
                     "frame_ms_median": 1000 * statistics.median(ft) if ft else None,
@@ -701,6 +779,18 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
         if r["questions"] or r["lost"]:
             print(f"{'':20s}asked: {r['questions']} questions, {r['legal_asked']}/{r['legal']} legal games asked; "
                   f"turns lost that were asked about: {r['lost_asked']}/{r['lost']}")
+            if r["standing"] != r["questions"] or r["asks"] != r["questions"]:
+                print(f"{'':20s}withdrawn: {r['questions'] - r['standing']} (asked {r['asks']} times); standing at the "
+                      f"end {r['standing']}, {r['legal_standing']}/{r['legal']} legal games; turns lost asked about at some "
+                      f"time: {r['lost_asked_ever']}/{r['lost']}; a withdrawn one was open for a median of "
+                      f"{statistics.median(r['open_frames']) if r['open_frames'] else 0:g} frames (max "
+                      f"{max(r['open_frames'], default=0)})")
+        if r["answered"]:
+            share = r["answered_exact"] / r["turns"] if r["turns"] else 1.0
+            print(f"{'':20s}answered from the truth as asked ({r['taps']} taps): {r['answered_exact']}/{r['turns']} "
+                  f"= {share:.2%} exact, games exact {r['answered_games_exact']}/{r['games']}, legal warned "
+                  f"{r['answered_legal_warned']}/{r['legal']}, visible breaks flagged "
+                  f"{r['answered_visible_flagged']}/{r['visible']}, final right {r['answered_final_right']}/{r['games']}")
     print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
           f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
     print(f"per settled state, CPU time of the tracking thread (not counting time other processes took): "

@@ -251,6 +251,14 @@ class TrackingConfig:
     #                                      1/2 s the priors of either assignment are equal: wt32-dec0's "swap" class,
     #                                      43 of 102 turns lost at 0 %) are asked ("who took the green 0?"), not
     #                                      given silently. Only what is asked changes, never what is decoded (wt33-dec1)
+    decoder_withdraw_decided: bool = True  # a question no reading within decoder_unclear_margin disputes any more
+    #                                      while its turn is among the last seats + 1 (where the beam keeps readings
+    #                                      that disagree apart: no Viterbi merge) is withdrawn from the page — later
+    #                                      frames decided it (wt34-dec2). Off: a question stays until answered
+    decoder_answer_occurrence: bool = True  # an answer to a question names that very pile change (pile, the card
+    #                                      below or above, kind), not every later discard or draw of that card or its
+    #                                      twin: keyed by card alone, answering every dev question from the truth
+    #                                      lost turns (nwnz 1/2 s 0 %: 2751 -> 2727 of 2797; wt34-dec2). Off: by card
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
     #                                      with its warnings before the lag commits it
 

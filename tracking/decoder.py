@@ -37,7 +37,9 @@ The model (an HMM over table states, decoded by beam search):
   runner-up (within `decoder_unclear_margin`) give to different seats is asked about ("unclear — who
   discarded the red 7?", "unclear — who took the green 0 from its discard pile?", with the seats as
   answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
-  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`.
+  naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`; a question later
+  frames decide (no reading within the margin disputes it while its turn is recent) is withdrawn
+  (`decoder_withdraw_decided`).
 """
 from __future__ import annotations
 
@@ -368,6 +370,8 @@ class TurnDecoder:
         #: (pile, card, "discard"|"draw") → the seat named on the page: who discarded that card onto the pile,
         #: or who took it from there (_pile_event)
         self.answers: dict[tuple[str, Any, str], str] = {}
+        #: the answered pile change (pile, old top, new top, kind) by answers' key, when a question named it
+        self._answer_events: dict[tuple[str, Any, str], tuple | None] = {}
         self._hand_left: float | None = None   # time of the last hand frame
         #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
         self._named_after: dict[int, frozenset[str]] = {}
@@ -627,9 +631,25 @@ class TurnDecoder:
         """An answer from the page (or a correction naming who played): the turn that put `card` on
         `pile` (kind "discard"), or took it from there ("draw"), was `seat`'s. Evidence: hypotheses against
         it pay decoder_answer from now on."""
-        self.answers[(pile, card, kind)] = seat
-        self.beam = sorted((self._with_answers(h, (pile, card, kind)) for h in self.beam), key=lambda h: h.cost)
+        key = (pile, card, kind)
+        self.answers[key] = seat
+        # (the very pile change asked about, when a question asked it: decoder_answer_occurrence)
+        self._answer_events[key] = next((q["event"] for q in reversed(self.questions) if "event" in q and (
+            q["pile"], q["card"], q["kind"]) == key), None) if self.config.decoder_answer_occurrence else None
+        self.beam = sorted((self._with_answers(h, key) for h in self.beam), key=lambda h: h.cost)
         self._commit()
+
+    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str) -> bool:
+        """A turn of `seat`'s with this pile event (pile, old top, new top, kind) goes against an answer: the page
+        named another seat for its card — for that very change of the pile when the answer was to a question
+        (the same card discarded or taken again later, or its twin, is another change: decoder_answer_occurrence),
+        else for every change of that card and kind."""
+        key = _pile_event(event)
+        named = self.answers.get(key)
+        if named is None or named == seat:
+            return False
+        full = self._answer_events.get(key)
+        return full is None or tuple(event) == full
 
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
         """The players said the table reads so (a correction on the page): every hypothesis takes
@@ -689,8 +709,10 @@ class TurnDecoder:
 
     @property
     def open_questions(self) -> list[dict[str, Any]]:
-        """Questions not answered yet ("unclear — who discarded the red 7?" with the seats to tap)."""
-        return [q for q in self.questions if (q["pile"], q["card"], q["kind"]) not in self.answers]
+        """Questions not answered yet and not withdrawn ("unclear — who discarded the red 7?" with the seats to
+        tap; `questions` keeps every one asked, a withdrawn one marked "withdrawn": the frame, _withdraw)."""
+        return [q for q in self.questions
+                if "withdrawn" not in q and (q["pile"], q["card"], q["kind"]) not in self.answers]
 
     @property
     def turns(self) -> list[Turn]:
@@ -1809,8 +1831,7 @@ class TurnDecoder:
                 terms.append(hand_missing)
         if self.answers:
             for event in (p_piles if part else ()):
-                named = self.answers.get(_pile_event(event))
-                if named is not None and named != turn_seat:
+                if self._against_answer(event, turn_seat):
                     terms.append(cfg.decoder_answer)
         return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
@@ -2079,8 +2100,7 @@ class TurnDecoder:
                     cost += hand_costs[0]
             if self.answers:
                 for event in (part.piles if part is not None else ()):
-                    named = self.answers.get(_pile_event(event))
-                    if named is not None and named != turn.seat:
+                    if self._against_answer(event, turn.seat):
                         cost += cfg.decoder_answer
         return self._reach_cost(cost, last, parts[min(parts)].seat, acting, top, hands, hand_costs)
 
@@ -2124,7 +2144,7 @@ class TurnDecoder:
         extra = 0.0
         for turn in hyp.turns:
             for event in turn.piles:
-                if _pile_event(event) == key and self.answers[key] != turn.seat:
+                if _pile_event(event) == key and self._against_answer(event, turn.seat):
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 
@@ -2302,29 +2322,61 @@ class TurnDecoder:
         """A card the best reading and a close runner-up give to different seats: a discard-only turn's discard
         (decoder_ask_draws off), or any discard or draw from a discard pile of the recent turns (on: two seats'
         reaches between two readings, each assignment paying the same priors — the tie the model cannot split).
-        A question stays until answered (withdrawing one no runner-up disputes any more was tried: the runner-up
-        leaves the beam by the Viterbi merge, not by evidence, and the lost turns' questions went too; wt33-dec1)."""
+        A question withdrawn earlier (_withdraw) that is tied again is asked again. Then _withdraw."""
         cfg = self.config
-        if len(ranked) < 2:
+        if len(ranked) >= 2:
+            best = ranked[0]
+            owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
+            mine = owner(best.turns)
+            for other in ranked[1:]:
+                if other.cost - best.cost > cfg.decoder_unclear_margin:
+                    break
+                theirs = owner(other.turns)
+                for event, seat in mine.items():
+                    alt = theirs.get(event)
+                    if alt is not None and alt != seat and event not in self.answers:
+                        pile, card, kind = event
+                        what = f"discarded the {pile} {card}" if kind == "discard" else \
+                            f"took the {pile} {card} from its discard pile"
+                        q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}),
+                             "frame": self.frame, "text": f"unclear — who {what}?",
+                             # (the pile change asked about, as the best reading has it: what an answer names)
+                             "event": next(tuple(e) for t in reversed(best.turns) for e in reversed(t.piles)
+                                           if _pile_event(e) == event)}
+                        old = next((x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event), None)
+                        if old is None:
+                            self.questions.append(q)
+                        elif "withdrawn" in old:   # (tied again: asked again, as now)
+                            del old["withdrawn"]
+                            old.update(q, asked=old.get("asked", 1) + 1)
+                break
+        if cfg.decoder_withdraw_decided and ranked:
+            self._withdraw(ranked)
+
+    def _withdraw(self, ranked: Sequence[Hypothesis]) -> None:
+        """Open questions later evidence decided are withdrawn (marked "withdrawn": the frame; open_questions
+        leaves them out, the page drops them; an answered one stays answered). Decided: the best reading still
+        gives the card to a seat within its last len(seats) + 1 turns — the turns Hypothesis.key holds apart,
+        so no reading disagreeing there can have left the beam by the Viterbi merge — and no reading within
+        decoder_unclear_margin of it gives the card to another seat: the runner-up fell out of the margin by
+        the frames' evidence. A question whose turn left that window undecided stays until answered (its
+        runner-up may have merged into the best: the tie is one from then on, wt33-dec1), committed or not."""
+        cfg = self.config
+        pending = [q for q in self.questions if "withdrawn" not in q and q["frame"] != self.frame
+                   and (q["pile"], q["card"], q["kind"]) not in self.answers]
+        if not pending:
             return
         best = ranked[0]
-        owner = _pile_owner if cfg.decoder_ask_draws else _discard_owner
-        mine = owner(best.turns)
-        for other in ranked[1:]:
-            if other.cost - best.cost > cfg.decoder_unclear_margin:
-                break
-            theirs = owner(other.turns)
-            for event, seat in mine.items():
-                alt = theirs.get(event)
-                if alt is not None and alt != seat and event not in self.answers:
-                    pile, card, kind = event
-                    what = f"discarded the {pile} {card}" if kind == "discard" else \
-                        f"took the {pile} {card} from its discard pile"
-                    q = {"pile": pile, "card": card, "kind": kind, "seats": sorted({seat, alt}), "frame": self.frame,
-                         "text": f"unclear — who {what}?"}
-                    if not any((x["pile"], x["card"], x["kind"]) == event for x in self.questions):
-                        self.questions.append(q)
-            break
+        recent = len(self.order) + 1
+        rivals = [h for h in ranked[1:] if h.cost - best.cost <= cfg.decoder_unclear_margin]
+        for q in pending:
+            event = (q["pile"], q["card"], q["kind"])
+            # (the turns as they were when it was asked: a later turn discarding or taking the same card — its twin,
+            # or the card again after it was drawn — is another question)
+            # (a rival's every recent turn counts, later ones too: a rival that may dispute keeps the question)
+            seat = _pile_owner_asked(best, recent, q["frame"]).get(event)
+            if seat is not None and all(_pile_owner(h.turns, recent + 2).get(event, seat) == seat for h in rivals):
+                q["withdrawn"] = self.frame
 
 
 #: placements by (seats, pile changes, slots the owned fields fill, loose tiles) (TurnDecoder._placements)
@@ -2374,15 +2426,22 @@ def _discard_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
     return out
 
 
-def _pile_owner(turns: Sequence[Turn]) -> dict[tuple[str, Any, str], str]:
+def _pile_owner(turns: Sequence[Turn], last: int = 4) -> dict[tuple[str, Any, str], str]:
     """Every discard and every draw from a discard pile of the last few turns (_pile_event) → seat (a card
     drawn, or discarded, by two turns of the few: the later one's)."""
     out = {}
-    for turn in turns[-4:]:
+    for turn in turns[-last:]:
         for event in turn.piles:
             if event[3] == "discard" or event[1] is not None:
                 out[_pile_event(event)] = turn.seat
     return out
+
+
+def _pile_owner_asked(hyp: Hypothesis, last: int, frame: int) -> dict[tuple[str, Any, str], str]:
+    """_pile_owner of hyp's last `last` turns that no frame after `frame` changed (TurnDecoder._withdraw)."""
+    n = len(hyp.turns)
+    keep = [hyp.turns[i] for i in range(max(0, n - last), n) if i < len(hyp.turn_frames) and hyp.turn_frames[i] <= frame]
+    return _pile_owner(keep, last)
 
 
 def _board_of(board: Any) -> Any:

@@ -442,11 +442,11 @@ class GameTracker:
     def _take(self, frame: dict[str, Any], obs: Observation | None = None) -> list[LiveEvent]:
         """One frame into the decoder; what it changed is stored with the frames and announced."""
         decoded = self.decoded
-        before = (decoded.settled, len(decoded.questions()))
+        before = (decoded.settled, [(q["pile"], q["card"], q["kind"]) for q in decoded.questions()])
         self._frames.append(frame)
         changed = decoded.feed(obs, frame["t"], frame["frame"]) if obs is not None else decoded.feed_json(frame)
         derived = []
-        if changed or (decoded.settled, len(decoded.questions())) != before:
+        if changed or (decoded.settled, [(q["pile"], q["card"], q["kind"]) for q in decoded.questions()]) != before:
             derived = self._announcements(frame["t"])
         if not derived and len(self._frames) < self.FRAME_BATCH:
             return []

@@ -138,6 +138,91 @@ def test_with_draws_not_asked_the_tied_draw_is_given_silently_and_decoded_alike(
     assert visible(off) == visible(on)
 
 
+def _north_reaches_again():
+    """After _two_reaches_one_draw: north's arm reaches in once more and the table stays as it was — north's turn
+    drawing from the draw pile, so north's turn was still open: west took the red 3 (had north taken it, north's turn
+    was over and this reach is one no turn explains)."""
+    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {"red": None})
+    return [hand("north"), hand("north"), after, after]
+
+
+def _fed(frames, config):
+    decoder = TurnDecoder({"game": "keltis-card", "seats": SEATS}, config)
+    for i, frame in enumerate(frames):
+        decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+    return decoder
+
+
+def test_a_question_later_frames_decide_is_withdrawn_and_the_reading_stands():
+    """The tie of two reaches is asked; a later reach of north's decides it (the runner-up giving the red 3 to north
+    falls out of decoder_unclear_margin): the question is withdrawn — gone from open_questions, kept in `questions`
+    marked with the frame that withdrew it — and the reading gives the red 3 to west. Off: it stays until answered."""
+    frames = _two_reaches_one_draw() + _north_reaches_again()
+    asked = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0))
+    assert [(q["pile"], q["card"], q["kind"]) for q in asked.open_questions] == [("red", "3", "draw")]
+    decoder = _fed(frames, TrackingConfig(decoder_lag=0))
+    assert decoder.open_questions == []
+    assert [(q["pile"], q["card"], q["kind"], q["withdrawn"]) for q in decoder.questions] == [
+        ("red", "3", "draw", len(frames) - 2)]
+    decoder.finish()
+    assert [t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]] == ["west"]
+    kept = _fed(frames, TrackingConfig(decoder_lag=0, decoder_withdraw_decided=False))
+    assert [(q["pile"], q["card"], q["kind"]) for q in kept.open_questions] == [("red", "3", "draw")]
+    kept.finish()
+    assert visible(kept) == visible(decoder)   # (withdrawing changes the page, never the reading)
+
+
+def test_a_tie_nothing_decides_stays_asked_while_later_turns_go_on():
+    """The same tie, then south's next turn (a lay, no pile): nothing splits west's and north's readings (the same
+    priors, the same table after), so the question stays open — through the turns after and its commit."""
+    later = table({"south": {"red": ["2", "4", "6"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}},
+                  {"red": None})
+    frames = _two_reaches_one_draw() + [hand("south"), hand("south"), later, later, later]
+    decoder = _fed(frames, TrackingConfig(decoder_lag=0))
+    decoder.finish()
+    assert [(q["pile"], q["card"], q["kind"]) for q in decoder.open_questions] == [("red", "3", "draw")]
+    assert all("withdrawn" not in q for q in decoder.questions)
+
+
+def test_an_answered_question_stays_answered_when_later_frames_would_decide_it_otherwise():
+    """The players answered "north took the red 3"; north's later reach, which alone would give it to west, does not
+    withdraw or reopen the answered question: the answer stands as evidence and the reading keeps it."""
+    decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0))
+    decoder.answer("red", "3", "north", "draw")
+    for i, frame in enumerate(_north_reaches_again(), start=len(_two_reaches_one_draw())):
+        decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+    decoder.finish()
+    assert decoder.open_questions == [] and decoder.answers == {("red", "3", "draw"): "north"}
+    assert all("withdrawn" not in q for q in decoder.questions)
+    assert [t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]] == ["north"]
+
+
+def test_an_answer_names_the_pile_change_asked_about_not_a_later_draw_of_the_same_card():
+    """The players answered "north took the red 3" (the tie of two reaches). Later the red 3 is back on the red pile
+    (on a red 5) and leaves it again while west and north both reach between two readings: that is another change of
+    the pile, which the answer does not decide — read as with no answer at all (decoder_answer_occurrence); keyed by
+    the card alone (off), the old answer gave it to north too."""
+    rows = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6", "8"]}}
+    five, three, taken = table(rows, {"red": "5"}), table(rows, {"red": "3"}), table(later, {"red": "5"})
+    tail = [hand("south"), hand("south"), five, five, hand("south"), five, hand("south"), hand("south"), three, three,
+            hand("south"), three, hand("west"), hand("west"), hand("north"), hand("north"), taken, taken, taken]
+
+    def takers(answer, **kw):
+        decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0, **kw))
+        if answer:
+            decoder.answer("red", "3", answer, "draw")
+        for i, frame in enumerate(tail, start=len(_two_reaches_one_draw())):
+            decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+        decoder.finish()
+        return [(t["seat"], t["piles"][0]) for t in visible(decoder) if t["piles"] in (["red:3>None"], ["red:3>5"])]
+
+    alone = takers(None)[1]
+    assert takers("north")[0] == ("north", "red:3>None") and takers("north")[1] == alone
+    assert takers("north", decoder_answer_occurrence=False) == [("north", "red:3>None"), ("north", "red:3>5")]
+    assert alone == ("west", "red:3>5")
+
+
 def test_reader_confidence_sets_the_price_of_a_misread():
     """A field the reader is unsure of (low confidence) is cheaper to call misread than one it is sure of."""
     sure = copy.deepcopy(table({}, {"red": "3"}))

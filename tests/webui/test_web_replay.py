@@ -94,6 +94,26 @@ def test_a_new_game_from_the_api_on_the_real_tracker(real_app, replay):
     assert replay.tracker.snapshot()["game"]["rules"]["final_play"] == "full-turn"
 
 
+def test_a_question_later_frames_decide_is_withdrawn_from_the_state(tmp_path):
+    """The page's API over the real tracker: the tied draw is asked in /api/state; north's later reach decides it
+    (west took the red 3), and the next /api/state carries no question — withdrawn, nothing to tap — while the
+    moves give the draw to west."""
+    from webui_replay import north_reaches_again, tied_draw_tracker
+
+    tracker = tied_draw_tracker()
+    app = create_app(tracker, pin=PIN, config=WebConfig(heartbeat_seconds=0.2, poll_seconds=0.05, data_dir=tmp_path))
+    try:
+        client = app.test_client()
+        questions = client.get("/api/state").get_json()["questions"]
+        assert [(q["pile"], q["card"], q["kind"]) for q in questions] == [("red", "3", "draw")]
+        north_reaches_again(tracker)
+        state = client.get("/api/state").get_json()
+        assert state["questions"] == []
+        assert [m["seat"] for m in state["moves"] if "drew a red 3" in m["text"]] == ["west"]
+    finally:
+        app.extensions["keltis"].broadcaster.stop()
+
+
 def test_a_question_of_the_real_tracker_is_in_the_state_and_a_one_tap_took_answer_decides(tmp_path):
     """The page's API over the real tracker: two seats' reaches between two readings and the red 3 gone from its
     discard pile — /api/state carries the question (kind "draw", one answer per seat) and the page's one-tap

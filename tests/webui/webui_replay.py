@@ -73,34 +73,48 @@ class SteppedReplay:
         self.store.close()
 
 
+_TIED_SEATS = {"south": "black", "west": "white", "north": "grey"}
+
+
+def _card_table(rows, tops):
+    from engine.observation import parse_observation
+
+    colours = ("red", "yellow", "pink", "green", "blue")
+    return parse_observation({
+        "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+        "pawns": None, "tiles": None,
+        "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
+                      "points_row": 0, "wish": {}, "wish_cards": []} for s, p in _TIED_SEATS.items()},
+        "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
+
+
+def _hand(seat):
+    from engine.observation import Observation
+
+    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
+
+
 def tied_draw_tracker():
     """The real tracker after a card game whose red 3 left its discard pile while two seats reached between two
     readings (west laid a yellow 5, north a green 6): the decoder cannot tell who took it and asks (issue 17
     item 2, a question of kind "draw" with one answer per seat)."""
-    from engine.observation import Observation, parse_observation
     from tracking.store import EventStore
     from tracking.tracker import GameTracker
 
-    seats = {"south": "black", "west": "white", "north": "grey"}
-    colours = ("red", "yellow", "pink", "green", "blue")
-
-    def table(rows, tops):
-        return parse_observation({
-            "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
-            "pawns": None, "tiles": None,
-            "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
-                          "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()},
-            "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
-
-    def hand(seat):
-        return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
-
-    start = table({"south": {"red": ["2"]}}, {"red": "3"})
-    laid = table({"south": {"red": ["2", "4"]}}, {"red": "3"})
-    after = table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
+    start = _card_table({"south": {"red": ["2"]}}, {"red": "3"})
+    laid = _card_table({"south": {"red": ["2", "4"]}}, {"red": "3"})
+    after = _card_table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
     tracker = GameTracker(EventStore(":memory:"), observer="truth")
-    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}})
-    for i, obs in enumerate([start, start, hand("south"), laid, laid, hand("south"), laid, hand("west"),
-                             hand("west"), hand("north"), hand("north"), after, after, after]):
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": _TIED_SEATS, "rules": {}})
+    for i, obs in enumerate([start, start, _hand("south"), laid, laid, _hand("south"), laid, _hand("west"),
+                             _hand("west"), _hand("north"), _hand("north"), after, after, after]):
         tracker.feed(obs, float(i), i)
     return tracker
+
+
+def north_reaches_again(tracker, first: int = 14) -> None:
+    """After tied_draw_tracker: north's arm reaches in once more and the table stays as it was (north drawing from
+    the draw pile: north's turn was still open, so west took the red 3) — the frames that decide the tie."""
+    after = _card_table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
+    for i, obs in enumerate([_hand("north"), _hand("north"), after, after], start=first):
+        tracker.feed(obs, float(i), i)
