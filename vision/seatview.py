@@ -21,7 +21,7 @@ class SeatViewConfig:
     margin_mm: float = 14.0     # seen beyond the seat rectangle on every side
     half: float = 0.5           # the rows (and wish stones) are looked for on the view at this share of its ppm (0.5:
                                 # the halving's maps; another share, e.g. rows at 1.25 px/mm under a 2.0 view, is
-                                # remapped from the coarse grid; session 34: a 2.0 view read fewer rows on dev)
+                                # remapped from the coarse grid; session 34: coarser shares or ppm all lost rows on dev)
 
 
 @dataclass(frozen=True)
