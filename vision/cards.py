@@ -380,13 +380,13 @@ class SeatCards:
     timings: dict[str, float] = field(default_factory=dict)   # CPU ms: warp, rows (found), read (cards read)
     card_mm: tuple[float, float] = (56.0, 87.0)                # the cards' size (the components folder's)
 
-    def rows_mask(self, sv: SeatView, scale: float = 0.5, margin_mm: float = 3.0) -> Any:
-        """Where the rows' cards lie in the view at `scale` (1) — no token lies there."""
+    def rows_mask(self, sv: SeatView, scale: float | None = None, margin_mm: float = 3.0) -> Any:
+        """Where the rows' cards lie in the view at `scale` of its ppm (None: the half view's) — no token lies there."""
         import cv2
         import numpy as np
 
         mask = np.zeros(self.small.shape[:2], np.uint8)
-        p = sv.ppm * scale
+        p = sv.ppm * (sv.half_scale if scale is None else scale)
         for b in self.bands:
             top = (b.cards[0].top if b.cards else b.v0) - margin_mm
             bottom = b.v1 + margin_mm
@@ -2567,7 +2567,7 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     # guesses of one hue (with the markers' paper) differ only in brightness: their border contrast
     # is one computed once and scaled, and a piece one finds again is the same piece
     base = creams[0]
-    p = sv.ppm * 0.5
+    p = sv.ppm * sv.half_scale
     labels = None
     memo: dict = {}
     if config.row_finder == "colour":
@@ -2591,10 +2591,10 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         top = max(t[0] for t in scored)
         _, _, cream, con, fields = max((t for t in scored if t[0] >= config.cream_near_top * top), key=lambda t: t[1])
         labels = field_labels(config, small, cream, art)
-        bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo, fields, labels)
+        bands = find_bands_outlined(config, small, cream, sv, art, card_game, sv.half_scale, con, memo, fields, labels)
     else:
         for cream, con in guesses:
-            bands = find_bands_outlined(config, small, cream, sv, art, card_game, 0.5, con, memo)
+            bands = find_bands_outlined(config, small, cream, sv, art, card_game, sv.half_scale, con, memo)
             tried.append((sum(b.v1 - b.v0 for b in bands), float(cream.sum()), cream, bands))
         top = max(t[0] for t in tried)
         _, _, cream, bands = max((t for t in tried if t[0] >= 0.9 * top), key=lambda t: t[1])
@@ -2602,8 +2602,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
         # the colour finder's rows where the outlines gave none (a border lost in blur or glare)
         if labels is None:
             labels = field_labels(config, small, cream, art)
-        colour_rows = [] if _field_left_mm2(config, labels, bands, sv, 0.5, card_game) < config.colour_finder_min_mm2 \
-            else find_bands(config, labels, sv, 0.5, table_mask(config, small), card_game)
+        colour_rows = [] if _field_left_mm2(config, labels, bands, sv, sv.half_scale, card_game) < config.colour_finder_min_mm2 \
+            else find_bands(config, labels, sv, sv.half_scale, table_mask(config, small), card_game)
         for extra in colour_rows:
             vm = (extra.v0 + extra.v1) / 2
             # (a row lies beside every other; in the card game the points and wish rows may lie one
@@ -2714,7 +2714,7 @@ def _own_picture_half(config: CardConfig, band: Band, small: Any, cream: Any, sv
     `small`, searched `symbol_slack_mm` round where the card's middle lies (-1: nothing to match)."""
     import numpy as np
 
-    p = sv.ppm * 0.5
+    p = sv.ppm * sv.half_scale
     ch = art.size[1]
     v = band.cards[-1].top + ch / 2
     u = band.centre_u(v)
@@ -2758,7 +2758,7 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
     t = art.symbols.get("points")
     if t is None:
         return []
-    half = sv.ppm * 0.5
+    half = sv.ppm * sv.half_scale
     # in grey over the stock (the mean of its channels, as the picture's): the ring is colourless, and one
     # channel costs a fifth of three (~4 ms a seat view at half its ppm)
     th = cv2.resize(t.mean(axis=2), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
@@ -2769,7 +2769,7 @@ def _points_by_picture(config: CardConfig, image: Any, small: Any, cream: Any, s
     score = cv2.matchTemplate(region, th, cv2.TM_CCOEFF_NORMED)
     hh, ww = th.shape[:2]
     # a place whose picture's centre lies on a row found is that row's card (a points card laid on it)
-    taken = SeatCards(sv.frame.seat, bands, cream, small, card_mm=art.size).rows_mask(sv, 0.5)
+    taken = SeatCards(sv.frame.seat, bands, cream, small, card_mm=art.size).rows_mask(sv, sv.half_scale)
     score[taken[hh // 2:hh // 2 + score.shape[0], ww // 2:ww // 2 + score.shape[1]] > 0] = -1.0
     cw, ch = art.size
     for _ in range(config.points_search_tries):
@@ -2805,7 +2805,7 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
     import cv2
     import numpy as np
 
-    p = sv.ppm * 0.5
+    p = sv.ppm * sv.half_scale
     cw, ch = art.size
     inv = 1.0 / np.maximum(np.asarray(cream, np.float32), 1.0)
     # (over the stock at a quarter of the view's ppm and less; at half it, only round a spot: see _picture_at)

@@ -236,6 +236,7 @@ class Reader:
         self._paths_model: Any = None                     # the board model _paths was made for
         self._paths: list[str | None] | None = None       # its stones' one-pawn paths (one_pawn_paths)
         self.seat_views: dict[str, Any] = {}
+        self.token_views: dict[str, Any] = {}           # the seats seen for the wish stones, where not seat_views
         self.paper = None
         self.table_view = None
         self.discard_tops: dict[str, str | None] = {}
@@ -297,10 +298,16 @@ class Reader:
                                          pawn_net=self.pawn_net is not None, tile_net=self.tile_net is not None)
             self.usable_model = build_usable_model(self.config.usable, self.calibration, reg, self.board,
                                                    self.components, players=tuple(self.seats) if self.seats else None)
-            self.seat_views = {}
+            self.seat_views, self.token_views = {}, {}
             if self.components.has_cards:
                 in_play = tuple(self.seats) if self.seats else None
-                self.seat_views = build_seat_views(self.config.cards.view, self.calibration, reg, in_play)
+                sv_cfg = self.config.cards.view
+                self.seat_views = build_seat_views(sv_cfg, self.calibration, reg, in_play)
+                tp = self.config.wish.view_ppm
+                if self.board is not None and self.game == "keltis" and tp is not None and \
+                        tp * 0.5 != sv_cfg.ppm * sv_cfg.half:
+                    self.token_views = build_seat_views(replace(sv_cfg, ppm=tp, half=0.5), self.calibration, reg,
+                                                        in_play)
                 quiet = float((self.components.catalogue.get("marker") or {}).get("quiet_zone", 0.25))
                 self.paper = paper_points(self.calibration, reg, quiet)
                 board_size = tuple(self.board.size_mm) if self.board is not None and self.game == "keltis" else None
@@ -538,9 +545,11 @@ class Reader:
                 # the board games have colour rows only: a "points" band there is table, not cards; nor is
                 # a shorter band of a colour that has its row (a cluster of wish stones outlined as a one-card
                 # row of the table's colour hid those stones: the bundled demo's west, session 16)
-                rows = replace(sc, bands=list(got.row_bands))
-                finds = find_tokens(self.config.wish, sc.small, sv.ppm * 0.5, sv.px_per_mm, self.components,
-                                    token_kinds(self.board.name), rows.rows_mask(sv), sc.cream)
+                tsv = self.token_views.get(seat)
+                rows = replace(sc, bands=list(got.row_bands), small=sc.small if tsv is None else tsv.warp_half(image))
+                tsv = tsv or sv
+                finds = find_tokens(self.config.wish, rows.small, tsv.ppm * tsv.half_scale, sv.px_per_mm,
+                                    self.components, token_kinds(self.board.name), rows.rows_mask(tsv), sc.cream)
                 wish = count_held(finds)
                 parts["wish"] = parts.get("wish", 0.0) + (_clock() - tw) * 1000
             seats[seat] = SeatObservation(player, got.rows, got.points_row, wish, got.wish_cards)

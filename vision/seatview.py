@@ -19,6 +19,9 @@ from typing import Any, Mapping
 class SeatViewConfig:
     ppm: float = 3.0            # seat view pixels per mm (the frame gives ~1-2 px/mm: this oversamples)
     margin_mm: float = 14.0     # seen beyond the seat rectangle on every side
+    half: float = 0.5           # the rows (and wish stones) are looked for on the view at this share of its ppm (0.5:
+                                # the halving's maps; another share, e.g. rows at 1.25 px/mm under a 2.0 view, is
+                                # remapped from the coarse grid; session 34: coarser shares or ppm all lost rows on dev)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class SeatView:
     half_y: Any = field(default=None, repr=False)
     coarse: Any = field(default=None, repr=False)   # frame (x, y) of every `coarse_step`-th view pixel (float32)
     coarse_step: int = 8
+    half_scale: float = 0.5     # the half view's share of ppm
 
     def maps(self) -> tuple[Any, Any]:
         """The whole view's maps (float32 frame x, y of every view pixel), worked out afresh."""
@@ -172,10 +176,19 @@ def build_seat_views(config: SeatViewConfig, calibration: Mapping[str, Any], reg
         ppm_img = float(np.hypot(*(c[1] - c[0]))) / 10.0
         mx, my = _view_maps(coarse, step, (w, h))
         # half resolution: linear resizing samples (2c + ½, 2r + ½), the middle of each 2×2
-        hw, hh = w // 2, h // 2
-        half_x = cv2.resize(mx[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
-        half_y = cv2.resize(my[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
-        out[seat] = SeatView(fr, p, m, (w, h), ppm_img, half_x, half_y, coarse, step)
+        if config.half == 0.5:
+            hw, hh = w // 2, h // 2
+            half_x = cv2.resize(mx[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
+            half_y = cv2.resize(my[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_LINEAR)
+        else:
+            # half view pixel c stands for whole view pixel (c + 1/2) / half - 1/2
+            s_ = config.half
+            hw, hh = int(w * s_), int(h * s_)
+            hx = np.repeat((((np.arange(hw, dtype=np.float32) + 0.5) / s_ - 0.5) / step)[None, :], hh, 0)
+            hy = np.repeat((((np.arange(hh, dtype=np.float32) + 0.5) / s_ - 0.5) / step)[:, None], hw, 1)
+            img = cv2.remap(coarse, hx, hy, cv2.INTER_LINEAR)
+            half_x, half_y = img[..., 0].copy(), img[..., 1].copy()
+        out[seat] = SeatView(fr, p, m, (w, h), ppm_img, half_x, half_y, coarse, step, config.half)
     return out
 
 

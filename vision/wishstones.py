@@ -29,6 +29,8 @@ class WishStoneConfig:
     min_apart: float = 0.8         # two finds at least this many diameters apart (touching stones: 1.0)
     row_margin_mm: float = 3.0     # no token under a card row
     coarse_ppm: float = 0.6        # candidates are searched at about this many px/mm (the view over a whole factor)
+    view_ppm: float | None = None  # searched on a remap of their own at half this px/mm where the rows' view has another
+                                   # scale (the stones' figures were tuned at 1.25 px/mm: 2.5); None: on the rows' view
     inner: float = 0.45            # candidate filter: a square this many diameters wide (the gem) ...
     outer: float = 0.95            # ... against the square ring around it out to this many (the rim) ...
     around: float = 1.5            # ... and the token's square against the table around it out to this many
@@ -447,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     for seat, sv in views.items():
         sc = read_seat_cards(card_cfg, image, sv, card_art(comps, sv.ppm, round(sv.px_per_mm, 1)), white, None, False)
         view = sc.small.copy()
-        ppm = sv.ppm * 0.5
+        ppm = sv.ppm * sv.half_scale
         rows = replace(sc, bands=list(seat_reading(sc, False).row_bands))   # as the reader: the rows read
         finds = find_tokens(cfg, sc.small, ppm, sv.px_per_mm, comps, token_kinds(board.name if board else None),
                             rows.rows_mask(sv), sc.cream)

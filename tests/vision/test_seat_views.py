@@ -44,3 +44,31 @@ def test_a_seat_view_keeps_no_whole_view_maps_and_gives_the_same_pixels():
         whole = cv2.resize(sv.warp(case.image)[:2 * (h // 2), :2 * (w // 2)], (w // 2, h // 2),
                            interpolation=cv2.INTER_AREA)
         assert np.mean(np.abs(half.astype(np.int16) - whole.astype(np.int16))) < 6.0
+
+
+def test_a_half_view_at_another_share_of_the_ppm_samples_where_the_whole_view_says():
+    """SeatViewConfig.half (session 34): the rows' view at another share of the view's ppm is remapped from the
+    coarse grid at its own pixels' middles; at a share of one half it gives the halving's maps (to ~1e-3 px)."""
+    import dataclasses
+
+    case = render_case(seed=5)
+    reg = register_board(DEFAULT_READER_CONFIG.registration, case.calibration, case.image)
+    halved = build_seat_views(SeatViewConfig(ppm=2.5), case.calibration, reg)
+    direct = build_seat_views(SeatViewConfig(ppm=2.5, half=0.5000001), case.calibration, reg)
+    for seat, sv in halved.items():
+        assert sv.half_scale == 0.5
+        assert direct[seat].half_x.shape == sv.half_x.shape
+        assert np.abs(direct[seat].half_x - sv.half_x).max() < 1e-3
+        assert np.abs(direct[seat].half_y - sv.half_y).max() < 1e-3
+    views = build_seat_views(dataclasses.replace(SeatViewConfig(), ppm=2.0, half=0.625), case.calibration, reg)
+    for seat, sv in views.items():
+        w, h = sv.size
+        assert sv.half_scale == 0.625 and sv.half_x.shape == (int(h * 0.625), int(w * 0.625))
+        # half view pixel (c, r) lies at whole view pixel ((c + 1/2) / 0.625 - 1/2, ...), as the whole maps say
+        map_x, map_y = sv.maps()
+        c, r = 4, 5                      # whole view pixel (6.7, 8.3): between pixels, linear in between
+        x, y = (c + 0.5) / 0.625 - 0.5, (r + 0.5) / 0.625 - 0.5
+        fx, fy = sv.frame_maps(np.array([[x]], np.float32), np.array([[y]], np.float32))
+        assert abs(sv.half_x[r, c] - fx[0, 0]) < 1e-2 and abs(sv.half_y[r, c] - fy[0, 0]) < 1e-2
+        # and the rows' view is the same seat: at 1.25 px/mm, as the 2.5 view's half
+        assert abs(sv.half_x.shape[1] - halved[seat].half_x.shape[1]) <= 1
