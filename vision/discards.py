@@ -594,9 +594,9 @@ def _off_table_blobs(config: DiscardConfig, art: CardArt, tv: TableView, view: A
                      ) -> list[tuple[float, float, float, float, float, float, float]]:
     """The card-sized parts of the table view that stand apart from the table round them: a card washed whole by a
     sheen or a hot spot names no kind and shows no outline inside, but it still differs from the table beside it.
-    The table round each place is the view's median over `picture_off_table_mm` (at a quarter of the view's
-    resolution, the cards found already painted over with what lies round them first: a missing pile between found
-    ones is measured against the table, not against them); a pixel stands apart where some channel differs from it by
+    The table round each place is the view's median over `picture_off_table_mm` (at `picture_off_table_scale` of the
+    view's resolution; where no pile may lie and the cards found already filled first with the table's mean round
+    them: a missing pile between found ones, or beside the board, is measured against the table); a pixel stands apart where some channel differs from it by
     `picture_off_table_over` times the median such difference over the table (its grain and noise; no colour is
     assumed). The found cards are taken out, the rest opened by `picture_off_table_px` (specks go); a part is kept
     when card-sized (a field's sides up to the whole card's) and `picture_off_table_fill` full of its turned
@@ -671,7 +671,8 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     correlation ignores the veil's offset. Candidates, each place once and none where a pile was found: the
     colour pass's card-sized blobs that showed no pile of their colour (`refused`: table view px, as
     minAreaRect's, after how far from a field's area) and the outlined card-sized pieces of no missing kind's
-    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles'); those named the backs' or the
+    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles', and the parts standing apart from
+    the table: _off_table_blobs'), none where the colour pass named a wish card (`not_piles`); those named the backs' or the
     wish cards' colour last, else those nearest a field's area first, up to
     `picture_tries`, each lying whole in the frame. A candidate is a missing kind's pile where that kind's
     picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other

@@ -85,3 +85,19 @@ def test_a_pile_a_sheen_washed_whole_is_found_standing_apart_from_the_table():
     assert off["red"] is None and off["green"] is None
     assert {k: v for k, v in on.items() if k not in ("red", "green")} == \
         {k: v for k, v in off.items() if k not in ("red", "green")}
+
+
+def test_the_card_games_open_wish_cards_leave_the_picture_pass_its_tries():
+    # dev frame 84500/132 (card game, a plain table, gloss 0.77): the points P6 is washed whole and found only by the
+    # picture pass, after the card game's open wish cards (RULES §3: up to 9 in the middle, card-sized, named yellow
+    # or the wish cards' orange) — they took all of main's 6 tries. Either of the two changes alone leaves it a try:
+    # the wish cards the colour pass named by their picture are no candidates, and the card game has 15 tries
+    from vision_helpers import sim_still
+
+    still, truth = sim_still(84500, 132)
+    on, skip, more, neither = _tops_with(still, truth, [
+        {}, {"picture_tries_card_game": 6}, {"picture_skip_wish_cards": False},
+        {"picture_skip_wish_cards": False, "picture_tries_card_game": 6}])
+    assert on["points"] == skip["points"] == more["points"] == "P6"
+    assert neither["points"] is None
+    assert {k: v for k, v in on.items() if k != "points"} == {k: v for k, v in neither.items() if k != "points"}
