@@ -102,6 +102,9 @@ class DiscardConfig:
     # piles still missing whose colour a veil washed out: a card-sized part the colours name nothing (or a blob that
     # showed no pile of its colour) named by its centre picture alone (_pictured_piles)
     picture_tries: int = 6           # this many such candidates looked at, those nearest a card's area first (0: off)
+    picture_tries_card_game: int = 15  # in the card game: its 9 wish-stone cards lie in the middle (RULES §3), card-
+                                       # sized, the wish cards' colour or named yellow, and each may take a try (dev
+                                       # game card-3p-84518: they took every try, its pink and blue piles missed)
     picture_min: float = 0.5         # a missing kind's picture fits at least this (piles read right: 0.5-0.99)
     picture_slack_mm: float = 8.0    # the picture searched this far round the candidate's middle (a piece joined to
                                      # its neighbour places it a few mm off); the card then moved to where it is
@@ -133,6 +136,26 @@ class DiscardConfig:
     # levels a channel) that together make up this share of it, as the seats' rows do (CardConfig.table_share); the
     # card-sized parts that leaves are candidates besides the edge cut's (0: off)
     table_colours_share: float = 0.45
+    # piles still missing that a glossy sheen or a hot spot washed whole (the field as white as the border, named no
+    # kind, no outline inside the card): the card still stands apart from the table round it. The card-sized parts of
+    # what differs from the table's median round it (_off_table_blobs; the cards found already taken out, opened by
+    # this many px: specks go) are picture-pass candidates (0: off)
+    picture_off_table_px: int = 3
+    picture_skip_wish_cards: bool = True  # (the card game) no picture-pass candidate where the colour pass found a
+                                          # wish card by its picture (of the yellow the wish cards' orange is named:
+                                          # the open wish cards took every try, dev game card-3p-84518's pink 5)
+    picture_off_table_mm: float = 180.0   # the table round a place: the view's median over this (three piles side by
+                                          # side cover under half of it) ...
+    picture_off_table_scale: float = 0.125  # ... at this part of the view's resolution (a card ~2x4 px there: the
+                                            # table's light changes over far more)
+    picture_off_table_over: float = 4.0   # a pixel stands apart where it differs from that by this many times the
+                                          # median difference (the table's grain and noise), as the edge cut's steps
+    picture_off_table_rank: float = 0.5   # tried after the colour and outline passes' candidates (0: where those
+                                          # find a pile they place it by its field), before the backs' and wish
+                                          # cards' colours (1) ...
+    picture_off_table_named_rank: float = 1.5   # ... those mostly of a kind not missing (named) after them
+    picture_off_table_fill: float = 0.8   # a part fills this much of its turned rectangle (a card; wood grain's and
+                                          # shadows' patches are ragged)
 
 
 @dataclass(frozen=True, eq=False)
@@ -470,10 +493,18 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
     ok[:, :-1] &= ~(pile[:, 1:] & (labels[:, :-1] != labels[:, 1:]))
     ok[:-1, :] &= ~(pile[1:, :] & (labels[:-1, :] != labels[1:, :]))
     field_px = fw * fh * p * p
-    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px, lambda: table_colours(config, view, tv.keep))
+    own_colours: list[Any] = []
+
+    def own() -> Any:
+        # the table's own colours, worked out once a frame and only when asked
+        if not own_colours:
+            own_colours.append(table_colours(config, view, tv.keep))
+        return own_colours[0]
+    blobs = _card_blobs(config, view, ok.view(np.uint8), field_px, own)
     finds: dict[str, PileFind] = {}
     best: dict[str, float] = {}
     refused: list[tuple[float, float, float, float, float, float]] = []   # card-sized blobs that showed no pile
+    wish_cards: list[tuple[float, float]] = []   # (the card game) blobs whose middle named a wish card: not piles
     outlined: list[tuple] = []          # outlined card-sized pieces of no missing pile's colour (_pictured_piles)
     for xs, ys, area in blobs:
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
@@ -482,8 +513,11 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
         if not _card_sized(config, art.size, short / p, long_ / p) or area < config.min_fill * rw * rh:
             continue
         kind = FIELD_KINDS[int(labels[ys[0], xs[0]])]
+        named = len(wish_cards)
         f = _read_pile(config, card_config, image, registration, art, cream, model, kind, tv, cx, cy, rw, rh, ang,
-                       card_game)
+                       card_game, wish_cards if config.picture_skip_wish_cards else None)
+        if f is None and len(wish_cards) > named:
+            continue        # a wish card of the card game (its picture said so): no washed pile for the picture pass
         if f is None:
             refused.append((abs(1 - area / field_px), cx, cy, rw, rh, ang))
             continue
@@ -510,8 +544,15 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
                 shade = [FIELD_KINDS.index(k) for k in ("wish", "back") if k in FIELD_KINDS]
                 outlined += [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), True)
                              for off, cx, cy, rw, rh, ang in _closed_kind_blobs(config, art, labels, shade, field_px, p)]
+        if config.picture_off_table_px > 0:
+            # (after the colour and outline passes' own candidates: where those find a pile, they place it by its
+            # field; a part standing apart may hold its shadow or a neighbour's rim)
+            missing = [i for i in allowed if FIELD_KINDS[i] not in finds]
+            outlined += [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), rank)
+                         for off, cx, cy, rw, rh, ang, rank in
+                         _off_table_blobs(config, art, tv, view, list(finds.values()), field_px, labels, missing)]
         for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
-                                 list(finds.values()), refused, outlined):
+                                 list(finds.values()), refused, outlined, wish_cards):
             finds[f.pile] = f
     return list(finds.values())
 
@@ -548,17 +589,90 @@ def _closed_kind_blobs(config: DiscardConfig, art: CardArt, labels: Any, kinds: 
     return out
 
 
+def _off_table_blobs(config: DiscardConfig, art: CardArt, tv: TableView, view: Any, finds: list[PileFind],
+                     field_px: float, labels: Any = None, missing: list[int] = ()
+                     ) -> list[tuple[float, float, float, float, float, float, float]]:
+    """The card-sized parts of the table view that stand apart from the table round them: a card washed whole by a
+    sheen or a hot spot names no kind and shows no outline inside, but it still differs from the table beside it.
+    The table round each place is the view's median over `picture_off_table_mm` (at `picture_off_table_scale` of the
+    view's resolution; where no pile may lie and the cards found already filled first with the table's mean round
+    them: a missing pile between found ones, or beside the board, is measured against the table); a pixel stands apart where some channel differs from it by
+    `picture_off_table_over` times the median such difference over the table (its grain and noise; no colour is
+    assumed). The found cards are taken out, the rest opened by `picture_off_table_px` (specks go); a part is kept
+    when card-sized (a field's sides up to the whole card's) and `picture_off_table_fill` full of its turned
+    rectangle. As _closed_kind_blobs' (how far from a card's area, centre x, y, w, h, turn: table view px) and the
+    picture pass's rank: `picture_off_table_rank`, or `picture_off_table_named_rank` for a part whose pixels the
+    colour `labels` name mostly a kind that is not `missing` (a wish card, the draw pile's backs, a row card astray;
+    a washed pile's are named nothing or its own kind). For the picture pass only: its picture alone names a pile."""
+    import cv2
+    import numpy as np
+
+    p = tv.ppm
+    keep = tv.keep
+    cards = np.zeros(view.shape[:2], np.uint8)
+    for f in finds:
+        cx, cy = (f.centre[0] - tv.origin[0]) * p, (f.centre[1] - tv.origin[1]) * p
+        box = cv2.boxPoints(((cx, cy), ((art.size[0] + 4) * p, (art.size[1] + 4) * p), f.angle))
+        cv2.fillConvexPoly(cards, np.round(box).astype(np.int32), 1)
+    f = config.picture_off_table_scale
+    small = cv2.resize(view, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    # where no pile may lie (the board, the seats) and the found cards: filled with the table's mean round them
+    # (over the same reach), so the median sees the table there, not the board's or the cards' colours
+    k = max(3, int(round(config.picture_off_table_mm * p * f)) | 1)
+    table = cv2.resize(((keep > 0) & (cards == 0)).astype(np.float32), (small.shape[1], small.shape[0]),
+                       interpolation=cv2.INTER_AREA) > 0.99
+    if not table.all():
+        w = table.astype(np.float32)
+        sm = small.astype(np.float32) * w[..., None]
+        mean = cv2.boxFilter(sm, -1, (k, k), normalize=False) / \
+            np.maximum(cv2.boxFilter(w, -1, (k, k), normalize=False), 1e-3)[..., None]
+        small = np.where(table[..., None], small, np.clip(mean, 0, 255).astype(np.uint8))
+    bg = cv2.resize(cv2.medianBlur(small, k), (view.shape[1], view.shape[0]), interpolation=cv2.INTER_LINEAR)
+    diff = cv2.absdiff(view, bg)
+    b, g, r = cv2.split(diff)
+    diff = cv2.max(cv2.max(b, g), r)
+    hist = cv2.calcHist([diff], [0], keep, [256], [0, 256]).ravel()
+    if hist.sum() == 0:
+        return []
+    median = float(np.searchsorted(np.cumsum(hist), hist.sum() / 2))
+    thr = max(config.edge_floor, config.picture_off_table_over * median)
+    mask = ((diff > thr) & (keep > 0) & (cards == 0)).astype(np.uint8)
+    k = config.picture_off_table_px
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    card_px = art.size[0] * art.size[1] * p * p
+    lo, hi = config.min_area * field_px, (1 + config.size_tolerance) * card_px
+    n, comp, stats = _pieces(mask, lo, hi)
+    out = []
+    for j in np.nonzero((stats[1:, cv2.CC_STAT_AREA] >= lo) & (stats[1:, cv2.CC_STAT_AREA] <= hi))[0] + 1:
+        x, y, w, h, area = (int(v) for v in stats[j])
+        ys, xs = np.nonzero(comp[y:y + h, x:x + w] == j)
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(np.stack([xs + x, ys + y], 1).astype(np.float32))
+        short, long_ = sorted((rw + 1, rh + 1))
+        if not _card_sized(config, art.size, short / p, long_ / p) or \
+                area < config.picture_off_table_fill * (rw + 1) * (rh + 1):
+            continue
+        rank = config.picture_off_table_rank
+        if labels is not None:
+            lab = labels[ys + y, xs + x]
+            named = np.count_nonzero(lab >= 0) - int(np.isin(lab, missing).sum())
+            if named > 0.5 * lab.size:
+                rank = config.picture_off_table_named_rank
+        out.append((abs(1 - area / card_px), cx, cy, rw, rh, ang, rank))
+    return out
+
+
 def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, finds: list[PileFind],
                     refused: list[tuple[float, float, float, float, float, float]],
-                    outlined: list[tuple] = ()) -> list[PileFind]:
+                    outlined: list[tuple] = (), not_piles: list[tuple[float, float]] = ()) -> list[PileFind]:
     """Piles still missing, found by their centre picture: a veil (a glare, a lamp's hot spot, a glossy card's
     sheen) washes a field toward the stock's white, so its colour names no kind or the wrong one (a washed red
     is pink, a washed yellow the wish cards'), or two kinds alike; its picture's shape stays, and normalised
     correlation ignores the veil's offset. Candidates, each place once and none where a pile was found: the
     colour pass's card-sized blobs that showed no pile of their colour (`refused`: table view px, as
     minAreaRect's, after how far from a field's area) and the outlined card-sized pieces of no missing kind's
-    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles'); those named the backs' or the
+    colour, of two kinds alike, or read as none (`outlined`: _outlined_piles', and the parts standing apart from
+    the table: _off_table_blobs'), none where the colour pass named a wish card (`not_piles`); those named the backs' or the
     wish cards' colour last, else those nearest a field's area first, up to
     `picture_tries`, each lying whole in the frame. A candidate is a missing kind's pile where that kind's
     picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other
@@ -575,8 +689,8 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     # (pieces whose colour is the backs' or the wish cards' after the rest: the draw pile,
     # the card game's wish cards; the sparse fields last: a candidate's fourth item is its rank, True or 2.0)
     cands.sort(key=lambda c: (float(c[3]) if len(c) > 3 else 0.0, c[0]))
-    # each place once, and not where a pile was found
-    taken: list[tuple[float, float]] = [f.centre for f in finds]
+    # each place once, and not where a pile was found nor where the colour pass found a wish card (`not_piles`)
+    taken: list[tuple[float, float]] = [f.centre for f in finds] + list(not_piles)
     kept = []
     for c in cands:
         if all(math.dist(c[1], t) >= fw / 2 for t in taken):
@@ -589,7 +703,8 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     # (a board game has no end cards: their pictures neither name nor rival a pile there)
     kinds = tuple(k for k in art.symbols if card_game or not k.endswith("/E"))
     out: list[PileFind] = []
-    for _off, centre, theta, *_rank in cands[:config.picture_tries]:
+    tries = config.picture_tries_card_game if card_game and config.picture_tries > 0 else config.picture_tries
+    for _off, centre, theta, *_rank in cands[:tries]:
         if not piles:
             break
         if not _card_in_image(registration, art, centre, theta):
@@ -1066,7 +1181,7 @@ def local_white(config: DiscardConfig, view: Any, cream: Any, ppm: float, keep: 
 
 def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                cream: Any, model: Any, kind: str, tv: TableView, cx: float, cy: float, rw: float, rh: float,
-               ang: float, card_game: bool = False) -> PileFind | None:
+               ang: float, card_game: bool = False, wish_cards: list | None = None) -> PileFind | None:
     """The top card of the pile whose field blob has this turned rectangle (table view px), or None when
     no card lies there (`_refine_pile`)."""
     import numpy as np
@@ -1076,12 +1191,14 @@ def _read_pile(config: DiscardConfig, card_config: CardConfig, image: Any, regis
     if placed is None:
         return None
     centre, theta = placed
-    return _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game)
+    return _read_placed(config, card_config, image, registration, art, cream, model, kind, centre, theta, card_game,
+                        wish_cards=wish_cards)
 
 
 def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, registration: Any, art: CardArt,
                  cream: Any, model: Any, kind: str, centre: tuple[float, float], theta: float,
-                 card_game: bool = False, min_ink: float = 0.0, ink_cream: Any = None) -> PileFind | None:
+                 card_game: bool = False, min_ink: float = 0.0, ink_cream: Any = None,
+                 wish_cards: list | None = None) -> PileFind | None:
     """The top card of a pile placed on the table (its field's centre, board mm, and its long side's turn):
     which way up, then its value from both top corners. None for a card game's wish card taken for a pile
     of the colour nearest theirs (its centre picture tells: vision.cards.kind_by_symbol). No value where the
@@ -1109,6 +1226,8 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
         white = _whiteness(img.astype(np.float32), cream)
     if card_game and symbol_rival(art, kind) == "wish" and \
             kind_by_symbol(card_config, kind, img, cream, 4.0 + art.size[1] - card_config.border_mm, art, q) == "wish":
+        if wish_cards is not None:
+            wish_cards.append(centre)
         return None
     if not _middle_fits(config, img, cream, art, q, 4.0, kind):
         return None

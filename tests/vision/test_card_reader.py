@@ -84,7 +84,7 @@ def test_piles_under_a_glare_found_by_their_outlines_and_named_by_their_washed_o
     from vision.reader import DEFAULT_READER_CONFIG
 
     colour_only = replace(DEFAULT_READER_CONFIG, discards=replace(
-        DEFAULT_READER_CONFIG.discards, outline_ppm=0.0, glare_hue_max_rad=0.0))
+        DEFAULT_READER_CONFIG.discards, outline_ppm=0.0, glare_hue_max_rad=0.0, picture_off_table_px=0))
     tops = {"red": "7", "yellow": "2", "pink": "3", "green": "5", "blue": "9", "points": "P4"}
     for intensity, pile in ((0.2, "points"), (0.4, "green")):
         glare = Glare(0.5, 0.5, 0.09, intensity, 1.3, 20.0)
