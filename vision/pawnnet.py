@@ -123,6 +123,13 @@ class PawnNetConfig:
     # reappears as a "start" error). Switched on by the lead in session 29: the demo's final scores right and six dev
     # whole games read identically (docs/vision.md, session 29; docs/benchmarks.md)
     beside_big_count_fewer: float = 0.7
+    # the same drop on first-row stones, at this P(total < read) (0 = off: first-row stones exempt, as main). The
+    # start extras' largest class on the NWNZ first row is this echo (24 of F84500's 46 first-row ones); at 0.7 five
+    # still caches 818 -> 810 pawn errors (start extras 103 -> 70, but misses 237 -> 250 and sizes +7: real pairs
+    # of one player's big and small pawn lost, as sessions 31-32 found), the kept games' stills 389 -> 360 and
+    # session 33's kept NWNZ games 31 -> 32/35 turns. Largely a trade of start extras for misses: off
+    # (docs/vision.md, session 34 (wt34-pstart))
+    beside_big_first_row: float = 0.0
     # a stone the count head says holds one more pawn (P(total > read) at least `count_more`) where the likeliest
     # missing pawn's player already has its 4 small ones read: that player's small pawn is moved here from the
     # stone of its where the head is surest that fewer pawns stand than read (P(total < read) at least this; 0 =
@@ -1025,7 +1032,8 @@ def move_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
 
 def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small: Any, margin: Any,
                             cols: Sequence[int], first_row: Sequence[bool] | None = None) -> tuple[Any, Any, Any]:
-    """After add_counted_pawns: on a stone (not a first-row one) where a colour is read big and small and the count
+    """After add_counted_pawns: on a stone (not a first-row one, unless `beside_big_first_row` > 0, and then at
+    P(total < read) at least that as well) where a colour is read big and small and the count
     head gives P(total < read) at least `beside_big_count_fewer`, one small pawn of that colour is dropped (the net
     half-reads a big pawn's head as a small one beside it). The stone states margin 0. Returns copies."""
     import numpy as np
@@ -1039,7 +1047,9 @@ def drop_phantom_beside_big(config: PawnNetConfig, p_count: Any, big: Any, small
     both = (big[:, c] > 0) & (small[:, c] > 0)
     hit = (read >= 2) & (fewer >= config.beside_big_count_fewer) & both.any(axis=1)
     if first_row is not None:
-        hit &= ~np.asarray(first_row, bool)
+        fr = np.asarray(first_row, bool)
+        bar = config.beside_big_first_row
+        hit &= ~fr | ((fewer >= bar) if bar > 0 else False)
     for i in np.nonzero(hit)[0]:
         small[i, c[int(np.argmax(both[i]))]] -= 1
         margin[i] = 0.0

@@ -91,6 +91,14 @@ class ReaderConfig:
     # warm 4-player start read a grey phantom on d1 at 0.951.
     # 0 = off (docs/vision.md, session 33 (wt33-p1row))
     crowd_keep_sure: float = 0.98
+    # ... and a big pawn it is at least this sure of (P(big)): the crowd's big pawns leaning into d1 / f1 are read
+    # far less surely than its small ones. Of the big-pawn sightings the rule drops (crowd_keep_sure 0; five still
+    # caches incl. F84500's 500 stills, and sessions 32's and 33's kept NWNZ games' stills), those at 0.8-0.98 were
+    # right 39 of 39, at 0.6-0.8 16 of 24 (the crowd's own up to 0.77); small ones at 0.85-0.98 only 18 of 51.
+    # 0.85 keeps a margin above the crowd's. Pawn errors, stills 820 -> 817 / 818 / 818 at 0.8 / 0.85 / 0.9, the
+    # kept games' stills 420 -> 384 / 389 / 398; session 33's kept NWNZ games 30 -> 31/35 turns, session 32's
+    # 30 -> 32/34. 0 = off (docs/vision.md, session 34 (wt34-pstart))
+    crowd_keep_sure_big: float = 0.85
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -644,8 +652,10 @@ class Reader:
                - board.stones[d.stone].r - cfg.on_stone_margin_mm for d in on}
         total = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1]
         sure = self.config.crowd_keep_sure
-        # a pawn the network is sure of stands beyond any crowd (crowd_keep_sure)
-        gaps = [math.inf if sure > 0 and d.evidence >= sure else gap[d.stone] for d in on]
+        sure_big = self.config.crowd_keep_sure_big
+        # a pawn the network is sure of stands beyond any crowd (crowd_keep_sure; a big one crowd_keep_sure_big)
+        gaps = [math.inf if (sure > 0 and d.evidence >= sure) or (sure_big > 0 and d.big and d.evidence >= sure_big)
+                else gap[d.stone] for d in on]
         # pawns, not (stone, player) pairs: two of one player's pawns on one stone are two fewer in the crowd
         keep = beyond_crowd(gaps, total * len(self.references), self._crowd_d, pitch)
         return [d for d, k in zip(on, keep) if k]

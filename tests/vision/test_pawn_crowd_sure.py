@@ -16,7 +16,8 @@ from vision.reader import PAWNS_PER_PLAYER, Reader, ReaderConfig, net_detections
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "fixtures" / "pawn-inputs" / "crowd-sure.npz"
-OFF = dataclasses.replace(ReaderConfig(), crowd_keep_sure=0.0)
+# both bars off (session 34 added the big pawn's, crowd_keep_sure_big)
+OFF = dataclasses.replace(ReaderConfig(), crowd_keep_sure=0.0, crowd_keep_sure_big=0.0)
 
 
 def reader(players=("black", "white", "brown"), config=None):
