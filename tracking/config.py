@@ -259,6 +259,12 @@ class TrackingConfig:
     #                                      below or above, kind), not every later discard or draw of that card or its
     #                                      twin: keyed by card alone, answering every dev question from the truth
     #                                      lost turns (nwnz 1/2 s 0 %: 2751 -> 2727 of 2797; wt34-dec2). Off: by card
+    decoder_answer_lag: bool = True      # ... and a cut reading that very pile change again once the answer is older
+    #                                      than the commit lag (decoder_lag frames and seconds) reads a later change
+    #                                      (a draw of the card and a discard of it back onto the same card), not the
+    #                                      one asked about: nwnz 84885 answered "south discarded the yellow 9" (2 -> 9)
+    #                                      and north's own 2 -> 9 26 frames later paid decoder_answer (wt34-dec3).
+    #                                      Off: every later change alike pays
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
     #                                      with its warnings before the lag commits it
 

@@ -372,6 +372,8 @@ class TurnDecoder:
         self.answers: dict[tuple[str, Any, str], str] = {}
         #: the answered pile change (pile, old top, new top, kind) by answers' key, when a question named it
         self._answer_events: dict[tuple[str, Any, str], tuple | None] = {}
+        #: the frame and time each answer was given, by answers' key (decoder_answer_lag)
+        self._answer_at: dict[tuple[str, Any, str], tuple[int, float | None]] = {}
         self._hand_left: float | None = None   # time of the last hand frame
         #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
         self._named_after: dict[int, frozenset[str]] = {}
@@ -636,20 +638,36 @@ class TurnDecoder:
         # (the very pile change asked about, when a question asked it: decoder_answer_occurrence)
         self._answer_events[key] = next((q["event"] for q in reversed(self.questions) if "event" in q and (
             q["pile"], q["card"], q["kind"]) == key), None) if self.config.decoder_answer_occurrence else None
-        self.beam = sorted((self._with_answers(h, key) for h in self.beam), key=lambda h: h.cost)
+        self._answer_at[key] = (self.frame, self._last_t)
+        self.beam = sorted((self._with_answers(h, key, new=False) for h in self.beam), key=lambda h: h.cost)
         self._commit()
 
-    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str) -> bool:
+    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str, new: bool = True) -> bool:
         """A turn of `seat`'s with this pile event (pile, old top, new top, kind) goes against an answer: the page
         named another seat for its card — for that very change of the pile when the answer was to a question
         (the same card discarded or taken again later, or its twin, is another change: decoder_answer_occurrence),
-        else for every change of that card and kind."""
+        else for every change of that card and kind. `new`: the event is read by a cut of this frame — once the
+        answer is older than the commit lag (decoder_answer_lag) that is a later change of the pile, not the one
+        asked about (the same cards again: a draw of the card and a discard of it back onto the same card)."""
         key = _pile_event(event)
         named = self.answers.get(key)
         if named is None or named == seat:
             return False
         full = self._answer_events.get(key)
-        return full is None or tuple(event) == full
+        if full is None:
+            return True
+        if tuple(event) != full:
+            return False
+        return not (new and self.config.decoder_answer_lag and self._past_lag(*self._answer_at.get(key, (self.frame, None))))
+
+    def _past_lag(self, frame: int, t: float | None) -> bool:
+        """Is `frame` (at time `t`) older than the commit horizon now (decoder_lag frames and decoder_lag_seconds,
+        as _commit has it): a turn of it is committed, no cut reads it any more."""
+        cfg = self.config
+        if frame > self.frame - cfg.decoder_lag:
+            return False
+        return not (cfg.decoder_lag_seconds and t is not None and self._last_t is not None
+                    and t > self._last_t - cfg.decoder_lag_seconds)
 
     def fix(self, changes: Mapping[FieldKey, Any]) -> None:
         """The players said the table reads so (a correction on the page): every hypothesis takes
@@ -2139,12 +2157,12 @@ class TurnDecoder:
                     cost += unused[seat]
         return cost
 
-    def _with_answers(self, hyp: Hypothesis, key: tuple[str, Any, str]) -> Hypothesis:
+    def _with_answers(self, hyp: Hypothesis, key: tuple[str, Any, str], new: bool = False) -> Hypothesis:
         """hyp, paying for giving the pile event `key` (_pile_event) to another seat than the answer's."""
         extra = 0.0
         for turn in hyp.turns:
             for event in turn.piles:
-                if _pile_event(event) == key and self._against_answer(event, turn.seat):
+                if _pile_event(event) == key and self._against_answer(event, turn.seat, new):
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 

@@ -223,6 +223,32 @@ def test_an_answer_names_the_pile_change_asked_about_not_a_later_draw_of_the_sam
     assert alone == ("west", "red:3>5")
 
 
+def test_an_answer_does_not_price_the_same_pile_change_made_again_after_the_commit_lag():
+    """The players answered "north took the red 3" (red 3 -> empty). Later south discards the other red 3 onto the
+    empty pile and west, alone reaching, lays a card and takes it: the very same change of the pile (red 3 -> empty),
+    made again after the answer's turn was committed — not the change asked about (wt34-dec3, nwnz 84885: "south
+    discarded the yellow 9" priced north's own 2 -> 9 26 frames later). With decoder_answer_lag the second take is
+    west's, as with no answer; off, the answer's price made the reading drop it (west's turn without its draw)."""
+    after = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6"]}}
+    three, taken = table(after, {"red": "3"}), table(later, {"red": None})
+    tail = [hand("south"), hand("south"), three, three, three, hand("west"), hand("west"), taken, taken, taken]
+
+    def turns(answer, **kw):
+        decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=2, **kw))
+        if answer:
+            decoder.answer("red", "3", answer, "draw")
+        for i, frame in enumerate(tail, start=len(_two_reaches_one_draw())):
+            decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+        decoder.finish()
+        return [(t["seat"], t["lays"], t["piles"]) for t in visible(decoder)]
+
+    alone, answered = turns(None), turns("north")
+    assert alone[-2:] == answered[-2:] == [("south", [], ["red:None>3"]), ("west", ["yellow:7"], ["red:3>None"])]
+    assert answered[2] == ("north", ["green:6"], ["red:3>None"]) and alone[1] == ("west", ["yellow:5"], ["red:3>None"])
+    assert turns("north", decoder_answer_lag=False)[-1] == ("west", ["yellow:7"], [])
+
+
 def test_reader_confidence_sets_the_price_of_a_misread():
     """A field the reader is unsure of (low confidence) is cheaper to call misread than one it is sure of."""
     sure = copy.deepcopy(table({}, {"red": "3"}))
