@@ -154,6 +154,8 @@ class DiscardConfig:
                                           # find a pile they place it by its field), before the backs' and wish
                                           # cards' colours (1) ...
     picture_off_table_named_rank: float = 1.5   # ... those mostly of a kind not missing (named) after them
+    picture_off_table_lazy: bool = True   # those parts worked out only once the picture pass's other candidates
+    # ranked before them are tried and a pile is still missing with tries left (the same tries: saves their cost)
     picture_off_table_fill: float = 0.8   # a part fills this much of its turned rectangle (a card; wood grain's and
                                           # shadows' patches are ragged)
 
@@ -544,15 +546,25 @@ def read_discards(config: DiscardConfig, card_config: CardConfig, image: Any, tv
                 shade = [FIELD_KINDS.index(k) for k in ("wish", "back") if k in FIELD_KINDS]
                 outlined += [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), True)
                              for off, cx, cy, rw, rh, ang in _closed_kind_blobs(config, art, labels, shade, field_px, p)]
+        later, later_rank = None, math.inf
         if config.picture_off_table_px > 0:
             # (after the colour and outline passes' own candidates: where those find a pile, they place it by its
             # field; a part standing apart may hold its shadow or a neighbour's rim)
             missing = [i for i in allowed if FIELD_KINDS[i] not in finds]
-            outlined += [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), rank)
-                         for off, cx, cy, rw, rh, ang, rank in
-                         _off_table_blobs(config, art, tv, view, list(finds.values()), field_px, labels, missing)]
+            found = list(finds.values())
+
+            def off_table() -> list[tuple]:
+                # worked out only when the candidates ranked before these have left a pile missing and a try
+                # (their rank is never below `later_rank`: the same order, the same tries, the same readings)
+                return [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang), rank)
+                        for off, cx, cy, rw, rh, ang, rank in
+                        _off_table_blobs(config, art, tv, view, found, field_px, labels, missing)]
+            if config.picture_off_table_lazy:
+                later, later_rank = off_table, min(config.picture_off_table_rank, config.picture_off_table_named_rank)
+            else:
+                outlined += off_table()
         for f in _pictured_piles(config, card_config, image, tv, registration, art, cream, model, card_game,
-                                 list(finds.values()), refused, outlined, wish_cards):
+                                 list(finds.values()), refused, outlined, wish_cards, later, later_rank):
             finds[f.pile] = f
     return list(finds.values())
 
@@ -664,7 +676,8 @@ def _off_table_blobs(config: DiscardConfig, art: CardArt, tv: TableView, view: A
 def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, tv: TableView, registration: Any,
                     art: CardArt, cream: Any, model: Any, card_game: bool, finds: list[PileFind],
                     refused: list[tuple[float, float, float, float, float, float]],
-                    outlined: list[tuple] = (), not_piles: list[tuple[float, float]] = ()) -> list[PileFind]:
+                    outlined: list[tuple] = (), not_piles: list[tuple[float, float]] = (),
+                    later: Any = None, later_rank: float = math.inf) -> list[PileFind]:
     """Piles still missing, found by their centre picture: a veil (a glare, a lamp's hot spot, a glossy card's
     sheen) washes a field toward the stock's white, so its colour names no kind or the wrong one (a washed red
     is pink, a washed yellow the wish cards'), or two kinds alike; its picture's shape stays, and normalised
@@ -678,25 +691,37 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     picture (or its end card's) fits at least `picture_min`, and better by `picture_margin` than every other
     picture of the art (other kinds', the backs', the wish cards'), searched `picture_slack_mm` round (the card
     then moved to where its picture is); read as any pile, its value only where its numerals show ink
-    (`local_min_ink`: washed numerals give none)."""
+    (`local_min_ink`: washed numerals give none). `later`, where given, is called for more candidates (as
+    `outlined`'s, each of rank at least `later_rank`) only once every candidate ranked below `later_rank` has been
+    tried and a pile is still missing with tries left: the candidates, their order and the tries are the same as
+    with them given in `outlined` (each rank's candidates keep their order; `later`'s come last of their rank)."""
     import cv2
     import numpy as np
 
     piles = {*COLOURS, *(("points",) if card_game else ())} - {f.pile for f in finds}
     fw = config.field_size_mm[0]
 
+    def rank_of(c: tuple) -> float:
+        return float(c[3]) if len(c) > 3 else 0.0
     cands = [(off, *_rect_on_table(tv, cx, cy, rw, rh, ang)) for off, cx, cy, rw, rh, ang in refused] + list(outlined)
-    # (pieces whose colour is the backs' or the wish cards' after the rest: the draw pile,
-    # the card game's wish cards; the sparse fields last: a candidate's fourth item is its rank, True or 2.0)
-    cands.sort(key=lambda c: (float(c[3]) if len(c) > 3 else 0.0, c[0]))
+    # (those ranked where `later`'s may come wait for them: `later` is asked only if the tries reach that rank)
+    rest = [c for c in cands if rank_of(c) >= later_rank] if later is not None else []
+    if rest:
+        cands = [c for c in cands if rank_of(c) < later_rank]
     # each place once, and not where a pile was found nor where the colour pass found a wish card (`not_piles`)
     taken: list[tuple[float, float]] = [f.centre for f in finds] + list(not_piles)
-    kept = []
-    for c in cands:
-        if all(math.dist(c[1], t) >= fw / 2 for t in taken):
-            kept.append(c)
-            taken.append(c[1])
-    cands = kept
+
+    def placed(cands: list[tuple]) -> list[tuple]:
+        # (pieces whose colour is the backs' or the wish cards' after the rest: the draw pile,
+        # the card game's wish cards; the sparse fields last: a candidate's fourth item is its rank, True or 2.0)
+        cands = sorted(cands, key=lambda c: (rank_of(c), c[0]))
+        kept = []
+        for c in cands:
+            if all(math.dist(c[1], t) >= fw / 2 for t in taken):
+                kept.append(c)
+                taken.append(c[1])
+        return kept
+    cands = placed(cands)
     q = config.card_ppm        # (the pictures are kept at the cut's resolution; _middle_scores scales both)
     # the middle's side: the picture's (all of one size) and the slack round it each way
     side = next(iter(art.symbols.values())).shape[0] / q + 2 * config.picture_slack_mm
@@ -704,7 +729,18 @@ def _pictured_piles(config: DiscardConfig, card_config: CardConfig, image: Any, 
     kinds = tuple(k for k in art.symbols if card_game or not k.endswith("/E"))
     out: list[PileFind] = []
     tries = config.picture_tries_card_game if card_game and config.picture_tries > 0 else config.picture_tries
-    for _off, centre, theta, *_rank in cands[:tries]:
+    todo = cands[:tries]
+    i = 0
+    while True:
+        if i == len(todo):
+            if later is None or not piles or len(todo) >= tries:
+                break
+            # every candidate ranked before `later`'s tried, a pile still missing and tries left: ask for them
+            todo += placed(rest + later())[:tries - len(todo)]
+            later = None
+            continue
+        _off, centre, theta, *_rank = todo[i]
+        i += 1
         if not piles:
             break
         if not _card_in_image(registration, art, centre, theta):

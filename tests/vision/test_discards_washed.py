@@ -101,3 +101,44 @@ def test_the_card_games_open_wish_cards_leave_the_picture_pass_its_tries():
     assert on["points"] == skip["points"] == more["points"] == "P6"
     assert neither["points"] is None
     assert {k: v for k, v in on.items() if k != "points"} == {k: v for k, v in neither.items() if k != "points"}
+
+
+def test_the_parts_standing_apart_are_worked_out_only_when_the_tries_reach_their_rank(monkeypatch):
+    # (session 34, wt34-plazy) the picture pass asks for the off-table candidates (`later`) only once every candidate
+    # ranked before them has been tried and a pile is still missing with tries left; the candidates tried, and their
+    # order, are those of the eager pass (the same candidates given in `outlined`): each place once, ranks kept
+    import vision.discards as D
+    from vision.cardart import card_art
+    from vision.components import load_components
+
+    config = D.DiscardConfig()
+    art = card_art(load_components(None), config.card_ppm, 1.2)
+    tried: list = []
+
+    def nowhere(registration, art, centre, theta):
+        tried.append(centre)
+        return False            # (every candidate cut by the frame's edge: each takes a try, none is read)
+    monkeypatch.setattr(D, "_card_in_image", nowhere)
+    r, o, n = config.picture_off_table_rank, config.picture_off_table_named_rank, config.picture_tries
+    early = [(0.3, (100.0, 0.0), 0.0), (0.1, (200.0, 0.0), 0.0, False)]
+    late = [(0.2, (300.0, 0.0), 0.0, True), (0.0, (400.0, 0.0), 0.0, 2.0), (0.4, (500.0, 0.0), 0.0, True)]
+    parts = [(0.5, (600.0, 0.0), 0.0, o), (0.1, (700.0, 0.0), 0.0, r),
+             (0.0, (201.0, 0.0), 0.0, r),          # where an earlier candidate lies: not a place again
+             (0.2, (800.0, 0.0), 0.0, r)]
+
+    def visit(outlined, later=None):
+        tried.clear()
+        got = D._pictured_piles(config, None, None, None, None, art, None, None, False, [], [], outlined, [],
+                                later, min(r, o))
+        assert got == []
+        return list(tried)
+    eager = visit(early + late + parts)
+    asked: list = []
+    assert visit(early + late, lambda: asked.append(1) or list(parts)) == eager == \
+        [(200.0, 0.0), (100.0, 0.0), (700.0, 0.0), (800.0, 0.0), (300.0, 0.0), (500.0, 0.0)][:n]
+    assert asked == [1]
+
+    def never():
+        raise AssertionError("worked out though no try was left for them")
+    many = [(0.01 * i, (100.0 * i, 0.0), 0.0) for i in range(n)]
+    assert visit(many, never) == [c[1] for c in many]
