@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import pickle
 import statistics
@@ -47,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.observation import parse_observation  # noqa: E402
 from tracking.check import align_turns, compare_turns, signature_of_turn, true_signatures_of_session, visible  # noqa: E402
 from tracking.config import TrackingConfig  # noqa: E402
+from tracking.decoder import _pile_owner  # noqa: E402
 from tracking.noise import DEFAULT_NOISE_MODEL, NOISE_MODELS, MisreadInjector  # noqa: E402
 from tracking.pipeline import SessionFrame  # noqa: E402
 from tracking.store import EventStore  # noqa: E402
@@ -117,22 +119,26 @@ def truth_stream(kind: str, players: int, seed: int, illegal: int, fps: float, c
     return stream
 
 
-def true_pile_events(stream: dict[str, Any]) -> list[tuple[int, tuple[str, str, str], str]]:
+def true_pile_events(stream: dict[str, Any]) -> list[tuple[int, tuple[str, str, str], str, int]]:
     """The truth's discards and draws from a discard pile, in order: (frame, (pile, card as str, "discard" |
-    "draw") — a question's key, TurnDecoder.answers —, seat). A draw's card is its pile's top then (the piles
-    followed from the truth's own moves)."""
+    "draw") — a question's key, TurnDecoder.answers —, seat, turn). A draw's card is its pile's top then (the piles
+    followed from the truth's own moves); turn: the truth's turn it was made in, counted from 0 (a new turn at
+    every move of another seat than the move before)."""
     stacks: dict[str, list[str]] = {}
     out = []
+    turn, last_seat = -1, None
     for line in stream["events"]:
         move = line.get("move")
         if not isinstance(move, dict) or line.get("frame") is None:
             continue
         kind, seat = move.get("move"), move.get("seat", line.get("seat"))
+        if seat != last_seat:
+            turn, last_seat = turn + 1, seat
         if kind == "draw" and move.get("from") not in (None, "pile"):
             pile = str(move["from"])
             stack = stacks.get(pile) or []
             if stack:
-                out.append((line["frame"], (pile, stack.pop(), "draw"), seat))
+                out.append((line["frame"], (pile, stack.pop(), "draw"), seat, turn))
         elif isinstance(kind, str) and "discard" in kind:
             # (the board game: colour and value; the card game: "pink 7", or a pair's two cards, each onto its pile)
             cards = [(move["colour"], move["value"])] if "colour" in move and "value" in move else [
@@ -140,27 +146,49 @@ def true_pile_events(stream: dict[str, Any]) -> list[tuple[int, tuple[str, str, 
             for colour, value in (c for c in cards if len(c) == 2):
                 pile = str(colour)
                 stacks.setdefault(pile, []).append(str(value))
-                out.append((line["frame"], (pile, str(value), "discard"), seat))
+                out.append((line["frame"], (pile, str(value), "discard"), seat, turn))
     return out
 
 
-def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> int:
-    """Every open question answered at once as the truth has it (a player at the table taps it): the truth's
-    latest event of that pile, card and kind up to this frame names the seat (none: not answered — the card was
-    misread, nobody at the table could say). Returns the taps made."""
-    taps = 0
-    for q in tracker.decoded.questions():
+#: the recent turns of a reading a question is about (TurnDecoder._ask: _pile_owner's and _discard_owner's last few)
+QUESTION_TURNS = inspect.signature(_pile_owner).parameters["last"].default
+
+
+def question_first_turn(decoder: Any) -> int:
+    """The first turn (counted from 0) a question asked by the decoder this frame is about: the last
+    QUESTION_TURNS turns of its best reading and of every runner-up within decoder_unclear_margin (the readings
+    _ask compares), counted back from the shortest of them (0: no readings)."""
+    beam = list(getattr(decoder, "beam", None) or [])
+    if not beam:
+        return 0
+    margin = decoder.config.decoder_unclear_margin
+    close = [h for h in beam if h.cost - beam[0].cost <= margin]
+    return max(0, min(len(h.turns) for h in close) - QUESTION_TURNS)
+
+
+def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> tuple[int, int, int]:
+    """Every open question answered at once as the truth has it (a player at the table taps it) — only when the
+    truth made that very pile change (pile, card and kind) in the turns the question is about
+    (question_first_turn's on, up to this frame): the seat of its latest such change. Otherwise a player could not
+    say (the truth made no such change then: the card was misread, or the change is an older one) and it is left
+    unanswered. Each question is looked at once, when asked. Returns (taps made, questions left unanswered, of
+    them the ones the truth made that change for before the question's turns: what the old bench answered)."""
+    taps = left = older = 0
+    new = [q for q in tracker.decoded.questions() if (q["pile"], str(q["card"]), q.get("kind", "discard"))
+           not in answered]
+    first = question_first_turn(tracker.decoded.decoder) if new else 0
+    for q in new:
         key = (q["pile"], str(q["card"]), q.get("kind", "discard"))
-        if key in answered:
-            continue
         answered.add(key)
-        seat = next((s for f, k, s in reversed(truth) if k == key and f <= frame), None)
+        seat = next((s for f, k, s, t in reversed(truth) if k == key and f <= frame and t >= first), None)
         if seat is None:
+            left += 1
+            older += any(k == key and f <= frame for f, k, _s, _t in truth)
             continue
         tracker.correct({"kind": "discarded" if key[2] == "discard" else "took", "pile": q["pile"],
                          "card": q["card"], "seat": seat})
         taps += 1
-    return taps
+    return taps, left, older
 
 
 def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None, answer: bool = False) -> dict[str, Any]:
@@ -179,7 +207,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
     state_times: list[float] = []
     state_cpu: list[float] = []     # (CPU time of this thread: what one core spends, whatever the load)
     frame_times: list[float] = []
-    truth, answered, taps = (true_pile_events(stream) if answer else []), set(), 0
+    truth, answered, taps, left, older = (true_pile_events(stream) if answer else []), set(), 0, 0, 0
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started, cpu = time.perf_counter(), time.thread_time()
@@ -190,7 +218,8 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
             state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
             state_cpu.append(dcpu)
         if answer:
-            taps += answer_from_truth(tracker, truth, ref.index, answered)
+            tapped, unsaid, old = answer_from_truth(tracker, truth, ref.index, answered)
+            taps, left, older = taps + tapped, left + unsaid, older + old
     tracker.finish("recording ended")
     snap = tracker.snapshot()
     model = tracker.decoded.model
@@ -198,7 +227,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     out = judge_game(stream, session, model, live, totals)
     out.update(withdrawn=len(snap["warnings"]) - len(live), state_times=state_times, state_cpu=state_cpu, frame_times=frame_times)
-    out.update(asked(out["check"], tracker.decoded.decoder.questions), taps=taps)
+    out.update(asked(out["check"], tracker.decoded.decoder.questions), taps=taps, left=left, left_older=older)
     return out
 
 
@@ -672,7 +701,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     r.update(seed=seed, players=players, illegal=bool(illegal))
                     if args.answer and not args.decoder:
                         a = r if args.answered_only else run_game(stream, noise, seed, make_tracker, answer=True)
-                        r.update(answered_exact=a["check"]["exact"], taps=a["taps"],
+                        r.update(answered_exact=a["check"]["exact"], taps=a["taps"], left=a["left"],
+                                 left_older=a["left_older"],
                                  answered_warned=bool(a["warnings"]), answered_final=a["final_match"],
                                  answered_flagged=a["visible_flagged"])
                     per_noise[noise].append(r)
@@ -738,6 +768,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "answered_games_exact": sum(1 for r in results
                                                 if r.get("answered_exact") == r["check"]["true_turns"]),
                     "taps": sum(r.get("taps", 0) for r in results),
+                    "left": sum(r.get("left", 0) for r in results),
+                    "left_older": sum(r.get("left_older", 0) for r in results),
                     "answered_legal_warned": sum(1 for r in legal if r.get("answered_warned")),
                     "answered_visible_flagged": sum(r.get("answered_flagged", 0) for r in results),
                     "answered_final_right": sum(1 for r in results if r.get("answered_final")),
@@ -787,7 +819,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                       f"{max(r['open_frames'], default=0)})")
         if r["answered"]:
             share = r["answered_exact"] / r["turns"] if r["turns"] else 1.0
-            print(f"{'':20s}answered from the truth as asked ({r['taps']} taps): {r['answered_exact']}/{r['turns']} "
+            print(f"{'':20s}answered from the truth as asked ({r['taps']} taps; {r['left']} left unanswered, "
+                  f"{r['left_older']} of them a change the truth made only before the question's turns): "
+                  f"{r['answered_exact']}/{r['turns']} "
                   f"= {share:.2%} exact, games exact {r['answered_games_exact']}/{r['games']}, legal warned "
                   f"{r['answered_legal_warned']}/{r['legal']}, visible breaks flagged "
                   f"{r['answered_visible_flagged']}/{r['visible']}, final right {r['answered_final_right']}/{r['games']}")
