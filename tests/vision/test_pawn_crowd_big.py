@@ -10,29 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import bundled_board
-from vision.pawnnet import DEFAULT_CONFIG, decode_stone_pawns, drop_phantom_beside_big, stone_pawns
-from vision.pawns import PawnDetection
-from vision.reader import PAWNS_PER_PLAYER, Reader, ReaderConfig, net_detections
+from test_pawn_crowd_sure import det, on_paths, reader, recorded_detections
+from vision.pawnnet import DEFAULT_CONFIG, drop_phantom_beside_big
+from vision.reader import ReaderConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "fixtures" / "pawn-inputs" / "crowd-big.npz"
 OFF = dataclasses.replace(ReaderConfig(), crowd_keep_sure_big=0.0)
-
-
-def reader(players=("black", "white", "brown"), config=None):
-    return Reader({"seats": {}}, board=bundled_board("nwnz"),
-                  seats={s: p for s, p in zip(("south", "west", "north", "east"), players)},
-                  config=config or ReaderConfig())
-
-
-def det(stone, player, big=False, evidence=0.0):
-    s = bundled_board("nwnz").stones[stone]
-    return PawnDetection(stone, player, big, s.x, s.y, 1.0, 0.0, evidence)
-
-
-def on_paths(pawns):
-    return sorted((p.stone, p.player, p.big) for p in pawns if p.stone != "start")
 
 
 def test_a_fairly_sure_big_pawn_beside_the_start_stays():
@@ -62,18 +46,8 @@ def test_recorded_game_still_two_big_pawns_on_d1_and_f1():
     """Every path stone of a whole game's still (nwnz-4p-84513, session 33's kept games, frame 28; the network's and
     count head's probabilities after the mirrored look): white's big pawn alone on d1 (P(big) 0.92) and brown's on f1
     (0.86), 18 pawns on the start. Main's crowd rule took both into the crowd; now both are read."""
-    z = np.load(RECORDED)
-    pb, ps, pc, cols = z["p_big"], z["p_small"], z["p_count"], [int(c) for c in z["cols"]]
-    stones = [str(s) for s in z["stones"]]
-    board = bundled_board("nwnz")
-    big, small, margin = decode_stone_pawns(DEFAULT_CONFIG, pb, ps, pc, cols, PAWNS_PER_PLAYER,
-                                            z["first_row"].tolist(), None)
-    dets = net_detections(board, stone_pawns(stones, cols, big, small, margin, pb, ps))
-    truth = sorted((stones[i], ["black", "white", "grey", "brown"][c], b)
-                   for arr, b in ((z["truth_big"], True), (z["truth_small"], False))
-                   for i, c in zip(*np.nonzero(arr)))
+    dets, truth, players = recorded_detections(RECORDED)
     assert truth == [("d1", "white", True), ("f1", "brown", True)]
-    players = tuple(str(p) for p in z["players"])
     pawns, _ = reader(players, OFF)._pawn_list(dets)
     assert on_paths(pawns) == []
     pawns, _ = reader(players)._pawn_list(dets)

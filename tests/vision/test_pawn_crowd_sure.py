@@ -35,6 +35,20 @@ def on_paths(pawns):
     return sorted((p.stone, p.player, p.big) for p in pawns if p.stone != "start")
 
 
+def recorded_detections(path):
+    """A recorded still's network outputs decoded as the reader does: (detections, the truth on paths, players)."""
+    z = np.load(path)
+    pb, ps, pc, cols = z["p_big"], z["p_small"], z["p_count"], [int(c) for c in z["cols"]]
+    stones = [str(s) for s in z["stones"]]
+    big, small, margin = decode_stone_pawns(DEFAULT_CONFIG, pb, ps, pc, cols, PAWNS_PER_PLAYER,
+                                            z["first_row"].tolist(), None)
+    dets = net_detections(bundled_board("nwnz"), stone_pawns(stones, cols, big, small, margin, pb, ps))
+    truth = sorted((stones[i], ["black", "white", "grey", "brown"][c], b)
+                   for arr, b in ((z["truth_big"], True), (z["truth_small"], False))
+                   for i, c in zip(*np.nonzero(arr)))
+    return dets, truth, tuple(str(p) for p in z["players"])
+
+
 def test_a_sure_pawn_beside_the_start_stays_an_unsure_one_is_the_crowds():
     """Three players, one pawn stepped: 14 in the crowd, which reaches d1 and f1."""
     sure, unsure = det("d1", "white", big=True, evidence=0.999), det("f1", "brown", evidence=0.85)
@@ -72,18 +86,8 @@ def test_recorded_game_still_white_big_pawn_on_d1():
     (P(big) 0.9995), brown's small one on f1 (P 0.87), 13 pawns on the start. The start-crowd rule took both into the
     crowd (white's step onto d1 was read nowhere for eight readings, and the tracker put it on f1); with the sure pawn
     kept, white's big pawn is read on d1; brown's, less sure, is still the crowd's."""
-    z = np.load(RECORDED)
-    pb, ps, pc, cols = z["p_big"], z["p_small"], z["p_count"], [int(c) for c in z["cols"]]
-    stones = [str(s) for s in z["stones"]]
-    board = bundled_board("nwnz")
-    big, small, margin = decode_stone_pawns(DEFAULT_CONFIG, pb, ps, pc, cols, PAWNS_PER_PLAYER,
-                                            z["first_row"].tolist(), None)
-    dets = net_detections(board, stone_pawns(stones, cols, big, small, margin, pb, ps))
-    truth = sorted((stones[i], ["black", "white", "grey", "brown"][c], b)
-                   for arr, b in ((z["truth_big"], True), (z["truth_small"], False))
-                   for i, c in zip(*np.nonzero(arr)))
+    dets, truth, players = recorded_detections(RECORDED)
     assert truth == [("d1", "white", True), ("f1", "brown", False)]
-    players = tuple(str(p) for p in z["players"])
     pawns, _ = reader(players, OFF)._pawn_list(dets)
     assert on_paths(pawns) == []
     pawns, _ = reader(players)._pawn_list(dets)
