@@ -153,6 +153,11 @@ class GameTracker:
                     decoded.correct(e.payload["correction"])
                 except (MalformedInput, ValueError, LookupError):
                     pass   # (refused now as it was then: it changed nothing)
+            elif e.kind == "dismiss":
+                try:
+                    decoded.dismiss(e.payload["pile"], e.payload["card"], e.payload.get("kind", "discard"))
+                except LookupError:
+                    pass   # (no such question open when decoded again: nothing to withdraw)
             elif e.kind == "undo":
                 try:
                     decoded.undo()
@@ -285,6 +290,30 @@ class GameTracker:
             payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.watch.last_frame_t}
             self._flush([("correction", payload)], self._announcements(t or 0.0))
             self.setup = decoded.setup
+            return self._snapshot_locked()
+
+    def dismiss_question(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The page's "don't know / dismiss" of a question: body {"pile", "card", "kind": "discard" | "draw",
+        "question"?: its id}. The question leaves every page at once (a "question" event), the dismiss is stored
+        (a "dismiss" input: a restart withdraws it again), the decoder's best reading stands. Raises
+        MalformedInput for a malformed body, StaleQuestion (a LookupError) when no such question is open."""
+        if not isinstance(body, dict):
+            raise MalformedInput(f"expected an object, got {body!r}", source="dismiss")
+        kind = body.get("kind", "discard")
+        if kind not in ("discard", "draw"):
+            raise MalformedInput(f"kind: expected \"discard\" or \"draw\", got {kind!r}", source="dismiss",
+                                 field="kind")
+        for name in ("pile", "card"):
+            if body.get(name) is None:
+                raise MalformedInput(f"which question: give pile, card and kind ({name} missing)", source="dismiss",
+                                     field=name)
+        with self._cond:
+            decoded = self._need_game()
+            q = decoded.dismiss(body["pile"], body["card"], kind, body.get("question"))
+            t = decoded.model.last_t
+            payload = {"pile": q["pile"], "card": q["card"], "kind": kind, "question": q.get("id"), "text": q["text"],
+                       "t": t, "frame_t": self.watch.last_frame_t}
+            self._flush([("dismiss", payload)], self._announcements(t or 0.0))
             return self._snapshot_locked()
 
     def undo(self) -> dict[str, Any]:
@@ -527,8 +556,11 @@ class GameTracker:
 
     def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
         assert self.setup is not None
-        return {"pile": q["pile"], "card": q["card"], "kind": q.get("kind", "discard"), "text": q["text"],
-                "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
+        # answers: the two seats the best reading and its runner-up name (the page's big buttons); others: every
+        # other seat of the game, behind the page's "someone else"
+        return {"id": q.get("id"), "pile": q["pile"], "card": q["card"], "kind": q.get("kind", "discard"),
+                "text": q["text"], "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]],
+                "others": [{"seat": s, "name": self.setup.name(s)} for s in self.setup.seats if s not in q["seats"]]}
 
     def _commit(self, inputs: list[tuple[str, dict[str, Any]]],
                 derived: list[tuple[str, dict[str, Any]]]) -> list[int]:
