@@ -39,7 +39,9 @@ The model (an HMM over table states, decoded by beam search):
   answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
   naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`; a question later
   frames decide (no reading within the margin disputes it while its turn is recent) is withdrawn
-  (`decoder_withdraw_decided`).
+  (`decoder_withdraw_decided`); an answer naming a seat the question did not offer is applied only when
+  the best reading then gives that seat the change (`answer_other`); the page's "don't know" dismisses a
+  question (`dismiss`: no evidence, never asked again).
 """
 from __future__ import annotations
 
