@@ -733,10 +733,25 @@ class TurnDecoder:
         return next((q for q in self.open_questions
                      if q["pile"] == pile and str(q["card"]) == str(card) and q["kind"] == kind), None)
 
-    def gives(self, event: tuple, seat: str) -> bool:
-        """Does the best reading give the pile change `event` (pile, old top, new top, kind) to `seat`?"""
-        return bool(self.beam) and any(turn.seat == seat and tuple(event) in map(tuple, turn.piles)
-                                       for turn in self.beam[0].turns)
+    def gives(self, event: tuple, seat: str, loose: bool = False) -> bool:
+        """Does the best reading give the pile change `event` (pile, old top, new top, kind) to `seat`? loose: any
+        change of that pile, card and kind (_pile_event; a reading decoded again may see the pile otherwise)."""
+        if not self.beam:
+            return False
+        if loose:
+            key = _pile_event(tuple(event))
+            return any(turn.seat == seat and any(_pile_event(tuple(e)) == key for e in turn.piles)
+                       for turn in self.beam[0].turns)
+        return any(turn.seat == seat and tuple(event) in map(tuple, turn.piles) for turn in self.beam[0].turns)
+
+    def seed_answer(self, seed: Mapping[str, Any]) -> None:
+        """An answer known before the first frame (a re-decode, GameTracker._redecoded): {"pile", "card", "kind",
+        "seat", "event", "frame", "t"} — the answer as answer() takes it, for that very pile change (event), given
+        at that frame and time (decoder_answer_lag counts from there). Its question is never asked."""
+        key = (seed["pile"], seed["card"], seed["kind"])
+        self.answers[key] = seed["seat"]
+        self._answer_events[key] = tuple(seed["event"]) if self.config.decoder_answer_occurrence else None
+        self._answer_at[key] = (int(seed["frame"]), seed.get("t"))
 
     def answer_other(self, pile: str, card: Any, seat: str, kind: str = "discard") -> bool:
         """An answer naming a seat the question did not offer (the page's "someone else"): applied like any
