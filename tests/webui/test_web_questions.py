@@ -50,13 +50,18 @@ def test_an_impossible_third_seat_a_seat_outside_the_game_and_a_stale_question_a
     assert resp.status_code == 409 and resp.get_json()["field"] == "question"
 
 
-def test_a_seat_the_game_does_not_have_is_400_naming_the_seat(client):
-    from webui_replay import tied_draw_tracker as three_seats
+def test_a_seat_the_game_does_not_have_is_400_naming_the_seat(tmp_path):
+    from webui.app import create_app
+    from webui.config import WebConfig
 
-    tracker = three_seats()
-    with pytest.raises(Exception) as refused:
-        tracker.correct({"kind": "took", "pile": "red", "card": "3", "seat": "east"})
-    assert getattr(refused.value, "field", None) == "seat"
+    app = create_app(tied_draw_tracker(), pin=PIN, config=WebConfig(heartbeat_seconds=0.2, data_dir=tmp_path))
+    try:
+        resp = app.test_client().post("/api/corrections", headers=PINNED,
+                                      json={"kind": "took", "pile": "red", "card": "3", "seat": "east"})
+        assert resp.status_code == 400 and resp.get_json()["field"] == "seat"
+        assert "nobody sits at 'east'" in resp.get_json()["error"]
+    finally:
+        app.extensions["keltis"].broadcaster.stop()
 
 
 def test_dismiss_withdraws_the_question_for_every_stream_and_a_second_dismiss_is_409(client, tracker):
