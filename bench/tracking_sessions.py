@@ -166,14 +166,20 @@ def question_first_turn(decoder: Any) -> int:
     return max(0, min(len(h.turns) for h in close) - QUESTION_TURNS)
 
 
-def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> tuple[int, int, int]:
+def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> tuple[int, int, int, int, int]:
     """Every open question answered at once as the truth has it (a player at the table taps it) — only when the
     truth made that very pile change (pile, card and kind) in the turns the question is about
-    (question_first_turn's on, up to this frame): the seat of its latest such change. Otherwise a player could not
-    say (the truth made no such change then: the card was misread, or the change is an older one) and it is left
-    unanswered. Each question is looked at once, when asked. Returns (taps made, questions left unanswered, of
-    them the ones the truth made that change for before the question's turns: what the old bench answered)."""
-    taps = left = older = 0
+    (question_first_turn's on, up to this frame): the seat of its latest such change, one of the two seats the
+    question offers or (session 35) another seat of the game (the page's "someone else"; the tracker refuses it
+    when no reading it holds lets that seat have made the change: the question then stays). Otherwise a player
+    could not say (the truth made no such change then: the card was misread, or the change is an older one) and
+    dismisses it (the page's "don't know", session 35; before, it was left standing). Each question is looked at
+    once, when asked. Returns (taps on an offered seat, questions dismissed, of them the ones the truth made that
+    change for before the question's turns: what the old bench answered, answers naming a seat not offered
+    applied, such answers refused)."""
+    from tracking.decoded import ImpossibleAnswer
+
+    taps = left = older = third = refused = 0
     new = [q for q in tracker.decoded.questions() if (q["pile"], str(q["card"]), q.get("kind", "discard"))
            not in answered]
     first = question_first_turn(tracker.decoded.decoder) if new else 0
@@ -184,11 +190,20 @@ def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> t
         if seat is None:
             left += 1
             older += any(k == key and f <= frame for f, k, _s, _t in truth)
+            tracker.dismiss_question({"pile": q["pile"], "card": q["card"], "kind": key[2]})
             continue
-        tracker.correct({"kind": "discarded" if key[2] == "discard" else "took", "pile": q["pile"],
-                         "card": q["card"], "seat": seat})
-        taps += 1
-    return taps, left, older
+        offered = seat in q.get("seats", (seat,))
+        try:
+            tracker.correct({"kind": "discarded" if key[2] == "discard" else "took", "pile": q["pile"],
+                             "card": q["card"], "seat": seat})
+        except ImpossibleAnswer:
+            refused += 1
+            continue
+        if offered:
+            taps += 1
+        else:
+            third += 1
+    return taps, left, older, third, refused
 
 
 def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None, answer: bool = False) -> dict[str, Any]:
@@ -207,7 +222,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
     state_times: list[float] = []
     state_cpu: list[float] = []     # (CPU time of this thread: what one core spends, whatever the load)
     frame_times: list[float] = []
-    truth, answered, taps, left, older = (true_pile_events(stream) if answer else []), set(), 0, 0, 0
+    truth, answered, counts = (true_pile_events(stream) if answer else []), set(), [0] * 5
     for ref in session.frames:
         obs = observer.observe(SessionFrame(ref.index, ref.t))
         started, cpu = time.perf_counter(), time.thread_time()
@@ -218,8 +233,7 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
             state_times.append(dt)   # (the decoder takes every usable frame as a settled state)
             state_cpu.append(dcpu)
         if answer:
-            tapped, unsaid, old = answer_from_truth(tracker, truth, ref.index, answered)
-            taps, left, older = taps + tapped, left + unsaid, older + old
+            counts = [a + b for a, b in zip(counts, answer_from_truth(tracker, truth, ref.index, answered))]
     tracker.finish("recording ended")
     snap = tracker.snapshot()
     model = tracker.decoded.model
@@ -227,7 +241,9 @@ def run_game(stream: dict[str, Any], noise: float, seed: int, make_tracker=None,
     live = [w for w in snap["warnings"] if not w.get("withdrawn")]
     out = judge_game(stream, session, model, live, totals)
     out.update(withdrawn=len(snap["warnings"]) - len(live), state_times=state_times, state_cpu=state_cpu, frame_times=frame_times)
-    out.update(asked(out["check"], tracker.decoded.decoder.questions), taps=taps, left=left, left_older=older)
+    out.update(asked(out["check"], tracker.decoded.decoder.questions),
+               **dict(zip(("taps", "left", "left_older", "third", "refused"), counts)),
+               open_end=len(tracker.decoded.questions()))   # (questions still on the page at the end)
     return out
 
 
@@ -702,7 +718,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     if args.answer and not args.decoder:
                         a = r if args.answered_only else run_game(stream, noise, seed, make_tracker, answer=True)
                         r.update(answered_exact=a["check"]["exact"], taps=a["taps"], left=a["left"],
-                                 left_older=a["left_older"],
+                                 left_older=a["left_older"], third=a["third"], refused=a["refused"],
+                                 answered_open=a["open_end"],
                                  answered_warned=bool(a["warnings"]), answered_final=a["final_match"],
                                  answered_flagged=a["visible_flagged"])
                     per_noise[noise].append(r)
@@ -770,6 +787,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "taps": sum(r.get("taps", 0) for r in results),
                     "left": sum(r.get("left", 0) for r in results),
                     "left_older": sum(r.get("left_older", 0) for r in results),
+                    "third": sum(r.get("third", 0) for r in results),
+                    "refused": sum(r.get("refused", 0) for r in results),
+                    "answered_open": sum(r.get("answered_open", 0) for r in results),
                     "answered_legal_warned": sum(1 for r in legal if r.get("answered_warned")),
                     "answered_visible_flagged": sum(r.get("answered_flagged", 0) for r in results),
                     "answered_final_right": sum(1 for r in results if r.get("answered_final")),
@@ -819,12 +839,14 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                       f"{max(r['open_frames'], default=0)})")
         if r["answered"]:
             share = r["answered_exact"] / r["turns"] if r["turns"] else 1.0
-            print(f"{'':20s}answered from the truth as asked ({r['taps']} taps; {r['left']} left unanswered, "
+            print(f"{'':20s}answered from the truth as asked ({r['taps']} taps; {r['third']} answers naming a seat "
+                  f"not offered, {r['refused']} more refused; {r['left']} dismissed, "
                   f"{r['left_older']} of them a change the truth made only before the question's turns): "
                   f"{r['answered_exact']}/{r['turns']} "
                   f"= {share:.2%} exact, games exact {r['answered_games_exact']}/{r['games']}, legal warned "
                   f"{r['answered_legal_warned']}/{r['legal']}, visible breaks flagged "
-                  f"{r['answered_visible_flagged']}/{r['visible']}, final right {r['answered_final_right']}/{r['games']}")
+                  f"{r['answered_visible_flagged']}/{r['visible']}, final right {r['answered_final_right']}/{r['games']}, "
+                  f"questions open at the end {r['answered_open']}")
     print(f"per settled state: median {summary['state_ms_median']:.2f} ms, p99 {summary['state_ms_p99']:.2f} ms "
           f"(one core here; targets ≤ 2 / ≤ 10 ms); simulator {sim_seconds:.0f} s")
     print(f"per settled state, CPU time of the tracking thread (not counting time other processes took): "

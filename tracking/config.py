@@ -265,6 +265,10 @@ class TrackingConfig:
     #                                      one asked about: nwnz 84885 answered "south discarded the yellow 9" (2 -> 9)
     #                                      and north's own 2 -> 9 26 frames later paid decoder_answer (wt34-dec3).
     #                                      Off: every later change alike pays
+    decoder_answer_redecode: bool = True  # an answer naming a seat the question did not offer that no reading the
+    #                                      beam holds allows: the game's stored frames decoded again with the answer
+    #                                      known from the first frame (the reading may have left the beam long before
+    #                                      the question; session 35 wt35-neither). Off: refused at once
     decoder_sure_margin: float = 6.0     # a turn every reading this close to the best agrees on is shown
     #                                      with its warnings before the lag commits it
 

@@ -53,6 +53,22 @@ def frame_json(obs: Observation, t: float, frame: int | None, last_raw: dict[str
     return out
 
 
+class StaleQuestion(LookupError):
+    """An answer or a dismiss naming a question that is not open (any more): 409, naming the field."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+class ImpossibleAnswer(ValueError):
+    """An answer naming a seat no reading the decoder holds lets have made the change asked about: 409."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
 class DecodedGame:
     """Frames in (feed), the decoder's best reading out as a GameModel (`model`)."""
 
@@ -273,8 +289,19 @@ class DecodedGame:
             # (the answer to "who discarded the red 7?" or "who took the green 0 from its discard pile?")
             pile, card, seat = c.get("pile"), c.get("card"), c.get("seat")
             if seat not in self.setup.seats:
-                raise CorrectionError(f"nobody sits at {seat!r}", source="correction", field="seat")
-            self.decoder.answer(str(pile), card, seat, "discard" if kind == "discarded" else "draw")
+                raise CorrectionError(f"nobody sits at {seat!r} in this game (seats: {', '.join(self.setup.seats)})",
+                                      source="correction", field="seat")
+            asked = "discard" if kind == "discarded" else "draw"
+            q = self._asked(pile, card, asked, c.get("question"))
+            if seat in q["seats"]:
+                self.decoder.answer(q["pile"], q["card"], seat, asked)
+            elif not self.decoder.answer_other(q["pile"], q["card"], seat, asked):
+                # (a seat the question did not offer, and no reading the decoder holds gives it that change: the
+                # question stays, the reading as it was)
+                raise ImpossibleAnswer(
+                    f"no reading of the table lets {self.setup.name(seat)} have "
+                    f"{'discarded' if kind == 'discarded' else 'taken'} the {pile} {card}; the question stays",
+                    field="seat")
             self.refresh()
             return f"{self.setup.name(seat)} {'discarded' if kind == 'discarded' else 'took'} the {pile} {card}"
         trial = model.clone()
@@ -318,6 +345,24 @@ class DecodedGame:
         self._undone = None
         self.refresh(force=True)
 
+    def _asked(self, pile: Any, card: Any, kind: str, qid: Any = None) -> dict[str, Any]:
+        """The open question an answer or a dismiss names (pile, card, kind; `qid`: its id, when the page sent it);
+        StaleQuestion when none is open (answered, withdrawn or dismissed since the page showed it)."""
+        q = self.decoder.open_question(str(pile), card, kind)
+        if q is None or (qid is not None and q.get("id") != qid):
+            what = "discarded" if kind == "discard" else "took"
+            raise StaleQuestion(f"no open question about who {what} the {pile} {card}"
+                                + (f" (question {qid})" if qid is not None else "")
+                                + ": it was answered, dismissed or decided by the camera since",
+                                field="question" if qid is not None else "card")
+        return q
+
+    def dismiss(self, pile: Any, card: Any, kind: str, qid: Any = None) -> dict[str, Any]:
+        """The page's "don't know / dismiss": the open question withdrawn for every page, the decoder's best
+        reading kept (no evidence). StaleQuestion when no such question is open. Returns the question."""
+        q = self._asked(pile, card, kind, qid)
+        return self.decoder.dismiss(q["pile"], q["card"], kind)
+
     def questions(self) -> list[dict[str, Any]]:
         """Open "unclear — who discarded the red 7?" questions (decoder.open_questions)."""
         return self.decoder.open_questions
@@ -333,4 +378,4 @@ def _tops(turn: Turn) -> Sequence[TopChange]:
     return [TopChange(pile, old, new, kind) for pile, old, new, kind in turn.piles]
 
 
-__all__ = ["DecodedGame"]
+__all__ = ["DecodedGame", "ImpossibleAnswer", "StaleQuestion"]

@@ -39,7 +39,9 @@ The model (an HMM over table states, decoded by beam search):
   answers; `decoder_ask_draws` off: a discard-only turn's discard only); an answer (and a correction
   naming who played) enters as evidence: a hypothesis against it pays `decoder_answer`; a question later
   frames decide (no reading within the margin disputes it while its turn is recent) is withdrawn
-  (`decoder_withdraw_decided`).
+  (`decoder_withdraw_decided`); an answer naming a seat the question did not offer is applied only when
+  the best reading then gives that seat the change (`answer_other`); the page's "don't know" dismisses a
+  question (`dismiss`: no evidence, never asked again).
 """
 from __future__ import annotations
 
@@ -725,12 +727,68 @@ class TurnDecoder:
         """The recording ended: every turn of the best hypothesis is committed."""
         self._commit(final=True)
 
+    def open_question(self, pile: str, card: Any, kind: str = "discard") -> dict[str, Any] | None:
+        """The open question about (pile, card, kind) (the card compared as text: the page sends what it showed),
+        or None: none was asked, or it was answered, withdrawn or dismissed since (a stale tap)."""
+        return next((q for q in self.open_questions
+                     if q["pile"] == pile and str(q["card"]) == str(card) and q["kind"] == kind), None)
+
+    def gives(self, event: tuple, seat: str, loose: bool = False) -> bool:
+        """Does the best reading give the pile change `event` (pile, old top, new top, kind) to `seat`? loose: any
+        change of that pile, card and kind (_pile_event; a reading decoded again may see the pile otherwise)."""
+        if not self.beam:
+            return False
+        if loose:
+            key = _pile_event(tuple(event))
+            return any(turn.seat == seat and any(_pile_event(tuple(e)) == key for e in turn.piles)
+                       for turn in self.beam[0].turns)
+        return any(turn.seat == seat and tuple(event) in map(tuple, turn.piles) for turn in self.beam[0].turns)
+
+    def seed_answer(self, seed: Mapping[str, Any]) -> None:
+        """An answer known before the first frame (a re-decode, GameTracker._redecoded): {"pile", "card", "kind",
+        "seat", "event", "frame", "t"} — the answer as answer() takes it, for that very pile change (event), given
+        at that frame and time (decoder_answer_lag counts from there). Its question is never asked."""
+        key = (seed["pile"], seed["card"], seed["kind"])
+        self.answers[key] = seed["seat"]
+        self._answer_events[key] = tuple(seed["event"]) if self.config.decoder_answer_occurrence else None
+        self._answer_at[key] = (int(seed["frame"]), seed.get("t"))
+
+    def answer_other(self, pile: str, card: Any, seat: str, kind: str = "discard") -> bool:
+        """An answer naming a seat the question did not offer (the page's "someone else"): applied like any
+        answer (evidence against every reading giving the asked change to another seat) when a reading the
+        decoder holds then gives that very change to `seat`; otherwise nothing changes (the decoder, its beam
+        and the question as before) and False: no reading of the frames lets that seat have made it."""
+        q = self.open_question(pile, card, kind)
+        if q is None or "event" not in q:
+            return False
+        key = (q["pile"], q["card"], kind)
+        saved = (list(self.beam), list(self.committed), list(self.corrections), dict(self.answers),
+                 dict(self._answer_events), dict(self._answer_at))
+        self.answer(q["pile"], q["card"], seat, kind)
+        if self.gives(q["event"], seat):
+            return True
+        (self.beam, self.committed, self.corrections, self.answers, self._answer_events,
+         self._answer_at) = saved
+        assert key not in self.answers
+        return False
+
+    def dismiss(self, pile: str, card: Any, kind: str = "discard") -> dict[str, Any]:
+        """The page's "don't know": the open question about (pile, card, kind) is withdrawn (marked "dismissed":
+        the frame; not asked again) and nothing else changes — no evidence, the best reading stands. Raises
+        LookupError when no such question is open (answered, withdrawn or dismissed already)."""
+        q = self.open_question(pile, card, kind)
+        if q is None:
+            raise LookupError(f"no open question about the {pile} {card} ({kind})")
+        q["dismissed"] = self.frame
+        return q
+
     @property
     def open_questions(self) -> list[dict[str, Any]]:
-        """Questions not answered yet and not withdrawn ("unclear — who discarded the red 7?" with the seats to
-        tap; `questions` keeps every one asked, a withdrawn one marked "withdrawn": the frame, _withdraw)."""
+        """Questions not answered yet, not withdrawn and not dismissed ("unclear — who discarded the red 7?" with
+        the seats to tap; `questions` keeps every one asked, a withdrawn one marked "withdrawn": the frame,
+        _withdraw; one the page dismissed "dismissed": the frame)."""
         return [q for q in self.questions
-                if "withdrawn" not in q and (q["pile"], q["card"], q["kind"]) not in self.answers]
+                if "withdrawn" not in q and "dismissed" not in q and (q["pile"], q["card"], q["kind"]) not in self.answers]
 
     @property
     def turns(self) -> list[Turn]:
@@ -2363,6 +2421,7 @@ class TurnDecoder:
                                            if _pile_event(e) == event)}
                         old = next((x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event), None)
                         if old is None:
+                            q["id"] = len(self.questions) + 1   # (what the page names it by)
                             self.questions.append(q)
                         elif "withdrawn" in old:   # (tied again: asked again, as now)
                             del old["withdrawn"]
@@ -2380,7 +2439,7 @@ class TurnDecoder:
         the frames' evidence. A question whose turn left that window undecided stays until answered (its
         runner-up may have merged into the best: the tie is one from then on, wt33-dec1), committed or not."""
         cfg = self.config
-        pending = [q for q in self.questions if "withdrawn" not in q and q["frame"] != self.frame
+        pending = [q for q in self.questions if "withdrawn" not in q and "dismissed" not in q and q["frame"] != self.frame
                    and (q["pile"], q["card"], q["kind"]) not in self.answers]
         if not pending:
             return

@@ -33,7 +33,7 @@ from engine.observation import Observation, parse_observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
-from .decoded import DecodedGame, frame_json
+from .decoded import DecodedGame, ImpossibleAnswer, frame_json
 from .model import CORRECTION_KINDS, GameModel, TurnRecord, summarize, turn_text
 from .stability import FrameWatch, fields_equal, observation_fields
 from .store import EventStore
@@ -126,14 +126,40 @@ class GameTracker:
         game = self.store.latest_game()
         if game is None:
             return
+        decoded, started, origin, disputed = self._replay(game, self.store.events(game=game), recall=True)
+        if decoded is None:
+            return
+        self.game_id, self.setup, self.started, self.decoded = game, decoded.setup, started, decoded
+        self.origin = origin if isinstance(origin, dict) else None
+        self._set_disputed(disputed)
+        self.resumed = True
+        # Whatever the decoding says now that was not announced before the stop (none, unless the
+        # code changed in between) is announced now, so the database matches the state.
+        derived = self._announcements(decoded.model.last_t or 0.0)
+        if derived:
+            self._commit([], derived)
+
+    def _replay(self, game: int, events: list[Any], *, recall: bool, seeds: list[dict[str, Any]] | None = None
+                ) -> tuple[DecodedGame | None, Any, Any, dict[str, Any] | None]:
+        """The game decoded again from its stored inputs: (decoded, started, origin, disputed). recall: read the
+        stored consequences back as announced (a resume). The answers re-decoded with (a "redecode" correction's
+        seed: TurnDecoder.seed_answer) are known from the first frame on; `seeds`: those and one more (a live
+        re-decode). A replayed answer or dismiss is matched by pile, card and kind (its question's id may differ
+        once an answer is known from the start: that question was never asked)."""
+        events = list(events)
+        if seeds is None:
+            seeds = [e.payload["redecode"] for e in events if e.kind == "correction"
+                     and isinstance(e.payload.get("redecode"), dict)]
         decoded: DecodedGame | None = None
         started = origin = None
         disputed: dict[str, Any] | None = None
-        for e in self.store.events(game=game):
+        for e in events:
             if e.kind == "game":
                 setup = Setup.from_json(e.payload["setup"], f"tracking database game {game}", self.games)
                 started, origin, disputed = e.payload.get("started"), e.payload.get("origin"), None
                 decoded = DecodedGame(setup, self.config, self.games)
+                for seed in seeds:
+                    decoded.decoder.seed_answer(seed)
             elif decoded is None:
                 continue
             elif e.kind == "frames":
@@ -149,10 +175,19 @@ class GameTracker:
                 for moment in still:
                     decoded.feed_json({"frame": e.payload.get("frame"), "t": moment, "raw": e.payload["raw"]})
             elif e.kind == "correction":
+                if isinstance(e.payload.get("redecode"), dict):
+                    continue   # (an answer re-decoded with: known from the first frame, a seed)
+                c = dict(e.payload["correction"])
+                c.pop("question", None)
                 try:
-                    decoded.correct(e.payload["correction"])
+                    decoded.correct(c)
                 except (MalformedInput, ValueError, LookupError):
                     pass   # (refused now as it was then: it changed nothing)
+            elif e.kind == "dismiss":
+                try:
+                    decoded.dismiss(e.payload["pile"], e.payload["card"], e.payload.get("kind", "discard"))
+                except LookupError:
+                    pass   # (no such question open when decoded again: nothing to withdraw)
             elif e.kind == "undo":
                 try:
                     decoded.undo()
@@ -173,19 +208,9 @@ class GameTracker:
                     disputed = None
                 elif disputed is not None:
                     disputed["taken_back"] = True
-            else:
+            elif recall:
                 self._recall(e)
-        if decoded is None:
-            return
-        self.game_id, self.setup, self.started, self.decoded = game, decoded.setup, started, decoded
-        self.origin = origin if isinstance(origin, dict) else None
-        self._set_disputed(disputed)
-        self.resumed = True
-        # Whatever the decoding says now that was not announced before the stop (none, unless the
-        # code changed in between) is announced now, so the database matches the state.
-        derived = self._announcements(decoded.model.last_t or 0.0)
-        if derived:
-            self._commit([], derived)
+        return decoded, started, origin, disputed
 
     def _recall(self, e: Any) -> None:
         """A stored consequence (move, warning, score, end) read back on resume: what was announced."""
@@ -280,11 +305,73 @@ class GameTracker:
                                  source="correction", field="kind")
         with self._cond:
             decoded = self._need_game()
-            text = decoded.correct(correction)   # raises for a correction that cannot apply
+            redecode = None
+            try:
+                text = decoded.correct(correction)   # raises for a correction that cannot apply
+            except ImpossibleAnswer:
+                if not self.config.decoder_answer_redecode:
+                    raise
+                # (no reading the decoder holds gives that seat the change: the stored frames decoded again
+                # with the answer known from the first frame — a reading the beam dropped long ago may hold)
+                redecode, text = self._redecoded(correction)
+                decoded = self.decoded
             t = decoded.model.last_t
             payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.watch.last_frame_t}
+            if redecode is not None:
+                payload["redecode"] = redecode
             self._flush([("correction", payload)], self._announcements(t or 0.0))
             self.setup = decoded.setup
+            return self._snapshot_locked()
+
+    def _redecoded(self, correction: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """An answer naming a seat no held reading allows (ImpossibleAnswer): the game's stored inputs decoded
+        again with it known from the first frame (TurnDecoder.seed_answer). When that decoding's best reading
+        gives the seat the change asked about, it replaces the live one: (the seed, stored with the correction so
+        a restart decodes alike; the text); else ImpossibleAnswer again, nothing changed."""
+        decoded = self.decoded
+        assert decoded is not None and self.game_id is not None
+        kind = "discard" if correction.get("kind") == "discarded" else "draw"
+        q = decoded._asked(correction.get("pile"), correction.get("card"), kind, correction.get("question"))
+        seat = correction["seat"]
+        seed = {"pile": q["pile"], "card": q["card"], "kind": kind, "seat": seat, "event": list(q["event"]),
+                "frame": decoded.decoder.frame, "t": decoded.decoder._last_t}   # (given now, as answer() has it)
+        if self._frames:
+            self._flush([], [])
+        earlier = [e.payload["redecode"] for e in self.store.events(game=self.game_id)
+                   if e.kind == "correction" and isinstance(e.payload.get("redecode"), dict)]
+        again, *_ = self._replay(self.game_id, self.store.events(game=self.game_id), recall=False,
+                                 seeds=earlier + [seed])
+        if again is None or not again.decoder.gives(q["event"], seat, loose=True):
+            raise ImpossibleAnswer(
+                f"no reading of the table lets {decoded.setup.name(seat)} have "
+                f"{'discarded' if kind == 'discard' else 'taken'} the {q['pile']} {q['card']}; the question stays",
+                field="seat")
+        again.refresh()
+        self.decoded = again
+        return seed, f"{decoded.setup.name(seat)} {'discarded' if kind == 'discard' else 'took'} the {q['pile']} {q['card']}"
+
+    def dismiss_question(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The page's "don't know / dismiss" of a question: body {"pile", "card", "kind": "discard" | "draw",
+        "question"?: its id}. The question leaves every page at once (a "question" event), the dismiss is stored
+        (a "dismiss" input: a restart withdraws it again), the decoder's best reading stands. Raises
+        MalformedInput for a malformed body, StaleQuestion (a LookupError) when no such question is open."""
+        if not isinstance(body, dict):
+            raise MalformedInput(f"expected an object, got {body!r}", source="dismiss")
+        kind = body.get("kind", "discard")
+        if kind not in ("discard", "draw"):
+            raise MalformedInput(f"kind: expected \"discard\" or \"draw\", got {kind!r}", source="dismiss",
+                                 field="kind")
+        for name in ("pile", "card"):
+            if body.get(name) is None:
+                raise MalformedInput(f"which question: give pile, card and kind ({name} missing)", source="dismiss",
+                                     field=name)
+        with self._cond:
+            decoded = self._need_game()
+            q = decoded.dismiss(body["pile"], body["card"], kind, body.get("question"))
+            t = decoded.model.last_t
+            payload = {"pile": q["pile"], "card": q["card"], "kind": kind, "question": q.get("id"), "text": q["text"],
+                       "t": t, "frame_t": self.watch.last_frame_t}
+            self._flush([("dismiss", payload)], self._announcements(t or 0.0))
             return self._snapshot_locked()
 
     def undo(self) -> dict[str, Any]:
@@ -527,8 +614,11 @@ class GameTracker:
 
     def _question_json(self, q: dict[str, Any]) -> dict[str, Any]:
         assert self.setup is not None
-        return {"pile": q["pile"], "card": q["card"], "kind": q.get("kind", "discard"), "text": q["text"],
-                "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]]}
+        # answers: the two seats the best reading and its runner-up name (the page's big buttons); others: every
+        # other seat of the game, behind the page's "someone else"
+        return {"id": q.get("id"), "pile": q["pile"], "card": q["card"], "kind": q.get("kind", "discard"),
+                "text": q["text"], "answers": [{"seat": s, "name": self.setup.name(s)} for s in q["seats"]],
+                "others": [{"seat": s, "name": self.setup.name(s)} for s in self.setup.seats if s not in q["seats"]]}
 
     def _commit(self, inputs: list[tuple[str, dict[str, Any]]],
                 derived: list[tuple[str, dict[str, Any]]]) -> list[int]:

@@ -1,4 +1,4 @@
-"""The JSON API: GET /api/state, POST /api/game, /api/corrections, /api/undo, and /healthz.
+"""The JSON API: GET /api/state, POST /api/game, /api/corrections, /api/questions/dismiss, /api/undo, and /healthz.
 
 Every POST has already passed the PIN/CSRF guard (app.py). A body that cannot be used gets 400
 (415 when it is not JSON) with the reason, and the tracker is not called.
@@ -15,7 +15,7 @@ from engine.errors import MalformedInput
 from engine.jsontext import loads
 
 from .context import deps, error_response
-from .validate import setup_options, validate_correction, validate_setup
+from .validate import setup_options, validate_correction, validate_dismiss, validate_setup
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
@@ -55,9 +55,11 @@ def run_command(fn, *args) -> tuple[Any, tuple[int, str] | None]:
     try:
         return fn(*args), None
     except MalformedInput as exc:
-        return None, (400, str(exc))
+        return None, (400, str(exc), *([{"field": exc.field}] if getattr(exc, "field", None) else []))
     except (ValueError, LookupError) as exc:
-        return None, (409, f"cannot do that now: {exc}")
+        # (a stale question or an answer no reading allows names its field: tracking.decoded.StaleQuestion)
+        return None, (409, f"cannot do that now: {exc}",
+                      *([{"field": exc.field}] if getattr(exc, "field", None) else []))
 
 
 @bp.get("/healthz")
@@ -91,6 +93,11 @@ def options():
     return jsonify(setup_options(deps().games))
 
 
+def _refused(err: tuple) -> Any:
+    """run_command's refusal as a response: (status, reason[, {"field": ...}])."""
+    return error_response(err[0], err[1], **(err[2] if len(err) > 2 else {}))
+
+
 def _validated_command(validate, action, what: str):
     """Validate the JSON body, run the tracker command, answer (415/400 for a bad body, the
     command's own error otherwise); the same steps for every command that takes a body."""
@@ -102,7 +109,7 @@ def _validated_command(validate, action, what: str):
         return None, error_response(400, str(exc), **({"field": exc.field} if exc.field else {}))
     result, err = run_command(action, body)
     if err is not None:
-        return None, error_response(*err)
+        return None, _refused(err)
     log.info("%s: %s", what, body)
     return result, None
 
@@ -122,6 +129,18 @@ def correct():
     return failed if failed is not None else jsonify(result)
 
 
+@bp.post("/api/questions/dismiss")
+def dismiss_question():
+    """The page's "don't know / dismiss" of a decoder question {"pile", "card", "kind", "question"?}: withdrawn
+    for every phone at once, stored (a restart keeps it), the decoder's reading kept. 409 (naming the field) when
+    no such question is open any more."""
+    d = deps()
+    if not hasattr(d.tracker, "dismiss_question"):
+        return error_response(501, "this tracker asks no questions")
+    result, failed = _validated_command(validate_dismiss, d.tracker.dismiss_question, "question dismissed")
+    return failed if failed is not None else jsonify(result)
+
+
 @bp.post("/api/undo")
 def undo():
     """Undo the last accepted move. The body, if any, must be an empty JSON object."""
@@ -135,7 +154,7 @@ def undo():
         return error_response(400, f"undo takes no parameters, got {body!r}")
     result, err = run_command(deps().tracker.undo)
     if err is not None:
-        return error_response(*err)
+        return _refused(err)
     log.info("undo")
     return jsonify(result)
 
@@ -156,7 +175,7 @@ def resolve_disputed():
         return error_response(501, "this tracker cannot hold an undone move")
     result, err = run_command(d.tracker.resolve_disputed, body["keep"])
     if err is not None:
-        return error_response(*err)
+        return _refused(err)
     log.info("undone move %s", "kept" if body["keep"] else "taken back")
     return jsonify(result)
 

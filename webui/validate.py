@@ -32,8 +32,8 @@ CORRECTION_FIELDS = {
     "points": {"seat", "points"},
     "wish": {"seat", "colour", "count"},
     "discard": {"pile", "top"},
-    "discarded": {"pile", "card", "seat"},   # the answer to the decoder's "who discarded the red 7?"
-    "took": {"pile", "card", "seat"},        # ... and to "who took the green 0 from its discard pile?"
+    "discarded": {"pile", "card", "seat", "question"},   # the answer to the decoder's "who discarded the red 7?"
+    "took": {"pile", "card", "seat", "question"},        # ... and to "who took the green 0 from its discard pile?"
 }
 
 
@@ -148,6 +148,8 @@ def validate_correction(body: Any) -> dict[str, Any]:
                                           or not isinstance(body.get("card"), str)):
         raise RequestError(f"who {kind} a card: give pile, card and seat", source="correction",
                            field="seat" if body.get("seat") is None else "pile" if body.get("pile") is None else "card")
+    if kind in ("discarded", "took"):
+        _question_id(body, "correction")
     for key in ("stone", "from", "to", "top", "card"):
         value = body.get(key)
         if value is not None and (not isinstance(value, str) or not value or len(value) > 32):
@@ -176,4 +178,35 @@ def validate_correction(body: Any) -> dict[str, Any]:
         if seats is not None and (not isinstance(seats, dict)
                                   or any(k not in SEATS or v not in PLAYER_COLOURS for k, v in seats.items())):
             raise RequestError(f"expected seat → pawn colour, got {seats!r}", source="correction", field="seats")
+    return body
+
+
+#: The fields a dismiss of a question takes (POST /api/questions/dismiss: the page's "don't know").
+DISMISS_FIELDS = ("pile", "card", "kind", "question")
+
+
+def _question_id(body: dict[str, Any], source: str) -> None:
+    """The optional "question": the id the page showed the question with (tracker snapshot questions[].id)."""
+    qid = body.get("question")
+    if qid is not None and (isinstance(qid, bool) or not isinstance(qid, int) or qid < 1):
+        raise RequestError(f"question: expected the question's id (a whole number from 1), got {qid!r}",
+                           source=source, field="question")
+
+
+def validate_dismiss(body: Any) -> dict[str, Any]:
+    """Shape checks on a dismiss {"pile", "card", "kind": "discard" | "draw", "question"?}; the tracker checks
+    that such a question is open."""
+    body = _object(body, "dismiss")
+    unknown = sorted(set(body) - set(DISMISS_FIELDS))
+    if unknown:
+        raise RequestError(f"a dismiss takes {list(DISMISS_FIELDS)}, not {unknown}", source="dismiss", field=unknown[0])
+    if body.get("pile") not in (*COLOURS, "points"):
+        raise RequestError(f"unknown discard pile {body.get('pile')!r}", source="dismiss", field="pile")
+    if not isinstance(body.get("card"), str):
+        raise RequestError(f"card: expected the card as the question shows it, got {body.get('card')!r}",
+                           source="dismiss", field="card")
+    if body.get("kind", "discard") not in ("discard", "draw"):
+        raise RequestError(f"kind: expected \"discard\" or \"draw\", got {body.get('kind')!r}", source="dismiss",
+                           field="kind")
+    _question_id(body, "dismiss")
     return body

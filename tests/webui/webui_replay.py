@@ -74,9 +74,11 @@ class SteppedReplay:
 
 
 _TIED_SEATS = {"south": "black", "west": "white", "north": "grey"}
+#: the tie with a fourth seat whose reach came last (east lays a blue 7): three seats could have taken the red 3
+_TIED_FOUR = {**_TIED_SEATS, "east": "brown"}
 
 
-def _card_table(rows, tops):
+def _card_table(rows, tops, seats=_TIED_SEATS):
     from engine.observation import parse_observation
 
     colours = ("red", "yellow", "pink", "green", "blue")
@@ -84,7 +86,7 @@ def _card_table(rows, tops):
         "format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
         "pawns": None, "tiles": None,
         "seats": {s: {"player": p, "rows": {c: list(rows.get(s, {}).get(c, [])) for c in colours},
-                      "points_row": 0, "wish": {}, "wish_cards": []} for s, p in _TIED_SEATS.items()},
+                      "points_row": 0, "wish": {}, "wish_cards": []} for s, p in seats.items()},
         "discard_tops": {p: tops.get(p) for p in (*colours, "points")}})
 
 
@@ -94,20 +96,25 @@ def _hand(seat):
     return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": seat}]})
 
 
-def tied_draw_tracker():
+def tied_draw_tracker(four: bool = False, store=None):
     """The real tracker after a card game whose red 3 left its discard pile while two seats reached between two
     readings (west laid a yellow 5, north a green 6): the decoder cannot tell who took it and asks (issue 17
-    item 2, a question of kind "draw" with one answer per seat)."""
+    item 2, a question of kind "draw" with one answer per seat). four: a fourth seat, east, reached too (a blue 7)
+    — a reading where east took it is held, a little dearer; south (whose turn the table saw end with the red 3
+    still there) took it in no reading. store: an EventStore (default in memory)."""
     from tracking.store import EventStore
     from tracking.tracker import GameTracker
 
-    start = _card_table({"south": {"red": ["2"]}}, {"red": "3"})
-    laid = _card_table({"south": {"red": ["2", "4"]}}, {"red": "3"})
-    after = _card_table({"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}, {})
-    tracker = GameTracker(EventStore(":memory:"), observer="truth")
-    tracker.new_game({"game": "keltis-card", "board": None, "seats": _TIED_SEATS, "rules": {}})
-    for i, obs in enumerate([start, start, _hand("south"), laid, laid, _hand("south"), laid, _hand("west"),
-                             _hand("west"), _hand("north"), _hand("north"), after, after, after]):
+    seats = _TIED_FOUR if four else _TIED_SEATS
+    start = _card_table({"south": {"red": ["2"]}}, {"red": "3"}, seats)
+    laid = _card_table({"south": {"red": ["2", "4"]}}, {"red": "3"}, seats)
+    rows = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    after = _card_table({**rows, "east": {"blue": ["7"]}} if four else rows, {}, seats)
+    tracker = GameTracker(store if store is not None else EventStore(":memory:"), observer="truth")
+    tracker.new_game({"game": "keltis-card", "board": None, "seats": seats, "rules": {}})
+    frames = [start, start, _hand("south"), laid, laid, _hand("south"), laid, _hand("west"),
+              _hand("west"), _hand("north"), _hand("north")] + ([_hand("east"), _hand("east")] if four else [])
+    for i, obs in enumerate(frames + [after, after, after]):
         tracker.feed(obs, float(i), i)
     return tracker
 

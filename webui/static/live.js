@@ -188,7 +188,24 @@
   $("disputed-keep").addEventListener("click", function () { decide(true); });
   $("disputed-back").addEventListener("click", function () { decide(false); });
 
-  /* The decoder could not tell who discarded a card: the players answer with one tap (issue 17). */
+  /* The decoder could not tell who discarded a card: the players answer with one tap (issue 17) — one of the two
+     seats it hesitates between (big buttons), or, behind "someone else", any other seat of the game; or "don't
+     know", which dismisses the question for every phone (the camera's reading stays). */
+  var othersOpen = {};      /* question id -> "someone else" unfolded (kept across re-renders) */
+  var questionMsg = {};     /* question id -> the last refusal, e.g. no reading lets that seat have done it */
+  function questionPost(q, url, body) {
+    questionMsg[q.id] = tt("tap.sending", "…");
+    renderQuestions();
+    fetch(url, {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
+      body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        questionMsg[q.id] = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
+        if (res.ok && res.body && res.body.questions) state = applyPatch(state, {set: {questions: res.body.questions}});
+        renderQuestions();
+      }).catch(function () { questionMsg[q.id] = tt("conn.offline", "offline"); renderQuestions(); });
+  }
   function renderQuestions() {
     var qs = state.questions || [];
     var box = $("questions");
@@ -200,31 +217,62 @@
       var took = q.kind === "draw";   /* "who took the green 0 from its discard pile?" (a draw), else a discard */
       p.textContent = tt(took ? "question.took" : "question.discarded", q.text, {pile: q.pile, card: q.card});
       box.appendChild(p);
-      var buttons = document.createElement("p");
-      buttons.className = "buttons";
       var msg = document.createElement("p");
       msg.className = "fine";
       msg.setAttribute("role", "status");
-      (q.answers || []).forEach(function (a) {
+      function seatButton(a, cls) {
         var b = document.createElement("button");
         b.type = "button";
-        b.className = "button";
+        b.className = cls;
         b.textContent = a.name || nameOf(a.seat);
+        b.dataset.seat = a.seat;
         b.disabled = !table;
         b.addEventListener("click", function () {
-          msg.textContent = tt("tap.sending", "…");
-          fetch("/api/corrections", {method: "POST", credentials: "same-origin",
-            headers: {"Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf || ""},
-            body: JSON.stringify({kind: took ? "took" : "discarded", pile: q.pile, card: q.card, seat: a.seat})})
-            .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
-            .then(function (res) {
-              msg.textContent = res.ok ? "" : tt("tap.failed", "{reason}", {reason: res.body.error || "?"});
-            }).catch(function () { msg.textContent = tt("conn.offline", "offline"); });
+          var body = {kind: took ? "took" : "discarded", pile: q.pile, card: String(q.card), seat: a.seat};
+          if (q.id) body.question = q.id;
+          questionPost(q, "/api/corrections", body);
         });
-        buttons.appendChild(b);
-      });
+        return b;
+      }
+      var buttons = document.createElement("p");
+      buttons.className = "buttons";
+      (q.answers || []).forEach(function (a) { buttons.appendChild(seatButton(a, "button primary q-answer")); });
       box.appendChild(buttons);
-      if (!table) msg.textContent = tt("tap.need_pin", "Only the table can decide.");
+      var more = document.createElement("p");
+      more.className = "buttons";
+      var others = document.createElement("p");
+      others.className = "buttons q-others";
+      others.hidden = !othersOpen[q.id];
+      others.setAttribute("aria-label", tt("question.others", "Who else?"));
+      if ((q.others || []).length) {
+        var toggle = document.createElement("button");
+        toggle.type = "button";
+        toggle.className = "button q-someone-else";
+        toggle.textContent = tt("question.someone_else", "Someone else…");
+        toggle.setAttribute("aria-expanded", othersOpen[q.id] ? "true" : "false");
+        toggle.disabled = !table;
+        toggle.addEventListener("click", function () {
+          othersOpen[q.id] = !othersOpen[q.id];
+          others.hidden = !othersOpen[q.id];
+          toggle.setAttribute("aria-expanded", othersOpen[q.id] ? "true" : "false");
+        });
+        more.appendChild(toggle);
+        q.others.forEach(function (a) { others.appendChild(seatButton(a, "button q-other")); });
+      }
+      var dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "button q-dismiss";
+      dismiss.textContent = tt("question.dont_know", "Don't know — dismiss");
+      dismiss.disabled = !table;
+      dismiss.addEventListener("click", function () {
+        var body = {pile: q.pile, card: String(q.card), kind: took ? "draw" : "discard"};
+        if (q.id) body.question = q.id;
+        questionPost(q, "/api/questions/dismiss", body);
+      });
+      more.appendChild(dismiss);
+      box.appendChild(more);
+      box.appendChild(others);
+      msg.textContent = table ? (questionMsg[q.id] || "") : tt("tap.need_pin", "Only the table can decide.");
       box.appendChild(msg);
     });
     box.hidden = false;
