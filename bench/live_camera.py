@@ -27,7 +27,13 @@ arrays.
    decoder changing its mind, not a still table reaching the phones (until session 22 it was timed
    as the move's first message, from the still table of an older reading: 82996 gave 9.4 s).
    Target: median ≤ 1.0 s, p95 ≤ 1.5 s.
-   `--updates` lists every timed update.
+   `--updates` lists every timed update, its latency cut into parts (session 35): `gate` (the still table's
+   first delivery -> the camera frame the gate read: its settling, frames the pipeline was too busy to look
+   at), `queue` (that frame delivered -> the observer took it), `still` (asking for the still -> having it),
+   `read` (the reader, with its own stages' CPU ms), `decoder` (the reading done -> the feed that sent the
+   update: later frames the decoder waited for), `feed` and `push` (-> the phone); then every recorded move
+   with the readings of the table it left and the move events they sent (a draw from the draw pile sends
+   none of its own: its turn is completed by the next turn's first reading).
 
 `--content truth` (default) gives the tracker the recording's truth wherever the vision observer
 made a full reading (the reader's full cost and the gate's timing are real; what it read is
