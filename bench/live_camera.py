@@ -538,7 +538,8 @@ class Timeline:
         if self._reading:
             self.reader_parts[frame.index] = self._reading[-1]
         decision = getattr(self.vision, "last_decision", None)
-        if decision == self.READ:
+        if decision == self.READ and obs.usable:
+            # (a reading judged unusable is thrown away: the frames after it repeat the last usable one)
             self._read_k = frame.index
         self.observed[frame.index] = (t0, t1, spent[0], decision, obs.usable, obs.reason)
         self.read_of[frame.index] = self._read_k if obs.usable else None

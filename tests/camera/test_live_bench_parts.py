@@ -22,11 +22,11 @@ class Observer:
         self.reader = SimpleNamespace(read=lambda *a, **k: SimpleNamespace(timings={"cards": 12.0}))
 
     def observe(self, frame):
-        self.last_decision = self.decisions[frame.index]
+        self.last_decision, usable = self.decisions[frame.index]
         if self.last_decision == READ:
             frame.still()
             self.reader.read(frame.image)
-        return SimpleNamespace(usable=True, reason=None)
+        return SimpleNamespace(usable=usable, reason=None if usable else "occluded")
 
     def status(self):
         return {"gate": "watched"}
@@ -49,9 +49,12 @@ def frame(k, still=None):
 
 
 def test_an_update_sent_frames_after_its_reading_is_the_decoders_wait_and_the_parts_add_up(monkeypatch):
+    """The update sent by frame 12 carries frame 10's reading (frame 11's was thrown away): its time from frame
+    10's reading to frame 12's feed is the decoder's wait, and the parts add up to the latency."""
     clock = iter([float(x) for x in range(100)])   # every perf_counter call one second later: parts are counts
     monkeypatch.setattr("live_camera.time.perf_counter", lambda: next(clock))
-    observer = Observer({10: READ, 11: REUSE, 12: REUSE})
+    # frame 11's reading is judged unusable (an arm): frame 12 repeats frame 10's reading, whose update it sends
+    observer = Observer({10: (READ, True), 11: (READ, False), 12: (REUSE, True)})
     tracker = Tracker({12: [{"id": 1, "complete": False}]})
     timeline = Timeline(observer, tracker)
     assert timeline.observer.status() == {"gate": "watched"}   # the pipeline still sees the observer's face
