@@ -27,7 +27,13 @@ arrays.
    decoder changing its mind, not a still table reaching the phones (until session 22 it was timed
    as the move's first message, from the still table of an older reading: 82996 gave 9.4 s).
    Target: median ≤ 1.0 s, p95 ≤ 1.5 s.
-   `--updates` lists every timed update.
+   `--updates` lists every timed update, its latency cut into parts (session 35): `gate` (the still table's
+   first delivery -> the camera frame the gate read: its settling, frames the pipeline was too busy to look
+   at), `queue` (that frame delivered -> the observer took it), `still` (asking for the still -> having it),
+   `read` (the reader, with its own stages' CPU ms), `decoder` (the reading done -> the feed that sent the
+   update: later frames the decoder waited for), `feed` and `push` (-> the phone); then every recorded move
+   with the readings of the table it left and the move events they sent (a draw from the draw pile sends
+   none of its own: its turn is completed by the next turn's first reading).
 
 `--content truth` (default) gives the tracker the recording's truth wherever the vision observer
 made a full reading (the reader's full cost and the gate's timing are real; what it read is
@@ -392,6 +398,7 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
             image, small, pos = recording.frame(self.k)
             positions[self.k] = pos
             first_shown.setdefault(pos, time.perf_counter())
+            timeline.delivered[self.k] = time.perf_counter()
             item = (image, self.k / fps, self.k, small)
             self.k += 1
             return item
@@ -401,6 +408,8 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
 
     observer = make_observers(session, content, recording, positions)
     tracker = GameTracker(EventStore(":memory:"), observer="vision")
+    timeline = Timeline(observer, tracker)
+    observer = timeline.observer
     camera = PlayedCamera()
     pipeline = ServedPipeline(lambda *a, **k: camera, observer, tracker, setup=setup_of_session(session))
     app = create_app(tracker, pipeline=pipeline)
@@ -445,15 +454,153 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
             if onset is not None:
                 latencies.append(arrived - onset)
                 details.append((arrived - onset, move.get("id"), bool(move.get("complete")), k, positions[k],
-                                recording.still_onset(positions[k])))
+                                recording.still_onset(positions[k]),
+                                timeline.parts(key, onset, arrived, positions, recording),
+                                recording.state_ids[recording.table_shown(positions[k])]))
     events = [line for line in (session.folder / "truth" / "events.jsonl").read_text().splitlines()
               if line.strip() and '"final"' not in line[:12]]
     errors = [p.error for p in phones if p.error]
-    return {"moves_true": len(events), "moves_seen": [len({(m.get("id"), m.get("complete")) for _, m, _ in p.moves
+    truth_moves = []   # (recorded move, recorded frame, still onset of the table after it)
+    for line in events:
+        e = json.loads(line)
+        # the first still table in the state the move left (its state_id)
+        pos = next((p for p, sid in enumerate(recording.state_ids) if sid == e.get("state_id") and recording.usable[p]),
+                   None)
+        truth_moves.append((e.get("index"), e.get("seat"), (e.get("move") or {}).get("move"), e["frame"],
+                            recording.still_onset(pos) if pos is not None else None, e.get("state_id")))
+    stories = {m[5]: timeline.story(m[5], positions, recording) for m in truth_moves}
+    return {"moves_true": len(events), "truth_moves": truth_moves, "stories": stories, "moves_seen": [len({(m.get("id"), m.get("complete")) for _, m, _ in p.moves
                                                            if not m.get("removed")})
                                                       for p in phones],
             "latencies": latencies, "details": details, "untimed": untimed, "errors": errors,
             "removed": sorted(removed, key=str), "gate": observer.status().get("gate")}
+
+
+class Timeline:
+    """Where each timed update's latency went (`--updates`): the camera's delivery of every frame, the
+    observer's work on it (the still's wait, the reading), the tracker's feed and the move events it gave.
+    Only watches: the observer and the tracker do what they did without it."""
+
+    def __init__(self, observer: Any, tracker: Any):
+        from vision.gate import READ
+
+        self.READ = READ
+        self.inner = observer
+        self.vision = getattr(observer, "vision", observer)
+        self.delivered: dict[int, float] = {}       # camera frame -> perf_counter when delivered
+        self.observed: dict[int, tuple] = {}        # camera frame -> (start, end, still seconds, decision)
+        self.read_of: dict[int, int | None] = {}    # camera frame -> the camera frame whose reading it carries
+        self.feeds: list[tuple] = []                # (camera frame, start, end, [(id, complete, removed)])
+        self._read_k: int | None = None
+        self.observer = _TimedObserver(self)
+        self.reader_parts: dict[int, dict[str, float]] = {}   # camera frame -> the reader's own timings (ms)
+        self._reading: list[dict[str, float]] = []
+        reader = getattr(self.vision, "reader", None)
+        if reader is not None:
+            read = reader.read
+
+            def timed_read(*a: Any, **k: Any) -> Any:
+                got = read(*a, **k)
+                self._reading.append(dict(getattr(got, "timings", {}) or {}))
+                return got
+
+            reader.read = timed_read
+        feed = tracker.feed
+
+        def timed_feed(obs: Any, t: float, frame_index: int | None = None) -> Any:
+            t0 = time.perf_counter()
+            out = feed(obs, t, frame_index)
+            t1 = time.perf_counter()
+            moves = [((e.data or {}).get("id"), bool((e.data or {}).get("complete")),
+                      bool((e.data or {}).get("removed"))) for e in out if e.type == "move"]
+            self.feeds.append((frame_index, t0, t1, moves))
+            return out
+
+        tracker.feed = timed_feed
+
+    def observe(self, frame: Any) -> Any:
+        import dataclasses
+
+        spent = [0.0]
+        still = getattr(frame, "still", None)
+        if still is not None and dataclasses.is_dataclass(frame):
+            def timed_still(*a: Any, **k: Any) -> Any:
+                s0 = time.perf_counter()
+                try:
+                    return still(*a, **k)
+                finally:
+                    spent[0] += time.perf_counter() - s0
+            frame = dataclasses.replace(frame, still=timed_still)
+        self._reading = []
+        t0 = time.perf_counter()
+        obs = self.inner.observe(frame)
+        t1 = time.perf_counter()
+        if self._reading:
+            self.reader_parts[frame.index] = self._reading[-1]
+        decision = getattr(self.vision, "last_decision", None)
+        if decision == self.READ and obs.usable:
+            # (a reading judged unusable is thrown away: the frames after it repeat the last usable one)
+            self._read_k = frame.index
+        self.observed[frame.index] = (t0, t1, spent[0], decision, obs.usable, obs.reason)
+        self.read_of[frame.index] = self._read_k if obs.usable else None
+        return obs
+
+    def parts(self, key: tuple, onset: float, arrived: float, positions: dict[int, int], recording: Any) -> dict:
+        """The parts of one update's latency (seconds): `gate` (still table -> the camera frame that was read:
+        the gate's settling, frames the camera skipped), `queue` (delivered -> the observer took it), `still`
+        (asking for the still -> having it), `read` (the reader), `decoder` (the reading done -> the feed that
+        sent the update: frames the decoder waited for), `feed` (that feed's own time), `push` (-> the phone);
+        `emit`/`read_k`: the camera frames that sent it and whose reading it was; `other_table`: that reading
+        is of another still table than the one timed (a later one: the decoder waited past a move)."""
+        mid, complete = key
+        emit = next((f for f in self.feeds if any(m[0] == mid and m[1] == complete and not m[2] for m in f[3])), None)
+        if emit is None:
+            return {}
+        k_emit, f0, f1, _ = emit
+        k_read = self.read_of.get(k_emit)
+        out = {"emit": k_emit, "read_k": k_read, "feed": f1 - f0, "push": arrived - f1}
+        if k_read is None or k_read not in self.observed:
+            out["decoder"] = f0 - onset
+            return out
+        o0, o1, still = self.observed[k_read][:3]
+        delivered = self.delivered.get(k_read, o0)
+        out.update({"gate": delivered - onset, "queue": o0 - delivered, "still": still,
+                    "read": o1 - o0 - still, "decoder": f0 - o1, "reader": self.reader_parts.get(k_read, {})})
+        if k_read in positions:
+            out["other_table"] = recording.still_onset(positions[k_read])
+            # what the gate did on this table's frames before the one read (motion it saw, readings it threw away)
+            table = recording.still_onset(positions[k_read])
+            before = [k for k in sorted(self.observed) if k < k_read and k in positions
+                      and recording.still_onset(positions[k]) == table]
+            out["before"] = " ".join(f"{k}:{o[3]}" + ("" if o[3] != self.READ else f"({'usable' if o[4] else o[5]})")
+                                     for k in before for o in [self.observed[k]])
+        return out
+
+
+    def story(self, onset: int, positions: dict[int, int], recording: Any) -> str:
+        """What became of the table in the recorded state `onset` (a state_id): its full readings (camera frame:
+        usable or why not) and the move events its frames' feeds sent (id, first/complete/removed; a re-sent
+        one too)."""
+        frames = sorted(k for k, p in positions.items() if recording.state_ids[recording.table_shown(p)] == onset)
+        if not frames:
+            return "never filmed (a still's pause skipped it)"
+        reads = [f"{k}:{'usable' if o[4] else o[5]}" for k in frames if (o := self.observed.get(k)) and o[3] == self.READ]
+        sent = [f"{mid}{' removed' if rem else ' complete' if comp else ' first'}@{k}"
+                for k, _, _, moves in self.feeds if k in frames for mid, comp, rem in moves]
+        return f"readings {' '.join(reads) or 'none'}; move events {' '.join(sent) or 'none'}"
+
+
+class _TimedObserver:
+    """The observer as the pipeline sees it, timed by its Timeline."""
+
+    def __init__(self, timeline: Timeline):
+        self._timeline = timeline
+
+    def observe(self, frame: Any) -> Any:
+        return self._timeline.observe(frame)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._timeline.inner, name)
 
 
 #: how long a Pi camera's still takes (the video pauses meanwhile; docs/camera-path.md)
@@ -515,9 +662,24 @@ def main(argv: list[str] | None = None) -> int:
                   f"(targets: median <= 1.0 s, p95 <= 1.5 s)")
         print(f"  gate decisions: {r['gate']}")
         if args.updates:
-            for lat_s, mid, complete, k, pos, onset in sorted(r["details"], key=lambda d: (d[1], d[2])):
+            print("  (parts: gate = still table -> the camera frame read; queue; still = the still's wait; read = the "
+                  "reader; decoder = reading -> the feed that sent it; feed; push = -> the phone)")
+            for lat_s, mid, complete, k, pos, onset, parts, _sid in sorted(r["details"], key=lambda d: (d[1], d[2])):
+                words = " ".join(f"{n} {parts[n]:.2f}" for n in ("gate", "queue", "still", "read", "decoder", "feed",
+                                                                "push") if n in parts)
+                where = (f"; sent by camera frame {parts.get('emit')}, reading of camera frame {parts.get('read_k')}"
+                         + (f" (table still from recorded frame {parts['other_table']})"
+                            if parts.get("other_table", onset) != onset else "")) if parts else ""
+                inside = " ".join(f"{n} {v:.0f}" for n, v in (parts.get("reader") or {}).items() if v >= 5)
                 print(f"  move {mid} {'complete' if complete else 'first  '}: {lat_s:.3f} s  (camera frame {k}, "
-                      f"recorded frame {pos}, table still from recorded frame {onset})")
+                      f"recorded frame {pos}, table still from recorded frame {onset}){where}\n      {words}"
+                      + (f"  (reader ms: {inside})" if inside else "")
+                      + (f"\n      this table's frames before: {parts['before']}" if parts.get("before") else ""))
+            print("  recorded moves (recorded frame; the table it left still from recorded frame; the updates timed "
+                  "from a reading of that table at each client; what its readings sent):")
+            for idx, seat, kind, frame, onset, sid in r["truth_moves"]:
+                n = sum(1 for d in r["details"] if d[7] == sid)
+                print(f"    {idx} {seat} {kind} at {frame}; still from {onset}; {n} timed; {r['stories'][sid]}")
         if r["removed"]:
             print(f"  moves shown and then withdrawn (not timed): {r['removed']}")
         if r["untimed"]:
