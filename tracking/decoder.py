@@ -89,6 +89,19 @@ def _stones_differing(a: Iterable[tuple[str, bool]], b: Iterable[tuple[str, bool
     return {stone for (stone, _big) in (ca - cb) + (cb - ca) if stone != "start"}
 
 
+def _big_echoes(true: Iterable[tuple[str, bool]], read: Iterable[tuple[str, bool]]) -> int:
+    """The path stones where `read` (one player's pawns) has exactly one pawn more than `true`, a big one, and
+    `true` has that player's small pawn there: a big pawn read beside the player's own small one."""
+    ct, cr = Counter(true), Counter(read)
+    out = 0
+    for stone in {s for s, _big in cr if s != "start"}:
+        extra_big = cr[(stone, True)] - ct[(stone, True)]
+        extra_small = cr[(stone, False)] - ct[(stone, False)]
+        if extra_big == 1 and extra_small == 0 and ct[(stone, False)] > 0:
+            out += 1
+    return out
+
+
 def _drawn_back(piles: Iterable[tuple[str, Any, Any, str]]) -> int:
     """Cards drawn back from the pile they were discarded onto in the same turn (its pile events in order)."""
     drawn_back = 0
@@ -861,9 +874,15 @@ class TurnDecoder:
             if diff:
                 # (summed in the stones' order: a set's order follows the process's string hashes, and a float sum
                 # in another order can differ in its last bit and so break a tie between readings otherwise)
-                return sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in sorted(diff))
+                cost = sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in sorted(diff))
+                if self.config.decoder_big_echo:
+                    cost += self.config.decoder_big_echo * _big_echoes(true or (), read or ())
+                return cost
         if k[0] == "tile" and "tile@others" in costs:
             return costs.get("tile@" + k[1], costs["tile@others"])
+        if k[0] == "pawns" and self.config.decoder_big_echo and true != read:
+            return costs.get(k[0], costs["default"]) + self.config.decoder_big_echo * min(
+                1, _big_echoes(true or (), read or ()))
         return costs.get(k[0], costs["default"])
 
     def _initial_piles(self, fields: Fields) -> tuple:
