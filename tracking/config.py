@@ -74,13 +74,15 @@ class TrackingConfig:
     #                                      misread (the field taken with one of the steps read). Off: it gave a
     #                                      fixture's pile change to the wrong turn (nwnz-illegal through vision,
     #                                      3/3 -> 1/3 turns); dev 80200-80205 alike either way (session 16)
-    decoder_big_echo: float = 1.0        # a pawn reading with one big pawn more than the table on a stone where the
+    decoder_big_echo: float = 0.0        # a pawn reading with one big pawn more than the table on a stone where the
     #                                      table has that player's small pawn (a big "echo" of a small pawn) pays this
     #                                      on top of the stone's misread: the vision reader's phantoms beside a
     #                                      player's own pawn are small ones (F84500's start extras small / big 48 / 6,
     #                                      log(48/6) ≈ 2.1; kept games 7 / 0 episodes): a first-row stone read with a
     #                                      player's big and small pawn where one stepped is the big pawn's step, not
-    #                                      a tie the small one won by order (session 35, wt35-pgames). 0: off
+    #                                      a tie the small one won by order (session 35, wt35-pgames). Off: dev
+    #                                      kept games 257 -> 261/292 turns at 1.0, but the lead's fresh games
+    #                                      84940-84948 78 -> 77/93 (two small steps of 84943 decoded big)
     decoder_carried_pawns: bool = True   # a player's pawns misread before a hand and read otherwise after it
     #                                      may be that misread carried over a real change (a phantom pawn beside
     #                                      the start crowd held for minutes while the player moves another pawn):
