@@ -2442,8 +2442,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
-    correlated over the box and a few mm around it, both corners together (`corner_joint_refine_px`). There the numeral classifier (vision.numerals)
-    gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
+    correlated over the box and a few mm around it, both corners together (`corner_joint_refine_px`). There
+    the numeral classifier (vision.numerals) gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
     from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
     share of its box seen)."""
@@ -2476,7 +2476,7 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
             continue
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         found.append((corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res))
-    places = _corner_places(config, found, top, ppm)
+    places = _corner_places(config, found, ppm)
     for (corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res), (px, py) in zip(found, places):
         weights += wt
         if model is not None:
@@ -2524,7 +2524,7 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     return best[0], round(conf, 3), scores
 
 
-def _corner_places(config: CardConfig, found: list, top: float, ppm: float) -> list[tuple[int, int]]:
+def _corner_places(config: CardConfig, found: list, ppm: float) -> list[tuple[int, int]]:
     """Where each corner's numeral lies in its search region (read_corners' `found`: the correlation maps `res`):
     apart, each map's best; with `corner_joint_refine_px`, two corners by the best of their maps' sum over one
     shift of the card (each map indexed by its own region's origin against its box's place), then each moved to
