@@ -61,6 +61,12 @@ class CardConfig:
     border_mm: float = 2.2              # card: the stock's border above a field (as the camera blurs it)
     last_card_slack_mm: float = 17.0    # card: the last card's field may end this much short of a whole card
     corner_slack_mm: float = 2.5        # search around each numeral box
+    # the two corners of one card lie a fixed distance apart (the art's boxes): their numerals are found together,
+    # one shift of the card for both (the sum of the two corners' correlation with the mean glyph), each then moved
+    # at most this many view pixels from it (a card turned ~1 degree moves one corner ~0.6 mm against the other).
+    # Found apart, a numeral whose width differs from most values' (right-aligned "10" in the top-right corner) is
+    # matched by the mean glyph a digit's width off and cut (session 35: 10 read 1, 0 or 5 there). None: apart
+    corner_joint_refine_px: int | None = 1
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
@@ -2436,8 +2442,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
-    correlated over the box and a few mm around it. There the numeral classifier (vision.numerals)
-    gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
+    correlated over the box and a few mm around it, both corners together (`corner_joint_refine_px`). There
+    the numeral classifier (vision.numerals) gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
     from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
     share of its box seen)."""
@@ -2453,6 +2459,7 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     s = config.corner_slack_mm
     totals: dict[str, float] = {}
     weights = 0.0
+    found = []     # (corner, box, region, x0, y0, th, wt, zs, mean_t, res)
     for corner, (bx, by, bw, bh) in art.boxes.items():
         seen_h = min(bh, visible - by - 0.3)
         if seen_h < config.min_corner_mm:
@@ -2468,7 +2475,9 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         if region.shape[0] < mean_t.shape[0] or region.shape[1] < mean_t.shape[1]:
             continue
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
-        _, _, _, (px, py) = cv2.minMaxLoc(res)
+        found.append((corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res))
+    places = _corner_places(config, found, ppm)
+    for (corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res), (px, py) in zip(found, places):
         weights += wt
         if model is not None:
             # the whole glyph box at the place found (below the strip: the next card, as in training)
@@ -2513,6 +2522,39 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     else:
         conf = max(0.0, min(1.0, (best[1] - second[1]) * 2)) * max(0.0, min(1.0, best[1] / 0.5))
     return best[0], round(conf, 3), scores
+
+
+def _corner_places(config: CardConfig, found: list, ppm: float) -> list[tuple[int, int]]:
+    """Where each corner's numeral lies in its search region (read_corners' `found`: the correlation maps `res`):
+    apart, each map's best; with `corner_joint_refine_px`, two corners by the best of their maps' sum over one
+    shift of the card (each map indexed by its own region's origin against its box's place), then each moved to
+    its map's best within that many pixels."""
+    import cv2
+    import numpy as np
+
+    apart = [cv2.minMaxLoc(f[-1])[3] for f in found]
+    r = config.corner_joint_refine_px
+    if r is None or len(found) != 2:
+        return apart
+    (_ca, (bxa, bya, *_), _ra, x0a, y0a, *_restA), (_cb, (bxb, byb, *_), _rb, x0b, y0b, *_restB) = found
+    res_a, res_b = found[0][-1], found[1][-1]
+    # index in b's map of the same shift as index (i, j) in a's map: (i, j) + (dy, dx)
+    dx = int(round((bxb - bxa) * ppm - (x0b - x0a)))
+    dy = int(round((byb - bya) * ppm - (y0b - y0a)))
+    ya0, ya1 = max(0, -dy), min(res_a.shape[0], res_b.shape[0] - dy)
+    xa0, xa1 = max(0, -dx), min(res_a.shape[1], res_b.shape[1] - dx)
+    if ya1 <= ya0 or xa1 <= xa0:
+        return apart
+    both = res_a[ya0:ya1, xa0:xa1] + res_b[ya0 + dy:ya1 + dy, xa0 + dx:xa1 + dx]
+    _, _, _, (j, i) = cv2.minMaxLoc(both)
+    out = []
+    for res, (ci, cj) in ((res_a, (ya0 + i, xa0 + j)), (res_b, (ya0 + i + dy, xa0 + j + dx))):
+        i0, i1 = max(0, ci - r), min(res.shape[0], ci + r + 1)
+        j0, j1 = max(0, cj - r), min(res.shape[1], cj + r + 1)
+        sub = res[i0:i1, j0:j1]
+        k = int(np.argmax(sub))
+        out.append((j0 + k % sub.shape[1], i0 + k // sub.shape[1]))
+    return out
 
 
 _CORNER_TEMPLATES: dict[Any, Any] = {}
