@@ -1519,7 +1519,7 @@ class TurnDecoder:
         last = hyp.turns[-1] if hyp.turns else None
         # (how many changes of each pile, card and kind an answer numbered this reading made so far: a cut's change
         # of them is the next — priced only by an answer naming that one, decoder_answer_nth)
-        self._made = self._made_of(hyp) if self._numbered else ()
+        self._made = self._made_of(hyp, changed) if self._numbered else ()
         # (the open turn's quiet, reach and again are not part of its identity, but its cuts' costs read them)
         key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
                tuple(changed), id(interval), partial[:2] if partial is not None else None, self._made)
@@ -1567,22 +1567,37 @@ class TurnDecoder:
         return results
 
     @property
-    def _numbered(self) -> bool:
-        """Is some answer of a numbered change (decoder_answer_nth; _made)?"""
-        return bool(self.answers) and self.config.decoder_answer_nth and any(a[3] is not None for a in self._answer_log)
+    def _numbered(self) -> frozenset:
+        """The keys (pile, card, kind) of the answers naming a numbered change (decoder_answer_nth; _made), cached
+        by the answer log's identity and length (answer_other puts a copy back)."""
+        log = self._answer_log
+        cached = self.__dict__.get("_numbered_cache")
+        if cached is None or cached[0] != (id(log), len(log)):
+            keys = frozenset(a[0] for a in log if a[3] is not None) if self.config.decoder_answer_nth else frozenset()
+            cached = self.__dict__["_numbered_cache"] = ((id(log), len(log)), keys)
+        return cached[1]
 
-    def _made_of(self, hyp: Hypothesis) -> tuple:
-        """((pile, card, kind), how many changes of them hyp's turns made), for each key a numbered answer names."""
-        keys = {a[0] for a in self._answer_log if a[3] is not None}
-        made = Counter(_pile_event(e) for t in hyp.turns for e in t.piles if _pile_event(e) in keys)
+    def _made_of(self, hyp: Hypothesis, changed: Sequence[FieldKey]) -> tuple:
+        """((pile, card, kind), how many changes of them hyp's turns made), for each key a numbered answer names
+        whose pile's top is among the `changed` fields (only those piles can change in this cut)."""
+        piles = {k[1] for k in changed if k[0] == "top"}
+        keys = {k for k in self._numbered if k[0] in piles}
+        if not keys:
+            return ()
+        made = Counter({k: 0 for k in keys})
+        for t in hyp.turns:
+            for e in t.piles:
+                if e[0] in piles and _pile_event(e) in keys:
+                    made[_pile_event(e)] += 1
         return tuple(sorted(made.items(), key=repr))
 
     def _next_made(self, event: tuple) -> int | None:
-        """The number a cut's pile change of `event` has in the reading being extended (_made), or None."""
+        """The number a cut's pile change of `event` has in the reading being extended (_made: the next of those
+        it made), or None (no numbered answer of its key: every answer of it prices it as before)."""
         if not self._made:
-            return None if not self._numbered else 1
+            return None
         key = _pile_event(event)
-        return next((n for k, n in self._made if k == key), 0) + 1
+        return next((n + 1 for k, n in self._made if k == key), None)
 
     @staticmethod
     def _may_step(last: Turn | None, parts: Mapping[int, Turn]) -> bool:
