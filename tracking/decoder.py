@@ -2499,11 +2499,13 @@ class TurnDecoder:
                 theirs = owner(other.turns)
                 for event, seat in mine.items():
                     alt = theirs.get(event)
+                    if alt is None or alt == seat:
+                        continue
                     # (which change of that pile, card and kind the best reading has: its latest, the one asked
                     # about — the same card discarded or taken again later is another question, decoder_answer_nth)
                     nth = sum(1 for t in best.turns for e in t.piles if _pile_event(e) == event) \
                         if cfg.decoder_answer_nth else None
-                    if alt is not None and alt != seat and not self._answered(event, nth):
+                    if not self._answered(event, nth):
                         pile, card, kind = event
                         what = f"discarded the {pile} {card}" if kind == "discard" else \
                             f"took the {pile} {card} from its discard pile"
@@ -2515,10 +2517,11 @@ class TurnDecoder:
                         if nth is not None:
                             q["nth"] = nth
                         same = [x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event]
-                        old = next((x for x in same if x.get("nth") == nth), None)
-                        if old is None and any("withdrawn" not in x and "dismissed" not in x and "answered" not in x
-                                               for x in same):
-                            old = same[-1]   # (one open question per pile, card and kind: what an answer names)
+                        # (one open question per pile, card and kind — what an answer without an id and a replay
+                        # name it by: while one is open, no other about them; else the one about this change)
+                        old = next((x for x in same if "withdrawn" not in x and "dismissed" not in x
+                                    and "answered" not in x), None) or next(
+                            (x for x in same if x.get("nth") == nth), None)
                         if old is None:
                             q["id"] = len(self.questions) + 1   # (what the page names it by)
                             self.questions.append(q)
