@@ -180,12 +180,13 @@ def answer_from_truth(tracker: Any, truth: list, frame: int, answered: set) -> t
     from tracking.decoded import ImpossibleAnswer
 
     taps = left = older = third = refused = 0
-    new = [q for q in tracker.decoded.questions() if (q["pile"], str(q["card"]), q.get("kind", "discard"))
+    # (by the question's id: a later change of the same card is another question, decoder_answer_nth)
+    new = [q for q in tracker.decoded.questions() if q.get("id", (q["pile"], str(q["card"]), q.get("kind", "discard")))
            not in answered]
     first = question_first_turn(tracker.decoded.decoder) if new else 0
     for q in new:
         key = (q["pile"], str(q["card"]), q.get("kind", "discard"))
-        answered.add(key)
+        answered.add(q.get("id", key))
         seat = next((s for f, k, s, t in reversed(truth) if k == key and f <= frame and t >= first), None)
         if seat is None:
             left += 1

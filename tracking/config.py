@@ -274,6 +274,12 @@ class TrackingConfig:
     #                                      one asked about: nwnz 84885 answered "south discarded the yellow 9" (2 -> 9)
     #                                      and north's own 2 -> 9 26 frames later paid decoder_answer (wt34-dec3).
     #                                      Off: every later change alike pays
+    decoder_answer_nth: bool = True      # ... and an answer or a dismiss is of that change alone, numbered as the
+    #                                      best reading counts the changes of that pile, card and kind (the question's
+    #                                      "nth"): the same card discarded or taken again later (RULES: two copies; a
+    #                                      card drawn from a pile can be discarded again) is asked about anew and
+    #                                      decided by its own evidence (session 35 wt35-qkey). Off: an answered or
+    #                                      dismissed question blocks every later one about that pile, card and kind
     decoder_answer_redecode: bool = True  # an answer naming a seat the question did not offer that no reading the
     #                                      beam holds allows: the game's stored frames decoded again with the answer
     #                                      known from the first frame (the reading may have left the beam long before

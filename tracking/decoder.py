@@ -389,6 +389,12 @@ class TurnDecoder:
         self._answer_events: dict[tuple[str, Any, str], tuple | None] = {}
         #: the frame and time each answer was given, by answers' key (decoder_answer_lag)
         self._answer_at: dict[tuple[str, Any, str], tuple[int, float | None]] = {}
+        #: every answer as given, in order: (key, seat, event or None, nth or None, frame, t) — nth: which change of
+        #: that pile, card and kind in the reading it names (the question's "nth"; None: every one, an answer no
+        #: question numbered, e.g. a re-decode seed stored before decoder_answer_nth). `answers` and the two
+        #: dicts above hold the latest answer of each key
+        self._answer_log: list[tuple[tuple[str, Any, str], str, tuple | None, int | None, int, float | None]] = []
+        self._made: tuple = ()   # (the reading being extended: changes made of each numbered answer's key, _made_of)
         self._hand_left: float | None = None   # time of the last hand frame
         #: the seats a reach's hand frames named, by the first usable frame after it (decoder_hand_coincide)
         self._named_after: dict[int, frozenset[str]] = {}
@@ -649,15 +655,32 @@ class TurnDecoder:
         `pile` (kind "discard"), or took it from there ("draw"), was `seat`'s. Evidence: hypotheses against
         it pay decoder_answer from now on."""
         key = (pile, card, kind)
+        # (the question answered: the open one about it, else the latest asked — decoder_answer_nth)
+        q = self.open_question(pile, card, kind) or next(
+            (x for x in reversed(self.questions) if (x["pile"], x["card"], x["kind"]) == key), None)
         self.answers[key] = seat
         # (the very pile change asked about, when a question asked it: decoder_answer_occurrence)
-        self._answer_events[key] = next((q["event"] for q in reversed(self.questions) if "event" in q and (
-            q["pile"], q["card"], q["kind"]) == key), None) if self.config.decoder_answer_occurrence else None
+        self._answer_events[key] = q.get("event") if q is not None and self.config.decoder_answer_occurrence else None
         self._answer_at[key] = (self.frame, self._last_t)
-        self.beam = sorted((self._with_answers(h, key, new=False) for h in self.beam), key=lambda h: h.cost)
+        # (off decoder_answer_occurrence an answer names every change of its card: numbered by none)
+        nth = q.get("nth") if q is not None and self.config.decoder_answer_nth and \
+            self.config.decoder_answer_occurrence else None
+        if q is not None and self.config.decoder_answer_nth:
+            q["answered"] = seat
+        self._answer_log.append((key, seat, self._answer_events[key], nth, self.frame, self._last_t))
+        self.beam = sorted((self._with_answers(h, key, new=False, nth=nth) for h in self.beam), key=lambda h: h.cost)
         self._commit()
 
-    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str, new: bool = True) -> bool:
+    def _answered(self, key: tuple[str, Any, str], nth: int | None) -> bool:
+        """Is the `nth` change of this pile, card and kind (_pile_event) answered — by an answer naming that
+        change, or one naming no change in particular (nth None: every change of that key, as before
+        decoder_answer_nth, which off makes every answer so)?"""
+        if not self.config.decoder_answer_nth:
+            return key in self.answers
+        return any(k == key and (n is None or nth is None or n == nth) for k, _s, _e, n, _f, _t in self._answer_log)
+
+    def _against_answer(self, event: tuple[str, Any, Any, str], seat: str, new: bool = True,
+                        only: tuple | None = None, nth: int | None = None) -> bool:
         """A turn of `seat`'s with this pile event (pile, old top, new top, kind) goes against an answer: the page
         named another seat for its card — for that very change of the pile when the answer was to a question
         (the same card discarded or taken again later, or its twin, is another change: decoder_answer_occurrence),
@@ -666,14 +689,30 @@ class TurnDecoder:
         asked about (the same cards again: a draw of the card and a discard of it back onto the same card)."""
         key = _pile_event(event)
         named = self.answers.get(key)
-        if named is None or named == seat:
+        if named is None:
             return False
-        full = self._answer_events.get(key)
-        if full is None:
-            return True
-        if tuple(event) != full:
-            return False
-        return not (new and self.config.decoder_answer_lag and self._past_lag(*self._answer_at.get(key, (self.frame, None))))
+        if not self.config.decoder_answer_nth:
+            if named == seat:
+                return False
+            full = self._answer_events.get(key)
+            if full is None:
+                return True
+            if tuple(event) != full:
+                return False
+            return not (new and self.config.decoder_answer_lag
+                        and self._past_lag(*self._answer_at.get(key, (self.frame, None))))
+        # (each answer of that key: two changes of the same card answered are two answers, each its own change;
+        # `only`: that answer alone, an entry of _answer_log — the one just given, _with_answers)
+        # `nth`: the event is that change of its pile, card and kind in its reading — an answer naming another
+        # change of them (its own nth) does not price it
+        for k, named, full, n, frame, t in (self._answer_log if only is None else (only,)):
+            if k != key or named == seat or (nth is not None and n is not None and n != nth):
+                continue
+            if full is None:
+                return True
+            if tuple(event) == full and not (new and self.config.decoder_answer_lag and self._past_lag(frame, t)):
+                return True
+        return False
 
     def _past_lag(self, frame: int, t: float | None) -> bool:
         """Is `frame` (at time `t`) older than the commit horizon now (decoder_lag frames and decoder_lag_seconds,
@@ -765,6 +804,10 @@ class TurnDecoder:
         self.answers[key] = seed["seat"]
         self._answer_events[key] = tuple(seed["event"]) if self.config.decoder_answer_occurrence else None
         self._answer_at[key] = (int(seed["frame"]), seed.get("t"))
+        # (a seed stored before decoder_answer_nth has no "nth": it names every change of that card, as then)
+        nth = seed.get("nth") if self.config.decoder_answer_nth and self.config.decoder_answer_occurrence else None
+        self._answer_log.append((key, seed["seat"], self._answer_events[key], None if nth is None else int(nth),
+                                 int(seed["frame"]), seed.get("t")))
 
     def answer_other(self, pile: str, card: Any, seat: str, kind: str = "discard") -> bool:
         """An answer naming a seat the question did not offer (the page's "someone else"): applied like any
@@ -776,13 +819,15 @@ class TurnDecoder:
             return False
         key = (q["pile"], q["card"], kind)
         saved = (list(self.beam), list(self.committed), list(self.corrections), dict(self.answers),
-                 dict(self._answer_events), dict(self._answer_at))
+                 dict(self._answer_events), dict(self._answer_at), list(self._answer_log), q.get("answered"))
         self.answer(q["pile"], q["card"], seat, kind)
         if self.gives(q["event"], seat):
             return True
         (self.beam, self.committed, self.corrections, self.answers, self._answer_events,
-         self._answer_at) = saved
-        assert key not in self.answers
+         self._answer_at, self._answer_log, answered) = saved
+        if answered is None:
+            q.pop("answered", None)
+        assert not self._answered(key, q.get("nth"))
         return False
 
     def dismiss(self, pile: str, card: Any, kind: str = "discard") -> dict[str, Any]:
@@ -800,8 +845,8 @@ class TurnDecoder:
         """Questions not answered yet, not withdrawn and not dismissed ("unclear — who discarded the red 7?" with
         the seats to tap; `questions` keeps every one asked, a withdrawn one marked "withdrawn": the frame,
         _withdraw; one the page dismissed "dismissed": the frame)."""
-        return [q for q in self.questions
-                if "withdrawn" not in q and "dismissed" not in q and (q["pile"], q["card"], q["kind"]) not in self.answers]
+        return [q for q in self.questions if "withdrawn" not in q and "dismissed" not in q and "answered" not in q
+                and not self._answered((q["pile"], q["card"], q["kind"]), q.get("nth"))]
 
     @property
     def turns(self) -> list[Turn]:
@@ -1491,9 +1536,12 @@ class TurnDecoder:
         back), added as _advance adds them — is left out unless `stepping` (_with_unseen_step
         judged) and one of its turns laid more cards than it stepped pawns (the turns that step may make)."""
         last = hyp.turns[-1] if hyp.turns else None
+        # (how many changes of each pile, card and kind an answer numbered this reading made so far: a cut's change
+        # of them is the next — priced only by an answer naming that one, decoder_answer_nth)
+        self._made = self._made_of(hyp, changed) if self._numbered else ()
         # (the open turn's quiet, reach and again are not part of its identity, but its cuts' costs read them)
         key = (last, (last.quiet, last.reach, last.again) if last is not None else None, hyp.piles, hyp.table,
-               tuple(changed), id(interval), partial[:2] if partial is not None else None)
+               tuple(changed), id(interval), partial[:2] if partial is not None else None, self._made)
         cuts = self._memo.get(key)
         if cuts is None and max(self._budget, self._reserve) <= 0:
             return []      # (this frame's budget of cuts is spent: no cut would be judged)
@@ -1536,6 +1584,39 @@ class TurnDecoder:
                 frames.append(self.frame)
             results.append((tuple(turns), new_piles, cost, tuple(frames)))
         return results
+
+    @property
+    def _numbered(self) -> frozenset:
+        """The keys (pile, card, kind) of the answers naming a numbered change (decoder_answer_nth; _made), cached
+        by the answer log's identity and length (answer_other puts a copy back)."""
+        log = self._answer_log
+        cached = self.__dict__.get("_numbered_cache")
+        if cached is None or cached[0] != (id(log), len(log)):
+            keys = frozenset(a[0] for a in log if a[3] is not None) if self.config.decoder_answer_nth else frozenset()
+            cached = self.__dict__["_numbered_cache"] = ((id(log), len(log)), keys)
+        return cached[1]
+
+    def _made_of(self, hyp: Hypothesis, changed: Sequence[FieldKey]) -> tuple:
+        """((pile, card, kind), how many changes of them hyp's turns made), for each key a numbered answer names
+        whose pile's top is among the `changed` fields (only those piles can change in this cut)."""
+        piles = {k[1] for k in changed if k[0] == "top"}
+        keys = {k for k in self._numbered if k[0] in piles}
+        if not keys:
+            return ()
+        made = Counter({k: 0 for k in keys})
+        for t in hyp.turns:
+            for e in t.piles:
+                if e[0] in piles and _pile_event(e) in keys:
+                    made[_pile_event(e)] += 1
+        return tuple(sorted(made.items(), key=repr))
+
+    def _next_made(self, event: tuple) -> int | None:
+        """The number a cut's pile change of `event` has in the reading being extended (_made: the next of those
+        it made), or None (no numbered answer of its key: every answer of it prices it as before)."""
+        if not self._made:
+            return None
+        key = _pile_event(event)
+        return next((n + 1 for k, n in self._made if k == key), None)
 
     @staticmethod
     def _may_step(last: Turn | None, parts: Mapping[int, Turn]) -> bool:
@@ -1656,7 +1737,7 @@ class TurnDecoder:
         context = (last, last.quiet if last is not None else None, last.reach if last is not None else None,
                    last.again if last is not None else None, id(self._cur),
                    tuple((before.get(spot), after.get(spot)) for spot in last.rule_facts.spots) if last is not None
-                   else ())
+                   else (), self._made)
         # (named by a number for the frame: hashing the open turn on every slot looked up costs more)
         slot_context = self._slot_contexts.setdefault(context, len(self._slot_contexts))
         call_memo: dict = {}          # (this search's: the hands' costs, the tiles under each owned part's steps)
@@ -1926,7 +2007,7 @@ class TurnDecoder:
                 terms.append(hand_missing)
         if self.answers:
             for event in (p_piles if part else ()):
-                if self._against_answer(event, turn_seat):
+                if self._against_answer(event, turn_seat, nth=self._next_made(event)):
                     terms.append(cfg.decoder_answer)
         return tuple(terms), (turn_seat if part else None), (p_seat if part else None)
 
@@ -2195,7 +2276,7 @@ class TurnDecoder:
                     cost += hand_costs[0]
             if self.answers:
                 for event in (part.piles if part is not None else ()):
-                    if self._against_answer(event, turn.seat):
+                    if self._against_answer(event, turn.seat, nth=self._next_made(event)):
                         cost += cfg.decoder_answer
         return self._reach_cost(cost, last, parts[min(parts)].seat, acting, top, hands, hand_costs)
 
@@ -2234,12 +2315,20 @@ class TurnDecoder:
                     cost += unused[seat]
         return cost
 
-    def _with_answers(self, hyp: Hypothesis, key: tuple[str, Any, str], new: bool = False) -> Hypothesis:
-        """hyp, paying for giving the pile event `key` (_pile_event) to another seat than the answer's."""
+    def _with_answers(self, hyp: Hypothesis, key: tuple[str, Any, str], new: bool = False,
+                      nth: int | None = None) -> Hypothesis:
+        """hyp, paying for giving the pile event `key` (_pile_event) to another seat than the answer's — only its
+        `nth` change of that key when given (the change the question asked about; decoder_answer_nth)."""
         extra = 0.0
+        seen = 0
+        # (the answer just given, the latest of that key: an earlier answer of the same card priced its own change)
+        only = next((a for a in reversed(self._answer_log) if a[0] == key), None) if self.config.decoder_answer_nth else None
         for turn in hyp.turns:
             for event in turn.piles:
-                if _pile_event(event) == key and self._against_answer(event, turn.seat, new):
+                if _pile_event(event) != key:
+                    continue
+                seen += 1
+                if (nth is None or seen == nth) and self._against_answer(event, turn.seat, new, only):
                     extra += self.config.decoder_answer
         return Hypothesis(hyp.table, hyp.piles, hyp.turns, hyp.cost + extra, hyp.turn_frames, hyp.misread, hyp.first)
 
@@ -2429,7 +2518,13 @@ class TurnDecoder:
                 theirs = owner(other.turns)
                 for event, seat in mine.items():
                     alt = theirs.get(event)
-                    if alt is not None and alt != seat and event not in self.answers:
+                    if alt is None or alt == seat:
+                        continue
+                    # (which change of that pile, card and kind the best reading has: its latest, the one asked
+                    # about — the same card discarded or taken again later is another question, decoder_answer_nth)
+                    nth = sum(1 for t in best.turns for e in t.piles if _pile_event(e) == event) \
+                        if cfg.decoder_answer_nth else None
+                    if not self._answered(event, nth):
                         pile, card, kind = event
                         what = f"discarded the {pile} {card}" if kind == "discard" else \
                             f"took the {pile} {card} from its discard pile"
@@ -2438,7 +2533,14 @@ class TurnDecoder:
                              # (the pile change asked about, as the best reading has it: what an answer names)
                              "event": next(tuple(e) for t in reversed(best.turns) for e in reversed(t.piles)
                                            if _pile_event(e) == event)}
-                        old = next((x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event), None)
+                        if nth is not None:
+                            q["nth"] = nth
+                        same = [x for x in self.questions if (x["pile"], x["card"], x["kind"]) == event]
+                        # (one open question per pile, card and kind — what an answer without an id and a replay
+                        # name it by: while one is open, no other about them; else the one about this change)
+                        old = next((x for x in same if "withdrawn" not in x and "dismissed" not in x
+                                    and "answered" not in x), None) or next(
+                            (x for x in same if x.get("nth") == nth), None)
                         if old is None:
                             q["id"] = len(self.questions) + 1   # (what the page names it by)
                             self.questions.append(q)
@@ -2458,8 +2560,8 @@ class TurnDecoder:
         the frames' evidence. A question whose turn left that window undecided stays until answered (its
         runner-up may have merged into the best: the tie is one from then on, wt33-dec1), committed or not."""
         cfg = self.config
-        pending = [q for q in self.questions if "withdrawn" not in q and "dismissed" not in q and q["frame"] != self.frame
-                   and (q["pile"], q["card"], q["kind"]) not in self.answers]
+        pending = [q for q in self.questions if "withdrawn" not in q and "dismissed" not in q and "answered" not in q
+                   and q["frame"] != self.frame and not self._answered((q["pile"], q["card"], q["kind"]), q.get("nth"))]
         if not pending:
             return
         best = ranked[0]

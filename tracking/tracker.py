@@ -145,7 +145,9 @@ class GameTracker:
         stored consequences back as announced (a resume). The answers re-decoded with (a "redecode" correction's
         seed: TurnDecoder.seed_answer) are known from the first frame on; `seeds`: those and one more (a live
         re-decode). A replayed answer or dismiss is matched by pile, card and kind (its question's id may differ
-        once an answer is known from the start: that question was never asked)."""
+        once an answer is known from the start: that question was never asked) — the question about them open at
+        that point of the stored inputs, as it was live (at most one is open per pile, card and kind; with
+        decoder_answer_nth a later change of that card is another question, asked after)."""
         events = list(events)
         if seeds is None:
             seeds = [e.payload["redecode"] for e in events if e.kind == "correction"
@@ -335,6 +337,8 @@ class GameTracker:
         seat = correction["seat"]
         seed = {"pile": q["pile"], "card": q["card"], "kind": kind, "seat": seat, "event": list(q["event"]),
                 "frame": decoded.decoder.frame, "t": decoded.decoder._last_t}   # (given now, as answer() has it)
+        if q.get("nth") is not None:
+            seed["nth"] = q["nth"]   # (which change of that card it names: decoder_answer_nth; older seeds lack it)
         if self._frames:
             self._flush([], [])
         earlier = [e.payload["redecode"] for e in self.store.events(game=self.game_id)

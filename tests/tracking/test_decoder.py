@@ -228,7 +228,9 @@ def test_an_answer_does_not_price_the_same_pile_change_made_again_after_the_comm
     empty pile and west, alone reaching, lays a card and takes it: the very same change of the pile (red 3 -> empty),
     made again after the answer's turn was committed — not the change asked about (wt34-dec3, nwnz 84885: "south
     discarded the yellow 9" priced north's own 2 -> 9 26 frames later). With decoder_answer_lag the second take is
-    west's, as with no answer; off, the answer's price made the reading drop it (west's turn without its draw)."""
+    west's, as with no answer; off, the answer's price made the reading drop it (west's turn without its draw) — unless
+    the answer is numbered (decoder_answer_nth, session 35): the second take is the red 3's second, not the one
+    answered, lag or no lag."""
     after = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
     later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6"]}}
     three, taken = table(after, {"red": "3"}), table(later, {"red": None})
@@ -246,7 +248,90 @@ def test_an_answer_does_not_price_the_same_pile_change_made_again_after_the_comm
     alone, answered = turns(None), turns("north")
     assert alone[-2:] == answered[-2:] == [("south", [], ["red:None>3"]), ("west", ["yellow:7"], ["red:3>None"])]
     assert answered[2] == ("north", ["green:6"], ["red:3>None"]) and alone[1] == ("west", ["yellow:5"], ["red:3>None"])
-    assert turns("north", decoder_answer_lag=False)[-1] == ("west", ["yellow:7"], [])
+    assert turns("north", decoder_answer_lag=False, decoder_answer_nth=False)[-1] == ("west", ["yellow:7"], [])
+    assert turns("north", decoder_answer_lag=False)[-2:] == alone[-2:]
+
+
+def _red_three_again():
+    """After _two_reaches_one_draw: south discards a red 5, then a red 3 onto it (the twin, or the same card back),
+    then west and north both reach between two readings and the red 3 leaves (the red 5 shows): the red 3's second
+    take from the red pile, tied like the first (as in
+    test_an_answer_names_the_pile_change_asked_about_not_a_later_draw_of_the_same_card)."""
+    rows = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6", "8"]}}
+    five, three, taken = table(rows, {"red": "5"}), table(rows, {"red": "3"}), table(later, {"red": "5"})
+    return [hand("south"), hand("south"), five, five, hand("south"), five, hand("south"), hand("south"), three, three,
+            hand("south"), three, hand("west"), hand("west"), hand("north"), hand("north"), taken, taken, taken]
+
+
+@pytest.mark.parametrize("settle", ["north", "west", "dismiss"])
+def test_a_later_change_of_an_answered_or_dismissed_card_is_asked_anew_and_decided_by_its_own_answer(settle):
+    """The first take of the red 3 is answered (north or west) or dismissed; later the red 3 is taken from the red pile
+    again, tied between west and north. That later take is another question (id 2, nth 2: the red 3's second take
+    from the red pile), not blocked by the first (decoder_answer_nth; off: never asked); its answer decides it alone
+    and leaves the first take as the first answer had it; the first answer never priced it."""
+    def fed(**kw):
+        decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=0, **kw))
+        first, = decoder.open_questions
+        assert (first["id"], first.get("nth")) == (1, 1 if decoder.config.decoder_answer_nth else None)
+        if settle == "dismiss":
+            decoder.dismiss("red", "3", "draw")
+        else:
+            decoder.answer("red", "3", settle, "draw")
+        for i, frame in enumerate(_red_three_again(), start=len(_two_reaches_one_draw())):
+            decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+        return decoder
+
+    def takes(decoder):
+        return [t["seat"] for t in visible(decoder) if t["piles"] in (["red:3>None"], ["red:3>5"])]
+
+    decoder = fed()
+    second, = decoder.open_questions
+    assert (second["id"], second["nth"], second["event"], second["seats"]) == (
+        2, 2, ("red", "3", "5", "draw"), ["north", "west"])
+    first_take = takes(decoder)[0]
+    assert first_take == (settle if settle != "dismiss" else takes(fed(decoder_answer_nth=False))[0])
+    for seat in ("north", "west"):
+        again = fed()
+        again.answer("red", "3", seat, "draw")
+        assert again.open_questions == [] and again.questions[1]["answered"] == seat
+        again.finish()
+        assert takes(again) == [first_take, seat]
+    assert fed(decoder_answer_nth=False).open_questions == []   # (before: the first question blocked it)
+
+
+def test_the_same_pile_change_made_again_within_the_lag_is_not_priced_by_the_answer_of_the_first():
+    """The players answered "north took the red 3" (red 3 -> empty, the first);
+    south discards the other red 3 onto the empty pile and west and north both reach while it leaves again — the very
+    same change of the pile, within the commit lag of the answer (decoder_answer_lag does not apply). Numbered
+    (decoder_answer_nth) it is the red 3's second take, which the answer does not price: read as with the first
+    dismissed (west's, north's a close runner-up) and asked; off, the answer pinned it on north."""
+    after = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "7"]}, "north": {"green": ["6", "8"]}}
+    three, taken = table(after, {"red": "3"}), table(later, {"red": None})
+    tail = [hand("south"), hand("south"), three, three, three, hand("west"), hand("west"), hand("north"),
+            hand("north"), taken, taken, taken]
+
+    def fed(settle, **kw):
+        decoder = _fed(_two_reaches_one_draw(), TrackingConfig(decoder_lag=20, **kw))
+        if settle == "dismiss":
+            decoder.dismiss("red", "3", "draw")
+        else:
+            decoder.answer("red", "3", settle, "draw")
+        for i, frame in enumerate(tail, start=len(_two_reaches_one_draw())):
+            decoder.feed(parse_observation(frame) if isinstance(frame, dict) else frame, i)
+        return decoder
+
+    def takes(decoder):
+        decoder.finish()
+        return [t["seat"] for t in visible(decoder) if t["piles"] == ["red:3>None"]]
+
+    second = [(q["id"], q["nth"], q["event"]) for q in fed("north").open_questions]
+    assert second == [(2, 2, ("red", "3", None, "draw"))]
+    own = takes(fed("dismiss"))[1]
+    assert takes(fed("north")) == ["north", own]
+    assert takes(fed("north", decoder_answer_nth=False)) == ["north", "north"]
+    assert fed("north", decoder_answer_nth=False).open_questions == []
 
 
 def test_reader_confidence_sets_the_price_of_a_misread():

@@ -135,3 +135,66 @@ def test_a_seat_no_held_reading_allows_re_decodes_the_stored_frames_with_the_ans
     again = make_tracker(EventStore(db), decoder_beam=2)
     assert again.resumed and taker(again.snapshot()) == ["east"] and again.snapshot()["questions"] == []
     assert again.snapshot()["moves"] == after["moves"]
+
+
+def red_three_again():
+    """After asked(): south discards the other red 3 onto the empty red pile, then west and north both lay a card
+    between two readings and the red 3 leaves again — the very same change of the pile as the first take (red 3 ->
+    empty), within the commit lag of an answer to the first question."""
+    rows = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5"]}, "north": {"green": ["6"]}, "east": {"blue": ["7"]}}
+    later = {"south": {"red": ["2", "4"]}, "west": {"yellow": ["5", "8"]}, "north": {"green": ["6", "9"]},
+             "east": {"blue": ["7"]}}
+    three, taken = table(rows, {"red": "3"}), table(later, {})
+    return [hand("south"), hand("south"), three, three, three, hand("west"), hand("west"), hand("north"),
+            hand("north"), taken, taken, taken]
+
+
+@pytest.mark.parametrize("second", ["west", "north", "dismiss"])
+def test_the_red_3_taken_again_is_asked_again_decided_by_its_own_answer_and_a_restart_agrees(tmp_path, second):
+    """The first take answered "north" (question 1); the red 3 comes back and is taken again, tied between west and
+    north: question 2 about the same pile, card and kind is asked (decoder_answer_nth; off: the first answer blocked
+    it and pinned the second take on north too). Its answer (or dismiss) settles that take alone: the first stays
+    north's. Stored with their ids; a restart replays them in order onto the same questions, with the same moves."""
+    db = tmp_path / "t.db"
+    tracker = asked(EventStore(db))
+    tracker.correct({"kind": "took", "pile": "red", "card": "3", "seat": "north", "question": 1})
+    for i, obs in enumerate(red_three_again(), start=16):
+        tracker.feed(obs, float(i), i)
+    q, = tracker.snapshot()["questions"]
+    assert (q["id"], q["pile"], q["card"], q["kind"]) == (2, "red", "3", "draw")
+    assert sorted(a["seat"] for a in q["answers"]) == ["north", "west"]
+    if second == "dismiss":
+        after = tracker.dismiss_question({"pile": "red", "card": "3", "kind": "draw", "question": 2})
+        assert taker(after) == ["north", "west"]   # (the reading's own: west a little likelier, nothing priced)
+    else:
+        after = tracker.correct({"kind": "took", "pile": "red", "card": "3", "seat": second, "question": 2})
+        assert taker(after) == ["north", second]
+    assert after["questions"] == []
+    stored = [(e.kind, e.payload.get("question", (e.payload.get("correction") or {}).get("question")))
+              for e in tracker.store.events() if e.kind in ("correction", "dismiss")]
+    assert stored == [("correction", 1), ("dismiss" if second == "dismiss" else "correction", 2)]
+    tracker.store.close()
+    again = make_tracker(EventStore(db))
+    snap = again.snapshot()
+    assert again.resumed and snap["questions"] == [] and snap["moves"] == after["moves"]
+    assert [(x["id"], x.get("answered"), "dismissed" in x) for x in again.decoded.decoder.questions] == [
+        (1, "north", False), (2, None if second == "dismiss" else second, second == "dismiss")]
+    old = asked(decoder_answer_nth=False)
+    old.correct({"kind": "took", "pile": "red", "card": "3", "seat": "north", "question": 1})
+    for i, obs in enumerate(red_three_again(), start=16):
+        old.feed(obs, float(i), i)
+    assert old.snapshot()["questions"] == [] and taker(old.snapshot()) == ["north", "north"]
+
+
+def test_an_answer_stored_without_its_number_still_names_every_change_of_its_card():
+    """A re-decode seed stored before decoder_answer_nth (no "nth") is read as then: it names every take of the red 3
+    (no later question about it); one with "nth" names that take alone."""
+    tracker = asked()
+    decoder = tracker.decoded.decoder
+    seed = {"pile": "red", "card": "3", "kind": "draw", "seat": "east", "event": ["red", "3", None, "draw"],
+            "frame": 15, "t": 15.0}
+    decoder.seed_answer(seed)
+    assert decoder._answered(("red", "3", "draw"), 1) and decoder._answered(("red", "3", "draw"), 2)
+    numbered = asked().decoded.decoder
+    numbered.seed_answer(dict(seed, nth=1))
+    assert numbered._answered(("red", "3", "draw"), 1) and not numbered._answered(("red", "3", "draw"), 2)
