@@ -36,8 +36,8 @@ class ChangeConfig:
     edge_joined_ignored: bool = True   # the table around: changes joined to its outside edge (arms) do not count
     # the table around: a sample whose three channels changed by one factor is a change of the light only — a shadow
     # falling or leaving (an arm's beyond the picture, a player leaning over), no pile; a card laid or discarded
-    # brings its stock's white or its field's colour, another hue than the table's (dev 85100: a shadow 168-1390
-    # samples, <= 1 of them left; a new pile 502, 493 left)
+    # brings its stock's white or its field's colour, another hue than the table's (dev 85100: a shadow of 168-1390
+    # samples, <= 1 of them left; dev 85101: a new pile of 502, 493 left)
     light_only_ignored: bool = True
     light_hue_log: float = 0.15         # the channels' log(now / before) within this of each other: the hue kept ...
     light_noise: float = 3.0            # ... plus what this many levels of noise make of it in the darker reading's
