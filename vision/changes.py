@@ -10,7 +10,9 @@ region's overall gain so that a lamp dimming is no change, is read again; the ot
 reading. In the table around (the discard piles' region) changed places joined to its outside edge are
 left out (`edge_joined_ignored`): an arm resting at the table's edge or reaching in from beyond the
 picture is no pile, and a hand over the play area makes the frame unusable before this test runs;
-a discard lies apart from the edge once the arm is gone. Every region is read again at least every
+a discard lies apart from the edge once the arm is gone. There, too, a changed sample whose channels all
+changed by one factor (`light_only_ignored`: a shadow falling or leaving, the hue kept) does not count: a
+card brings another hue. Every region is read again at least every
 `reread_every` readings, so a change missed once does not stand for long.
 
     python -m vision.changes BEFORE.jpg AFTER.jpg [--game keltis-card] [--calibration FILE] [--seats ...]
