@@ -10,7 +10,9 @@ region's overall gain so that a lamp dimming is no change, is read again; the ot
 reading. In the table around (the discard piles' region) changed places joined to its outside edge are
 left out (`edge_joined_ignored`): an arm resting at the table's edge or reaching in from beyond the
 picture is no pile, and a hand over the play area makes the frame unusable before this test runs;
-a discard lies apart from the edge once the arm is gone. Every region is read again at least every
+a discard lies apart from the edge once the arm is gone. There, too, a changed sample whose channels all
+changed by one factor (`light_only_ignored`: a shadow falling or leaving, the hue kept) does not count: a
+card brings another hue. Every region is read again at least every
 `reread_every` readings, so a change missed once does not stand for long.
 
     python -m vision.changes BEFORE.jpg AFTER.jpg [--game keltis-card] [--calibration FILE] [--seats ...]
@@ -34,6 +36,14 @@ class ChangeConfig:
     min_changed: int = 5        # ... in at least this many places: the region changed
     reread_every: int = 6       # read every region again at least every n readings
     edge_joined_ignored: bool = True   # the table around: changes joined to its outside edge (arms) do not count
+    # the table around: a sample whose three channels changed by one factor is a change of the light only — a shadow
+    # falling or leaving (an arm's beyond the picture, a player leaning over), no pile; a card laid or discarded
+    # brings its stock's white or its field's colour, another hue than the table's (dev 85100: a shadow of 168-1390
+    # samples, <= 1 of them left; dev 85101: a new pile of 502, 493 left)
+    light_only_ignored: bool = True
+    light_hue_log: float = 0.15         # the channels' log(now / before) within this of each other: the hue kept ...
+    light_noise: float = 3.0            # ... plus what this many levels of noise make of it in the darker reading's
+                                        # darkest channel (a shadow's dark samples are noisy)
 
 
 @dataclass(eq=False)
@@ -130,6 +140,11 @@ class RegionWatch:
             hit = (cv2.max(cv2.max(b, g), red) > cfg.pixel_delta).ravel()
             if r.outside is not None and hit.any():
                 hit = _apart_from(r, hit)
+            if r.outside is not None and cfg.light_only_ignored and hit.any():
+                # after the edge rule: an arm's skin may keep the table's hue in places, which would cut it
+                # into pieces apart from the edge
+                at = np.flatnonzero(hit)
+                hit[at[_light_only(cfg, cur[at], r.reference[at] * gain.astype(np.float32))]] = False
             self.last_changed[name] = hit
             counts[name] = int(np.count_nonzero(hit))
             if counts[name] >= cfg.min_changed:
@@ -181,6 +196,17 @@ def _block(values: Any) -> Any:
     out = np.full(-(-values.size // cols) * cols, -1.0, np.float32)
     out[:values.size] = values
     return out.reshape(-1, cols)
+
+
+def _light_only(config: ChangeConfig, cur: Any, ref: Any) -> Any:
+    """Per sample (n x 1 x 3 colours now and as last read, the region's gain taken out): every channel changed
+    by about one factor (darker or brighter, the hue kept): only the light changed there."""
+    import numpy as np
+
+    cur, ref = np.maximum(cur.reshape(-1, 3), 4.0), np.maximum(ref.reshape(-1, 3), 4.0)
+    ratio = np.log(cur / ref)
+    tolerance = config.light_hue_log + config.light_noise / np.minimum(cur, ref).min(1)
+    return ratio.max(1) - ratio.min(1) <= tolerance
 
 
 def _apart_from(region: _Region, hit: Any) -> Any:
