@@ -2443,7 +2443,7 @@ def _glyph_outline(art: CardArt, kind: str, label: str, corner: str) -> Any:
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
                  ppm: float, model: Any = None, exclude: tuple[str, ...] = (),
-                 corners: list | None = None) -> tuple[str, float, dict[str, float]]:
+                 corners: list | None = None, end_places: bool = True) -> tuple[str, float, dict[str, float]]:
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
@@ -2451,7 +2451,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     the numeral classifier (vision.numerals) gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
     from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
-    share of its box seen)."""
+    share of its box seen). Where "E" is a label (and `end_places`), the corners are classified where the end
+    card's dot fits when it fits better than the mean glyph (`end_symbol_placed`)."""
     import cv2
     import numpy as np
 
@@ -2482,7 +2483,7 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         found.append((corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res))
     places = _corner_places(config, found, ppm)
-    if config.end_symbol_placed and model is not None and "E" in labels and found:
+    if config.end_symbol_placed and end_places and model is not None and "E" in labels and found:
         places = _end_symbol_places(config, found, places, zs_index=labels.index("E"), ppm=ppm)
     for (corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res), (px, py) in zip(found, places):
         weights += wt

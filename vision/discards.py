@@ -88,6 +88,11 @@ class DiscardConfig:
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
+    end_by_picture: bool = True      # card game: a pile top's corners are tried where the end card's dot fits
+                                     # (CardConfig.end_symbol_placed) only when its middle fits the end card's centre
+                                     # picture at least as well as its kind's own (the two pictures differ wholly): a
+                                     # washed numeral card, whose corners fit neither numeral nor dot, was read "E"
+                                     # there (session 35, wt35-eend: F84800/248 yellow 3 -> E). False: always tried
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
     ink_by_contrast: bool = True     # local_min_ink is for a kind printed with the art's usual contrast between its
@@ -1268,8 +1273,14 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     if not _middle_fits(config, img, cream, art, q, 4.0, kind):
         return None
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
+    # (its corners classified where the end dot fits only where the middle is the end card's picture rather than
+    # its kind's: DiscardConfig.end_by_picture)
+    end_places = True
+    if card_game and config.end_by_picture:
+        sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, f"{kind}/E"))
+        end_places = not (kind in sym and f"{kind}/E" in sym and sym[kind] > sym[f"{kind}/E"])
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
-                                       () if card_game else ("E",))
+                                       () if card_game else ("E",), end_places=end_places)
     if min_ink > 0 and config.ink_by_contrast:
         min_ink *= ink_contrast_share(art, kind)
     if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream and \
