@@ -67,10 +67,11 @@ class CardConfig:
     # Found apart, a numeral whose width differs from most values' (right-aligned "10" in the top-right corner) is
     # matched by the mean glyph a digit's width off and cut (session 35: 10 read 1, 0 or 5 there). None: apart
     corner_joint_refine_px: int | None = 1
-    # an end card ("E", where it is a possible label) has a round dot in each top corner, not a numeral: the corners
-    # are classified where the end symbol's own template fits when it fits better (summed correlation over the
-    # corners) than the mean numeral glyph does (session 35: end cards on discard piles read "6" at the mean glyph's
-    # places). False: the mean glyph's places only (main before)
+    # an end card ("E") has a round dot in each top corner, not a numeral: where the caller asks (a discard pile
+    # whose middle is the end card's picture: DiscardConfig.end_by_picture), the corners are classified where the
+    # end symbol's own template fits when it fits better (summed correlation over the corners) than the mean numeral
+    # glyph does (session 35: end cards on discard piles read "6" at the mean glyph's places). False: the mean
+    # glyph's places only (main before)
     end_symbol_placed: bool = True
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
@@ -2443,7 +2444,7 @@ def _glyph_outline(art: CardArt, kind: str, label: str, corner: str) -> Any:
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
                  ppm: float, model: Any = None, exclude: tuple[str, ...] = (),
-                 corners: list | None = None, end_places: bool = True) -> tuple[str, float, dict[str, float]]:
+                 corners: list | None = None, end_places: bool = False) -> tuple[str, float, dict[str, float]]:
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
@@ -2451,8 +2452,9 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     the numeral classifier (vision.numerals) gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
     from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
-    share of its box seen). Where "E" is a label (and `end_places`), the corners are classified where the end
-    card's dot fits when it fits better than the mean glyph (`end_symbol_placed`)."""
+    share of its box seen). With `end_places` (a discard pile whose middle is the end card's picture) and "E" a
+    label, the corners are classified where the end card's dot fits when it fits better than the mean glyph
+    (`end_symbol_placed`; not on rows: there it made numerals "E", card-game D83790 rows 100 -> 103 errors)."""
     import cv2
     import numpy as np
 

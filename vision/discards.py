@@ -1275,7 +1275,7 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
     # (its corners classified where the end dot fits only where the middle is the end card's picture rather than
     # its kind's: DiscardConfig.end_by_picture)
-    end_places = True
+    end_places = card_game
     if card_game and config.end_by_picture:
         sym = _centre_scores(config, img, cream, art, q, 4.0, (kind, f"{kind}/E"))
         end_places = not (kind in sym and f"{kind}/E" in sym and sym[kind] > sym[f"{kind}/E"])

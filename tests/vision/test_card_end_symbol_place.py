@@ -50,7 +50,7 @@ def _read(setup, white, top, kind, seen_ppm, **change):
     comps, _cream, _faces, model = setup
     art = card_art(comps, 2.5, round(seen_ppm, 1))
     config = dataclasses.replace(sized_for(CardConfig(), art.size), **change)
-    code, _conf, _scores = read_corners(config, white, top, art.size[1], kind, art, 2.5, model, ())
+    code, _conf, _scores = read_corners(config, white, top, art.size[1], kind, art, 2.5, model, (), end_places=True)
     return code
 
 
