@@ -67,6 +67,12 @@ class CardConfig:
     # Found apart, a numeral whose width differs from most values' (right-aligned "10" in the top-right corner) is
     # matched by the mean glyph a digit's width off and cut (session 35: 10 read 1, 0 or 5 there). None: apart
     corner_joint_refine_px: int | None = 1
+    # an end card ("E") has a round dot in each top corner, not a numeral: where the caller asks (a discard pile
+    # whose middle is the end card's picture: DiscardConfig.end_by_picture), the corners are classified where the
+    # end symbol's own template fits when it fits better (summed correlation over the corners) than the mean numeral
+    # glyph does (session 35: end cards on discard piles read "6" at the mean glyph's places). False: the mean
+    # glyph's places only (main before)
+    end_symbol_placed: bool = True
     min_corner_mm: float = 6.0          # a corner needs this much of its box visible to count
     kind_min_fraction: float = 0.35     # of a strip's middle to name its field kind
     points_chroma_share: float = 0.5    # a points card on a colour row is at most this coloured (of the row's most)
@@ -2438,7 +2444,7 @@ def _glyph_outline(art: CardArt, kind: str, label: str, corner: str) -> Any:
 
 def read_corners(config: CardConfig, white: Any, top: float, visible: float, kind: str, art: CardArt,
                  ppm: float, model: Any = None, exclude: tuple[str, ...] = (),
-                 corners: list | None = None) -> tuple[str, float, dict[str, float]]:
+                 corners: list | None = None, end_places: bool = False) -> tuple[str, float, dict[str, float]]:
     """The card's value from both top corners: (label, confidence, score per label).
 
     Each corner's numeral is first found: the mean glyph of every value (cut to what the strip shows)
@@ -2446,7 +2452,9 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
     the numeral classifier (vision.numerals) gives a probability per value, the corners' log-probabilities add up (a corner partly hidden
     counts less). Without a classifier each value's template is correlated with what sets it apart
     from the mean glyph. `corners`, when given, gets each corner read on its own: (corner, its best label, the
-    share of its box seen)."""
+    share of its box seen). With `end_places` (a discard pile whose middle is the end card's picture) and "E" a
+    label, the corners are classified where the end card's dot fits when it fits better than the mean glyph
+    (`end_symbol_placed`; not on rows: there it made numerals "E", card-game D83790 rows 100 -> 103 errors)."""
     import cv2
     import numpy as np
 
@@ -2477,6 +2485,8 @@ def read_corners(config: CardConfig, white: Any, top: float, visible: float, kin
         res = cv2.matchTemplate(region, mean_t, cv2.TM_CCOEFF_NORMED)
         found.append((corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res))
     places = _corner_places(config, found, ppm)
+    if config.end_symbol_placed and end_places and model is not None and "E" in labels and found:
+        places = _end_symbol_places(config, found, places, zs_index=labels.index("E"), ppm=ppm)
     for (corner, (bx, by, bw, bh), region, x0, y0, th, wt, zs, mean_t, res), (px, py) in zip(found, places):
         weights += wt
         if model is not None:
@@ -2555,6 +2565,28 @@ def _corner_places(config: CardConfig, found: list, ppm: float) -> list[tuple[in
         k = int(np.argmax(sub))
         out.append((j0 + k % sub.shape[1], i0 + k // sub.shape[1]))
     return out
+
+
+def _end_symbol_places(config: CardConfig, found: list, places: list, zs_index: int, ppm: float) -> list:
+    """The places the corners are classified at when the end card ("E") is a possible label: an end card's corner
+    holds a round dot, not a right-aligned numeral, so the mean numeral glyph has no true place on it and the
+    corners found by it may cut the dot's edge into a numeral-like blob (session 35: end cards on discard piles read
+    "6"). The end symbol's own template is correlated over the same regions and its places (found the same way,
+    together or apart) are taken when their correlation (summed over the corners) beats the mean glyph's."""
+    import cv2
+
+    found_e = []
+    for f in found:
+        region, th = f[2], f[5]
+        z = f[7][zs_index]
+        if region.shape[0] < z.shape[0] or region.shape[1] < z.shape[1]:
+            return places
+        found_e.append(f[:-1] + (cv2.matchTemplate(region, z, cv2.TM_CCOEFF_NORMED),))
+    places_e = _corner_places(config, found_e, ppm)
+
+    def fit(fs: list, pl: list) -> float:
+        return sum(float(f[-1][py, px]) * f[6] for f, (px, py) in zip(fs, pl))
+    return places_e if fit(found_e, places_e) > fit(found, places) else places
 
 
 _CORNER_TEMPLATES: dict[Any, Any] = {}

@@ -88,6 +88,11 @@ class DiscardConfig:
                                      # where that is whiter than paper: a lamp's hot spot, a glare's veil (0: off)
     local_white_over: float = 0.1    # (only where that white is this much whiter than white paper in some channel)
     local_kind_margin: float = 0.05  # a piece so judged named only when no other kind fits within this (log-chroma)
+    end_by_picture: bool = True      # card game: a pile top's corners are tried where the end card's dot fits
+                                     # (CardConfig.end_symbol_placed) only when its middle fits the end card's centre
+                                     # picture at least as well as its kind's own (the two pictures differ wholly): a
+                                     # washed numeral card, whose corners fit neither numeral nor dot, was read "E"
+                                     # there (session 35, wt35-eend: F84800/248 yellow 3 -> E). False: always tried
     local_min_ink: float = 0.12      # and read only when its numerals show this much ink (whiteness std in the top
                                      # glyph boxes' middles, summed: ~0.15-0.4 where piles are read, an end card ~0.06)
     ink_by_contrast: bool = True     # local_min_ink is for a kind printed with the art's usual contrast between its
@@ -1265,11 +1270,17 @@ def _read_placed(config: DiscardConfig, card_config: CardConfig, image: Any, reg
         if wish_cards is not None:
             wish_cards.append(centre)
         return None
-    if not _middle_fits(config, img, cream, art, q, 4.0, kind):
+    sym: dict[str, float] = {}
+    if not _middle_fits(config, img, cream, art, q, 4.0, kind, sym):
         return None
     # (end cards only in the card game, as on its rows: a board game's pile read "E" was no reading at all)
+    # (its corners classified where the end dot fits only where the middle is the end card's picture rather than
+    # its kind's: DiscardConfig.end_by_picture)
+    end_places = card_game
+    if card_game and config.end_by_picture:
+        end_places = not (kind in sym and f"{kind}/E" in sym and sym[kind] > sym[f"{kind}/E"])
     code, conf, _scores = read_corners(card_config, white, 4.0, art.size[1], kind, art, q, model,
-                                       () if card_game else ("E",))
+                                       () if card_game else ("E",), end_places=end_places)
     if min_ink > 0 and config.ink_by_contrast:
         min_ink *= ink_contrast_share(art, kind)
     if code != "E" and min_ink > 0 and ink_cream is not None and ink_cream is not cream and \
@@ -1312,12 +1323,15 @@ def _corner_ink(white: Any, art: CardArt, q: float) -> float:
     return ink
 
 
-def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float, kind: str) -> bool:
+def _middle_fits(config: DiscardConfig, img: Any, cream: Any, art: CardArt, ppm: float, pad: float, kind: str,
+                 scores: dict | None = None) -> bool:
     """Whether the card cut upright (`img`, `pad` mm above and below) has a `kind` pile's middle: not the
     backs' picture rather than its kind's (the draw pile, its backs' colour dimmed or veiled near a pile's),
     and for the points pile their picture, which every points card has (not a mug's shaded side, a grey
     thing); and for every kind, its own picture at all (not a patch of table of its colour)."""
     sym = _centre_scores(config, img, cream, art, ppm, pad, (kind, f"{kind}/E", "back"))
+    if scores is not None:
+        scores.update(sym)
     own = max(sym.get(kind, -1.0), sym.get(f"{kind}/E", -1.0))
     if sym.get("back", -1.0) > own + config.back_margin:
         return False
