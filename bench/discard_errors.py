@@ -3,9 +3,15 @@ by kind, and the stage's CPU time. Only registration and the discard stage run: 
 `keltis-cam eval`, for finding what to fix first.
 
     .venv/bin/python bench/discard_errors.py DIR [--limit N] [--components DIR] [--frames a,b] [--set F=V]
+                                             [--card-set F=V]
+
+`--set` overrides a DiscardConfig field, `--card-set` a CardConfig field (the numerals' corners are read by the card
+reader's `read_corners`: e.g. `--card-set corner_joint_refine_px=None`, `--card-set end_symbol_placed=False`).
 """
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import os
 import statistics
@@ -35,6 +41,10 @@ def discard_stage_frames(args, config):
     """Each usable frame of `args.dir` with discard tops in its truth and its registration found:
     (frame, truth, game, card_game, read), `read()` running the discard stage alone on it."""
     comps, model, config, pairs = stage_inputs(args, config)
+    card_config = DEFAULT_READER_CONFIG.cards
+    for item in getattr(args, "card_set", None) or []:
+        name, _, value = item.partition("=")
+        card_config = dataclasses.replace(card_config, **{name: ast.literal_eval(value)})
     for frame, tpath in pairs:
         truth = json.loads(tpath.read_text(encoding="utf-8"))
         if not truth.get("usable") or "discard_tops" not in truth:
@@ -60,12 +70,15 @@ def discard_stage_frames(args, config):
         cream = white * art.cream / 255.0 if white is not None else art.cream
 
         def read(image=image, tv=tv, reg=reg, art=art, cream=cream, card_game=card_game):
-            return read_discards(config, DEFAULT_READER_CONFIG.cards, image, tv, reg, art, cream, model, card_game)
+            return read_discards(config, card_config, image, tv, reg, art, cream, model, card_game)
         yield frame, truth, game, card_game, read
 
 
 def main() -> int:
-    args = stage_parser(__doc__, "DiscardConfig").parse_args()
+    ap = stage_parser(__doc__, "DiscardConfig")
+    ap.add_argument("--card-set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a CardConfig field (a Python literal)")
+    args = ap.parse_args()
     kinds: Counter = Counter()
     n_piles = 0
     ms: list[float] = []
