@@ -15,8 +15,12 @@ def test_an_end_card_read_as_a_six_is_named_by_its_picture():
     truth, got = seat_rows(83790, 164, "west")
     assert got["blue"] == truth["blue"] == ["0", "3", "4", "7", "E"]
     assert got["green"] == truth["green"] == ["3", "4", "5", "8", "E"]
-    _truth, before = seat_rows(83790, 164, "west", last_card_picture_min=None)
+    _truth, before = seat_rows(83790, 164, "west", last_card_picture_min=None, corner_joint_refine_px=None)
     assert before["blue"][-1] == before["green"][-1] == "6"
+    # with the two corners found together (session 35, wt35-numer) the corners alone read the blue end card right,
+    # the green one still "6": the picture is what names both
+    _truth, joint = seat_rows(83790, 164, "west", last_card_picture_min=None)
+    assert (joint["blue"][-1], joint["green"][-1]) == ("E", "6")
 
 
 def test_points_strips_labelled_as_neither_kind_are_points_cards():

@@ -29,8 +29,10 @@ def test_a_phantom_card_beyond_the_seat_is_dropped():
     assert "red" not in truth and "red" not in got
     assert got == truth
     _truth, before = seat_rows(83570, 214, "west", picture_corner_seen=None)
-    # without the check the phantom is a row of five (its "last card" named by its picture since session 33)
-    assert before.get("red", [])[:4] == ["9", "2", "7", "4"] and len(before["red"]) == 5
+    # without the check the phantom is a row of five (its "last card" named by its picture since session 33; its
+    # third card reads "7" with the numeral corners found apart, "10" found together since session 35)
+    assert before.get("red", [])[:2] == ["9", "2"] and before["red"][3] == "4" and len(before["red"]) == 5
+    assert before["red"][2] in ("7", "10")
 
 
 def test_a_strip_read_above_the_seat_is_cut_and_the_row_kept():
@@ -47,8 +49,10 @@ def test_a_real_row_out_of_order_with_unsure_cards_is_kept():
     _truth, before = seat_rows(83480, 110, "south", picture_corner_seen=None)
     assert got == before
     assert truth["yellow"] == ["0", "2", "7", "10", "9", "4", "1", "E"]
-    # the end card (read "6" by its corners until session 33) is named by its centre picture (wt33-rows)
-    assert got["yellow"] == ["0", "4", "7", "10", "9", "4", "1", "E"]
+    # the end card (read "6" by its corners until session 33) is named by its centre picture (wt33-rows); the veiled
+    # "2" stays misread ("4" with the corners found apart, "10" with them found together: session 35, wt35-numer)
+    assert got["yellow"][2:] == truth["yellow"][2:] and got["yellow"][0] == "0"
+    assert got["yellow"][1] in ("4", "10")
     assert got["red"] == truth["red"] == ["1", "5", "10"]
 
 
