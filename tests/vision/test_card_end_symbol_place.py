@@ -11,39 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 
-import cv2
-import numpy as np
 import pytest
 
-from vision.cardart import _base_art, card_art
-from vision.cards import CardConfig, read_corners, sized_for, whiteness
-from vision.components import load_components
-from vision.numerals import numeral_model_for
+from vision.cardart import card_art
+from vision.cards import CardConfig, read_corners, sized_for
 
-WOOD = (60, 90, 120)
-
-
-@pytest.fixture(scope="module")
-def setup():
-    comps = load_components(None)
-    cream, _fields, faces = _base_art(comps)
-    return comps, cream, faces, numeral_model_for(comps)
-
-
-def _pile_card(setup, kind: str, label: str, seen_ppm: float, shift_mm: float, view_ppm: float = 2.5,
-               pad_mm: float = 6.0):
-    """One card face as a pile's upright crop shows it: seen at `seen_ppm` frame pixels a mm (blurred), its place
-    off by `shift_mm` in x and y from the one assumed, up to the view's ppm, whiteness over the stock."""
-    comps, cream, faces, _model = setup
-    p = comps.card_ppm
-    img = cv2.copyMakeBorder(faces[kind][label].astype(np.float32), *(4 * [int(pad_mm * p)]),
-                             cv2.BORDER_CONSTANT, value=WOOD)
-    shift = np.float32([[1, 0, shift_mm * p], [0, 1, shift_mm * p]])
-    img = cv2.warpAffine(img, shift, (img.shape[1], img.shape[0]), borderValue=WOOD)
-    small = cv2.GaussianBlur(cv2.resize(img, None, fx=seen_ppm / p, fy=seen_ppm / p, interpolation=cv2.INTER_AREA),
-                             (0, 0), 0.8)
-    up = cv2.resize(small, None, fx=view_ppm / seen_ppm, fy=view_ppm / seen_ppm, interpolation=cv2.INTER_LINEAR)
-    return np.ascontiguousarray(whiteness(up[:, int(round(pad_mm * view_ppm)):], cream)), pad_mm
+from test_card_numeral_corners import card_face_seen, setup  # noqa: F401 (the fixture)
 
 
 def _read(setup, white, top, kind, seen_ppm, **change):
@@ -56,7 +29,7 @@ def _read(setup, white, top, kind, seen_ppm, **change):
 
 @pytest.mark.parametrize("kind,seen_ppm,shift_mm", [("blue", 1.0, 0.0), ("blue", 1.2, -1.0), ("green", 1.2, -1.0)])
 def test_an_end_card_on_a_pile_reads_end_where_its_dot_fits(setup, kind, seen_ppm, shift_mm):
-    white, top = _pile_card(setup, kind, "E", seen_ppm, shift_mm)
+    white, top = card_face_seen(setup, kind, "E", seen_ppm, shift_mm)
     assert _read(setup, white, top, kind, seen_ppm) == "E"
     # at the mean numeral glyph's places only (main before), the boxes cut the dot into a "6"
     assert _read(setup, white, top, kind, seen_ppm, end_symbol_placed=False) == "6"
@@ -64,5 +37,5 @@ def test_an_end_card_on_a_pile_reads_end_where_its_dot_fits(setup, kind, seen_pp
 
 @pytest.mark.parametrize("kind,label", [("blue", "6"), ("green", "0"), ("yellow", "10"), ("pink", "8")])
 def test_numerals_read_alike_where_the_end_card_is_a_possible_label(setup, kind, label):
-    white, top = _pile_card(setup, kind, label, 1.2, -1.0)
+    white, top = card_face_seen(setup, kind, label, 1.2, -1.0)
     assert _read(setup, white, top, kind, 1.2) == _read(setup, white, top, kind, 1.2, end_symbol_placed=False) == label

@@ -20,6 +20,8 @@ from vision.cards import CardConfig, read_corners, sized_for, whiteness
 from vision.components import load_components
 from vision.numerals import numeral_model_for
 
+WOOD = (60, 90, 120)
+
 
 @pytest.fixture(scope="module")
 def setup():
@@ -28,14 +30,18 @@ def setup():
     return comps, cream, faces, numeral_model_for(comps)
 
 
-def _band(setup, kind: str, label: str, seen_ppm: float, view_ppm: float = 2.5, pad_mm: float = 6.0):
-    """One card face as a straightened band shows it: seen at `seen_ppm` frame pixels a mm (blurred a little),
-    up to the view's ppm, whiteness over the stock; x 0 = the card's left edge, its top `pad_mm` down."""
+def card_face_seen(setup, kind: str, label: str, seen_ppm: float, shift_mm: float = 0.0, view_ppm: float = 2.5,
+                   pad_mm: float = 6.0):
+    """One card face as a straightened band (or a pile's upright crop) shows it: on a wood table, its place off by
+    `shift_mm` in x and y from the one assumed, seen at `seen_ppm` frame pixels a mm (blurred a little), up to the
+    view's ppm, whiteness over the stock; x 0 = the card's left edge, its top `pad_mm` down."""
     comps, cream, faces, _model = setup
     p = comps.card_ppm
-    img = faces[kind][label].astype(np.float32)
-    m = int(pad_mm * p)
-    img = cv2.copyMakeBorder(img, m, m, m, m, cv2.BORDER_CONSTANT, value=(60, 90, 120))   # a wood table
+    img = cv2.copyMakeBorder(faces[kind][label].astype(np.float32), *(4 * [int(pad_mm * p)]),
+                             cv2.BORDER_CONSTANT, value=WOOD)
+    if shift_mm:
+        shift = np.float32([[1, 0, shift_mm * p], [0, 1, shift_mm * p]])
+        img = cv2.warpAffine(img, shift, (img.shape[1], img.shape[0]), borderValue=WOOD)
     small = cv2.GaussianBlur(cv2.resize(img, None, fx=seen_ppm / p, fy=seen_ppm / p, interpolation=cv2.INTER_AREA),
                              (0, 0), 0.8)
     up = cv2.resize(small, None, fx=view_ppm / seen_ppm, fy=view_ppm / seen_ppm, interpolation=cv2.INTER_LINEAR)
@@ -53,7 +59,7 @@ def _read(setup, white, top, kind, seen_ppm, **change):
 
 @pytest.mark.parametrize("seen_ppm", [1.4, 1.7])
 def test_a_ten_in_the_top_right_corner_is_read_ten_when_the_corners_are_found_together(setup, seen_ppm):
-    white, top = _band(setup, "yellow", "10", seen_ppm)
+    white, top = card_face_seen(setup, "yellow", "10", seen_ppm)
     code, corners = _read(setup, white, top, "yellow", seen_ppm)
     assert code == "10"
     assert corners == {"top-left": "10", "top-right": "10"}
@@ -64,7 +70,7 @@ def test_a_ten_in_the_top_right_corner_is_read_ten_when_the_corners_are_found_to
 
 @pytest.mark.parametrize("kind,label", [("red", "6"), ("blue", "0"), ("green", "8"), ("pink", "1")])
 def test_single_digits_read_alike_together_and_apart(setup, kind, label):
-    white, top = _band(setup, kind, label, 2.0)
+    white, top = card_face_seen(setup, kind, label, 2.0)
     together = _read(setup, white, top, kind, 2.0)
     apart = _read(setup, white, top, kind, 2.0, corner_joint_refine_px=None)
     assert together == apart == (label, {"top-left": label, "top-right": label})
