@@ -83,13 +83,6 @@ class TrackingConfig:
     #                                      a tie the small one won by order (session 35, wt35-pgames). Off: dev
     #                                      kept games 257 -> 261/292 turns at 1.0, but the lead's fresh games
     #                                      84940-84948 78 -> 77/93 (two small steps of 84943 decoded big)
-    decoder_crowd_dropped: float = 0.0   # a pawn the table has on a stone where the reading has none, but the
-    #                                      reader's start-crowd rule dropped a sighting of that very pawn there
-    #                                      (Observation extra "crowd_dropped": player, stone, size), costs at most
-    #                                      this for that stone instead of the stone's misread price: the rule,
-    #                                      not the network, hid it (session 36, wt36-pevid). 0: off. The table
-    #                                      without the pawn pays nothing more: dropped sightings are as often the
-    #                                      crowd's own pawns leaning in (phantoms at the same evidence on the stone)
     decoder_carried_pawns: bool = True   # a player's pawns misread before a hand and read otherwise after it
     #                                      may be that misread carried over a real change (a phantom pawn beside
     #                                      the start crowd held for minutes while the player moves another pawn):

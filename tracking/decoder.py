@@ -864,13 +864,6 @@ class TurnDecoder:
             p = (1.0 - float(conf)) if isinstance(conf, (int, float)) and 0 < conf < 1 else base
             out[kind] = -math.log(max(p, 1e-6))
         out["default"] = -math.log(base)
-        if self.config.decoder_crowd_dropped > 0:
-            # the reader's start-crowd rule's dropped sightings (extra "crowd_dropped"): "crowd@<player>@<stone>@<0|1>"
-            # -> the price of that pawn missing from the reading (_misread_cost_of)
-            for d in obs.extra.get("crowd_dropped") or ():
-                if isinstance(d, dict) and d.get("stone") and d.get("player"):
-                    out[f"crowd@{d['player']}@{d['stone']}@{int(bool(d.get('big')))}"] = \
-                        self.config.decoder_crowd_dropped
         if self.config.decoder_element_confidence:
             # each path stone's and tile spot's own share read right (the reader's element_confidence):
             # "pawns@<stone>", "tile@<spot>", and "<kind>@others" for those it does not name
@@ -926,7 +919,7 @@ class TurnDecoder:
             if diff:
                 # (summed in the stones' order: a set's order follows the process's string hashes, and a float sum
                 # in another order can differ in its last bit and so break a tie between readings otherwise)
-                cost = sum(self._stone_misread(costs, k, sid, true or (), read or ()) for sid in sorted(diff))
+                cost = sum(costs.get("pawns@" + sid, costs["pawns@others"]) for sid in sorted(diff))
                 if self.config.decoder_big_echo:
                     cost += self.config.decoder_big_echo * _big_echoes(true or (), read or ())
                 return cost
@@ -936,22 +929,6 @@ class TurnDecoder:
             return costs.get(k[0], costs["default"]) + self.config.decoder_big_echo * min(
                 1, _big_echoes(true or (), read or ()))
         return costs.get(k[0], costs["default"])
-
-    def _stone_misread(self, costs: Mapping[str, float], k: FieldKey, sid: str, true: Any, read: Any) -> float:
-        """One path stone of a player's pawns read otherwise: its own price (element_confidence), or at most
-        decoder_crowd_dropped when all the reading lacks there is one pawn whose sighting the reader's start-crowd
-        rule dropped (costs "crowd@..." entries, _misread_costs)."""
-        cost = costs.get("pawns@" + sid, costs["pawns@others"])
-        if self.config.decoder_crowd_dropped > 0:
-            ct = Counter(p for p in true if p[0] == sid)
-            cr = Counter(p for p in read if p[0] == sid)
-            lack, more = ct - cr, cr - ct
-            if not more and sum(lack.values()) == 1:
-                (_stone, big), = lack
-                hidden = costs.get(f"crowd@{k[1]}@{sid}@{int(bool(big))}")
-                if hidden is not None:
-                    cost = min(cost, hidden)
-        return cost
 
     def _initial_piles(self, fields: Fields) -> tuple:
         return tuple(sorted((k[1], () if v is None else (None, v)) for k, v in fields.items() if k[0] == "top"))

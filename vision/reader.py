@@ -99,16 +99,20 @@ class ReaderConfig:
     # kept games' stills 420 -> 384 / 389 / 398; session 33's kept NWNZ games 30 -> 31/35 turns, session 32's
     # 30 -> 32/34. 0 = off (docs/vision.md, session 34 (wt34-pstart))
     crowd_keep_sure_big: float = 0.85
-    # ... and a sighting of a player the reading leaves at most this many pawns on the start (this one counted
-    # there) is the stone's: the crowd's pawns leaning onto a first-row stone are read as their own colours, and a
-    # colour with one pawn left in the crowd hardly ever leans in (PLACEHOLDER). 0 = off (docs/vision.md,
-    # session 36 (wt36-pevid))
+    # ... and a sighting the rule drops is the stone's when its player would keep at most this many pawns on the
+    # start with it counted there (its last pawn, and a start pawn of its size left): the crowd's pawns leaning
+    # onto d1 / f1 are read in their own colours, and a colour with one pawn left in the crowd has one pawn to lean
+    # in, not five. Of the sightings the rule dropped in the kept NWNZ games' readings (5 re-read), a player
+    # keeping <= 2 on the start: right 20 of 20 (one pawn: nwnz-4p-84813's grey small on f1, 0.50-0.63, read
+    # nowhere for 20 readings); 3: 0 of 16; 4-5: 35 of 265. No still of seven caches (F84500, D83790, ...) has a
+    # dropped sighting of a player keeping <= 2, so they read as before. 0 = off (docs/vision.md, session 36
+    # (wt36-pevid))
     crowd_keep_last: int = 1
     # the sightings the start-crowd rule took into the crowd, passed on in the reading (extra "crowd_dropped":
     # stone, player, size and the network's evidence; docs/formats-extensions.md) for the tracker to weigh across
     # readings instead of the rule's all-or-nothing drop; the pawns list is unchanged either way. Costs a list per
     # frame. (docs/tracking.md, session 36 (wt36-pevid))
-    report_crowd_dropped: bool = True
+    report_crowd_dropped: bool = False
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
