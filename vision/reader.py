@@ -99,6 +99,20 @@ class ReaderConfig:
     # kept games' stills 420 -> 384 / 389 / 398; session 33's kept NWNZ games 30 -> 31/35 turns, session 32's
     # 30 -> 32/34. 0 = off (docs/vision.md, session 34 (wt34-pstart))
     crowd_keep_sure_big: float = 0.85
+    # ... and a sighting the rule drops is the stone's when its player would keep at most this many pawns on the
+    # start with it counted there (its last pawn, and a start pawn of its size left): the crowd's pawns leaning
+    # onto d1 / f1 are read in their own colours, and a colour with one pawn left in the crowd has one pawn to lean
+    # in, not five. Of the sightings the rule dropped in the kept NWNZ games' readings (5 re-read), a player
+    # keeping <= 2 on the start: right 20 of 20 (one pawn: nwnz-4p-84813's grey small on f1, 0.50-0.63, read
+    # nowhere for 20 readings); 3: 0 of 16; 4-5: 35 of 265. No still of seven caches (F84500, D83790, ...) has a
+    # dropped sighting of a player keeping <= 2, so they read as before. 0 = off (docs/vision.md, session 36
+    # (wt36-pevid))
+    crowd_keep_last: int = 1
+    # the sightings the start-crowd rule took into the crowd, passed on in the reading (extra "crowd_dropped":
+    # stone, player, size and the network's evidence; docs/formats-extensions.md) for the tracker to weigh across
+    # readings instead of the rule's all-or-nothing drop; the pawns list is unchanged either way. Costs a list per
+    # frame. (docs/tracking.md, session 36 (wt36-pevid))
+    report_crowd_dropped: bool = False
     tile_net: TileNetConfig = TileNetConfig()
     use_tile_net: bool = True    # the learned tile reader when its weights exist (else vision.tiles)
     usable: UsableConfig = UsableConfig()
@@ -439,10 +453,14 @@ class Reader:
             net_conf = None
         t4 = _clock()
         timings.update(tiles=(t3 - t2) * 1000, pawns=(t4 - t3) * 1000)
-        pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net)
+        dropped: list[PawnDetection] = []
+        pawns, pawn_conf = self._pawn_list(dets, crowd=net_conf is None or cfg.crowd_rule_for_net, dropped=dropped)
         if net_conf is not None:
             pawn_conf = min(pawn_conf, net_conf)
         extra = {}
+        if cfg.report_crowd_dropped and dropped:
+            extra["crowd_dropped"] = [{"stone": d.stone, "player": d.player, "big": bool(d.big),
+                                       "evidence": round(float(d.evidence), 3)} for d in dropped]
         element = {"pawns": stones_conf, "tiles": spots_conf}
         if any(v is not None for v in element.values()):
             extra["element_confidence"] = {k: v for k, v in element.items() if v is not None}
@@ -660,18 +678,47 @@ class Reader:
         keep = beyond_crowd(gaps, total * len(self.references), self._crowd_d, pitch)
         return [d for d, k in zip(on, keep) if k]
 
-    def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True) -> tuple[list[PawnObservation], float]:
+    def _keep_last(self, on: list[PawnDetection], out_of: list[PawnDetection]
+                   ) -> tuple[list[PawnDetection], list[PawnDetection]]:
+        """The crowd rule's dropped sightings (`out_of`) taken back, surest first, while the sighting's player has at
+        most `ReaderConfig.crowd_keep_last` pawns left on the start (as the listing would leave them, the sighting
+        counted there) and a start pawn of its size: (kept, still dropped)."""
+        limit = self.config.crowd_keep_last
+        on = list(on)
+        rest = []
+        for d in sorted(out_of, key=lambda d: -d.evidence):
+            mine = [x for x in on if x.player == d.player]
+            n_big = min(PAWNS_PER_PLAYER[0], sum(1 for x in mine if x.big))
+            n_small = min(PAWNS_PER_PLAYER[1], sum(1 for x in mine if not x.big))
+            left = PAWNS_PER_PLAYER[0] + PAWNS_PER_PLAYER[1] - n_big - n_small
+            room = n_big < PAWNS_PER_PLAYER[0] if d.big else n_small < PAWNS_PER_PLAYER[1]
+            if room and left <= limit:
+                on.append(d)
+            else:
+                rest.append(d)
+        return on, rest
+
+    def _pawn_list(self, dets: list[PawnDetection], crowd: bool = True,
+                   dropped: list[PawnDetection] | None = None) -> tuple[list[PawnObservation], float]:
         """Pawns on stones, then each player's remaining pawns on "start"; confidence drops where the
         detections contradict 1 big + 4 small per player. `crowd`: drop detections the start crowd
-        explains (the learned reader has learnt the crowd and needs no such rule)."""
+        explains (the learned reader has learnt the crowd and needs no such rule); `dropped`, when given, gets
+        the detections the crowd rule dropped."""
         players = list(self.references)
         on0 = [d for d in dets if d.stone is not None]
         on = self._outside_crowd(on0) if crowd else on0
-        dets = on + [d for d in dets if d.stone is None]
         # Detections the start crowd explains lower the confidence. Two pawns of one player on one
         # stone are legal (RULES §1: any number of pawns may share a stone, and several of a
         # player's own may use one path) but rare: kept, with a lower confidence.
         conf = 1.0 if len(on) == len(on0) else 0.5
+        if len(on) != len(on0):
+            kept = {id(d) for d in on}
+            out_of = [d for d in on0 if id(d) not in kept]
+            if self.config.crowd_keep_last > 0:
+                on, out_of = self._keep_last(on, out_of)
+            if dropped is not None:
+                dropped.extend(out_of)
+        dets = on + [d for d in dets if d.stone is None]
         places = [(d.stone, d.player) for d in on]
         if len(set(places)) < len(places):
             conf = min(conf, 0.6)
