@@ -216,7 +216,11 @@ class UsableConfig:
     # sleeve is an arm. Weak pixels alone never start a region: the grain and a lamp's fall-off stay table.
     hand_hysteresis: bool = True
     hand_find_p: float = 0.4
-    hand_weak: float = 0.5
+    # (0.35, was 0.5 — session 36: a hand moving during the exposure is a smear, each pixel the table changed by the
+    # smear's share of the hand's difference; beyond a sure sleeve, F84930/124's moving hand lies at a median 0.46 of
+    # the thresholds, and 85 % of the pixels grown at 0.35 lie on it. The grown part must still touch the sleeve, lie
+    # within `hand_reach_mm` of its tip, cover `hand_over_min_mm2` and stay under `hand_max_mm2`)
+    hand_weak: float = 0.35
     hand_reach_mm: float = 200.0
     hand_over_min_mm2: float = 1500.0
     hand_max_mm2: float = 50000.0       # a hand with its wrist is ~20 000 mm²; grown past this it is the table
@@ -228,7 +232,10 @@ class UsableConfig:
     # long axis point at the middle (`hand_toward`: the hand lies beyond the tip, along the arm; a hand resting at
     # the table's corner lies across it) and its area be an arm's (`arm_area_mm2`: a cup or a fist-sized blob on
     # the picture's border is no sleeve); the grown hand must still cover `hand_over_min_mm2` of the play area.
-    hand_sure_gap_mm: float | None = 120.0
+    # (200, was 120 — session 36: a hand is ~190 mm from the wrist to the fingertips, so a sleeve stopping up to a hand
+    # short of the play area may hold one over it: F84930/124, 149 mm short, its moving hand 3 900 mm² over the play
+    # area. The grown hand decides, as it did within 120 mm)
+    hand_sure_gap_mm: float | None = 200.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
