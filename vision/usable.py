@@ -148,6 +148,14 @@ class UsableConfig:
     extent_dev_min: float = 0.05
     extent_refits: int = 1
     extent_min_fill: float = 0.85
+    # ... and the extent is the hull of every table-coloured part that holds at least `extent_ring_share` of the ring's
+    # table-coloured samples, not of the largest part alone: an arm reaching from the picture's edge to the board, with
+    # the board and the pieces beyond it, cuts the table in two, and the hull of the larger part left the arm and the
+    # other part outside the table (session 36: an arm across the board and a hand over it missed whole — F84930
+    # 100, 341). The ring lies 25-110 mm around the play area, on the table (`ring_check` where it does not), so a
+    # part holding a tenth of it is the table beside the play area; the floor beyond the table holds none of it.
+    # None: the largest part alone (as before)
+    extent_ring_share: float | None = 0.1
     # an arm
     arm_in_min_mm2: float = 1200.0     # over the play area at least this much
     arm_reach_mm: float = 160.0        # and reaching this far out of it (a mug is ~ 80 mm, a phone 150 mm)
@@ -208,7 +216,11 @@ class UsableConfig:
     # sleeve is an arm. Weak pixels alone never start a region: the grain and a lamp's fall-off stay table.
     hand_hysteresis: bool = True
     hand_find_p: float = 0.4
-    hand_weak: float = 0.5
+    # (0.35, was 0.5 — session 36: a hand moving during the exposure is a smear, each pixel the table changed by the
+    # smear's share of the hand's difference; beyond a sure sleeve, F84930/124's moving hand lies at a median 0.46 of
+    # the thresholds, and 85 % of the pixels grown at 0.35 lie on it. The grown part must still touch the sleeve, lie
+    # within `hand_reach_mm` of its tip, cover `hand_over_min_mm2` and stay under `hand_max_mm2`)
+    hand_weak: float = 0.35
     hand_reach_mm: float = 200.0
     hand_over_min_mm2: float = 1500.0
     hand_max_mm2: float = 50000.0       # a hand with its wrist is ~20 000 mm²; grown past this it is the table
@@ -220,7 +232,10 @@ class UsableConfig:
     # long axis point at the middle (`hand_toward`: the hand lies beyond the tip, along the arm; a hand resting at
     # the table's corner lies across it) and its area be an arm's (`arm_area_mm2`: a cup or a fist-sized blob on
     # the picture's border is no sleeve); the grown hand must still cover `hand_over_min_mm2` of the play area.
-    hand_sure_gap_mm: float | None = 120.0
+    # (200, was 120 — session 36: a hand is ~190 mm from the wrist to the fingertips, so a sleeve stopping up to a hand
+    # short of the play area may hold one over it: F84930/124, 149 mm short, its moving hand 3 900 mm² over the play
+    # area. The grown hand decides, as it did within 120 mm)
+    hand_sure_gap_mm: float | None = 200.0
     learned_regions: bool = True       # judge regions with the learned classifier when its weights exist
     region_weights: str | None = None  # its weights (None: vision/models/usable.npz)
 
@@ -1047,7 +1062,8 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     # the table's own extent: the hull of its largest table-coloured region (the floor beyond is no arm), by its
     # colour alone (glare_not_extent)
     extent_not = off_colour if config.glare_not_extent else not_table
-    hull_mask, fill = _table_extent(extent_not)
+    ring_share = config.extent_ring_share if len(ring_idx) >= 20 else None
+    hull_mask, fill = _table_extent(extent_not, ring_idx, ring_share)
     # a table top is convex: a region filling its hull this poorly is the table joined to the floor beyond it, which
     # the ring's floor samples made table-coloured; the same test against a fall-off that no minority of the ring
     # bends (extent_robust) separates them, and its extent is taken when its region is the more convex one
@@ -1059,7 +1075,7 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
         over_board(robust_not)
         if not config.glare_not_extent:
             robust_not &= not_table
-        hull_r, fill_r = _table_extent(robust_not)
+        hull_r, fill_r = _table_extent(robust_not, ring_idx, ring_share)
         if _DEBUG_EXTENT is not None:
             _DEBUG_EXTENT.append((fill, fill_r))
         if fill_r > fill:
@@ -1072,9 +1088,12 @@ def not_table_pixels(config: UsableConfig, model: UsableModel, small: Any, dark_
     return TablePixels(mask, hull_mask, edge_zone, gain, lum, chroma2, (thr_c, thr_l))
 
 
-def _table_extent(not_table: Any) -> tuple[Any, float]:
+def _table_extent(not_table: Any, ring_idx: Any = None, ring_share: float | None = None) -> tuple[Any, float]:
     """The hull of the largest table-coloured region (uint8 mask; the whole picture when there is none) and how
-    well that region fills it (its solidity: a table top is convex, the floor joined to it is not)."""
+    well that region fills it (its solidity: a table top is convex, the floor joined to it is not). With `ring_idx`
+    (flat indices of the table's ring samples) and `ring_share`, the hull of that region and of every other
+    table-coloured region holding at least `ring_share` of the ring's table-coloured samples (`extent_ring_share`:
+    the table cut in parts by an arm across it), and how well those regions fill it together."""
     import cv2
     import numpy as np
 
@@ -1084,10 +1103,50 @@ def _table_extent(not_table: Any) -> tuple[Any, float]:
     if not contours:
         hull_mask[:] = 1
         return hull_mask, 0.0      # (no table-coloured region: the whole picture, and the robust view may find one)
-    biggest = max(contours, key=cv2.contourArea)
-    hull = cv2.convexHull(biggest)
+    areas = [cv2.contourArea(c) for c in contours]
+    big = int(np.argmax(areas))
+    parts = [big]
+    if ring_share is not None and ring_idx is not None and len(contours) > 1:
+        parts = _ring_parts(table_like, contours, areas, big, ring_idx, ring_share)
+    points = contours[big] if len(parts) == 1 else np.vstack([contours[k] for k in parts])
+    hull = cv2.convexHull(points)
     cv2.fillConvexPoly(hull_mask, hull, 1)
-    return hull_mask, float(cv2.contourArea(biggest)) / max(float(cv2.contourArea(hull)), 1.0)
+    return hull_mask, float(sum(areas[k] for k in parts)) / max(float(cv2.contourArea(hull)), 1.0)
+
+
+def _ring_parts(table_like: Any, contours: Any, areas: list[float], big: int, ring_idx: Any,
+                ring_share: float) -> list[int]:
+    """The contours (indices) of the table-coloured parts that make the table's extent (`extent_ring_share`): the
+    largest (`big`) and each other part holding at least `ring_share` of the ring samples that are table-coloured.
+    Most frames end at the first count: the largest part holds all but a few of the samples. A part holds no more
+    samples than pixels, so a contour whose box has fewer pixels than that is not drawn."""
+    import cv2
+    import numpy as np
+
+    on = ring_idx[table_like.ravel()[ring_idx] > 0]
+    need = ring_share * len(on)
+    if not len(on):
+        return [big]
+    filled = np.zeros_like(table_like)
+    cv2.drawContours(filled, contours, big, 1, cv2.FILLED)
+    on = on[filled.ravel()[on] == 0]       # (the samples outside the largest part)
+    if len(on) < need:
+        return [big]
+    boxes = {k: cv2.boundingRect(contours[k]) for k in range(len(contours)) if k != big}
+    cand = [k for k, (_x, _y, w, h) in boxes.items() if w * h >= need]
+    if not cand:
+        return [big]
+    ys, xs = np.divmod(on, table_like.shape[1])
+    out = [big]
+    for k in cand:
+        x, y, w, h = boxes[k]
+        part = np.zeros((h, w), np.uint8)
+        cv2.drawContours(part, [contours[k]], 0, 1, cv2.FILLED, offset=(-x, -y))
+        sel = (ys >= y) & (ys < y + h) & (xs >= x) & (xs < x + w)
+        inside = int(np.count_nonzero(part[ys[sel] - y, xs[sel] - x]))
+        if inside >= need:
+            out.append(k)
+    return out
 
 
 REGION_FEATURES = ("log_area", "share_in", "log_area_in", "log_length", "log_width", "fill", "solidity",
