@@ -263,6 +263,12 @@ class TruthContent:
     def status(self) -> dict[str, Any]:
         return self.vision.status()
 
+    def watch_readings(self, watcher: Any) -> None:
+        self.vision.watch_readings(watcher)
+
+    def watch(self, frame: Any) -> Any:
+        return self.vision.watch(frame)   # (unusable or None: no truth to give)
+
 
 def make_observers(session: Any, content: str, recording: Recording, positions: dict[int, int]) -> Any:
     from tracking.observers import make_observer
@@ -545,6 +551,16 @@ class Timeline:
         self.read_of[frame.index] = self._read_k if obs.usable else None
         return obs
 
+    def watch(self, frame: Any) -> Any:
+        """A frame watched while a reading ran (the pipeline's watch thread): noted as `watch:<gate decision>`."""
+        t0 = time.perf_counter()
+        obs = self.inner.watch(frame)
+        t1 = time.perf_counter()
+        decision = "watch:" + ("busy" if obs is None else obs.reason or "?")
+        self.observed[frame.index] = (t0, t1, 0.0, decision, False, None if obs is None else obs.reason)
+        self.read_of[frame.index] = None
+        return obs
+
     def parts(self, key: tuple, onset: float, arrived: float, positions: dict[int, int], recording: Any) -> dict:
         """The parts of one update's latency (seconds): `gate` (still table -> the camera frame that was read:
         the gate's settling, frames the camera skipped), `queue` (delivered -> the observer took it), `still`
@@ -598,6 +614,9 @@ class _TimedObserver:
 
     def observe(self, frame: Any) -> Any:
         return self._timeline.observe(frame)
+
+    def watch(self, frame: Any) -> Any:
+        return self._timeline.watch(frame)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._timeline.inner, name)
