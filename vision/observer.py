@@ -146,7 +146,11 @@ class VisionObserver:
                 # a hand resting over the table: no still for it (the small picture tells)
                 unusable = self.reader.judge_unusable(small, previous)
                 if unusable is not None:
-                    self.gate.read_done(grey(small), t, False)
+                    with self._gate_lock:
+                        self.gate.read_done(grey(small), t, False)
+                    # the frames until it is tried again repeat it, as they repeat a full reading found unusable
+                    # (until session 36 they repeated the last usable reading: the table before the arm came)
+                    self.last = unusable
                     return unusable
         watching = self._watcher() if self._watcher is not None else contextlib.nullcontext()
         with watching:   # the camera's newer frames are watched meanwhile (a reach during the reading)
