@@ -263,6 +263,12 @@ class TruthContent:
     def status(self) -> dict[str, Any]:
         return self.vision.status()
 
+    def watch_readings(self, watcher: Any) -> None:
+        self.vision.watch_readings(watcher)
+
+    def watch(self, frame: Any) -> Any:
+        return self.vision.watch(frame)   # (unusable or None: no truth to give)
+
 
 def make_observers(session: Any, content: str, recording: Recording, positions: dict[int, int]) -> Any:
     from tracking.observers import make_observer
@@ -473,7 +479,9 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
                                                            if not m.get("removed")})
                                                       for p in phones],
             "latencies": latencies, "details": details, "untimed": untimed, "errors": errors,
-            "removed": sorted(removed, key=str), "gate": observer.status().get("gate")}
+            "removed": sorted(removed, key=str), "gate": observer.status().get("gate"),
+            "watched": getattr(pipeline.pipeline, "watched", 0),
+            "watch_cpu": timeline.watch_cpu, "seconds": recording.duration}
 
 
 class Timeline:
@@ -491,6 +499,7 @@ class Timeline:
         self.observed: dict[int, tuple] = {}        # camera frame -> (start, end, still seconds, decision)
         self.read_of: dict[int, int | None] = {}    # camera frame -> the camera frame whose reading it carries
         self.feeds: list[tuple] = []                # (camera frame, start, end, [(id, complete, removed)])
+        self.watch_cpu = 0.0                        # CPU seconds the frames watched during readings took
         self._read_k: int | None = None
         self.observer = _TimedObserver(self)
         self.reader_parts: dict[int, dict[str, float]] = {}   # camera frame -> the reader's own timings (ms)
@@ -543,6 +552,17 @@ class Timeline:
             self._read_k = frame.index
         self.observed[frame.index] = (t0, t1, spent[0], decision, obs.usable, obs.reason)
         self.read_of[frame.index] = self._read_k if obs.usable else None
+        return obs
+
+    def watch(self, frame: Any) -> Any:
+        """A frame watched while a reading ran (the pipeline's watch thread): noted as `watch:<gate decision>`."""
+        t0, c0 = time.perf_counter(), time.thread_time()
+        obs = self.inner.watch(frame)
+        t1 = time.perf_counter()
+        self.watch_cpu += time.thread_time() - c0   # (the watch thread's own CPU)
+        decision = "watch:" + ("busy" if obs is None else obs.reason or "?")
+        self.observed[frame.index] = (t0, t1, 0.0, decision, False, None if obs is None else obs.reason)
+        self.read_of[frame.index] = None
         return obs
 
     def parts(self, key: tuple, onset: float, arrived: float, positions: dict[int, int], recording: Any) -> dict:
@@ -598,6 +618,9 @@ class _TimedObserver:
 
     def observe(self, frame: Any) -> Any:
         return self._timeline.observe(frame)
+
+    def watch(self, frame: Any) -> Any:
+        return self._timeline.watch(frame)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._timeline.inner, name)
@@ -661,6 +684,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  median {statistics.median(lat):.3f} s, p95 {pct(lat, 95):.3f} s, max {max(lat):.3f} s  "
                   f"(targets: median <= 1.0 s, p95 <= 1.5 s)")
         print(f"  gate decisions: {r['gate']}")
+        if r["watched"] or r["watch_cpu"]:
+            print(f"  frames watched while a reading ran and fed: {r['watched']}; the watch thread's CPU "
+                  f"{r['watch_cpu']:.2f} s ({r['watch_cpu'] / r['seconds']:.3f} of one core over the play)")
         if args.updates:
             print("  (parts: gate = still table -> the camera frame read; queue; still = the still's wait; read = the "
                   "reader; decoder = reading -> the feed that sent it; feed; push = -> the phone)")

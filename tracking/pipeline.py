@@ -9,6 +9,13 @@ every JPEG) or a `SessionFrames`: a recorded session's frame list read without d
 which is all the truth observer needs. Both give objects with `.index`, `.timestamp` (and
 `.image` for camera sources).
 
+A live camera's frames that come while the observer reads one in full (the still's wait and the reader:
+0.5-2 s) are not lost to the tracker (session 36): a watch thread takes them from the source meanwhile and
+the observer's cheap test judges each (`observer.watch`: motion and the hands test on the small picture),
+and after the reading they are fed in order, so a reach made during a reading reaches the decoder as hand
+frames. The capture thread is never held up (it only publishes the latest frame); a lossless source (a
+replay that gives every frame) is not watched: it waits for its consumer anyway.
+
 Bad input keeps the game: a camera that goes away (its source says "lost", "retrying" or "failed")
 is told to the tracker at once, which pauses and afterwards needs fresh stillness, and frames
 taken before the loss but not yet read are dropped (a stale table is never taken as the table
@@ -18,6 +25,7 @@ status() and logged, never a state.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -125,6 +133,53 @@ class Pipeline:
         self.state = "idle"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._last_seq = 0                  # the source's delivery counter of the last frame taken (watched too)
+        self._watched: list[tuple[Any, Any]] = []   # (frame, observation) watched during the last full reading
+        self.watched = 0                    # frames watched during readings and fed (status)
+
+    def _watchable(self) -> Any:
+        """The observer's watch hook, when the source is a live camera's (frames a slow consumer skips) and the
+        observer can watch frames during a reading; else None."""
+        source = self.source
+        if not hasattr(source, "latest") or getattr(source, "lossless", False):
+            return None
+        hook = getattr(self.observer, "watch_readings", None)
+        return hook if callable(hook) and callable(getattr(self.observer, "watch", None)) else None
+
+    @contextlib.contextmanager
+    def _watching(self) -> Iterator[None]:
+        """Around one full reading (entered by the observer): a thread takes the source's newer frames and has
+        the observer watch each; what it gave is fed after the reading (step)."""
+        stop = threading.Event()
+        seen: list[tuple[Any, Any]] = []
+        first = self._last_seq
+
+        def watch() -> None:
+            last = first
+            while not stop.is_set():
+                frame = self.source.latest(timeout=0.05, newer_than=last)
+                if frame is None:
+                    continue
+                last = frame.seq
+                if self._lost_seq is not None and frame.seq <= self._lost_seq:
+                    continue
+                try:
+                    obs = self.observer.watch(frame)
+                except Exception as exc:  # noqa: BLE001 - a frame not watched is a frame skipped, as before
+                    log.debug("frame %s not watched: %s", getattr(frame, "index", "?"), exc)
+                    obs = None
+                seen.append((frame, obs))
+
+        thread = threading.Thread(target=watch, name="tracking-watch", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            if seen:
+                self._last_seq = max(self._last_seq, max(f.seq for f, _ in seen))
+            self._watched.extend(seen)
 
     def run(self) -> int:
         """Process every frame until the source ends or stop(); returns the number of frames."""
@@ -153,15 +208,26 @@ class Pipeline:
         if not hasattr(source, "latest") or not hasattr(source, "status"):
             yield from source.frames()
             return
-        last = 0
+        hook = self._watchable()
+        if hook is not None:
+            hook(self._watching)
+        try:
+            yield from self._live_frames(source)
+        finally:
+            if hook is not None:
+                hook(None)
+
+    def _live_frames(self, source: Any) -> Iterator[Any]:
+        self._last_seq = 0
         while not self._stop.is_set():
-            frame = source.latest(timeout=self.health_seconds, newer_than=last)
+            # (frames watched during a reading were taken: the next is newer than those)
+            frame = source.latest(timeout=self.health_seconds, newer_than=self._last_seq)
             state = self._watch_source(force=frame is None)
             if frame is None:
                 if state in ("ended", "failed", "stopped"):
                     return
                 continue
-            last = frame.seq
+            self._last_seq = frame.seq
             if self._lost_seq is not None and frame.seq <= self._lost_seq:
                 self.stale += 1  # taken before the camera went away: the table may have changed since
                 continue
@@ -240,6 +306,21 @@ class Pipeline:
         self.last_t = float(frame.timestamp)
         if self.frames % self.status_every == 0:
             self._push_status()
+        out = self._feed(frame, obs)
+        # the frames watched while that frame was read (a reach meanwhile): after it, in order
+        watched, self._watched = self._watched, []
+        for later, seen in watched:
+            if seen is None:
+                continue   # a still frame: the reading stands
+            self.frames += 1
+            self.watched += 1
+            reason = seen.reason or "unusable"
+            self.unusable[reason] = self.unusable.get(reason, 0) + 1
+            self.last_t = float(later.timestamp)
+            out = out + self._feed(later, seen)
+        return out
+
+    def _feed(self, frame: Any, obs: Any) -> list[Any]:
         try:
             return self.tracker.feed(obs, float(frame.timestamp), int(frame.index))
         except MalformedInput as exc:
@@ -308,6 +389,7 @@ class Pipeline:
         return {"state": self.state, "frames": self.frames, "errors": self.errors, "last_error": self.last_error,
                 "last_t": self.last_t, "fps": round(self.frames / elapsed, 1) if elapsed > 0 else None,
                 "unusable": dict(self.unusable), "stale": self.stale, "camera_losses": self.camera_losses,
+                "watched": self.watched,
                 "observer": getattr(self.observer, "name", None), "source": source_status,
                 "reader": self._reader_status()}
 

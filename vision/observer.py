@@ -10,18 +10,25 @@ low-resolution stream, or the frame scaled down): while the table moves only the
 the full reader runs once the table has been still, a few times, and again only when something
 changes; in between the last reading stands. `gate=None` reads every frame in full. Each reading reads
 again only the seats and discard piles that changed since they were last read (vision.changes).
+
+While a full reading runs (the still's wait and the reader: 0.5-2 s) a live pipeline keeps watching the
+camera's newer frames (`watch_readings`, `watch`; tracking.pipeline): the gate's motion test and the hands
+test on each small picture, so a reach made during a reading reaches the tracker as hand frames, in order
+after the reading (session 36).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, ContextManager, Mapping
 
 from engine.errors import MalformedInput
 from engine.observation import Observation
 
-from .gate import MOVING, READ, REUSE, SETTLING, Gate, GateConfig
+from .gate import BUSY, MOVING, READ, REUSE, SETTLING, Gate, GateConfig
 from .motion import grey, play_area_mask, small_picture
 from .reader import Reader, ReaderConfig
 
@@ -56,6 +63,10 @@ class VisionObserver:
         #: markers' places for its board, the camera's lens (see follow_setup)
         self.configured_calibration = calibration
         self._setup_key: tuple | None = (game, getattr(board, "name", None), tuple(sorted((seats or {}).items())))
+        #: the pipeline's watcher: a context manager that watches the camera's newer frames while a full reading
+        #: runs (watch_readings); None: nothing watches (a recording read frame by frame, a bench)
+        self._watcher: Callable[[], ContextManager[Any]] | None = None
+        self._gate_lock = threading.Lock()          # the gate and the previous small picture: observe vs watch
 
     def follow_setup(self, setup: Any) -> bool:
         """A game started on the table screen says what lies on the table: its game, board and seats
@@ -109,9 +120,11 @@ class VisionObserver:
             small = small_picture(self.gate.config.motion, image)
         t = float(getattr(frame, "timestamp", 0.0))
         index = getattr(frame, "index", None)
-        decision = self.last_decision = self.gate.decide(grey(small), t, self._play_area(image, small),
-                                                         int(index) if index is not None else None)
-        previous, self._previous_small = self._previous_small, small
+        with self._gate_lock:
+            decision = self.last_decision = self.gate.decide(grey(small), t, self._play_area(image, small),
+                                                             int(index) if index is not None else None)
+            previous, self._previous_small = self._previous_small, small
+            still_since = self.gate.still_since   # (frames watched during the reading may move on from it)
         if decision == MOVING:
             # the cheap hands test only: whose arm it is matters to the tracker, the rest waits
             return (self.reader.judge_unusable(small, previous)
@@ -133,26 +146,66 @@ class VisionObserver:
                 # a hand resting over the table: no still for it (the small picture tells)
                 unusable = self.reader.judge_unusable(small, previous)
                 if unusable is not None:
-                    self.gate.read_done(grey(small), t, False)
+                    with self._gate_lock:
+                        self.gate.read_done(grey(small), t, False)
+                    # the frames until it is tried again repeat it, as they repeat a full reading found unusable
+                    # (until session 36 they repeated the last usable reading: the table before the arm came)
+                    self.last = unusable
                     return unusable
-            picture = still()
-            if picture is not None:
-                image = picture
-                took_still = True
-            self.stills += picture is not None
-        self.last_image = image
-        before = len(self.reader.realigned)
-        # the video frame's small picture is its usable test's input too (a still is judged on its own)
-        obs = self.reader.read(image, previous=previous, incremental=True,
-                               small=None if took_still else small).observation
-        if len(self.reader.realigned) > before:
-            self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
-        self.gate.read_done(grey(small), t, obs.usable)
-        if obs.usable and self.gate.still_since is not None:
+        watching = self._watcher() if self._watcher is not None else contextlib.nullcontext()
+        with watching:   # the camera's newer frames are watched meanwhile (a reach during the reading)
+            if still is not None:
+                picture = still()
+                if picture is not None:
+                    image = picture
+                    took_still = True
+                self.stills += picture is not None
+            self.last_image = image
+            before = len(self.reader.realigned)
+            # the video frame's small picture is its usable test's input too (a still is judged on its own)
+            obs = self.reader.read(image, previous=previous, incremental=True,
+                                   small=None if took_still else small).observation
+            if len(self.reader.realigned) > before:
+                self.reader.realigned[-1]["at"] = time.time()   # when the page should say so
+        with self._gate_lock:
+            self.gate.read_done(grey(small), t, obs.usable)
+        if obs.usable and still_since is not None:
             # the gate watched every frame since: the tracker may count the table's stillness from then
-            obs = replace(obs, extra={**obs.extra, "still_since": round(self.gate.still_since, 4)})
+            obs = replace(obs, extra={**obs.extra, "still_since": round(still_since, 4)})
         self.last = obs
         return obs
+
+    def watch_readings(self, watcher: Callable[[], ContextManager[Any]] | None) -> None:
+        """The pipeline's watcher (tracking.pipeline.Pipeline): entered around every full reading (the still's
+        wait and the reader), it watches the camera's newer frames with `watch` meanwhile."""
+        self._watcher = watcher
+
+    def watch(self, frame: Any) -> Observation | None:
+        """A frame that came while a full reading runs (another thread): the gate's motion test on its small
+        picture and, while the play area moves, the hands test — the unusable observation the tracker gets in
+        its turn (`motion`, or `occluded` with the arm's seat), `settling` after a move, or None for a still
+        frame (the reading in hand stands; nothing to give)."""
+        if self.gate is None:
+            return None
+        small = getattr(frame, "small", None)
+        image = getattr(frame, "image", None)
+        if small is None:
+            if image is None:
+                return None
+            small = small_picture(self.gate.config.motion, image)
+        t = float(getattr(frame, "timestamp", 0.0))
+        index = getattr(frame, "index", None)
+        with self._gate_lock:
+            # the play area the frame being read was judged in (a first reading registers meanwhile)
+            decision = self.gate.watch(grey(small), t, self._mask, int(index) if index is not None else None)
+            previous, self._previous_small = self._previous_small, small
+        if decision == MOVING:
+            return (self.reader.judge_unusable(small, previous, learn=False)
+                    or Observation(self.game, self._board_name(), False, "motion"))
+        if decision == SETTLING:
+            return Observation(self.game, self._board_name(), False, "settling")
+        assert decision == BUSY
+        return None
 
     def _play_area(self, image: Any, small: Any) -> Any:
         """The play area in the small picture, built once per registration."""

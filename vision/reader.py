@@ -625,11 +625,14 @@ class Reader:
             self.reread = tuple(read)
         return seats, {"rows": round(conf, 3)}
 
-    def judge_unusable(self, image: Any, previous: Any = None, *, small: Any = None) -> Observation | None:
+    def judge_unusable(self, image: Any, previous: Any = None, *, small: Any = None,
+                       learn: bool = True) -> Observation | None:
         """The usable-frame decision alone, on a frame or its small picture (a live camera's hands test
         between readings; `previous`: the frame before it, any size, which tells a moving arm): the
         unusable observation (with the arm's seat in `hands`), or None when the frame can be read.
         `small`: the frame already at the stage's size, if the caller has it (used only at that size).
+        `learn`: a usable verdict updates the table's sharpness reference (off for frames watched by another
+        thread while a reading runs: vision.observer.VisionObserver.watch).
         Needs a registration (None without one: nothing to judge against)."""
         if self.registration is None or not self.registration.ok:
             return None
@@ -639,7 +642,7 @@ class Reader:
         prev = small_image(ucfg, previous) if previous is not None else None
         verdict = judge_small(ucfg, self.usable_model, small, prev, self.sharpness_reference)
         if verdict.usable:
-            if self.usable_model is not None:
+            if self.usable_model is not None and learn:
                 self.sharpness_reference = update_reference(ucfg, self.sharpness_reference,
                                                             sharpness(self.usable_model, small))
             return None

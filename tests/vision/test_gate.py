@@ -116,3 +116,27 @@ def test_first_reading_comes_settle_seconds_after_the_table_went_still(fps):
     first = got.index(READ)
     # still since frame 0 was taken; read at the first frame at least settle_seconds later
     assert first / fps >= cfg.settle_seconds and (first - 1) / fps < cfg.settle_seconds
+
+
+def test_a_reach_watched_during_a_reading_makes_the_table_after_it_read_afresh():
+    """Frames that come while the reader reads (Gate.watch, session 36): a reach among them is `moving`, the
+    table after it `settling` then `busy`; the reading done meanwhile is older than the reach, so the next
+    decided frame reads the table again, though it looks as before (a draw from the draw pile). Without a reach
+    meanwhile the reading counts as usual (one per still period, as with stills)."""
+    from vision.gate import BUSY
+
+    for reach in (True, False):
+        gate = Gate(GateConfig(settle_seconds=0.15, reads_per_still=1))
+        got = [gate.decide(table(i), i / 15) for i in range(4)]
+        assert got[-1] == READ                                   # frame 3 is read: a 1.5 s reading begins
+        watched = []
+        for i in range(4, 26):                                   # the frames that come meanwhile
+            arm = (40 + 10 * (i - 8), 60) if reach and 8 <= i < 16 else None
+            watched.append(gate.watch(table(i, card_at=arm), i / 15))
+        gate.read_done(table(3), 3 / 15, True)                   # the reading of frame 3 is done
+        after = gate.decide(table(26), 26 / 15)
+        if reach:
+            assert MOVING in watched and SETTLING in watched and watched[-1] == BUSY
+            assert after == READ
+        else:
+            assert set(watched) == {BUSY} and after == REUSE
