@@ -244,6 +244,18 @@ class CardConfig:
     # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before). Off: it
     # changed no reading on two dev sets (docs/vision.md, session 30)
     picture_apart_read_only: bool = False
+    # card game: an end card's picture is the same disc on every colour's field (the correlation, its mean taken off,
+    # hardly sees the field), so a washed row ending in one lost to another colour's end card by under symbol_margin
+    # (0.07-0.12 on dev). Where a colour's row is read already (or found by its picture) it has no other end card in
+    # the seat's rows (one row a colour, RULES), so its end cards are no rivals on a second look at the spots that
+    # failed only that test. False: every colour's end cards are rivals, as before
+    picture_end_rivals_read: bool = True
+    # the check at half the view's ppm (picture_row_min again) is made on the match with the view's pixel noise
+    # taken out: noise of variance n over a window of variance w lowers a true picture's correlation by
+    # sqrt((w - n) / w) (attenuation), so the score is divided by that, by at most this factor (the window's own
+    # variance at least the noise's). A dim frame's noise pulled real washed pictures from 0.63-0.66 to 0.48-0.57
+    # at half the ppm while they held at a quarter (docs/vision.md, session 36). None: the raw score, as before
+    picture_noise_gain_max: float | None = 1.4142
     # a colour band found by its outlined pieces whose middle columns label as none of its kinds (a veil or a warm
     # cast washed its fields out of the colour table; read empty before) is read between its pieces, as a points
     # band is, when its last card shows a colour's centre picture at least this well (single_symbol_min's figure:
@@ -2902,6 +2914,10 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
     # stone, and a pink card's ring are all round)
     names, pics_of, temps = _picture_templates(art, card_game)
     out: list[Band] = []
+    # spots that passed every test but the rivals' (picture_end_rivals_read): (kind, own, cx, cy)
+    held: list[tuple[str, tuple[float, float, float], float, float]] = []
+    relax = card_game and config.picture_end_rivals_read
+    noise = None    # the half view's pixel noise variance (picture_noise_gain_max), worked out once when needed
     for kind in kinds:
         spots = []
         for t8, _t4 in temps.get(kind, ()):
@@ -2929,11 +2945,17 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
             # (at half the view's ppm too: a spot of shading or texture that passes for a picture at a quarter does
             # not at twice its resolution, a picture does)
             half = max(_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind])
+            if half < config.picture_row_min and config.picture_noise_gain_max is not None and half > 0.0:
+                if noise is None:
+                    noise = _view_noise_var(small, inv)
+                half *= _noise_gain(small, inv, noise, pics_of[kind][0], own[1] * 2, own[2] * 2,
+                                    config.picture_noise_gain_max)
             if half < config.picture_row_min:
                 continue
             rival = max((r[0] for k in names if k != kind
                          for r in (_picture_near(quarter, temps[k], cx, cy),) if r is not None), default=-1.0)
-            if own[0] < rival + config.symbol_margin:
+            beaten = own[0] < rival + config.symbol_margin
+            if beaten and not relax:
                 continue
             # (a picture has contrast: a smooth patch of table, its shading and noise, may correlate with one as
             # well — normalised correlation does not see how faint the match is)
@@ -2941,18 +2963,72 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
             patch = quarter[max(0, int(own[2] - th / 2)):int(own[2] + th / 2), max(0, int(own[1] - tw / 2)):int(own[1] + tw / 2)]
             if patch.size == 0 or float(patch.reshape(-1, 3).std(axis=0).max()) < config.picture_contrast_min:
                 continue
+            if beaten:
+                held.append((kind, own, cx, cy))
+                continue
             if best is None or own[0] > best[0]:
                 best = own
-        if best is None:
-            continue
-        own = best
-        u, v = own[1] * 2 / p - sv.margin, own[2] * 2 / p - sv.margin
-        if any(abs(b.centre_u(v) - u) < cw / 2 and b.v0 - ch / 2 < v < b.v1 + ch / 2 for b in out):
-            continue
-        v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
-        out.append(Band(kind, float(u), 0.0, float(v0), float(v1), field_tops=[float(v0)], symbol=own[0],
-                        by_picture=True))
+        if best is not None:
+            _picture_band(config, out, kind, best, p, sv, cw, ch)
+    if held:
+        # a second look at the spots only the rivals failed: the end cards of colours whose row is read (or was
+        # just found) are no rivals; their own colour's picture, and the other colours' and kinds' pictures, are
+        taken_kinds = {b.kind for b in bands if b.cards} | {b.kind for b in out}
+        for kind in kinds:
+            if kind in taken_kinds:
+                continue
+            best = None
+            for _k, own, cx, cy in (h for h in held if h[0] == kind):
+                rival = max((r[0] for k in names if k != kind
+                             for r in (_picture_near(quarter, temps[k][:1] if k in taken_kinds else temps[k], cx, cy),)
+                             if r is not None), default=-1.0)
+                if own[0] >= rival + config.symbol_margin and (best is None or own[0] > best[0]):
+                    best = own
+            if best is not None:
+                _picture_band(config, out, kind, best, p, sv, cw, ch)
     return out
+
+
+def _view_noise_var(small: Any, inv: Any) -> float:
+    """The pixel noise variance of the half view over the stock (`inv`: 1 / its BGR), summed over its channels:
+    from the median absolute residual of a 3 x 3 mean (every other row and column; robust to the edges of cards
+    and pictures, a minority of the pixels). For white noise the residual's variance is 8/9 of the noise's."""
+    import cv2
+    import numpy as np
+
+    sm = small.astype(np.float32) * inv
+    res = (sm - cv2.blur(sm, (3, 3)))[::2, ::2].reshape(-1, sm.shape[2] if sm.ndim == 3 else 1)
+    mad = np.median(np.abs(res - np.median(res, axis=0)), axis=0)
+    return float(((1.4826 * mad) ** 2).sum() * 9.0 / 8.0)
+
+
+def _noise_gain(small: Any, inv: Any, noise: float, symbol: Any, cx: float, cy: float, cap: float) -> float:
+    """The factor that undoes the noise's attenuation of a correlation over the window of `symbol` (at twice the
+    ppm of `small`) centred at (cx, cy): sqrt(w / (w - noise)), w the window's variance over the stock summed over
+    its channels; at most `cap`."""
+    import numpy as np
+
+    th, tw = int(symbol.shape[0] * 0.5), int(symbol.shape[1] * 0.5)
+    x0, y0 = int(round(cx - tw / 2)), int(round(cy - th / 2))
+    win = small[max(0, y0):y0 + th, max(0, x0):x0 + tw].astype(np.float32) * inv
+    if win.size == 0:
+        return 1.0
+    w = float(win.reshape(-1, win.shape[2] if win.ndim == 3 else 1).var(axis=0).sum())
+    if w <= noise * cap * cap / (cap * cap - 1.0):
+        return cap
+    return math.sqrt(w / (w - noise))
+
+
+def _picture_band(config: CardConfig, out: list[Band], kind: str, own: tuple[float, float, float], p: float,
+                  sv: SeatView, cw: float, ch: float) -> None:
+    """picture_bands' band of one card round a picture found at `own` (score, x, y at a quarter of the view's ppm),
+    added to `out` unless a band there was found already."""
+    u, v = own[1] * 2 / p - sv.margin, own[2] * 2 / p - sv.margin
+    if any(abs(b.centre_u(v) - u) < cw / 2 and b.v0 - ch / 2 < v < b.v1 + ch / 2 for b in out):
+        return
+    v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
+    out.append(Band(kind, float(u), 0.0, float(v0), float(v1), field_tops=[float(v0)], symbol=own[0],
+                    by_picture=True))
 
 
 _PICTURES: dict[Any, Any] = {}
