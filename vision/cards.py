@@ -249,12 +249,19 @@ class CardConfig:
     # (0.07-0.12 on dev). Where a colour's row is read already (or found by its picture) it has no other end card in
     # the seat's rows (one row a colour, RULES), so its end cards are no rivals on a second look at the spots that
     # failed only that test. False: every colour's end cards are rivals, as before
-    picture_end_rivals_read: bool = True
+    picture_end_rivals_read: bool = False
+    # two rows still read of one colour after the renames (claim_rename): seat_reading kept the longer, and a
+    # phantom of two or more strips (a patch beside the board or below a row, its "last card" showing no picture,
+    # 0.15-0.23) beat the true one-card row (0.80-0.95). Where one of them shows its colour's picture (card game:
+    # its end card's or the points picture too) at least single_symbol_min at its last card, the ones that do not
+    # are dropped. False: the longer kept, as before
+    claim_by_picture: bool = True
     # the check at half the view's ppm (picture_row_min again) is made on the match with the view's pixel noise
     # taken out: noise of variance n over a window of variance w lowers a true picture's correlation by
     # sqrt((w - n) / w) (attenuation), so the score is divided by that, by at most this factor (the window's own
     # variance at least the noise's). A dim frame's noise pulled real washed pictures from 0.63-0.66 to 0.48-0.57
-    # at half the ppm while they held at a quarter (docs/vision.md, session 36). None: the raw score, as before
+    # at half the ppm while they held at a quarter (docs/vision.md, session 36). Only the colour's own picture: an
+    # end card's plain disc also matches a wish stone (a phantom row on dev). None: the raw score, as before
     picture_noise_gain_max: float | None = 1.4142
     # a colour band found by its outlined pieces whose middle columns label as none of its kinds (a veil or a warm
     # cast washed its fields out of the colour table; read empty before) is read between its pieces, as a points
@@ -2712,6 +2719,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
     if (config.claim_rename or config.row_rename) and config.single_symbol_min is not None:
         _rename_claims(config, bands, image, cream, sv, art, card_game, small)
+        if config.claim_by_picture:
+            _drop_claims_without_picture(config, bands, image, cream, sv, art, card_game)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
         # contrast at its borders), the row read up from there
@@ -2792,6 +2801,47 @@ def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any
             for c in band.cards:
                 c.kind = rival if c.kind == colour else c.kind
             band.kind = rival
+
+
+def _drop_claims_without_picture(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView,
+                                 art: CardArt, card_game: bool) -> None:
+    """Of two or more rows read of one colour (`CardConfig.claim_by_picture`), the ones whose last card does not
+    show the colour's picture (card game: its end card's or the points picture) at least `single_symbol_min` are
+    taken out of `bands` when one of them does."""
+    cw, ch = art.size
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour and b.cards]
+        if len(claims) < 2 or colour not in art.symbols:
+            continue
+        kinds = tuple(k for k in (colour, *((f"{colour}/E", "points") if card_game else ())) if k in art.symbols)
+        own = []
+        if not all(_card_in_frame(sv, image, b.centre_u(b.cards[-1].top + ch / 2), b.cards[-1].top, cw, ch)
+                   for b in claims):
+            continue    # (a last card cut off by the picture's edge shows no picture: nothing to judge by)
+        for band in claims:
+            top = band.cards[-1].top
+            end = top + ch - config.border_mm
+            upright, v_start = straighten(Band(band.kind, band.a, band.b, top, end), image, sv, cw,
+                                          config.symbol_slack_mm, from_frame=True)
+            got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
+            own.append(max(got.values(), default=-1.0))
+        if max(own) < config.single_symbol_min:
+            continue
+        for band, score in zip(claims, own):
+            if score < config.single_symbol_min:
+                bands.remove(band)
+
+
+def _card_in_frame(sv: SeatView, image: Any, u: float, top: float, cw: float, ch: float) -> bool:
+    """Whether a card of the seat (its middle column at `u` mm, its top at `top` mm) lies whole in the frame."""
+    import numpy as np
+
+    us = np.array([u - cw / 2, u + cw / 2, u - cw / 2, u + cw / 2], np.float32)
+    vs = np.array([top, top, top + ch, top + ch], np.float32)
+    cols, rows = sv.to_view(us, vs)
+    x, y = sv.frame_maps(np.asarray(cols, np.float32)[None, :], np.asarray(rows, np.float32)[None, :])
+    h, w = image.shape[:2]
+    return bool((x >= 0).all() and (x < w).all() and (y >= 0).all() and (y < h).all())
 
 
 def _own_picture_half(config: CardConfig, band: Band, small: Any, cream: Any, sv: SeatView, art: CardArt,
@@ -2944,12 +2994,14 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
                 continue
             # (at half the view's ppm too: a spot of shading or texture that passes for a picture at a quarter does
             # not at twice its resolution, a picture does)
-            half = max(_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind])
-            if half < config.picture_row_min and config.picture_noise_gain_max is not None and half > 0.0:
+            halves = [_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind]]
+            half = max(halves)
+            if half < config.picture_row_min and config.picture_noise_gain_max is not None and halves[0] > 0.0:
+                # (the colour's own picture only: an end card's plain disc matches any round thing, a wish stone)
                 if noise is None:
                     noise = _view_noise_var(small, inv)
-                half *= _noise_gain(small, inv, noise, pics_of[kind][0], own[1] * 2, own[2] * 2,
-                                    config.picture_noise_gain_max)
+                half = max(half, halves[0] * _noise_gain(small, inv, noise, pics_of[kind][0], own[1] * 2, own[2] * 2,
+                                                         config.picture_noise_gain_max))
             if half < config.picture_row_min:
                 continue
             rival = max((r[0] for k in names if k != kind
