@@ -248,7 +248,9 @@ class CardConfig:
     # hardly sees the field), so a washed row ending in one lost to another colour's end card by under symbol_margin
     # (0.07-0.12 on dev). Where a colour's row is read already (or found by its picture) it has no other end card in
     # the seat's rows (one row a colour, RULES), so its end cards are no rivals on a second look at the spots that
-    # failed only that test. False: every colour's end cards are rivals, as before
+    # failed only that test. Off: the rival test is also what keeps a wish stone or a discard top's disc from being
+    # read as a missing colour's end card — on, D83790's rows went 125 -> 149 errors (phantom one-card "E" rows in
+    # normal light; docs/vision.md, session 36). False: every colour's end cards are rivals, as before
     picture_end_rivals_read: bool = False
     # two rows still read of one colour after the renames (claim_rename): seat_reading kept the longer, and a
     # phantom of two or more strips (a patch beside the board or below a row, its "last card" showing no picture,
