@@ -244,6 +244,27 @@ class CardConfig:
     # its line fitted askew — is no row: it hid its own last card's picture; False: every band, as before). Off: it
     # changed no reading on two dev sets (docs/vision.md, session 30)
     picture_apart_read_only: bool = False
+    # card game: an end card's picture is the same disc on every colour's field (the correlation, its mean taken off,
+    # hardly sees the field), so a washed row ending in one lost to another colour's end card by under symbol_margin
+    # (0.07-0.12 on dev). Where a colour's row is read already (or found by its picture) it has no other end card in
+    # the seat's rows (one row a colour, RULES), so its end cards are no rivals on a second look at the spots that
+    # failed only that test. Off: the rival test is also what keeps a wish stone or a discard top's disc from being
+    # read as a missing colour's end card — on, D83790's rows went 125 -> 149 errors (phantom one-card "E" rows in
+    # normal light; docs/vision.md, session 36). False: every colour's end cards are rivals, as before
+    picture_end_rivals_read: bool = False
+    # two rows still read of one colour after the renames (claim_rename): seat_reading kept the longer, and a
+    # phantom of two or more strips (a patch beside the board or below a row, its "last card" showing no picture,
+    # 0.15-0.23) beat the true one-card row (0.80-0.95). Where one of them shows its colour's picture (card game:
+    # its end card's or the points picture too) at least single_symbol_min at its last card, the ones that do not
+    # are dropped. False: the longer kept, as before
+    claim_by_picture: bool = True
+    # the check at half the view's ppm (picture_row_min again) is made on the match with the view's pixel noise
+    # taken out: noise of variance n over a window of variance w lowers a true picture's correlation by
+    # sqrt((w - n) / w) (attenuation), so the score is divided by that, by at most this factor (the window's own
+    # variance at least the noise's). A dim frame's noise pulled real washed pictures from 0.63-0.66 to 0.48-0.57
+    # at half the ppm while they held at a quarter (docs/vision.md, session 36). Only the colour's own picture: an
+    # end card's plain disc also matches a wish stone (a phantom row on dev). None: the raw score, as before
+    picture_noise_gain_max: float | None = 1.4142
     # a colour band found by its outlined pieces whose middle columns label as none of its kinds (a veil or a warm
     # cast washed its fields out of the colour table; read empty before) is read between its pieces, as a points
     # band is, when its last card shows a colour's centre picture at least this well (single_symbol_min's figure:
@@ -2700,6 +2721,8 @@ def read_seat_cards(config: CardConfig, image: Any, sv: SeatView, art: CardArt, 
     bands = [b for b in bands if not single_dropped(config, b, len(b.cards))]
     if (config.claim_rename or config.row_rename) and config.single_symbol_min is not None:
         _rename_claims(config, bands, image, cream, sv, art, card_game, small)
+        if config.claim_by_picture:
+            _drop_claims_without_picture(config, bands, image, cream, sv, art, card_game)
     if config.picture_row_min is not None and config.row_finder != "colour":
         # a colour no row was read for: its last card found by its centre picture (a field washed out or without
         # contrast at its borders), the row read up from there
@@ -2780,6 +2803,47 @@ def _rename_claims(config: CardConfig, bands: list[Band], image: Any, cream: Any
             for c in band.cards:
                 c.kind = rival if c.kind == colour else c.kind
             band.kind = rival
+
+
+def _drop_claims_without_picture(config: CardConfig, bands: list[Band], image: Any, cream: Any, sv: SeatView,
+                                 art: CardArt, card_game: bool) -> None:
+    """Of two or more rows read of one colour (`CardConfig.claim_by_picture`), the ones whose last card does not
+    show the colour's picture (card game: its end card's or the points picture) at least `single_symbol_min` are
+    taken out of `bands` when one of them does."""
+    cw, ch = art.size
+    for colour in COLOURS:
+        claims = [b for b in bands if b.kind == colour and b.cards]
+        if len(claims) < 2 or colour not in art.symbols:
+            continue
+        kinds = tuple(k for k in (colour, *((f"{colour}/E", "points") if card_game else ())) if k in art.symbols)
+        own = []
+        if not all(_card_in_frame(sv, image, b.centre_u(b.cards[-1].top + ch / 2), b.cards[-1].top, cw, ch)
+                   for b in claims):
+            continue    # (a last card cut off by the picture's edge shows no picture: nothing to judge by)
+        for band in claims:
+            top = band.cards[-1].top
+            end = top + ch - config.border_mm
+            upright, v_start = straighten(Band(band.kind, band.a, band.b, top, end), image, sv, cw,
+                                          config.symbol_slack_mm, from_frame=True)
+            got = last_symbol_scores(config, kinds, upright, cream, end - v_start, art, sv.ppm)
+            own.append(max(got.values(), default=-1.0))
+        if max(own) < config.single_symbol_min:
+            continue
+        for band, score in zip(claims, own):
+            if score < config.single_symbol_min:
+                bands.remove(band)
+
+
+def _card_in_frame(sv: SeatView, image: Any, u: float, top: float, cw: float, ch: float) -> bool:
+    """Whether a card of the seat (its middle column at `u` mm, its top at `top` mm) lies whole in the frame."""
+    import numpy as np
+
+    us = np.array([u - cw / 2, u + cw / 2, u - cw / 2, u + cw / 2], np.float32)
+    vs = np.array([top, top, top + ch, top + ch], np.float32)
+    cols, rows = sv.to_view(us, vs)
+    x, y = sv.frame_maps(np.asarray(cols, np.float32)[None, :], np.asarray(rows, np.float32)[None, :])
+    h, w = image.shape[:2]
+    return bool((x >= 0).all() and (x < w).all() and (y >= 0).all() and (y < h).all())
 
 
 def _own_picture_half(config: CardConfig, band: Band, small: Any, cream: Any, sv: SeatView, art: CardArt,
@@ -2902,6 +2966,10 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
     # stone, and a pink card's ring are all round)
     names, pics_of, temps = _picture_templates(art, card_game)
     out: list[Band] = []
+    # spots that passed every test but the rivals' (picture_end_rivals_read): (kind, own, cx, cy)
+    held: list[tuple[str, tuple[float, float, float], float, float]] = []
+    relax = card_game and config.picture_end_rivals_read
+    noise = None    # the half view's pixel noise variance (picture_noise_gain_max), worked out once when needed
     for kind in kinds:
         spots = []
         for t8, _t4 in temps.get(kind, ()):
@@ -2928,12 +2996,20 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
                 continue
             # (at half the view's ppm too: a spot of shading or texture that passes for a picture at a quarter does
             # not at twice its resolution, a picture does)
-            half = max(_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind])
+            halves = [_picture_at(small, inv, t, own[1] * 2, own[2] * 2, 4) for t in pics_of[kind]]
+            half = max(halves)
+            if half < config.picture_row_min and config.picture_noise_gain_max is not None and halves[0] > 0.0:
+                # (the colour's own picture only: an end card's plain disc matches any round thing, a wish stone)
+                if noise is None:
+                    noise = _view_noise_var(small, inv)
+                half = max(half, halves[0] * _noise_gain(small, inv, noise, pics_of[kind][0], own[1] * 2, own[2] * 2,
+                                                         config.picture_noise_gain_max))
             if half < config.picture_row_min:
                 continue
             rival = max((r[0] for k in names if k != kind
                          for r in (_picture_near(quarter, temps[k], cx, cy),) if r is not None), default=-1.0)
-            if own[0] < rival + config.symbol_margin:
+            beaten = own[0] < rival + config.symbol_margin
+            if beaten and not relax:
                 continue
             # (a picture has contrast: a smooth patch of table, its shading and noise, may correlate with one as
             # well — normalised correlation does not see how faint the match is)
@@ -2941,18 +3017,72 @@ def picture_bands(config: CardConfig, small: Any, cream: Any, sv: SeatView, art:
             patch = quarter[max(0, int(own[2] - th / 2)):int(own[2] + th / 2), max(0, int(own[1] - tw / 2)):int(own[1] + tw / 2)]
             if patch.size == 0 or float(patch.reshape(-1, 3).std(axis=0).max()) < config.picture_contrast_min:
                 continue
+            if beaten:
+                held.append((kind, own, cx, cy))
+                continue
             if best is None or own[0] > best[0]:
                 best = own
-        if best is None:
-            continue
-        own = best
-        u, v = own[1] * 2 / p - sv.margin, own[2] * 2 / p - sv.margin
-        if any(abs(b.centre_u(v) - u) < cw / 2 and b.v0 - ch / 2 < v < b.v1 + ch / 2 for b in out):
-            continue
-        v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
-        out.append(Band(kind, float(u), 0.0, float(v0), float(v1), field_tops=[float(v0)], symbol=own[0],
-                        by_picture=True))
+        if best is not None:
+            _picture_band(config, out, kind, best, p, sv, cw, ch)
+    if held:
+        # a second look at the spots only the rivals failed: the end cards of colours whose row is read (or was
+        # just found) are no rivals; their own colour's picture, and the other colours' and kinds' pictures, are
+        taken_kinds = {b.kind for b in bands if b.cards} | {b.kind for b in out}
+        for kind in kinds:
+            if kind in taken_kinds:
+                continue
+            best = None
+            for _k, own, cx, cy in (h for h in held if h[0] == kind):
+                rival = max((r[0] for k in names if k != kind
+                             for r in (_picture_near(quarter, temps[k][:1] if k in taken_kinds else temps[k], cx, cy),)
+                             if r is not None), default=-1.0)
+                if own[0] >= rival + config.symbol_margin and (best is None or own[0] > best[0]):
+                    best = own
+            if best is not None:
+                _picture_band(config, out, kind, best, p, sv, cw, ch)
     return out
+
+
+def _view_noise_var(small: Any, inv: Any) -> float:
+    """The pixel noise variance of the half view over the stock (`inv`: 1 / its BGR), summed over its channels:
+    from the median absolute residual of a 3 x 3 mean (every other row and column; robust to the edges of cards
+    and pictures, a minority of the pixels). For white noise the residual's variance is 8/9 of the noise's."""
+    import cv2
+    import numpy as np
+
+    sm = small.astype(np.float32) * inv
+    res = (sm - cv2.blur(sm, (3, 3)))[::2, ::2].reshape(-1, sm.shape[2] if sm.ndim == 3 else 1)
+    mad = np.median(np.abs(res - np.median(res, axis=0)), axis=0)
+    return float(((1.4826 * mad) ** 2).sum() * 9.0 / 8.0)
+
+
+def _noise_gain(small: Any, inv: Any, noise: float, symbol: Any, cx: float, cy: float, cap: float) -> float:
+    """The factor that undoes the noise's attenuation of a correlation over the window of `symbol` (at twice the
+    ppm of `small`) centred at (cx, cy): sqrt(w / (w - noise)), w the window's variance over the stock summed over
+    its channels; at most `cap`."""
+    import numpy as np
+
+    th, tw = int(symbol.shape[0] * 0.5), int(symbol.shape[1] * 0.5)
+    x0, y0 = int(round(cx - tw / 2)), int(round(cy - th / 2))
+    win = small[max(0, y0):y0 + th, max(0, x0):x0 + tw].astype(np.float32) * inv
+    if win.size == 0:
+        return 1.0
+    w = float(win.reshape(-1, win.shape[2] if win.ndim == 3 else 1).var(axis=0).sum())
+    if w <= noise * cap * cap / (cap * cap - 1.0):
+        return cap
+    return math.sqrt(w / (w - noise))
+
+
+def _picture_band(config: CardConfig, out: list[Band], kind: str, own: tuple[float, float, float], p: float,
+                  sv: SeatView, cw: float, ch: float) -> None:
+    """picture_bands' band of one card round a picture found at `own` (score, x, y at a quarter of the view's ppm),
+    added to `out` unless a band there was found already."""
+    u, v = own[1] * 2 / p - sv.margin, own[2] * 2 / p - sv.margin
+    if any(abs(b.centre_u(v) - u) < cw / 2 and b.v0 - ch / 2 < v < b.v1 + ch / 2 for b in out):
+        return
+    v0, v1 = v - ch / 2 + config.border_mm, v + ch / 2 - config.border_mm
+    out.append(Band(kind, float(u), 0.0, float(v0), float(v1), field_tops=[float(v0)], symbol=own[0],
+                    by_picture=True))
 
 
 _PICTURES: dict[Any, Any] = {}
