@@ -79,6 +79,9 @@ class GameTracker:
 
     #: frames kept in memory before they are stored without a consequence (a crash loses at most these)
     FRAME_BATCH = 64
+    #: an answer's re-decode: rounds of feeding it the inputs stored meanwhile off the lock before its install
+    #: (the frames a long replay let in are decoded there, not under the lock)
+    CATCH_UP_ROUNDS = 3
 
     def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
                  config: TrackingConfig | None = None, observer: str | None = None,
@@ -379,6 +382,7 @@ class GameTracker:
                 if "event_id" not in job:
                     return job   # (applied without a re-decode: a re-decode installed meanwhile allows it)
                 again = self._replay_job(job)   # (off the lock: feed, snapshot and wait go on meanwhile)
+                again = self._catch_up(job, again)
                 with self._cond:
                     if self.generation == job["generation"]:
                         return self._redecode_install(correction, job, again)
@@ -417,6 +421,23 @@ class GameTracker:
         off the lock; the store is append-only and locks itself)."""
         events = [e for e in self.store.events(game=job["game"]) if e.id <= job["event_id"]]
         again, *_ = self._replay(job["game"], events, recall=False, seeds=job["seeds"])
+        return again
+
+    def _catch_up(self, job: dict[str, Any], again: DecodedGame | None) -> DecodedGame | None:
+        """Off the lock: the inputs stored since job["event_id"] (the frames fed meanwhile stored first, a short
+        hold) fed to the re-decode and job["event_id"] moved on, up to CATCH_UP_ROUNDS times — what is left for the
+        install under the lock is what came in its last moments (each frame costs a decoder step)."""
+        for _ in range(self.CATCH_UP_ROUNDS):
+            with self._cond:
+                if self._frames:
+                    self._flush([], [])
+            later = self.store.events(job["event_id"], game=job["game"])
+            if not later:
+                break
+            for e in later:
+                if again is not None and e.kind in INPUT_KINDS:
+                    self._apply(again, e)
+            job["event_id"] = later[-1].id
         return again
 
     def _redecode_install(self, correction: dict[str, Any], job: dict[str, Any],
