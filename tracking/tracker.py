@@ -1,7 +1,9 @@
 """GameTracker: the live game (docs/tracking-api.md) — frames in, moves, warnings and scores out, on disk.
 
 feed() runs in the pipeline thread; snapshot(), wait(), correct(), undo() and new_game() come from
-HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land.
+HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land. The one slow
+command, an answer that re-decodes the whole game (GameTracker._correct_redecoded), replays off the lock and
+takes it only to start and to install its result.
 
 Every frame (table readings and hand frames alike) is evidence for the turn decoder
 (tracking/decoder.py), whose best reading of the game the rules engine judges
