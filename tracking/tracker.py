@@ -1,7 +1,9 @@
 """GameTracker: the live game (docs/tracking-api.md) — frames in, moves, warnings and scores out, on disk.
 
 feed() runs in the pipeline thread; snapshot(), wait(), correct(), undo() and new_game() come from
-HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land.
+HTTP threads: one lock guards everything, and a Condition on it wakes wait() when events land. The one slow
+command, an answer that re-decodes the whole game (GameTracker._correct_redecoded), replays off the lock and
+takes it only to start and to install its result.
 
 Every frame (table readings and hand frames alike) is evidence for the turn decoder
 (tracking/decoder.py), whose best reading of the game the rules engine judges
@@ -33,7 +35,7 @@ from engine.observation import Observation, parse_observation
 from engine.setup import Setup
 
 from .config import TrackingConfig
-from .decoded import DecodedGame, ImpossibleAnswer, frame_json
+from .decoded import DecodedGame, ImpossibleAnswer, StaleQuestion, frame_json
 from .model import CORRECTION_KINDS, GameModel, TurnRecord, summarize, turn_text
 from .stability import FrameWatch, fields_equal, observation_fields
 from .store import EventStore
@@ -41,6 +43,8 @@ from .store import EventStore
 RECENT_EVENTS = 4096
 #: Frame-source states (camera.sources) meaning the camera is away: tracking pauses meanwhile.
 CAMERA_DOWN = ("lost", "retrying", "failed")
+#: the stored inputs a decoding is fed (GameTracker._apply; "state": a database from before the decoder)
+INPUT_KINDS = ("frames", "state", "correction", "dismiss", "undo", "finish", "keep")
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,9 @@ class GameTracker:
 
     #: frames kept in memory before they are stored without a consequence (a crash loses at most these)
     FRAME_BATCH = 64
+    #: an answer's re-decode: rounds of feeding it the inputs stored meanwhile off the lock before its install
+    #: (the frames a long replay let in are decoded there, not under the lock)
+    CATCH_UP_ROUNDS = 3
 
     def __init__(self, store: EventStore, *, clock: Callable[[], float] = time.monotonic,
                  config: TrackingConfig | None = None, observer: str | None = None,
@@ -88,6 +95,12 @@ class GameTracker:
         self.observer = observer
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
+        # An answer's re-decode (_correct_redecoded) replays the game off self._lock; this lock lets one run at a
+        # time (a second answer waits, then starts from what the first installed). Taken before self._lock, never
+        # while holding it.
+        self._redecoding = threading.Lock()
+        #: bumped whenever self.decoded is replaced (a new game, a resume, an installed re-decode)
+        self.generation = 0
         self.watch = FrameWatch(self.config)
         self._recent: deque[LiveEvent] = deque(maxlen=RECENT_EVENTS)
         self._source_status: dict[str, Any] = {}
@@ -107,6 +120,7 @@ class GameTracker:
         self.started: str | None = None
         self.origin: dict[str, Any] | None = None      # where the game's frames come from (a recording)
         self.decoded: DecodedGame | None = None
+        self.generation = getattr(self, "generation", 0) + 1
         self.announced_moves: dict[int, dict[str, Any]] = {}
         self.announced_warnings: dict[tuple, dict[str, Any]] = {}
         self.warning_order: list[tuple] = []
@@ -130,6 +144,7 @@ class GameTracker:
         if decoded is None:
             return
         self.game_id, self.setup, self.started, self.decoded = game, decoded.setup, started, decoded
+        self.generation += 1
         self.origin = origin if isinstance(origin, dict) else None
         self._set_disputed(disputed)
         self.resumed = True
@@ -164,47 +179,13 @@ class GameTracker:
                     decoded.decoder.seed_answer(seed)
             elif decoded is None:
                 continue
-            elif e.kind == "frames":
-                for f in e.payload.get("frames") or ():
-                    decoded.feed_json(f)
-            elif e.kind == "state" and isinstance(e.payload.get("raw"), dict):
-                # (a database written before the decoder: the table states its journal accepted, each
-                # after still_seconds of frames that showed it, and a hand before it when there was one)
-                t = float(e.payload.get("t") or 0.0)
-                still = [t - self.config.still_seconds * k / 3 for k in (3, 2, 1, 0)]
-                if e.payload.get("hand", True):
-                    decoded.feed_json({"frame": None, "t": still[0] - 1e-3})
-                for moment in still:
-                    decoded.feed_json({"frame": e.payload.get("frame"), "t": moment, "raw": e.payload["raw"]})
-            elif e.kind == "correction":
-                if isinstance(e.payload.get("redecode"), dict):
-                    continue   # (an answer re-decoded with: known from the first frame, a seed)
-                c = dict(e.payload["correction"])
-                c.pop("question", None)
-                try:
-                    decoded.correct(c)
-                except (MalformedInput, ValueError, LookupError):
-                    pass   # (refused now as it was then: it changed nothing)
-            elif e.kind == "dismiss":
-                try:
-                    decoded.dismiss(e.payload["pile"], e.payload["card"], e.payload.get("kind", "discard"))
-                except LookupError:
-                    pass   # (no such question open when decoded again: nothing to withdraw)
             elif e.kind == "undo":
-                try:
-                    decoded.undo()
-                except LookupError:
-                    pass
+                self._apply(decoded, e)
                 held = e.payload.get("disputed")
                 disputed = ({"raw": held.get("raw"), "move": dict(held.get("move") or {}), "payload": None,
                              "taken_back": False} if isinstance(held, dict) and held.get("raw") else None)
-            elif e.kind == "finish":
-                decoded.finish()
-            elif e.kind == "keep":
-                try:
-                    decoded.keep()
-                except LookupError:
-                    pass
+            elif e.kind in INPUT_KINDS:
+                self._apply(decoded, e)
             elif e.kind == "status" and e.payload.get("dispute") in ("settled", "taken-back"):
                 if e.payload["dispute"] == "settled":
                     disputed = None
@@ -213,6 +194,48 @@ class GameTracker:
             elif recall:
                 self._recall(e)
         return decoded, started, origin, disputed
+
+    def _apply(self, decoded: DecodedGame, e: Any) -> None:
+        """One stored input (INPUT_KINDS but "game") fed to a decoding, as it was live: the replay of a restart and
+        the catch-up of an answer's re-decode (_correct_redecoded) alike."""
+        if e.kind == "frames":
+            for f in e.payload.get("frames") or ():
+                decoded.feed_json(f)
+        elif e.kind == "state" and isinstance(e.payload.get("raw"), dict):
+            # (a database written before the decoder: the table states its journal accepted, each
+            # after still_seconds of frames that showed it, and a hand before it when there was one)
+            t = float(e.payload.get("t") or 0.0)
+            still = [t - self.config.still_seconds * k / 3 for k in (3, 2, 1, 0)]
+            if e.payload.get("hand", True):
+                decoded.feed_json({"frame": None, "t": still[0] - 1e-3})
+            for moment in still:
+                decoded.feed_json({"frame": e.payload.get("frame"), "t": moment, "raw": e.payload["raw"]})
+        elif e.kind == "correction":
+            if isinstance(e.payload.get("redecode"), dict):
+                return   # (an answer re-decoded with: known from the first frame, a seed)
+            c = dict(e.payload["correction"])
+            c.pop("question", None)
+            try:
+                decoded.correct(c)
+            except (MalformedInput, ValueError, LookupError):
+                pass   # (refused now as it was then: it changed nothing)
+        elif e.kind == "dismiss":
+            try:
+                decoded.dismiss(e.payload["pile"], e.payload["card"], e.payload.get("kind", "discard"))
+            except LookupError:
+                pass   # (no such question open when decoded again: nothing to withdraw)
+        elif e.kind == "undo":
+            try:
+                decoded.undo()
+            except LookupError:
+                pass
+        elif e.kind == "finish":
+            decoded.finish()
+        elif e.kind == "keep":
+            try:
+                decoded.keep()
+            except LookupError:
+                pass
 
     def _recall(self, e: Any) -> None:
         """A stored consequence (move, warning, score, end) read back on resume: what was announced."""
@@ -307,31 +330,80 @@ class GameTracker:
                                  source="correction", field="kind")
         with self._cond:
             decoded = self._need_game()
-            redecode = None
+            generation = self.generation
             try:
                 text = decoded.correct(correction)   # raises for a correction that cannot apply
             except ImpossibleAnswer:
                 if not self.config.decoder_answer_redecode:
                     raise
-                # (no reading the decoder holds gives that seat the change: the stored frames decoded again
-                # with the answer known from the first frame — a reading the beam dropped long ago may hold)
-                redecode, text = self._redecoded(correction)
-                decoded = self.decoded
-            t = decoded.model.last_t
-            payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.watch.last_frame_t}
-            if redecode is not None:
-                payload["redecode"] = redecode
-            self._flush([("correction", payload)], self._announcements(t or 0.0))
-            self.setup = decoded.setup
-            return self._snapshot_locked()
+            else:
+                return self._store_correction(decoded, correction, text)
+        if getattr(self._lock, "_is_owned", lambda: False)():
+            # (called by this thread under the lock — finish()'s end corrections, which never get here — it cannot
+            # be let go: the re-decode runs on it, as before session 36)
+            return self._correct_redecoded(correction, generation, locked=True)
+        # (no reading the decoder holds gives that seat the change: the stored frames decoded again with the answer
+        # known from the first frame — a reading the beam dropped long ago may hold; off the lock)
+        return self._correct_redecoded(correction, generation)
 
-    def _redecoded(self, correction: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    def _store_correction(self, decoded: DecodedGame, correction: dict[str, Any], text: str,
+                          redecode: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An applied correction stored with what it caused, announced; the snapshot (under the lock)."""
+        t = decoded.model.last_t
+        payload = {"correction": dict(correction), "text": text, "t": t, "frame_t": self.watch.last_frame_t}
+        if redecode is not None:
+            payload["redecode"] = redecode
+        self._flush([("correction", payload)], self._announcements(t or 0.0))
+        self.setup = decoded.setup
+        return self._snapshot_locked()
+
+    def _correct_redecoded(self, correction: dict[str, Any], generation: int, *, locked: bool = False
+                           ) -> dict[str, Any]:
         """An answer naming a seat no held reading allows (ImpossibleAnswer): the game's stored inputs decoded
         again with it known from the first frame (TurnDecoder.seed_answer). When that decoding's best reading
-        gives the seat the change asked about, it replaces the live one: (the seed, stored with the correction so
-        a restart decodes alike; the text); else ImpossibleAnswer again, nothing changed."""
-        decoded = self.decoded
-        assert decoded is not None and self.game_id is not None
+        gives the seat the change asked about, it replaces the live one and the answer is stored with its seed
+        (a restart decodes alike); else ImpossibleAnswer again, nothing changed.
+
+        The replay (seconds for a whole game on a Pi) runs off the tracker's lock: under it the seed is made, the
+        frames fed so far stored and the last stored event id noted (`_redecode_job`); the stored inputs up to it are
+        replayed outside; then, under the lock again (`_redecode_install`), the inputs stored meanwhile (frames,
+        corrections, dismisses, undos — in their order) are fed to the new decoding by the same code a restart
+        uses, so it is the decoding a restart would make, and it is installed. One re-decode at a time (a second
+        answer waits for the first, then starts from what it installed); an answer whose question was answered,
+        dismissed or decided meanwhile, or whose game was replaced, is refused (StaleQuestion) as if it came after."""
+        if locked:   # (this thread holds the lock already: all of it on the lock)
+            job = self._redecode_job(correction, generation)
+            if isinstance(job, dict) and "event_id" not in job:
+                return job
+            again = self._replay_job(job)
+            return self._redecode_install(correction, job, again)
+        with self._redecoding:
+            while True:
+                with self._cond:
+                    job = self._redecode_job(correction, generation)
+                if "event_id" not in job:
+                    return job   # (applied without a re-decode: a re-decode installed meanwhile allows it)
+                again = self._replay_job(job)   # (off the lock: feed, snapshot and wait go on meanwhile)
+                again = self._catch_up(job, again)
+                with self._cond:
+                    if self.generation == job["generation"]:
+                        return self._redecode_install(correction, job, again)
+                generation = self.generation   # (the decoding was replaced meanwhile: start again from it)
+
+    def _redecode_job(self, correction: dict[str, Any], generation: int) -> dict[str, Any]:
+        """Under the lock: what the re-decode of `correction` needs — {"game", "generation", "event_id" (the last
+        stored event it replays), "seed", "seeds" (the earlier answers' and this one), "question", "seat"}. When the
+        decoding was replaced since the answer was refused, the answer is tried on the new one first: applied,
+        the snapshot (no "event_id") is returned. StaleQuestion when its question is no longer open."""
+        decoded = self._need_game()
+        if self.generation != generation:
+            try:
+                text = decoded.correct(correction)
+            except ImpossibleAnswer:
+                pass
+            else:
+                return self._store_correction(decoded, correction, text)
+        assert self.game_id is not None
         kind = "discard" if correction.get("kind") == "discarded" else "draw"
         q = decoded._asked(correction.get("pile"), correction.get("card"), kind, correction.get("question"))
         seat = correction["seat"]
@@ -341,10 +413,50 @@ class GameTracker:
             seed["nth"] = q["nth"]   # (which change of that card it names: decoder_answer_nth; older seeds lack it)
         if self._frames:
             self._flush([], [])
-        earlier = [e.payload["redecode"] for e in self.store.events(game=self.game_id)
-                   if e.kind == "correction" and isinstance(e.payload.get("redecode"), dict)]
-        again, *_ = self._replay(self.game_id, self.store.events(game=self.game_id), recall=False,
-                                 seeds=earlier + [seed])
+        earlier = [e.payload["redecode"] for e in self.store.events(game=self.game_id, kinds=("correction",))
+                   if isinstance(e.payload.get("redecode"), dict)]
+        return {"game": self.game_id, "generation": self.generation, "event_id": self.store.last_event_id(),
+                "seed": seed, "seeds": earlier + [seed], "question": q, "seat": seat, "kind": kind}
+
+    def _replay_job(self, job: dict[str, Any]) -> DecodedGame | None:
+        """The game's stored inputs up to job["event_id"] decoded with job["seeds"] (no tracker state touched: runs
+        off the lock; the store is append-only and locks itself)."""
+        events = [e for e in self.store.events(game=job["game"]) if e.id <= job["event_id"]]
+        again, *_ = self._replay(job["game"], events, recall=False, seeds=job["seeds"])
+        return again
+
+    def _catch_up(self, job: dict[str, Any], again: DecodedGame | None) -> DecodedGame | None:
+        """Off the lock: the inputs stored since job["event_id"] (the frames fed meanwhile stored first, a short
+        hold) fed to the re-decode and job["event_id"] moved on, up to CATCH_UP_ROUNDS times — what is left for the
+        install under the lock is what came in its last moments (each frame costs a decoder step)."""
+        for _ in range(self.CATCH_UP_ROUNDS):
+            with self._cond:
+                if self._frames:
+                    self._flush([], [])
+            later = self.store.events(job["event_id"], game=job["game"])
+            if not later:
+                break
+            for e in later:
+                if again is not None and e.kind in INPUT_KINDS:
+                    self._apply(again, e)
+            job["event_id"] = later[-1].id
+        return again
+
+    def _redecode_install(self, correction: dict[str, Any], job: dict[str, Any],
+                          again: DecodedGame | None) -> dict[str, Any]:
+        """Under the lock: the re-decode brought up to date with the inputs stored since job["event_id"] and
+        installed when it gives the seat the change (the answer stored with its seed); else ImpossibleAnswer."""
+        q, seat, kind = job["question"], job["seat"], job["kind"]
+        decoded = self._need_game()
+        if self.game_id != job["game"]:
+            raise StaleQuestion("a new game was started while the answer was being checked", field="question")
+        decoded._asked(q["pile"], q["card"], kind, q.get("id"))   # (answered, dismissed or decided meanwhile: stale)
+        if self._frames:
+            self._flush([], [])
+        for e in self.store.events(job["event_id"], game=job["game"]):
+            if again is not None and e.kind in INPUT_KINDS:
+                self._apply(again, e)   # (in their order, as a restart feeds them)
+        what = "discarded" if kind == "discard" else "took"
         if again is None or not again.decoder.gives(q["event"], seat, loose=True):
             raise ImpossibleAnswer(
                 f"no reading of the table lets {decoded.setup.name(seat)} have "
@@ -352,7 +464,9 @@ class GameTracker:
                 field="seat")
         again.refresh()
         self.decoded = again
-        return seed, f"{decoded.setup.name(seat)} {'discarded' if kind == 'discard' else 'took'} the {q['pile']} {q['card']}"
+        self.generation += 1
+        return self._store_correction(again, correction, f"{decoded.setup.name(seat)} {what} the {q['pile']} {q['card']}",
+                                      job["seed"])
 
     def dismiss_question(self, body: dict[str, Any]) -> dict[str, Any]:
         """The page's "don't know / dismiss" of a question: body {"pile", "card", "kind": "discard" | "draw",
