@@ -10,7 +10,10 @@ region's overall gain so that a lamp dimming is no change, is read again; the ot
 reading. In the table around (the discard piles' region) changed places joined to its outside edge are
 left out (`edge_joined_ignored`): an arm resting at the table's edge or reaching in from beyond the
 picture is no pile, and a hand over the play area makes the frame unusable before this test runs;
-a discard lies apart from the edge once the arm is gone. There, too, a changed sample whose channels all
+a discard lies apart from the edge once the arm is gone. A reading of the piles taken while such an arm
+reaches in (`arm_reading_untrusted`: at least `arm_min_samples` changed samples joined to the edge) may have
+missed a pile under or beside it: it does not become the region's reference (the last reading without an arm
+stays), and the piles are read again at the next reading. There, too, a changed sample whose channels all
 changed by one factor (`light_only_ignored`: a shadow falling or leaving, the hue kept) does not count: a
 card brings another hue. Every region is read again at least every
 `reread_every` readings, so a change missed once does not stand for long.
@@ -49,7 +52,8 @@ class ChangeConfig:
     # last trusted one stays) and the piles are read again at the next reading, whatever changed (dev 85011: south's
     # arm at the draw pile hid the pink 6 just discarded; the table after it, the arm gone, looked as that reading's)
     arm_reading_untrusted: bool = True
-    arm_min_samples: int = 20           # an arm: at least this many such samples (a hand is ~80 x 80 mm: 400 at 4 mm)
+    arm_min_samples: int = 20           # an arm: at least this many such samples (320 mm2; a pile's card is ~300 samples;
+                                        # settled stills without arms, dev 84990/85010-85012/85280: 0-1)
 
 
 @dataclass(eq=False)
@@ -157,7 +161,7 @@ class RegionWatch:
                 # into pieces apart from the edge
                 at = np.flatnonzero(hit)
                 hit[at[_light_only(cfg, cur[at], r.reference[at] * gain.astype(np.float32))]] = False
-            if r.outside is not None:
+            if r.outside is not None and cfg.arm_reading_untrusted:
                 arm = 0
                 if joined is not None and joined.any():
                     at = np.flatnonzero(joined)
