@@ -10,7 +10,10 @@ region's overall gain so that a lamp dimming is no change, is read again; the ot
 reading. In the table around (the discard piles' region) changed places joined to its outside edge are
 left out (`edge_joined_ignored`): an arm resting at the table's edge or reaching in from beyond the
 picture is no pile, and a hand over the play area makes the frame unusable before this test runs;
-a discard lies apart from the edge once the arm is gone. There, too, a changed sample whose channels all
+a discard lies apart from the edge once the arm is gone. A reading of the piles taken while such an arm
+reaches in (`arm_reading_untrusted`: at least `arm_min_samples` changed samples joined to the edge) may have
+missed a pile under or beside it: it does not become the region's reference (the last reading without an arm
+stays), and the piles are read again at the next reading. There, too, a changed sample whose channels all
 changed by one factor (`light_only_ignored`: a shadow falling or leaving, the hue kept) does not count: a
 card brings another hue. Every region is read again at least every
 `reread_every` readings, so a change missed once does not stand for long.
@@ -44,6 +47,13 @@ class ChangeConfig:
     light_hue_log: float = 0.15         # the channels' log(now / before) within this of each other: the hue kept ...
     light_noise: float = 3.0            # ... plus what this many levels of noise make of it in the darker reading's
                                         # darkest channel (a shadow's dark samples are noisy)
+    # the table around: a reading of the piles taken while an arm reaches in from the edge (changed samples joined to
+    # it, light-only ones left out) may miss a pile under or beside the arm; it does not become the reference (the
+    # last trusted one stays) and the piles are read again at the next reading, whatever changed (dev 85011: south's
+    # arm at the draw pile hid the pink 6 just discarded; the table after it, the arm gone, looked as that reading's)
+    arm_reading_untrusted: bool = True
+    arm_min_samples: int = 20           # an arm: at least this many such samples (320 mm2; a pile's card is ~300 samples;
+                                        # settled stills without arms, dev 84990/85010-85012/85280: 0-1)
 
 
 @dataclass(eq=False)
@@ -57,6 +67,7 @@ class _Region:
     outside: Any = field(default=None, repr=False)     # the grid's samples next to its outside edge (None: not used)
     reference: Any = field(default=None, repr=False)   # colour samples when last read
     age: int = 0                        # readings since the region was last read
+    untrusted: bool = False             # its last reading was taken with an arm in it: read it again next time
 
 
 class RegionWatch:
@@ -71,6 +82,7 @@ class RegionWatch:
         self.size = (max(1, int(image_size[0] // config.average_px)), max(1, int(image_size[1] // config.average_px)))
         self.regions: dict[str, _Region] = {}
         self.last_changed: dict[str, Any] = {}          # per region: its changed samples in the last test
+        self.last_arm: dict[str, int] = {}              # per edge region: its changed samples joined to the edge
 
         def add(name: str, map_x: Any, map_y: Any, ppm: float, sample_mm: float, keep: Any = None,
                 edge: bool = False) -> None:
@@ -124,8 +136,9 @@ class RegionWatch:
         samples = self._samples(image)
         out: set[str] = set()
         counts: dict[str, int] = {}
+        self.last_arm = {}
         for name, r in self.regions.items():
-            if r.reference is None or r.age + 1 >= cfg.reread_every:
+            if r.reference is None or r.age + 1 >= cfg.reread_every or r.untrusted:
                 out.add(name)
             if r.reference is None:
                 continue
@@ -138,13 +151,24 @@ class RegionWatch:
             # per colour channel: a yellow card on a cream table differs in blue, hardly in grey
             b, g, red = cv2.split(diff)
             hit = (cv2.max(cv2.max(b, g), red) > cfg.pixel_delta).ravel()
+            joined = None
             if r.outside is not None and hit.any():
-                hit = _apart_from(r, hit)
+                apart = _apart_from(r, hit)
+                joined = hit & ~apart
+                hit = apart
             if r.outside is not None and cfg.light_only_ignored and hit.any():
                 # after the edge rule: an arm's skin may keep the table's hue in places, which would cut it
                 # into pieces apart from the edge
                 at = np.flatnonzero(hit)
                 hit[at[_light_only(cfg, cur[at], r.reference[at] * gain.astype(np.float32))]] = False
+            if r.outside is not None and cfg.arm_reading_untrusted:
+                arm = 0
+                if joined is not None and joined.any():
+                    at = np.flatnonzero(joined)
+                    if cfg.light_only_ignored:   # a shadow reaching in from beyond the picture is no arm
+                        at = at[~_light_only(cfg, cur[at], r.reference[at] * gain.astype(np.float32))]
+                    arm = int(at.size)
+                self.last_arm[name] = arm
             self.last_changed[name] = hit
             counts[name] = int(np.count_nonzero(hit))
             if counts[name] >= cfg.min_changed:
@@ -155,16 +179,21 @@ class RegionWatch:
     def forget(self) -> None:
         """No region has a reading to compare with any more: the next change test reads them all."""
         for r in self.regions.values():
-            r.reference, r.age = None, 0
+            r.reference, r.age, r.untrusted = None, 0, False
 
     def mark_read(self, read: Iterable[str]) -> None:
         """After a reading of the image last given to changed(): `read` were read in it, the others
         kept their readings (one reading older)."""
         read = set(read)
         samples = getattr(self, "_last", {})
+        cfg = self.config
         for name, r in self.regions.items():
             if name in read and name in samples:
-                r.reference, r.age = samples[name], 0
+                if cfg.arm_reading_untrusted and self.last_arm.get(name, 0) >= cfg.arm_min_samples:
+                    # read with an arm reaching in: the last trusted look stays the reference, read it again
+                    r.age, r.untrusted = 0, True
+                else:
+                    r.reference, r.age, r.untrusted = samples[name], 0, False
             else:
                 r.age += 1
 

@@ -241,3 +241,60 @@ def test_a_card_laid_at_a_seat_beside_the_piles_does_not_read_them_again(card_ta
     reader.read(_pile(_image(s, lay["frame"]), 4), incremental=True)
     assert lay["seat"] in reader.reread
     assert "discards" not in reader.reread
+
+
+
+def _arm_over_pile(image):
+    """The frames of a small pile at the end of the arm of `_arm_and_card` (the table around, apart from the edge):
+    (the pile, the pile with the arm lying over it, the arm alone)."""
+    import cv2
+
+    pile = image.copy()
+    cv2.rectangle(pile, (272, 288), (292, 310), (225, 232, 238), -1)
+    cv2.rectangle(pile, (275, 291), (289, 307), (40, 40, 200), -1)
+    arms = []
+    for base in (pile, image):
+        arm = base.copy()
+        cv2.line(arm, (0, 290), (300, 300), (120, 150, 200), 40)
+        cv2.circle(arm, (300, 300), 24, (120, 150, 200), -1)
+        arms.append(arm)
+    return pile, arms[0], arms[1]
+
+
+def test_a_pile_reading_taken_under_an_arm_is_read_again_when_the_arm_is_gone(card_table):
+    """Dev 85011 (issue 20): south discarded a pink 6 and reached to the draw pile; the still read with the arm over
+    the table around read no pink 6, became the table the watch compares with, and the table after it, the arm gone,
+    differed from it only where the arm had been — joined to the edge, so no change: the pink 6 was never read. A
+    reading taken while an arm reaches in is not the reference, and the piles are read again next time."""
+    s, _lay, before = card_table
+    image = _image(s, before)
+    _arm, card = _arm_and_card(image)
+    pile, pile_under_arm, arm_alone = _arm_over_pile(image)
+    assert np.array_equal(pile_under_arm, arm_alone)                    # the pile hidden under the arm
+    under_arm = np.where(card != image, card, pile_under_arm)           # and a card put down apart from it
+    after = np.where(card != image, card, pile)                         # the arm gone
+    reader = _reader(s)
+    reader.read(image, incremental=True)
+    assert reader.watch.changed(pile)[0] == {"discards"}               # the pile alone, seen: a change of the piles
+
+    def watch_after(config):
+        watch = _reader(s, replace(DEFAULT_READER_CONFIG, changes=config))
+        watch.read(image, incremental=True)
+        watch = watch.watch
+        changed, counts = watch.changed(under_arm)                      # the card: the piles are read, the arm there
+        assert changed == {"discards"}, counts
+        arm = getattr(watch, "last_arm", {}).get("discards")            # (an arm reaching in: seen)
+        watch.mark_read(changed)
+        return watch.changed(after)[0], arm
+
+    again, arm = watch_after(ChangeConfig())
+    assert again == {"discards"}
+    assert arm >= ChangeConfig().arm_min_samples
+    # before session 36 the arm's reading stood: the arm leaving was an edge-joined change, so no change
+    assert watch_after(ChangeConfig(arm_reading_untrusted=False))[0] == set()
+    # a table read without an arm is the reference as before: that table again is no change
+    watch = reader.watch
+    changed, _counts = watch.changed(after)
+    assert changed == {"discards"} and watch.last_arm["discards"] == 0
+    watch.mark_read(changed)
+    assert watch.changed(after.copy())[0] == set()
