@@ -264,6 +264,16 @@ class BuiltPipeline:
         return ServedPipeline(self.make_source, self.observer, self.tracker, setup=self.setup, loop=loop,
                               origin=self.origin, resume_after=resume_after)
 
+    def warm_up(self) -> Any:
+        """Start the vision reader's warm-up in a background thread (vision.observer.VisionObserver.start_warm_up:
+        what the game's first reading would build that no frame changes, built now); the thread, or None for an
+        observer without one (truth, recorded). The server and the camera do not wait for it; the first full
+        reading does (session 36, wt36-warm)."""
+        observer = self.observer
+        start = getattr(observer, "start_warm_up", None) or getattr(getattr(observer, "observer", None),
+                                                                     "start_warm_up", None)
+        return start() if start is not None else None
+
     def close(self) -> None:
         """Close the store and remove a throw-away data directory."""
         self.tracker.store.close()
