@@ -413,8 +413,6 @@ def latency_part(session: Any, fps: float, content: str, clients: int) -> dict[s
             pass
 
     observer = make_observers(session, content, recording, positions)
-    # as `keltis-cam serve` does (keltis_cam.pipeline.BuiltPipeline.warm_up): the reader's warm-up in the background
-    getattr(observer, "vision", observer).start_warm_up()
     tracker = GameTracker(EventStore(":memory:"), observer="vision")
     timeline = Timeline(observer, tracker)
     observer = timeline.observer

@@ -265,17 +265,18 @@ class BuiltPipeline:
                               origin=self.origin, resume_after=resume_after)
 
     def warm_up(self) -> Any:
-        """Start the vision reader's warm-up in a background thread (vision.observer.VisionObserver.start_warm_up:
-        what the game's first reading would build that no frame changes, built now); the thread, or None for an
-        observer without one (truth, recorded). The server and the camera do not wait for it; the first full
-        reading does (session 36, wt36-warm)."""
-        observer = self.observer
-        start = getattr(observer, "start_warm_up", None) or getattr(getattr(observer, "observer", None),
-                                                                     "start_warm_up", None)
-        return start() if start is not None else None
+        """Start the vision reader's warm-up in a background thread (tracking.pipeline.start_warm_up; `serve`'s
+        ServedPipeline.start does it itself); the thread, or None for an observer without one."""
+        from tracking.pipeline import start_warm_up
+
+        return start_warm_up(self.observer)
 
     def close(self) -> None:
-        """Close the store and remove a throw-away data directory."""
+        """Close the store and remove a throw-away data directory (after a warm-up under way: a thread inside
+        OpenCV when the process ends aborts it)."""
+        from tracking.pipeline import wait_warm_up
+
+        wait_warm_up(self.observer)
         self.tracker.store.close()
         if self.temp_dir is not None:
             self.temp_dir.cleanup()

@@ -129,11 +129,12 @@ class VisionObserver:
         thread.start()
         return thread
 
-    def _await_warm_up(self) -> None:
-        """Before a full reading: let a warm-up under way finish (it builds what the reading needs)."""
+    def wait_warm_up(self, timeout: float | None = None) -> None:
+        """Let a warm-up under way finish (before a full reading: it builds what the reading needs; before the
+        process ends: a thread inside OpenCV then aborts it)."""
         thread = self._warm_thread
         if thread is not None and thread is not threading.current_thread():
-            thread.join()
+            thread.join(timeout)
 
     def _board_name(self) -> str | None:
         return self.reader.board.name if (self.reader.board is not None and self.game == "keltis") else None
@@ -153,7 +154,7 @@ class VisionObserver:
             raise MalformedInput(f"frame {getattr(frame, 'index', '?')} has no image to read")
         if self.gate is None:
             self.last_decision, self.last_image = READ, image
-            self._await_warm_up()
+            self.wait_warm_up()
             before = len(self.reader.realigned)
             obs = self.reader.read(image, incremental=True).observation
             if len(self.reader.realigned) > before:
@@ -205,7 +206,7 @@ class VisionObserver:
                     took_still = True
                 self.stills += picture is not None
             self.last_image = image
-            self._await_warm_up()
+            self.wait_warm_up()
             before = len(self.reader.realigned)
             # the video frame's small picture is its usable test's input too (a still is judged on its own)
             obs = self.reader.read(image, previous=previous, incremental=True,

@@ -137,7 +137,6 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     loop = args.loop if args.loop is not None else (kind == "replay" and args.source is None)
     built.make_source().stop()  # fail now, with a clear message, on a source that cannot even be opened
     pipeline = built.served(loop=loop)
-    built.warm_up()   # in the background: the page comes up at once, the game's first reading finds it built
     session = built.session
 
     calibration = args.calibration

@@ -1,5 +1,6 @@
-"""`keltis-cam serve` starts the vision reader's warm-up (session 36, wt36-warm) in the background: the page comes
-up at once, before the warm-up ends; the game's first full reading waits for it instead of building it again."""
+"""`keltis-cam serve` starts the vision reader's warm-up (session 36, wt36-warm) in the background when it starts the
+pipeline (ServedPipeline.start): the page comes up at once, before the warm-up ends; the game's first full reading
+waits for it instead of building the same caches beside it."""
 from __future__ import annotations
 
 import threading
@@ -27,7 +28,9 @@ def test_serve_answers_the_phones_while_the_warm_up_still_runs(tmp_path, monkeyp
     parts = cli.build(args)
     try:
         observer = parts["built"].observer
-        assert started.wait(5)                              # the warm-up began with the build ...
+        assert observer._warm_thread is None               # building the app warms nothing up ...
+        parts["pipeline"].start()                           # ... starting the pipeline (cmd_serve) does
+        assert started.wait(5)
         thread = observer._warm_thread
         assert thread is not None and thread.is_alive()     # ... in the background, and still runs
         page = parts["app"].test_client().get("/")
@@ -37,4 +40,5 @@ def test_serve_answers_the_phones_while_the_warm_up_still_runs(tmp_path, monkeyp
         assert not thread.is_alive() and observer.warmed == {"slow": 1.0}
     finally:
         release.set()
+        parts["pipeline"].stop()
         parts["built"].close()
