@@ -27,6 +27,8 @@ from .components import Components, load_components
 FIELD_KINDS: tuple[str, ...] = (*COLOURS, "points", "wish", "back")
 #: The centre picture (CardArt.symbols) is a square this share of the card's width.
 SYMBOL_SIDE = 0.55
+#: card_art's default margin round the corner glyphs' box, mm (the warm-up builds _corner_crops with it).
+CORNER_MARGIN_MM = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,7 +176,7 @@ def _middles(comps: Components) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=64)
-def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: float = 1.0,
+def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: float = CORNER_MARGIN_MM,
              blur_px: float = 0.6) -> CardArt:
     """The art at `view_ppm` as a camera resolving `seen_ppm` px/mm shows it (see the module docstring).
 
