@@ -264,8 +264,19 @@ class BuiltPipeline:
         return ServedPipeline(self.make_source, self.observer, self.tracker, setup=self.setup, loop=loop,
                               origin=self.origin, resume_after=resume_after)
 
+    def warm_up(self) -> Any:
+        """Start the vision reader's warm-up in a background thread (tracking.pipeline.start_warm_up; `serve`'s
+        ServedPipeline.start does it itself); the thread, or None for an observer without one."""
+        from tracking.pipeline import start_warm_up
+
+        return start_warm_up(self.observer)
+
     def close(self) -> None:
-        """Close the store and remove a throw-away data directory."""
+        """Close the store and remove a throw-away data directory (after a warm-up under way: a thread inside
+        OpenCV when the process ends aborts it)."""
+        from tracking.pipeline import wait_warm_up
+
+        wait_warm_up(self.observer)
         self.tracker.store.close()
         if self.temp_dir is not None:
             self.temp_dir.cleanup()

@@ -102,6 +102,29 @@ class SessionFrames:
                 "state": "ended" if self.ended else "running"}
 
 
+def _warmable(observer: Any) -> Any:
+    """The observer that has a warm-up (the vision observer, also under injected misreads), or None."""
+    for o in (observer, getattr(observer, "observer", None)):
+        if o is not None and hasattr(o, "start_warm_up"):
+            return o
+    return None
+
+
+def start_warm_up(observer: Any) -> Any:
+    """Start the observer's warm-up in a background thread (vision.observer.VisionObserver.start_warm_up: what
+    the game's first reading would build that no frame changes, built now; its first full reading waits for
+    it): the thread, or None for an observer without one (truth, recorded). Session 36, wt36-warm."""
+    o = _warmable(observer)
+    return o.start_warm_up() if o is not None else None
+
+
+def wait_warm_up(observer: Any) -> None:
+    """Let a warm-up under way end (before the process may end: a thread inside OpenCV then aborts it)."""
+    o = _warmable(observer)
+    if o is not None:
+        o.wait_warm_up()
+
+
 class Pipeline:
     """Frames from a source, read by an observer, fed to a tracker; run() here or start() in a thread."""
 
@@ -437,6 +460,8 @@ class ServedPipeline:
         if self._thread is None:
             if self.setup is not None and self.resume_after is None:  # the game exists before the first page
                 self._new_game()
+            # the reader's warm-up, in its own thread: the page and the camera do not wait for it
+            start_warm_up(self.observer)
             self._thread = threading.Thread(target=self._run, name="keltis-serve-pipeline", daemon=True)
             self._thread.start()
         return self

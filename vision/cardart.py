@@ -27,6 +27,8 @@ from .components import Components, load_components
 FIELD_KINDS: tuple[str, ...] = (*COLOURS, "points", "wish", "back")
 #: The centre picture (CardArt.symbols) is a square this share of the card's width.
 SYMBOL_SIDE = 0.55
+#: card_art's default margin round the corner glyphs' box, mm (the warm-up builds _corner_crops with it).
+CORNER_MARGIN_MM = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,16 +110,15 @@ def _base_art(comps: Components) -> tuple[Any, dict[str, Any], dict[str, dict[st
     return cream, fields, faces
 
 
-@lru_cache(maxsize=64)
-def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: float = 1.0,
-             blur_px: float = 0.6) -> CardArt:
-    """The art at `view_ppm` as a camera resolving `seen_ppm` px/mm shows it (see the module docstring).
-
-    Each corner template covers the glyphs' box grown by `margin_mm`; `boxes` are those boxes."""
-    import cv2
+@lru_cache(maxsize=8)
+def _corner_crops(comps: Components, margin_mm: float) -> tuple[dict[str, tuple[float, float, float, float]],
+                                                                 dict[str, dict[str, dict[str, Any]]]]:
+    """(each corner's glyph box grown by `margin_mm`, card mm (x0, y0, x1, y1); kind -> label -> corner ->
+    the face's whiteness over that box at the art's resolution): what card_art needs at every resolution,
+    worked out once (it is most of card_art's time; session 36 wt36-warm: built by the warm-up)."""
     import numpy as np
 
-    cream, fields, faces = _base_art(comps)
+    cream, _fields, faces = _base_art(comps)
     ppm = comps.card_ppm
     boxes = comps.numeral_boxes()
     # The glyphs' own box within each numeral box (all values of all kinds together) plus a margin:
@@ -134,11 +135,63 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
         ys, xs = np.nonzero(acc)
         glyph[corner] = (bx + xs.min() / ppm - margin_mm, by + ys.min() / ppm - margin_mm,
                          bx + (xs.max() + 1) / ppm + margin_mm, by + (ys.max() + 1) / ppm + margin_mm)
-    templates: dict[str, dict[str, dict[str, Any]]] = {}
+    crops: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, labels in faces.items():
         for label, img in labels.items():
             for corner, (x0, y0, x1, y1) in glyph.items():
-                crop = _whiteness(_region(img, ppm, x0, y0, x1, y1), cream)
+                crops.setdefault(kind, {}).setdefault(label, {})[corner] = \
+                    _whiteness(_region(img, ppm, x0, y0, x1, y1), cream)
+    return glyph, crops
+
+
+@lru_cache(maxsize=8)
+def _middles(comps: Components) -> dict[str, Any]:
+    """CardArt.symbols' pictures at the art's resolution (card_art scales and blurs them; worked out once):
+    kind -> the mean of its faces' middles over the stock, float32."""
+    import numpy as np
+
+    cream, _fields, faces = _base_art(comps)
+    ppm = comps.card_ppm
+    w, h = comps.card_size
+    half = SYMBOL_SIDE * w / 2
+
+    def middle(imgs: list[Any]) -> Any:
+        crops = [_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32)
+                 / np.maximum(cream, 1.0) for img in imgs]
+        return np.mean(crops, axis=0)
+
+    out: dict[str, Any] = {}
+    for kind, labels in faces.items():
+        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
+        # on a dark field in the smallest channel; the stone is blue, the sun is not); an end card has
+        # another picture: its own, "<kind>/E"
+        out[kind] = middle([img for lb, img in labels.items() if lb != "E"])
+        if "E" in labels:
+            out[f"{kind}/E"] = middle([labels["E"]])
+    back = comps.image("card-back")
+    if back is not None:
+        # the backs' middle: what the draw pile shows where a face has its picture
+        out["back"] = middle([back[0]])
+    return out
+
+
+@lru_cache(maxsize=64)
+def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: float = CORNER_MARGIN_MM,
+             blur_px: float = 0.6) -> CardArt:
+    """The art at `view_ppm` as a camera resolving `seen_ppm` px/mm shows it (see the module docstring).
+
+    Each corner template covers the glyphs' box grown by `margin_mm`; `boxes` are those boxes."""
+    import cv2
+    import numpy as np
+
+    cream, fields, faces = _base_art(comps)
+    ppm = comps.card_ppm
+    glyph, crops = _corner_crops(comps, margin_mm)
+    templates: dict[str, dict[str, dict[str, Any]]] = {}
+    for kind, labels in faces.items():
+        for label in labels:
+            for corner, (x0, y0, x1, y1) in glyph.items():
+                crop = crops[kind][label][corner]
                 seen = cv2.resize(crop, None, fx=seen_ppm / ppm, fy=seen_ppm / ppm, interpolation=cv2.INTER_AREA)
                 # the lens and the JPEG blur a little more than the pixel grid alone
                 seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
@@ -151,27 +204,13 @@ def card_art(comps: Components, view_ppm: float, seen_ppm: float, margin_mm: flo
     half = SYMBOL_SIDE * w / 2
     side = int(round(2 * half * view_ppm))
 
-    def seen_middle(imgs: list[Any]) -> Any:
-        """The mean of the images' middles as the camera sees them, at `view_ppm`."""
-        crops = [_region(img, ppm, w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half).astype(np.float32)
-                 / np.maximum(cream, 1.0) for img in imgs]
-        seen = cv2.resize(np.mean(crops, axis=0), None, fx=seen_ppm / ppm, fy=seen_ppm / ppm,
-                          interpolation=cv2.INTER_AREA)
+    def seen_middle(mean: Any) -> Any:
+        """The mean of the images' middles (_middles) as the camera sees them, at `view_ppm`."""
+        seen = cv2.resize(mean, None, fx=seen_ppm / ppm, fy=seen_ppm / ppm, interpolation=cv2.INTER_AREA)
         seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
         return cv2.resize(seen, (side, side), interpolation=cv2.INTER_LINEAR).astype(np.float32)
 
-    symbols: dict[str, Any] = {}
-    for kind, labels in faces.items():
-        # in colour over the stock (not whiteness: a blurred sun and a blurred stone are both a pale blob
-        # on a dark field in the smallest channel; the stone is blue, the sun is not); an end card has
-        # another picture: its own, "<kind>/E"
-        symbols[kind] = seen_middle([img for lb, img in labels.items() if lb != "E"])
-        if "E" in labels:
-            symbols[f"{kind}/E"] = seen_middle([labels["E"]])
-    back = comps.image("card-back")
-    if back is not None:
-        # the backs' middle: what the draw pile shows where a face has its picture
-        symbols["back"] = seen_middle([back[0]])
+    symbols = {kind: seen_middle(mean) for kind, mean in _middles(comps).items()}
     return CardArt(comps.card_size, boxes, cream, fields, templates, view_ppm, seen_ppm, symbols)
 
 

@@ -283,6 +283,41 @@ class Reader:
             self.pawn_net = None
         self.tile_net = load_mlp(config.tile_net.weights) if config.use_tile_net else None
 
+    def warm_up(self) -> dict[str, float]:
+        """Build now what the first reading would build that no frame changes (session 36, wt36-warm): the
+        card art at the art's resolution (faces, corner crops, middles: what every seat view's card_art
+        scales), the piles' card art (a fixed resolution), the card figures for the art's size, the wish
+        tokens' ring-averaged pictures, this board's art decoded, numpy.ma (np.unique imports it). Each is a
+        module cache keyed as the reading asks for it, so the reading finds it and its result is the same.
+        What needs the registration (the board model, the views, the seat views' card art at the seen
+        resolution) stays with the first reading. Returns each part's CPU ms."""
+        import numpy.ma  # noqa: F401  (imported by np.unique on first use: ~20-100 ms)
+
+        from .cardart import CORNER_MARGIN_MM, _corner_crops, _middles
+        from .cards import sized_for
+        from .wishstones import _token_art
+
+        done: dict[str, float] = {}
+
+        def part(name: str, build: Any) -> None:
+            t0 = time.thread_time()   # (a warm-up in the background: this thread's CPU, not the process's)
+            build()
+            done[name] = (time.thread_time() - t0) * 1000
+
+        comps = self.components
+        if comps.has_cards:
+            part("card faces", lambda: _corner_crops(comps, CORNER_MARGIN_MM))
+            part("card middles", lambda: _middles(comps))
+            part("pile card art", lambda: sized_for(self.config.cards,
+                                                    card_art(comps, self.config.discards.card_ppm, 1.2).size))
+        if self.board is not None and self.game == "keltis":
+            kinds = token_kinds(self.board.name)
+            part("token art", lambda: [_token_art(comps, "tile-wish-any" if k == "any" else f"wish-{k}")
+                                       for k in kinds])
+            # last: the card faces above pass through the component pictures' cache (64 pictures)
+            part("board art", lambda: comps.image(f"board-{self.board.name}"))
+        return done
+
     def _registration_of(self, image: Any) -> Any:
         """The registration of a frame; when one marker does not fit the others (pushed aside since
         the calibration) and at least three remain, the registration without it."""

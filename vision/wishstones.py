@@ -166,6 +166,20 @@ def _zero_mean_unit(a: Any) -> Any:
 
 
 @lru_cache(maxsize=32)
+def _token_art(comps: Any, key: str) -> Any:
+    """A token's picture over mid grey, ring-averaged, at the art's resolution (None: no such picture):
+    token_bank's part that no resolution changes, worked out once (session 36 wt36-warm: by the warm-up)."""
+    import numpy as np
+
+    got = comps.image(key)
+    if got is None:
+        return None
+    bgr, alpha = got
+    img = bgr * alpha[..., None] + np.float32(128) * (1 - alpha[..., None])
+    return _ring_average(img)
+
+
+@lru_cache(maxsize=32)
 def token_bank(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: float) -> TokenBank | None:
     """Every kind's template at `ppm`, as blurred as a camera resolving `seen_ppm` shows it (None: no art)."""
     import cv2
@@ -175,13 +189,10 @@ def token_bank(comps: Any, kinds: tuple[str, ...], ppm: float, seen_ppm: float) 
     diameter = 0.0
     for kind in kinds:
         key = "tile-wish-any" if kind == "any" else f"wish-{kind}"
-        got = comps.image(key)
-        if got is None:
+        img = _token_art(comps, key)
+        if img is None:
             continue
-        bgr, alpha = got
         art_ppm = comps.tile_ppm if kind == "any" else comps.wish_ppm
-        img = bgr * alpha[..., None] + np.float32(128) * (1 - alpha[..., None])
-        img = _ring_average(img)
         seen = cv2.resize(img, None, fx=seen_ppm / art_ppm, fy=seen_ppm / art_ppm, interpolation=cv2.INTER_AREA)
         diameter = max(diameter, img.shape[1] / art_ppm)
         size = int(round(img.shape[1] / art_ppm * ppm))

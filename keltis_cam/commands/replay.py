@@ -54,6 +54,7 @@ def run_replay(args: Any, out=None) -> int:
     session, tracker, observer = built.session, built.tracker, built.observer
     if not args.resume:
         tracker.new_game(built.setup, origin=built.origin)
+    built.warm_up()   # (the first full reading waits for it)
     source = built.make_source()
     pipeline = Pipeline(source, observer, tracker)
     if hasattr(source, "start"):
