@@ -10,27 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.board import bundled_board
-from vision.pawns import PawnDetection
-from vision.reader import Reader, ReaderConfig
+from vision.reader import ReaderConfig
+
+import test_pawn_crowd_sure
+from test_pawn_crowd_sure import det, on_paths
 
 PLAYERS = ("black", "white", "grey", "brown")
 OFF = dataclasses.replace(ReaderConfig(), crowd_keep_last=0)
 
 
 def reader(config=None):
-    return Reader({"seats": {}}, board=bundled_board("nwnz"),
-                  seats={s: p for s, p in zip(("south", "west", "north", "east"), PLAYERS)},
-                  config=config or ReaderConfig())
-
-
-def det(stone, player, big=False, evidence=0.0):
-    s = bundled_board("nwnz").stones[stone]
-    return PawnDetection(stone, player, big, s.x, s.y, 1.0, 0.0, evidence)
-
-
-def on_paths(pawns):
-    return sorted((p.stone, p.player, p.big) for p in pawns if p.stone != "start")
+    return test_pawn_crowd_sure.reader(PLAYERS, config)
 
 
 # grey has four pawns out (two small on b1, one on h1, its big one on f2), the other three players all five on the
