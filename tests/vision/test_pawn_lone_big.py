@@ -83,6 +83,7 @@ def test_recorded_game_still_white_big_pawn_alone_on_y1():
     #                                                big pawn beside black's small on b1 read small too (2)
     wrong, y1 = _wrong(Y1, ON, "base")
     assert y1 == {1: (1, 0)} and wrong == 2        # white big on y1; b1 (brown at 0.14 beside black) unchanged
+    assert _wrong(Y1, DEFAULT_CONFIG, "base") == (wrong, y1)   # the reader's default (on since session 37)
 
 
 def test_recorded_game_still_grey_big_pawn_alone_on_b1_counted_in():
