@@ -962,13 +962,14 @@ def lone_big_pawn(config: PawnNetConfig, p_big: Any, p_count: Any, big: Any, sma
     if config.lone_pawn_big_floor <= 0 or limits[0] <= 0 or len(small) == 0:
         return big, small, margin
     c = list(cols)
+    lacking = [k for k in c if not big[:, k].any()]
+    if not lacking:
+        return big, small, margin
     total = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
     one = total == 1
     if p_count is not None and p_count.shape[1] > 1:
         one &= p_count[:, 1] >= config.lone_pawn_count_share
-    for k in c:
-        if big[:, k].any():
-            continue
+    for k in lacking:
         cand = np.nonzero(one & (small[:, k] == 1) & (p_big[:, k] >= config.lone_pawn_big_floor))[0]
         if len(cand) == 0:
             continue
