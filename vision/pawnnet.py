@@ -162,6 +162,14 @@ class PawnNetConfig:
     # as branched: 0.2 / 3.0
     rel_big_floor: float = 0.0
     rel_big_ratio: float = 3.0
+    # a stone read with one pawn only, a small one, of a colour with no big pawn read anywhere, where the count head
+    # says one pawn (P(total = 1) at least `lone_pawn_count_share`): that pawn is its player's big one when P(big) is at
+    # least `lone_pawn_big_floor` (under `big_threshold`: the net half sees a lone big pawn's head top-down or in
+    # grey / white). A lone pawn has no neighbour to lend it a head; on the dev caches a lone small pawn's P(big)
+    # is under 0.15 all but thrice in ~330, lone big pawns read small sit at 0.2-0.3 (docs/vision.md, session 37
+    # (wt37-npawn)). 0 = off
+    lone_pawn_big_floor: float = 0.2
+    lone_pawn_count_share: float = 0.5
     sure_margin: float = 0.3      # a decision this far from its threshold is sure (confidence)
     # how often a stone is read right, by its least sure decision's margin (StonePawns.margin): (margin below,
     # share right), ascending; a stone above the last bound is right `stone_right_others` of the time. Measured on
@@ -942,6 +950,36 @@ def relative_big_pawn(config: PawnNetConfig, p_big: Any, big: Any, small: Any, m
     return big, small, margin
 
 
+def lone_big_pawn(config: PawnNetConfig, p_big: Any, p_count: Any, big: Any, small: Any, margin: Any,
+                  cols: Sequence[int], limits: tuple[int, int] = (1, 4)) -> tuple[Any, Any, Any]:
+    """After the counted and moved pawns: per colour with no big pawn read, of its stones read with exactly one pawn of the
+    colours in play — a small one of this colour — where the count head gives P(total = 1) at least
+    `lone_pawn_count_share` (p_count None: not asked), the one of highest P(big) reads that pawn as the colour's big
+    pawn when its P(big) is at least `lone_pawn_big_floor`. The stone states margin 0 (unsure). Returns copies."""
+    import numpy as np
+
+    big, small, margin = big.copy(), small.copy(), margin.copy()
+    if config.lone_pawn_big_floor <= 0 or limits[0] <= 0 or len(small) == 0:
+        return big, small, margin
+    c = list(cols)
+    lacking = [k for k in c if not big[:, k].any()]
+    if not lacking:
+        return big, small, margin
+    total = big[:, c].sum(axis=1) + small[:, c].sum(axis=1)
+    one = total == 1
+    if p_count is not None and p_count.shape[1] > 1:
+        one &= p_count[:, 1] >= config.lone_pawn_count_share
+    for k in lacking:
+        cand = np.nonzero(one & (small[:, k] == 1) & (p_big[:, k] >= config.lone_pawn_big_floor))[0]
+        if len(cand) == 0:
+            continue
+        j = int(cand[int(np.argmax(p_big[cand, k]))])
+        small[j, k] = 0
+        big[j, k] = 1
+        margin[j] = 0.0
+    return big, small, margin
+
+
 def add_counted_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count: Any, big: Any, small: Any,
                       margin: Any, cols: Sequence[int], limits: tuple[int, int] = (1, 4),
                       paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
@@ -1088,17 +1126,20 @@ def decode_stone_pawns(config: PawnNetConfig, p_big: Any, p_small: Any, p_count:
                        limits: tuple[int, int] = (1, 4), first_row: Sequence[bool] | None = None,
                        paths: Sequence[Any] | None = None) -> tuple[Any, Any, Any]:
     """(big, small, margin) per stone and colour from the network's and count head's probabilities (`p_count` None:
-    no head): the decoding, one pawn per path, the relative big pawn, the counted pawn(s), the moved pawn and the
-    phantom beside a big pawn, in the reader's order."""
+    no head): the decoding, one pawn per path, the relative big pawn, the counted pawn(s), the moved pawn, the lone
+    big pawn and the phantom beside a big pawn, in the reader's order."""
     big, small, margin = decode_pawns(config, p_big, p_small, cols, limits)
     big, small, margin = one_pawn_per_path(config, p_big, p_small, p_count, big, small, margin, cols, paths)
     big, small, margin = relative_big_pawn(config, p_big, big, small, margin, cols, limits)
+    if p_count is None:
+        big, small, margin = lone_big_pawn(config, p_big, p_count, big, small, margin, cols, limits)
     if p_count is not None:
         for _ in range(config.count_adds):
             big, small, margin = add_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
                                                    paths)
         big, small, margin = move_counted_pawns(config, p_big, p_small, p_count, big, small, margin, cols, limits,
                                                 paths)
+        big, small, margin = lone_big_pawn(config, p_big, p_count, big, small, margin, cols, limits)
         big, small, margin = drop_phantom_beside_big(config, p_count, big, small, margin, cols, first_row)
     return big, small, margin
 
