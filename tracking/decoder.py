@@ -1146,6 +1146,9 @@ class TurnDecoder:
         self._slot_memo: dict[tuple, tuple] = {}   # (_slot_cut_cost)
         self._slot_contexts: dict[tuple, int] = {}  # (_cuts: the contexts of _slot_cut_cost's memo, numbered)
         self._seat_parts: dict[int, tuple[Turn, Turn]] = {}   # (_seat_part)
+        self._revised_memo: dict[tuple, tuple] = {}  # (_revisions: a turn revised, by the turn's id; keeps it alive)
+        self._revised_rules: dict[tuple, float] = {}  # (_revisions: its rule costs, by that and the table's id)
+        self._revised_tables: dict[int, tuple[frozenset, dict]] = {}   # (_revisions: a table as a dict; keeps it)
 
     def _revisions(self, hyp: Hypothesis, fields: Fields, costs: Mapping[str, float],
                    diff: Sequence[FieldKey]) -> list[Hypothesis]:
@@ -1157,7 +1160,11 @@ class TurnDecoder:
         out = []
         if not diff:
             return out
-        table = dict(hyp.table)
+        # (hypotheses share tables about four to one: a table as a dict made once per frame — read only here)
+        entry = self._revised_tables.get(id(hyp.table))
+        if entry is None:
+            entry = self._revised_tables[id(hyp.table)] = (hyp.table, dict(hyp.table))
+        table = entry[1]
         recent = len(self.order) + 1
         for k in diff:
             if k[0] == "top":
@@ -1177,8 +1184,15 @@ class TurnDecoder:
             now = fields.get(k, _GONE)
             if delta[k] != table.get(k, _GONE) or i >= len(hyp.turn_frames):
                 continue
-            turn = (self._revised(hyp.turns[i], k, delta[k], now) if k in dict(hyp.turns[i].delta)
-                    else self._with_step(hyp.turns[i], k, delta[k], now))
+            # (the beam's hypotheses share their recent turns: a turn revised made once per frame by the turn's id,
+            # its rule costs before and after by that and the table's id — the entries keep the turn and table alive)
+            memo_key = (id(hyp.turns[i]), k, delta[k], now)
+            revised = self._revised_memo.get(memo_key)
+            if revised is None:
+                turn = (self._revised(hyp.turns[i], k, delta[k], now) if k in dict(hyp.turns[i].delta)
+                        else self._with_step(hyp.turns[i], k, delta[k], now))
+                revised = self._revised_memo[memo_key] = (hyp.turns[i], turn)
+            turn = revised[1]
             if turn is None:
                 continue
             since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
@@ -1193,7 +1207,12 @@ class TurnDecoder:
                 new_table[k] = now
             # (the turn's rule breaks as revised: a revision that leaves a card laid with no pawn step
             # pays for it, as a turn read so at once would have)
-            cost += self._rules_cost(turn, new_table) - self._rules_cost(hyp.turns[i], table)
+            rules_key = (memo_key, id(hyp.table))
+            rules = self._revised_rules.get(rules_key)
+            if rules is None:
+                rules = self._revised_rules[rules_key] = self._rules_cost(turn, new_table) - self._rules_cost(
+                    hyp.turns[i], table)
+            cost += rules
             out.append(Hypothesis(frozenset(new_table.items()), hyp.piles,
                                   hyp.turns[:i] + (turn,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
                                   tuple(m for m in hyp.misread if m[0] != k), hyp.first))
@@ -1242,7 +1261,7 @@ class TurnDecoder:
             # (the rule costs of the turn and of the turn with each step, by what they are made of: the same turn
             # recurs in the results of every hypothesis with the same cut; `quiet` is no part of a turn's identity
             # but its costs read it)
-            ident = (id(table), _turn_identity(turn), turn.quiet)
+            ident = (id(table), turn, turn.quiet)   # (a turn hashes and compares by its identity, the hash kept)
             rules_memo = self._step_rules
             rules_before = rules_memo.get(ident)
             if rules_before is None:

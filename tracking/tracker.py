@@ -129,6 +129,8 @@ class GameTracker:
         self.announced_questions: list[dict[str, Any]] = []
         self.resumed = False
         self._move_cache: dict[int, tuple[TurnRecord, str, dict[str, Any]]] = {}
+        self._warning_cache: dict[int, tuple[TurnRecord, list]] = {}     # (_warnings_of)
+        self._score_cache: tuple | None = None                           # (_scores_json)
         self._frames: list[dict[str, Any]] = []      # frames fed, not stored yet
         # After undo: the table state it took back, held while the table still shows it, until the
         # players say "keep the move" or "I took it back" (resolve_disputed) or the table changes.
@@ -677,9 +679,12 @@ class GameTracker:
         model = decoded.model
         unsure = {turn.move_id for turn in model.turns[decoded.settled:]}
         out: list[tuple[str, dict[str, Any]]] = []
-        moves_now = {turn.move_id: self._move_json(model, turn) for turn in model.turns}
+        names = self._names_key(model)    # (once, not once per move)
+        moves_now = {turn.move_id: self._move_json(model, turn, names) for turn in model.turns}
         for move_id in sorted(moves_now):
-            if self.announced_moves.get(move_id) != moves_now[move_id]:
+            # (a move's JSON is cached per record: the very object announced is the same move, not compared again)
+            old_move = self.announced_moves.get(move_id)
+            if old_move is not moves_now[move_id] and old_move != moves_now[move_id]:
                 out.append(("move", moves_now[move_id]))
                 self.announced_moves[move_id] = moves_now[move_id]
         for move_id in sorted(set(self.announced_moves) - set(moves_now)):
@@ -687,10 +692,8 @@ class GameTracker:
             del self.announced_moves[move_id]
         present: dict[tuple, dict[str, Any]] = {}
         for turn in model.turns:
-            for v in turn.violations():
-                key = (turn.move_id, v.code, v.seat)
-                present.setdefault(key, {"code": v.code, "message": v.message, "seat": v.seat,
-                                         "move_id": turn.move_id, "details": _plain(v.details)})
+            for key, w in self._warnings_of(turn):
+                present.setdefault(key, w)
         for key, w in present.items():
             old = self.announced_warnings.get(key)
             if key[0] in unsure:
@@ -710,8 +713,7 @@ class GameTracker:
                 data = {**old, "withdrawn": True}
                 self.announced_warnings[key] = data
                 out.append(("warning", data))
-        sheet = model.score_sheet()
-        scores = sheet.to_json() if sheet is not None else None
+        scores = self._scores_json(model)
         if scores != self.announced_score:
             self.announced_score = scores
             out.append(("score", {"scores": scores,
@@ -805,9 +807,44 @@ class GameTracker:
             "status": self._status(),
         }
 
-    def _move_json(self, model: GameModel, turn: TurnRecord) -> dict[str, Any]:
+    @staticmethod
+    def _names_key(model: GameModel) -> str:
+        """What a move's JSON reads of the setup beside its record (_move_json's cache key)."""
+        return repr(sorted(model.setup.names.items())) + repr(sorted(model.setup.seats.items()))
+
+    def _warnings_of(self, turn: TurnRecord) -> list[tuple[tuple, dict[str, Any]]]:
+        """The warnings of a move's violations, (key, warning) as _announcements makes them, cached per record
+        (a frozen record's violations never change; _move_json's cache alike)."""
+        hit = self._warning_cache.get(turn.move_id)
+        if hit is not None and hit[0] is turn:
+            return hit[1]
+        out = [((turn.move_id, v.code, v.seat), {"code": v.code, "message": v.message, "seat": v.seat,
+                                                 "move_id": turn.move_id, "details": _plain(v.details)})
+               for v in turn.violations()]
+        self._warning_cache[turn.move_id] = (turn, out)
+        return out
+
+    def _scores_json(self, model: GameModel) -> dict[str, Any] | None:
+        """model.score_sheet() as JSON, scored again only when what it scores changed (the table as read with its
+        extras — a frozen observation compares without them, and the scores read some —, the points, the end; the
+        same rules): most frames that change the reading leave the score as it was."""
+        table = model.table
+        if table is None:
+            return None
+        key = (model.rules, table, dict(table.extra), {seat: dict(s.extra) for seat, s in table.seats.items()},
+               model.points(), model.phase == "over")
+        hit = self._score_cache
+        if hit is not None and hit[0][0] is key[0] and hit[0][1:] == key[1:]:
+            return hit[1]
+        sheet = model.score_sheet()
+        scores = sheet.to_json() if sheet is not None else None
+        self._score_cache = (key, scores)
+        return scores
+
+    def _move_json(self, model: GameModel, turn: TurnRecord, names: str | None = None) -> dict[str, Any]:
         # Moves are re-sent only when they change; their JSON is cached per record (and names).
-        names = repr(sorted(model.setup.names.items())) + repr(sorted(model.setup.seats.items()))
+        if names is None:
+            names = self._names_key(model)
         hit = self._move_cache.get(turn.move_id)
         if hit is not None and hit[0] is turn and hit[1] == names:
             return hit[2]
