@@ -171,6 +171,10 @@ class TrackingConfig:
     #                                      seen, uncovered by a draw: ~1.5 % of turns every 2 s, 42 of 2800 on
     #                                      wt32-dec0's dev, -log 4.2); 0: no such draw (the change read as a discard
     #                                      onto the top, and every turn after it read around that: wt37-lost)
+    decoder_covered_by_rate: bool = False  # ... plus -log of a reach missed between two readings at the frame rate
+    #                                      (the covering discard came before any reading showed the covered one: 4.2
+    #                                      at 1 fps, 2.4 every 2 s): at 1 fps the uncovering draw then costs more than
+    #                                      a rule break (dev: 4.0 alone read injected breaks as such draws; off)
     decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
     #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew

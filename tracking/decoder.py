@@ -1686,8 +1686,12 @@ class TurnDecoder:
                     # the record knows another card below: a card it never saw may lie between (discarded and
                     # covered by the next discard within one interval) — the top drawn uncovers it
                     extra = cfg.decoder_rule if self._copies_seen(after, piles, pile, new) >= self._copies(new) else 0.0
-                    opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below + cfg.decoder_covered_below + extra,
-                                 stack[:-1] + (new,)))
+                    covered = cfg.decoder_unknown_below + cfg.decoder_covered_below + extra
+                    if cfg.decoder_covered_by_rate:
+                        # (the covering discard came before any reading showed the covered one: the pause between
+                        # the two fell between two readings, as likely as a reach missed at this frame rate)
+                        covered += self._missed_reach_cost(self._period, self._pace)
+                    opts.append(((pile, old, new, "draw"), covered, stack[:-1] + (new,)))
             if new is not None:
                 # a card onto the pile (the twin of the card below its top: less likely than that card
                 # uncovered by a draw; a card all of whose copies are already seen: a rule break)
