@@ -166,6 +166,15 @@ class TrackingConfig:
     decoder_pair: float = 3.0            # card game: two cards laid in one turn (the last plays allow it)
     decoder_twin: float = 3.0            # a pile's change read as the twin of the card below its top discarded
     decoder_unknown_below: float = 2.0   # a pile drawn from where the record does not know the card below
+    decoder_covered_below: float = 4.0   # ... and this more where the record knows another card below the top (a
+    #                                      card discarded and covered by the next discard within one interval, never
+    #                                      seen, uncovered by a draw: ~1.5 % of turns every 2 s, 42 of 2800 on
+    #                                      wt32-dec0's dev, -log 4.2); 0: no such draw (the change read as a discard
+    #                                      onto the top, and every turn after it read around that: wt37-lost)
+    decoder_covered_by_rate: bool = False  # ... plus -log of a reach missed between two readings at the frame rate
+    #                                      (the covering discard came before any reading showed the covered one: 4.2
+    #                                      at 1 fps, 2.4 every 2 s): at 1 fps the uncovering draw then costs more than
+    #                                      a rule break (dev: 4.0 alone read injected breaks as such draws; off)
     decoder_out_of_turn: float = 10.0    # a turn played before the turn of the seat whose turn it was
     #                                      (against a traceless turn with no hand of its seat seen: 6 + 4)
     decoder_order: float = 6.0           # a turn going on with a card played after it drew
@@ -184,6 +193,10 @@ class TrackingConfig:
     #                                      1.9 % base). Off (= decoder_traceless: decodes as before): 4.0 cleared two
     #                                      legal dev games' out-of-turn warnings (nwnz, 1/2 s) but cost card 84215
     #                                      a break and 2 turns and flipped 2 % ties (dev turns 0 / -3; wt32-dec0)
+    decoder_traceless_twin: float = 3.9  # ... but this while some discard pile's top has a copy neither the rows nor
+    #                                      the piles' record show (its twin may be in a hand): on the dev sessions
+    #                                      85320-85349 (nwnz, 1 fps) 53 of 2544 such turns went onto a twin (-log 3.87),
+    #                                      0 of 292 turns with no such top (wt37-lost)
     decoder_no_hand: float = 6.0         # a change between two frames with nothing covering the table, at
     #                                      most (less when the frames lie further apart than a reach lasts:)
     decoder_reach_seconds_min: float = 0.6   # a hand covers the table this long in one reach at least ...

@@ -155,8 +155,9 @@ class Turn:
     start: int = field(default=-1, compare=False)
     #: the readings before the turn of the fields in `delta` (a reading revised later: TurnDecoder._revised)
     before: tuple[tuple[FieldKey, Any], ...] = field(default=(), compare=False)
-    #: begun by a reach that changed nothing (its traceless prior paid then, with that reach's hands)
-    quiet: bool = field(default=False, compare=False)
+    #: begun by a reach that changed nothing (its traceless prior paid then, with that reach's hands): that
+    #: prior (TurnDecoder._traceless_prior; > 0), else False
+    quiet: float = field(default=False, compare=False)
     #: the turn ended without its player drawing (a rule break: the next player played before it
     #: was over) — against a draw from the draw pile hidden in one of its reaches (decoder_draw_unseen)
     no_draw: bool = False
@@ -1406,12 +1407,33 @@ class TurnDecoder:
             # from the draw pile), its traceless prior paid now
             nxt = self.order[(self.order.index(last.seat) + 1) % len(self.order)]
             if hands.get(nxt) and nxt != last.seat:
-                quiet = Turn(nxt, start=self.frame, quiet=True)
+                prior = self._traceless_prior(hyp)
+                quiet = Turn(nxt, start=self.frame, quiet=prior)
                 out.append((hyp.turns + (quiet,), base - self._hand_unused(hands[nxt], period)
-                            + self.config.decoder_turn + self.config.decoder_traceless_reach
+                            + self.config.decoder_turn + prior
                             + self._owed_cost(last, dict(hyp.table)) + self._undrawn_cost(last, self.interval),
                             hyp.turn_frames + (self.frame,)))
         return out
+
+    def _traceless_prior(self, hyp: Hypothesis) -> float:
+        """The prior of a turn that left the table as it was (its card onto its twin, then a draw from the
+        draw pile), paid by the quiet reach that begins it (and paid back if it leaves a trace after all:
+        Turn.quiet holds it): decoder_traceless_twin while some discard pile's top has a copy that neither the
+        rows nor the piles' record show (the player may hold its twin), else decoder_traceless_reach."""
+        cfg = self.config
+        if cfg.decoder_traceless_twin == cfg.decoder_traceless_reach:
+            return cfg.decoder_traceless_reach
+        piles = dict(hyp.piles)
+        table = None
+        for colour, stack in hyp.piles:
+            top = stack[-1] if stack else None
+            if top is None:
+                continue
+            if table is None:
+                table = dict(hyp.table)
+            if self._copies_seen(table, piles, colour, top) < self._copies(top):
+                return cfg.decoder_traceless_twin
+        return cfg.decoder_traceless_reach
 
     def _coincide_cost(self, turns: Sequence[Turn], first: int, since: Mapping[FieldKey, frozenset],
                        fields: Fields, open_plays: int = 0) -> float:
@@ -1679,6 +1701,16 @@ class TurnDecoder:
                 elif below is None:                                              # nothing known below
                     opts.append(((pile, old, new, "draw"), cfg.decoder_unknown_below,
                                  stack[:-1] + ((new,) if new is not None else ())))
+                elif new is not None and cfg.decoder_covered_below > 0:
+                    # the record knows another card below: a card it never saw may lie between (discarded and
+                    # covered by the next discard within one interval) — the top drawn uncovers it
+                    extra = cfg.decoder_rule if self._copies_seen(after, piles, pile, new) >= self._copies(new) else 0.0
+                    covered = cfg.decoder_unknown_below + cfg.decoder_covered_below + extra
+                    if cfg.decoder_covered_by_rate:
+                        # (the covering discard came before any reading showed the covered one: the pause between
+                        # the two fell between two readings, as likely as a reach missed at this frame rate)
+                        covered += self._missed_reach_cost(self._period, self._pace)
+                    opts.append(((pile, old, new, "draw"), covered, stack[:-1] + (new,)))
             if new is not None:
                 # a card onto the pile (the twin of the card below its top: less likely than that card
                 # uncovered by a draw; a card all of whose copies are already seen: a rule break)
@@ -2012,7 +2044,7 @@ class TurnDecoder:
         if not (opened and not part):
             terms.append(rules - (last_rules if opened else 0.0))
         if opened and last.quiet and part:
-            terms.append(-cfg.decoder_traceless_reach)   # (it left a trace after all; a − b is a + (−b))
+            terms.append(-last.quiet)   # (it left a trace after all, _traceless_prior back; a − b is a + (−b))
         if complete:
             terms.append(done)
             if plays and not draws and not no_draw and not (last.again if opened else again):
@@ -2278,7 +2310,7 @@ class TurnDecoder:
                 cost += rules - (last_rules if opened else 0.0)
             plays, draws = turn.plays, turn.draws
             if opened and last.quiet and part is not None:
-                cost -= cfg.decoder_traceless_reach   # (it left a trace after all: _quiet_reaches' prior back)
+                cost -= last.quiet   # (it left a trace after all: _quiet_reaches' prior back, _traceless_prior)
             if complete:
                 cost += done
                 if plays and not draws and not turn.no_draw and not (
