@@ -115,6 +115,10 @@ class TrackingConfig:
     #                                      (base 82937) — no gain measured (session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
+    decoder_revise_tops: bool = True     # a pile a recent turn changed reads otherwise now: that turn's reading of
+    #                                      its top may have been a misread held since (the new card missed for its
+    #                                      still moment, a card read gone across moves), revised as the other fields
+    #                                      are (TurnDecoder._revisions); off: a top is never revised (as before s37)
     decoder_first_tiles: bool = True     # the first table's tiles are an estimate, not the first frame's reading
     #                                      (tiles are laid at setup and never change, RULES §1): per spot the
     #                                      tile the frames so far cost least under (each still moment read

@@ -1161,6 +1161,9 @@ class TurnDecoder:
         recent = len(self.order) + 1
         for k in diff:
             if k[0] == "top":
+                made = self._top_revision(hyp, k, table, fields, costs, recent) if cfg.decoder_revise_tops else None
+                if made is not None:
+                    out.append(made)
                 continue
             for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 1 - recent), -1):
                 delta = dict(hyp.turns[i].delta)
@@ -1274,6 +1277,76 @@ class TurnDecoder:
                                          before=turn.before + ((k, was),))
                 out.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
         return out
+
+    def _top_revision(self, hyp: Hypothesis, k: FieldKey, table: Mapping[FieldKey, Any], fields: Fields,
+                      costs: Mapping[str, float], recent: int) -> Hypothesis | None:
+        """decoder_revise_tops: the last recent turn that changed pile k[1] (once) read its new top as every usable
+        frame since did, and the pile reads otherwise now: that reading may have been a misread held since. The
+        turn's change of the pile revised to the reading now (a card discarded, the card below drawn, or no change
+        at all), the pile's record with it, every usable frame since paying as a held misread and the turn its
+        rules and completion as revised (None: no such turn, or one the revision would leave with no trace)."""
+        pile = k[1]
+        n = len(hyp.turns)
+        for i in range(n - 1, max(-1, n - 1 - recent), -1):
+            events = [e for e in hyp.turns[i].piles if e[0] == pile]
+            if events:
+                break
+        else:
+            return None
+        if len(events) != 1 or i >= len(hyp.turn_frames):
+            return None
+        turn = hyp.turns[i]
+        event = events[0]
+        _, old, cur, kind = event
+        now = fields.get(k)
+        if table.get(k) != cur or now == cur:
+            return None
+        since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
+        if since < 1:
+            return None
+        stacks = dict(hyp.piles)
+        stack = tuple(stacks.get(pile, ()))
+        # (the pile's record before the turn's change: a discard's card taken off, a drawn card put back)
+        if kind == "discard":
+            if not stack or stack[-1] != cur:
+                return None
+            below = stack[:-1]
+        else:
+            below = stack + (old,)
+        if now == old:
+            new_events: tuple = ()
+            new_stack = below
+        elif (len(below) >= 2 and below[-2] == now) or (len(below) == 1 and now is None):
+            new_events = ((pile, old, now, "draw"),)
+            new_stack = below[:-1]
+        elif now is not None:
+            new_events = ((pile, old, now, "discard"),)
+            new_stack = below + (now,)
+        else:
+            return None
+        piles = tuple(e for e in turn.piles if e != event) + new_events
+        if new_events:
+            delta = tuple((d[0], now) if d[0] == k else d for d in turn.delta)
+            before = turn.before
+        else:
+            delta = tuple(d for d in turn.delta if d[0] != k)
+            before = tuple(d for d in turn.before if d[0] != k)
+        revised = dataclasses.replace(turn, piles=piles, delta=delta, before=before)
+        if not (revised.piles or revised.lays or revised.steps or revised.row_discards or revised.wish_cards
+                or revised.tiles):
+            return None    # (a turn with no trace left: not this revision's to make)
+        new_table = dict(table)
+        new_table[k] = now
+        cost = self._misread_cost(costs, k, now, cur) + min(self._held(costs, k) * (since - 1),
+                                                            self._held(costs, k, self.config.decoder_misread_hold_max))
+        if i < n - 1:
+            cost += sum(self._turn_costs(revised, new_table)) - sum(self._turn_costs(turn, table))
+        else:
+            cost += self._rules_cost(revised, new_table) - self._rules_cost(turn, table)
+        stacks[pile] = new_stack
+        return Hypothesis(frozenset(new_table.items()), tuple(sorted(stacks.items())),
+                          hyp.turns[:i] + (revised,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
+                          tuple(m for m in hyp.misread if m[0] != k), hyp.first)
 
     def _unseen_steps(self, table: frozenset, mine: dict, k: FieldKey, was: tuple, colours: frozenset,
                       fields: Fields, costs: Mapping[str, float]) -> list[tuple]:
