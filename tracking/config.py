@@ -119,6 +119,10 @@ class TrackingConfig:
     #                                      its top may have been a misread held since (the new card missed for its
     #                                      still moment, a card read gone across moves), revised as the other fields
     #                                      are (TurnDecoder._revisions); off: a top is never revised (as before s37)
+    decoder_revise_top_values: bool = False  # ... also a top read as another card (not missed, not made up): off, the
+    #                                      reader's held top misreads are a card missed or made up (tracking.noise:
+    #                                      top-wrong never held), and a one-frame card read otherwise is no misread
+    #                                      held; on, dev nwnz 1 fps lost two injected two-cards breaks this way
     decoder_first_tiles: bool = True     # the first table's tiles are an estimate, not the first frame's reading
     #                                      (tiles are laid at setup and never change, RULES §1): per spot the
     #                                      tile the frames so far cost least under (each still moment read

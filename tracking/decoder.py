@@ -1301,6 +1301,8 @@ class TurnDecoder:
         now = fields.get(k)
         if table.get(k) != cur or now == cur:
             return None
+        if cur is not None and now is not None and not self.config.decoder_revise_top_values:
+            return None    # (a card read as another card: the reader does not hold that misread)
         since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
         if since < 1:
             return None
