@@ -123,6 +123,12 @@ class TrackingConfig:
     #                                      reader's held top misreads are a card missed or made up (tracking.noise:
     #                                      top-wrong never held), and a one-frame card read otherwise is no misread
     #                                      held; on, dev nwnz 1 fps lost two injected two-cards breaks this way
+    decoder_setup_pawns: bool = True     # board game: a first table with no card laid yet (rows, points rows, wish
+    #                                      stones and cards all empty) holds every player's pawns on the start, as the
+    #                                      game sets them up (RULES: 4 small, 1 big): the first frame's other reading
+    #                                      of them a misread, held as any (a misread first reading was the table, and
+    #                                      its pawns' first real moves read as pawns gone, come or going back); off:
+    #                                      the first frame's reading is the table (as before s37)
     decoder_first_tiles: bool = True     # the first table's tiles are an estimate, not the first frame's reading
     #                                      (tiles are laid at setup and never change, RULES §1): per spot the
     #                                      tile the frames so far cost least under (each still moment read

@@ -484,7 +484,8 @@ class TurnDecoder:
         if first:
             self.start = dict(fields)
             self._first_tiles = {k: v for k, v in fields.items() if k[0] == "tile"}
-            self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
+            table, cost, misread = self._setup_pawns(fields, costs)
+            self.beam = [Hypothesis(frozenset(table.items()), self._initial_piles(fields), (), cost, misread=misread)]
         if self.config.decoder_first_tiles:
             self._first_tiles_read(fields, costs)
         if not first:
@@ -497,6 +498,32 @@ class TurnDecoder:
             self._named_after[self.frame] = frozenset(self.interval.hands)
         self.interval = _Interval(before=before)
         self._commit()
+
+    def _setup_pawns(self, fields: Fields, costs: Mapping[str, float]) -> tuple[Fields, float, tuple]:
+        """decoder_setup_pawns: the first table (board game, no card laid, no wish stone taken yet) with every
+        player's pawns on the start as the game sets them up; each player's pawns the first frame read otherwise
+        a misread (its cost, and held as any: the hypothesis' `misread`). The first table (self.start) holds them
+        so too. Returns (table, cost, misread)."""
+        if not self.config.decoder_setup_pawns or self.board is None or any(
+                v for k, v in fields.items() if k[0] in ("row", "points_row", "wish", "wish_cards")):
+            return fields, 0.0, ()
+        from engine.boardgame.moves import BIG, PAWNS_PER_PLAYER
+
+        start = self.board.start.id
+        setup = tuple(sorted((start, i == BIG) for i in range(PAWNS_PER_PLAYER)))
+        table = dict(fields)
+        cost = 0.0
+        misread = []
+        for player in sorted(self.seat_of_player):
+            k = ("pawns", player)
+            if fields.get(k) != setup:
+                paid = self._misread_cost(costs, k, setup, fields.get(k))
+                cost += paid
+                misread.append((k, fields.get(k), 0.0, paid, self.frame))
+                table[k] = setup
+                if self.start is not None:
+                    self.start[k] = setup
+        return table, cost, tuple(misread)
 
     def _note_tiles(self, fields: Fields, costs: Mapping[str, float]) -> None:
         """This usable frame's tile readings added to their runs (_tile_runs): a run goes on while the reading
