@@ -54,3 +54,40 @@ def test_without_the_top_revision_the_missed_discard_is_the_next_players_second_
     check, warnings = _replayed(sim, frames, decoder_revise_tops=False)
     assert check["exact"] < check["true_turns"]
     assert "two-cards" in {w["code"] for w in warnings if not w["withdrawn"]}
+
+
+
+# --- the first table's pawns (decoder_setup_pawns) --------------------------------------------------------------
+
+def _start_pawn_read_on_the_board_until_the_first_reach(seed):
+    """An nwnz game's frames with its first player's big pawn, on the start, read on the first stone of a path on
+    every usable frame before the first hand comes over the table (the reader's held stone misread of a still table)."""
+    from engine.observation import PawnObservation
+
+    sim = game("keltis", "nwnz", 3, seed, max_moves=30)
+    frames = list(sim.frames)
+    owner = sim.setup["seats"][sim.turns[0].seat]
+    misread = 0
+    for j, (t, obs) in enumerate(frames):
+        if not obs.usable:
+            break
+        pawns = [PawnObservation(stone="f1", player=p.player, big=True) if p.player == owner and p.big else p
+                 for p in obs.pawns]
+        frames[j] = (t, dataclasses.replace(obs, pawns=tuple(pawns)))
+        misread += 1
+    assert misread >= 3
+    return sim, frames
+
+
+@pytest.mark.parametrize("seed", [300, 301])
+def test_a_start_pawn_misread_on_the_first_frames_is_a_misread_not_a_pawn_going_back(seed):
+    """RULES (setup): before any card is laid every player's pawns stand on the start. The first frames read the
+    first player's big pawn on f1 until the first reach, then right: the first table holds the pawns as set up, so
+    the later reading is no pawn going back or changed — no warning, every move right (off: the first frame's reading
+    is the table and the pawn's true moves are warned about)."""
+    sim, frames = _start_pawn_read_on_the_board_until_the_first_reach(seed)
+    check, warnings = _replayed(sim, frames)
+    assert check["exact"] == check["true_turns"], check["mismatches"][:2]
+    assert [w for w in warnings if not w["withdrawn"]] == []
+    check, warnings = _replayed(sim, frames, decoder_setup_pawns=False)
+    assert [w for w in warnings if not w["withdrawn"]]     # (the first table's f1 read as where the pawn stood)
