@@ -147,6 +147,13 @@ class TrackingConfig:
     #                                      (kept dev readings: first tables read a points tile otherwise at
     #                                      0.998, later frames read it right at 0.55), so each still moment
     #                                      is about one vote (session 25, wt25-tiles)
+    decoder_tile_subsets: bool = False   # of a frame's many fields read otherwise (beyond decoder_max_fields), a tile
+    #                                      read as another tile or where none lay (a change no rule makes) counts as a
+    #                                      misread read again does: every subset of the rest is judged. Off (as before
+    #                                      s37): two such tile misreads beside a turn's three fields leave only the
+    #                                      turn taken whole or all but one field (dev nwnz 85322 ½ fps 2 %: a wish stone
+    #                                      left a misread, warned twice; on: 5 -> 2 warnings). Off until measured on
+    #                                      the whole dev set (session 37 ran out of time)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

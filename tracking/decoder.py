@@ -1093,8 +1093,13 @@ class TurnDecoder:
                  for k in diff}
         # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
         # are worth judging)
+        # (decoder_tile_subsets: a tile read as another tile, or where none lay, is a change no rule makes — RULES §1
+        # Tiles: only a wish tile is taken, none comes — so, as a misread read again, it leaves every subset of the
+        # rest judged)
+        likely = repeated | {k for k in diff if k[0] == "tile" and fields.get(k) is not None} \
+            if cfg.decoder_tile_subsets else repeated
         options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
-                   for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
+                   for taken in _subsets(diff, cfg.decoder_max_fields, likely)]
         # a player's pawns taken as a part of their reading, the rest a misread (a field is otherwise taken
         # whole or not at all): read with two steps or more where one was made, the field taken with one of
         # the steps read (the reader puts a start pawn on the first stone beside the one a pawn stepped to,
@@ -1108,7 +1113,7 @@ class TurnDecoder:
             rest = [x for x in diff if x != k]
             cost_k = self._misread_cost(costs, k, value, fields.get(k))
             options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
-                        for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
+                        for taken in _subsets(rest, cfg.decoder_max_fields, likely)]
         # (likeliest readings first: the frame's budget of cuts goes to them; each one's table and misreads
         # made when a hypothesis first judges it, _reading_taken)
         options.sort(key=lambda x: x[0])
