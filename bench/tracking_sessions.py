@@ -765,6 +765,9 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
                     "exact": sum(r["check"]["exact"] for r in results),
                     "games_all_exact": sum(1 for r in results if r["check"]["exact"] == r["check"]["true_turns"]),
                     "legal": len(legal), "legal_warned": sum(1 for r in legal if r["warnings"]),
+                    # (a warning shown on the page and withdrawn later: not in "legal warned", which counts those
+                    # standing at the end; the decoder's reading before the warning was sure, DecodedGame.settled)
+                    "legal_withdrawn": sum(1 for r in legal if r.get("withdrawn")),
                     "injected": sum(r["injected"] for r in results), "flagged": sum(r["flagged"] for r in results),
                     "invisible": sum(r["invisible"] for r in results), "not_flagged": dict(missed),
                     "visible": sum(r["visible"] for r in results),
@@ -825,6 +828,8 @@ def main(argv: list[str] | None = None, make_tracker=None) -> dict[str, Any]:
               f"{r['flagged']:4d}/{r['injected']:<4d}= {fl:6.1%}  "
               f"{r['visible_flagged']:8d}/{r['visible']:<4d}= {vfl:6.1%}  {r['final_right']:5d}/{r['games']:<5d}  "
               f"{r['state_ms_median']:6.2f}/{r['state_ms_p99']:6.2f}")
+        if r["legal_withdrawn"]:
+            print(f"{'':20s}legal games with a warning shown and withdrawn later: {r['legal_withdrawn']}/{r['legal']}")
         if r["not_flagged"]:
             print(f"{'':20s}not flagged: {r['not_flagged']}; not visible to a camera: {r['invisible']}")
         if r["visible_not_flagged"] or r["hidden"]:

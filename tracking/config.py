@@ -115,6 +115,20 @@ class TrackingConfig:
     #                                      (base 82937) — no gain measured (session 23, wt23-rules)
     decoder_unseen_steps: bool = True    # pawns read moved now, by no recent turn: the step of the owner's last
     #                                      recent turn that laid a card and moved no pawn, missed until now
+    decoder_revise_tops: bool = True     # a pile a recent turn changed reads otherwise now: that turn's reading of
+    #                                      its top may have been a misread held since (the new card missed for its
+    #                                      still moment, a card read gone across moves), revised as the other fields
+    #                                      are (TurnDecoder._revisions); off: a top is never revised (as before s37)
+    decoder_revise_top_values: bool = False  # ... also a top read as another card (not missed, not made up): off, the
+    #                                      reader's held top misreads are a card missed or made up (tracking.noise:
+    #                                      top-wrong never held), and a one-frame card read otherwise is no misread
+    #                                      held; on, dev nwnz 1 fps lost two injected two-cards breaks this way
+    decoder_setup_pawns: bool = True     # board game: a first table with no card laid yet (rows, points rows, wish
+    #                                      stones and cards all empty) holds every player's pawns on the start, as the
+    #                                      game sets them up (RULES: 4 small, 1 big): the first frame's other reading
+    #                                      of them a misread, held as any (a misread first reading was the table, and
+    #                                      its pawns' first real moves read as pawns gone, come or going back); off:
+    #                                      the first frame's reading is the table (as before s37)
     decoder_first_tiles: bool = True     # the first table's tiles are an estimate, not the first frame's reading
     #                                      (tiles are laid at setup and never change, RULES §1): per spot the
     #                                      tile the frames so far cost least under (each still moment read
@@ -133,6 +147,13 @@ class TrackingConfig:
     #                                      (kept dev readings: first tables read a points tile otherwise at
     #                                      0.998, later frames read it right at 0.55), so each still moment
     #                                      is about one vote (session 25, wt25-tiles)
+    decoder_tile_subsets: bool = False   # of a frame's many fields read otherwise (beyond decoder_max_fields), a tile
+    #                                      read as another tile or where none lay (a change no rule makes) counts as a
+    #                                      misread read again does: every subset of the rest is judged. Off (as before
+    #                                      s37): two such tile misreads beside a turn's three fields leave only the
+    #                                      turn taken whole or all but one field (dev nwnz 85322 ½ fps 2 %: a wish stone
+    #                                      left a misread, warned twice; on: 5 -> 2 warnings). Off until measured on
+    #                                      the whole dev set (session 37 ran out of time)
     decoder_beam: int = 12               # hypotheses kept
     decoder_max_fields: int = 4          # fields read otherwise beyond this: no subsets but none, all, all
     #                                      but one and each alone taken as changed

@@ -485,7 +485,8 @@ class TurnDecoder:
         if first:
             self.start = dict(fields)
             self._first_tiles = {k: v for k, v in fields.items() if k[0] == "tile"}
-            self.beam = [Hypothesis(frozenset(fields.items()), self._initial_piles(fields), (), 0.0)]
+            table, cost, misread = self._setup_pawns(fields, costs)
+            self.beam = [Hypothesis(frozenset(table.items()), self._initial_piles(fields), (), cost, misread=misread)]
         if self.config.decoder_first_tiles:
             self._first_tiles_read(fields, costs)
         if not first:
@@ -498,6 +499,32 @@ class TurnDecoder:
             self._named_after[self.frame] = frozenset(self.interval.hands)
         self.interval = _Interval(before=before)
         self._commit()
+
+    def _setup_pawns(self, fields: Fields, costs: Mapping[str, float]) -> tuple[Fields, float, tuple]:
+        """decoder_setup_pawns: the first table (board game, no card laid, no wish stone taken yet) with every
+        player's pawns on the start as the game sets them up; each player's pawns the first frame read otherwise
+        a misread (its cost, and held as any: the hypothesis' `misread`). The first table (self.start) holds them
+        so too. Returns (table, cost, misread)."""
+        if not self.config.decoder_setup_pawns or self.board is None or any(
+                v for k, v in fields.items() if k[0] in ("row", "points_row", "wish", "wish_cards")):
+            return fields, 0.0, ()
+        from engine.boardgame.moves import BIG, PAWNS_PER_PLAYER
+
+        start = self.board.start.id
+        setup = tuple(sorted((start, i == BIG) for i in range(PAWNS_PER_PLAYER)))
+        table = dict(fields)
+        cost = 0.0
+        misread = []
+        for player in sorted(self.seat_of_player):
+            k = ("pawns", player)
+            if fields.get(k) != setup:
+                paid = self._misread_cost(costs, k, setup, fields.get(k))
+                cost += paid
+                misread.append((k, fields.get(k), 0.0, paid, self.frame))
+                table[k] = setup
+                if self.start is not None:
+                    self.start[k] = setup
+        return table, cost, tuple(misread)
 
     def _note_tiles(self, fields: Fields, costs: Mapping[str, float]) -> None:
         """This usable frame's tile readings added to their runs (_tile_runs): a run goes on while the reading
@@ -1067,8 +1094,13 @@ class TurnDecoder:
                  for k in diff}
         # (of many fields read otherwise, those besides the misreads read again are the ones whose subsets
         # are worth judging)
+        # (decoder_tile_subsets: a tile read as another tile, or where none lay, is a change no rule makes — RULES §1
+        # Tiles: only a wish tile is taken, none comes — so, as a misread read again, it leaves every subset of the
+        # rest judged)
+        likely = repeated | {k for k in diff if k[0] == "tile" and fields.get(k) is not None} \
+            if cfg.decoder_tile_subsets else repeated
         options = [(sum(misread[k] for k in diff if k not in taken), taken, None)
-                   for taken in _subsets(diff, cfg.decoder_max_fields, repeated)]
+                   for taken in _subsets(diff, cfg.decoder_max_fields, likely)]
         # a player's pawns taken as a part of their reading, the rest a misread (a field is otherwise taken
         # whole or not at all): read with two steps or more where one was made, the field taken with one of
         # the steps read (the reader puts a start pawn on the first stone beside the one a pawn stepped to,
@@ -1082,7 +1114,7 @@ class TurnDecoder:
             rest = [x for x in diff if x != k]
             cost_k = self._misread_cost(costs, k, value, fields.get(k))
             options += [(sum(misread[x] for x in rest if x not in taken) + cost_k, taken + (k,), (k, value, cost_k))
-                        for taken in _subsets(rest, cfg.decoder_max_fields, repeated)]
+                        for taken in _subsets(rest, cfg.decoder_max_fields, likely)]
         # (likeliest readings first: the frame's budget of cuts goes to them; each one's table and misreads
         # made when a hypothesis first judges it, _reading_taken)
         options.sort(key=lambda x: x[0])
@@ -1169,6 +1201,9 @@ class TurnDecoder:
         recent = len(self.order) + 1
         for k in diff:
             if k[0] == "top":
+                made = self._top_revision(hyp, k, table, fields, costs, recent) if cfg.decoder_revise_tops else None
+                if made is not None:
+                    out.append(made)
                 continue
             for i in range(len(hyp.turns) - 1, max(-1, len(hyp.turns) - 1 - recent), -1):
                 delta = dict(hyp.turns[i].delta)
@@ -1294,6 +1329,78 @@ class TurnDecoder:
                                          before=turn.before + ((k, was),))
                 out.append((extra, new_frozen, turns[:i] + (made,) + turns[i + 1:], misread_k))
         return out
+
+    def _top_revision(self, hyp: Hypothesis, k: FieldKey, table: Mapping[FieldKey, Any], fields: Fields,
+                      costs: Mapping[str, float], recent: int) -> Hypothesis | None:
+        """decoder_revise_tops: the last recent turn that changed pile k[1] (once) read its new top as every usable
+        frame since did, and the pile reads otherwise now: that reading may have been a misread held since. The
+        turn's change of the pile revised to the reading now (a card discarded, the card below drawn, or no change
+        at all), the pile's record with it, every usable frame since paying as a held misread and the turn its
+        rules and completion as revised (None: no such turn, or one the revision would leave with no trace)."""
+        pile = k[1]
+        n = len(hyp.turns)
+        for i in range(n - 1, max(-1, n - 1 - recent), -1):
+            events = [e for e in hyp.turns[i].piles if e[0] == pile]
+            if events:
+                break
+        else:
+            return None
+        if len(events) != 1 or i >= len(hyp.turn_frames):
+            return None
+        turn = hyp.turns[i]
+        event = events[0]
+        _, old, cur, kind = event
+        now = fields.get(k)
+        if table.get(k) != cur or now == cur:
+            return None
+        if cur is not None and now is not None and not self.config.decoder_revise_top_values:
+            return None    # (a card read as another card: the reader does not hold that misread)
+        since = len(self._usable) - 1 - bisect.bisect_left(self._usable, hyp.turn_frames[i])
+        if since < 1:
+            return None
+        stacks = dict(hyp.piles)
+        stack = tuple(stacks.get(pile, ()))
+        # (the pile's record before the turn's change: a discard's card taken off, a drawn card put back)
+        if kind == "discard":
+            if not stack or stack[-1] != cur:
+                return None
+            below = stack[:-1]
+        else:
+            below = stack + (old,)
+        if now == old:
+            new_events: tuple = ()
+            new_stack = below
+        elif (len(below) >= 2 and below[-2] == now) or (len(below) == 1 and now is None):
+            new_events = ((pile, old, now, "draw"),)
+            new_stack = below[:-1]
+        elif now is not None:
+            new_events = ((pile, old, now, "discard"),)
+            new_stack = below + (now,)
+        else:
+            return None
+        piles = tuple(e for e in turn.piles if e != event) + new_events
+        if new_events:
+            delta = tuple((d[0], now) if d[0] == k else d for d in turn.delta)
+            before = turn.before
+        else:
+            delta = tuple(d for d in turn.delta if d[0] != k)
+            before = tuple(d for d in turn.before if d[0] != k)
+        revised = dataclasses.replace(turn, piles=piles, delta=delta, before=before)
+        if not (revised.piles or revised.lays or revised.steps or revised.row_discards or revised.wish_cards
+                or revised.tiles):
+            return None    # (a turn with no trace left: not this revision's to make)
+        new_table = dict(table)
+        new_table[k] = now
+        cost = self._misread_cost(costs, k, now, cur) + min(self._held(costs, k) * (since - 1),
+                                                            self._held(costs, k, self.config.decoder_misread_hold_max))
+        if i < n - 1:
+            cost += sum(self._turn_costs(revised, new_table)) - sum(self._turn_costs(turn, table))
+        else:
+            cost += self._rules_cost(revised, new_table) - self._rules_cost(turn, table)
+        stacks[pile] = new_stack
+        return Hypothesis(frozenset(new_table.items()), tuple(sorted(stacks.items())),
+                          hyp.turns[:i] + (revised,) + hyp.turns[i + 1:], hyp.cost + cost, hyp.turn_frames,
+                          tuple(m for m in hyp.misread if m[0] != k), hyp.first)
 
     def _unseen_steps(self, table: frozenset, mine: dict, k: FieldKey, was: tuple, colours: frozenset,
                       fields: Fields, costs: Mapping[str, float]) -> list[tuple]:
