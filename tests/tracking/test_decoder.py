@@ -9,28 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from engine.observation import Observation, parse_observation
+from engine.observation import parse_observation
 from tracking.config import TrackingConfig
 from tracking.decoder import TurnDecoder
+from tracking_helpers import card_hand as hand, card_table
 
 SEATS = {"south": "black", "west": "white", "north": "grey"}
-COLOURS = ("red", "yellow", "pink", "green", "blue")
 
 
 def table(rows=None, tops=None):
     """A card-game table: rows {seat: {colour: [codes]}}, discard tops {pile: code}."""
-    rows = rows or {}
-    tops = tops or {}
-    return {"format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
-            "pawns": None, "tiles": None,
-            "seats": {seat: {"player": player, "rows": {c: list(rows.get(seat, {}).get(c, [])) for c in COLOURS},
-                             "points_row": 0, "wish": {}, "wish_cards": []} for seat, player in SEATS.items()},
-            "discard_tops": {p: tops.get(p) for p in (*COLOURS, "points")}}
-
-
-def hand(*seats):
-    """A frame with arms over the table (the hands extension); no seat read when none given."""
-    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": s} for s in seats]})
+    return card_table(SEATS, rows, tops)
 
 
 def decode(frames, config=None, answers=()):

@@ -3,26 +3,12 @@ the public tracker API: a reach that left the table as it was is a card onto its
 unseen; a card covered within one interval and uncovered later by a draw is that draw."""
 from __future__ import annotations
 
-from engine.observation import Observation, parse_observation
-from tracking_helpers import make_tracker
-
-COLOURS = ("red", "yellow", "pink", "green", "blue")
-
+from engine.observation import parse_observation
+from tracking_helpers import card_hand as hand, card_table, make_tracker
 
 def table(seats, rows=None, tops=None):
     """A card-game table: rows {seat: {colour: [codes]}}, discard tops {pile: code}."""
-    rows = rows or {}
-    tops = tops or {}
-    return {"format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
-            "pawns": None, "tiles": None,
-            "seats": {seat: {"player": player, "rows": {c: list(rows.get(seat, {}).get(c, [])) for c in COLOURS},
-                             "points_row": 0, "wish": {}, "wish_cards": []} for seat, player in seats.items()},
-            "discard_tops": {p: tops.get(p) for p in (*COLOURS, "points")}}
-
-
-def hand(*seats):
-    """A frame with arms over the table (the hands extension)."""
-    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": s} for s in seats]})
+    return card_table(seats, rows, tops)
 
 
 def tracked(seats, frames, period=1.0, **config):

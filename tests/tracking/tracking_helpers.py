@@ -118,3 +118,24 @@ def row_misread(sim: SimulatedGame) -> RowMisread:
     good_row = tuple(sim.frames[sim.turns[k].frame][1].seats[seat].rows[colour])
     bad_value = "0" if good_row[-1] not in ("0",) and len(good_row) > 1 and int(good_row[-2]) > 0 else "10"
     return RowMisread(k, seat, colour, good_row, bad_value)
+
+
+CARD_COLOURS = ("red", "yellow", "pink", "green", "blue")
+
+
+def card_table(seats: dict, rows: dict | None = None, tops: dict | None = None) -> dict:
+    """A card-game observation (JSON form): seats {seat: player}, rows {seat: {colour: [codes]}}, discard tops {pile: code}."""
+    rows = rows or {}
+    tops = tops or {}
+    return {"format": "keltis-observation/1", "game": "keltis-card", "board": None, "usable": True,
+            "pawns": None, "tiles": None,
+            "seats": {seat: {"player": player, "rows": {c: list(rows.get(seat, {}).get(c, [])) for c in CARD_COLOURS},
+                             "points_row": 0, "wish": {}, "wish_cards": []} for seat, player in seats.items()},
+            "discard_tops": {p: tops.get(p) for p in (*CARD_COLOURS, "points")}}
+
+
+def card_hand(*seats: str):
+    """A card-game frame with arms over the table (the hands extension); no seat read when none given."""
+    from engine.observation import Observation
+
+    return Observation("keltis-card", None, False, "occluded", extra={"hands": [{"seat": s} for s in seats]})
